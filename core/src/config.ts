@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs'
+import { parse as parseYaml } from 'yaml'
+import { z } from 'zod'
+
+/**
+ * Sieve's settings, read once at start from environment variables and an optional
+ * file (`SIEVE_CONFIG_FILE`, YAML or JSON). Environment variables win over the file.
+ * The rest of the code receives the typed `Config`, never `process.env`.
+ */
+
+const port = z.coerce.number().int().min(0).max(65535)
+const positiveInt = z.coerce.number().int().positive()
+
+/** `key:project,key2:project2`; a key without `:project` belongs to project `default`. */
+const apiKeys = z.string().transform((raw, ctx) => {
+  const keys = new Map<string, string>()
+  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [key, project = 'default', ...rest] = entry.split(':')
+    if (!key || rest.length > 0 || !/^[A-Za-z0-9_.-]{1,128}$/.test(project)) {
+      ctx.addIssue({ code: 'custom', message: `entry '${entry}' must look like KEY or KEY:PROJECT (project: letters, digits, _ . -)` })
+      return z.NEVER
+    }
+    keys.set(key, project)
+  }
+  return keys
+})
+
+const list = z.string().transform((raw) => raw.split(',').map((s) => s.trim()).filter(Boolean))
+
+export const envSchema = z.object({
+  SIEVE_HOST: z.string().min(1).default('127.0.0.1'),
+  SIEVE_PORT: port.default(4318),
+  SIEVE_DATA_DIR: z.string().min(1).default('./data'),
+  SIEVE_API_KEYS: apiKeys.optional(),
+  SIEVE_RETENTION_DAYS: positiveInt.default(30),
+  SIEVE_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
+  SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  CLICKHOUSE_URL: z.url().optional(),
+  CLICKHOUSE_USER: z.string().optional(),
+  CLICKHOUSE_PASSWORD: z.string().optional(),
+  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('sieve'),
+  KAFKA_BROKERS: list.optional(),
+  KAFKA_CLIENT_ID: z.string().default('sieve'),
+  KAFKA_SPANS_TOPIC: z.string().default('sieve.spans'),
+  KAFKA_SCORES_TOPIC: z.string().default('sieve.scores'),
+  KAFKA_DEAD_LETTER_TOPIC: z.string().default('sieve.spans.dead-letter'),
+  KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
+  KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
+})
+
+export type Env = z.infer<typeof envSchema>
+
+export interface Config {
+  host: string
+  port: number
+  dataDir: string
+  /** API key → project id. Empty: no auth, everything goes to project `default`. */
+  apiKeys: Map<string, string>
+  retentionDays: number
+  maxBodyBytes: number
+  logLevel: Env['SIEVE_LOG_LEVEL']
+  clickhouse:
+    | { kind: 'embedded'; path: string; database: string }
+    | { kind: 'server'; url: string; username?: string; password?: string; database: string }
+  kafka?: {
+    brokers: string[]
+    clientId: string
+    spansTopic: string
+    scoresTopic: string
+    deadLetterTopic: string
+    partitions: number
+    replicationFactor: number
+  }
+  /** Structured sections of the config file (e.g. `checks`, `judge`), validated by the part that owns them. */
+  sections: Record<string, unknown>
+}
+
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID'
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+}
+
+/** Reads the optional config file: flat `NAME: value` settings plus structured sections. */
+function readConfigFile(path: string): { settings: Record<string, string>; sections: Record<string, unknown> } {
+  let parsed: unknown
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'))
+  } catch (err) {
+    throw new ConfigError([`SIEVE_CONFIG_FILE: cannot read ${path}: ${(err as Error).message}`])
+  }
+  if (parsed == null) return { settings: {}, sections: {} }
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError([`SIEVE_CONFIG_FILE: ${path} must hold a mapping of settings`])
+  }
+  const settings: Record<string, string> = {}
+  const sections: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(parsed)) {
+    if (/^[A-Z][A-Z0-9_]*$/.test(key)) settings[key] = Array.isArray(value) ? value.join(',') : String(value)
+    else sections[key] = value
+  }
+  return { settings, sections }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const file = env.SIEVE_CONFIG_FILE ? readConfigFile(env.SIEVE_CONFIG_FILE) : { settings: {}, sections: {} }
+  const merged: Record<string, string> = { ...file.settings }
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') merged[key] = value
+
+  const result = envSchema.safeParse(merged)
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const name = issue.path.join('.')
+        const got = merged[name]
+        return `${name}: ${issue.message}${got === undefined ? '' : ` (got '${got}')`}`
+      }),
+    )
+  }
+  const e = result.data
+  const database = e.CLICKHOUSE_DATABASE
+  return {
+    host: e.SIEVE_HOST,
+    port: e.SIEVE_PORT,
+    dataDir: e.SIEVE_DATA_DIR,
+    apiKeys: e.SIEVE_API_KEYS ?? new Map(),
+    retentionDays: e.SIEVE_RETENTION_DAYS,
+    maxBodyBytes: e.SIEVE_MAX_BODY_BYTES,
+    logLevel: e.SIEVE_LOG_LEVEL,
+    clickhouse: e.CLICKHOUSE_URL
+      ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database }
+      : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database },
+    kafka: e.KAFKA_BROKERS?.length
+      ? {
+          brokers: e.KAFKA_BROKERS,
+          clientId: e.KAFKA_CLIENT_ID,
+          spansTopic: e.KAFKA_SPANS_TOPIC,
+          scoresTopic: e.KAFKA_SCORES_TOPIC,
+          deadLetterTopic: e.KAFKA_DEAD_LETTER_TOPIC,
+          partitions: e.KAFKA_TOPIC_PARTITIONS,
+          replicationFactor: e.KAFKA_REPLICATION_FACTOR,
+        }
+      : undefined,
+    sections: file.sections,
+  }
+}

@@ -1,0 +1,61 @@
+import type { Span } from './span.js'
+
+/**
+ * The seam between the collector and everything downstream. Two implementations: an in-process
+ * queue (embedded default) and Kafka (production). Nothing else knows which one runs.
+ *
+ * Delivery is at-least-once. A subscriber commits what it has finished; after a crash it is
+ * handed again everything after its last commit.
+ */
+export interface QueuedSpan {
+  span: Span
+  /** Kafka partition (all spans of a trace share one); 0 in process. */
+  partition: number
+  /** Position in the partition, as a decimal string. */
+  offset: string
+}
+
+export interface SubscribeOptions {
+  /** Consumer group: each group sees every span once (at least once). */
+  group: string
+  /**
+   * Called with batches in partition order. When `autoCommit` is true (the default) the batch is
+   * committed once the promise resolves; a rejection means "not done": the batch is delivered again.
+   */
+  onBatch(batch: QueuedSpan[]): Promise<void>
+  autoCommit?: boolean
+  /**
+   * Embedded queue only: publish() resolves only after this group has handled the spans. The
+   * ingester sets it so an HTTP 200 means "stored"; Kafka makes spans durable on its own.
+   */
+  gatesPublish?: boolean
+}
+
+export interface Subscription {
+  /** For `autoCommit: false`: mark everything before `offset` in `partition` as done. */
+  commit(partition: number, offset: string): Promise<void>
+  close(): Promise<void>
+}
+
+export interface SpanQueue {
+  /** Resolves once the spans are durable (see `gatesPublish`); rejects with QueueUnavailableError. */
+  publish(spans: Span[]): Promise<void>
+  subscribe(options: SubscribeOptions): Promise<Subscription>
+  close(): Promise<void>
+}
+
+/** The queue cannot take data now; the collector answers 503 with Retry-After. */
+export class QueueUnavailableError extends Error {
+  readonly code = 'QUEUE_UNAVAILABLE'
+  constructor(message: string, readonly retryAfterSeconds = 5) {
+    super(message)
+  }
+}
+
+/** The queue is full; the collector answers 429 with Retry-After. */
+export class QueueFullError extends Error {
+  readonly code = 'QUEUE_FULL'
+  constructor(message: string, readonly retryAfterSeconds = 1) {
+    super(message)
+  }
+}

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+test('defaults give the embedded engine under ./data and the in-process queue', () => {
+  const config = loadConfig({})
+  assert.equal(config.host, '127.0.0.1')
+  assert.equal(config.port, 4318)
+  assert.deepEqual(config.clickhouse, { kind: 'embedded', path: './data/clickhouse', database: 'sieve' })
+  assert.equal(config.kafka, undefined)
+  assert.equal(config.apiKeys.size, 0)
+})
+
+test('a bad value names the variable, the rule and what was given', () => {
+  assert.throws(
+    () => loadConfig({ SIEVE_PORT: 'eighty', SIEVE_RETENTION_DAYS: '-1' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError)
+      assert.equal(err.problems.length, 2)
+      assert.match(err.message, /SIEVE_PORT: .*\(got 'eighty'\)/)
+      assert.match(err.message, /SIEVE_RETENTION_DAYS: .*\(got '-1'\)/)
+      return true
+    },
+  )
+})
+
+test('API keys map to projects; a bare key belongs to the default project', () => {
+  const config = loadConfig({ SIEVE_API_KEYS: 'k1:shop, k2' })
+  assert.deepEqual([...config.apiKeys], [['k1', 'shop'], ['k2', 'default']])
+  assert.throws(() => loadConfig({ SIEVE_API_KEYS: 'k1:bad project' }), /SIEVE_API_KEYS: entry 'k1:bad project'/)
+})
+
+test('servers are chosen by CLICKHOUSE_URL and KAFKA_BROKERS', () => {
+  const config = loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', KAFKA_BROKERS: 'a:9092,b:9092' })
+  assert.equal(config.clickhouse.kind, 'server')
+  assert.deepEqual(config.kafka?.brokers, ['a:9092', 'b:9092'])
+  assert.equal(config.kafka?.spansTopic, 'sieve.spans')
+})
+
+test('the config file holds settings and sections; the environment wins', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sieve-config-'))
+  const file = join(dir, 'sieve.yaml')
+  writeFileSync(file, 'SIEVE_PORT: 5000\nSIEVE_RETENTION_DAYS: 7\nchecks:\n  default: [budgets]\n')
+  const config = loadConfig({ SIEVE_CONFIG_FILE: file, SIEVE_PORT: '6000' })
+  assert.equal(config.port, 6000)
+  assert.equal(config.retentionDays, 7)
+  assert.deepEqual(config.sections, { checks: { default: ['budgets'] } })
+  assert.throws(() => loadConfig({ SIEVE_CONFIG_FILE: join(dir, 'missing.yaml') }), /SIEVE_CONFIG_FILE: cannot read/)
+})
