@@ -1,0 +1,4 @@
+import type { Command } from '../command.js'
+
+/** Every `sieve` subcommand, in the order `sieve --help` lists them. */
+export const commands: Command[] = []

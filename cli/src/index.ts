@@ -1,0 +1,2 @@
+export type { Command } from './command.js'
+export { UsageError } from './command.js'
