@@ -46,6 +46,10 @@ export const envSchema = z.object({
   KAFKA_DEAD_LETTER_TOPIC: z.string().default('sieve.spans.dead-letter'),
   KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
   KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
+  JUDGE_BASE_URL: z.url().optional(),
+  JUDGE_API_KEY: z.string().optional(),
+  JUDGE_MODEL: z.string().optional(),
+  JUDGE_ALLOW_MODEL_ALIAS: z.stringbool().default(false),
 })
 
 export type Env = z.infer<typeof envSchema>
@@ -71,6 +75,8 @@ export interface Config {
     partitions: number
     replicationFactor: number
   }
+  /** The LLM judge's endpoint; the scorer validates the model name (see scorer/src/judge/config.ts). */
+  judge: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
   /** Structured sections of the config file (e.g. `checks`, `judge`), validated by the part that owns them. */
   sections: Record<string, unknown>
 }
@@ -142,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           replicationFactor: e.KAFKA_REPLICATION_FACTOR,
         }
       : undefined,
+    judge: { baseUrl: e.JUDGE_BASE_URL, apiKey: e.JUDGE_API_KEY, model: e.JUDGE_MODEL, allowModelAlias: e.JUDGE_ALLOW_MODEL_ALIAS },
     sections: file.sections,
   }
 }

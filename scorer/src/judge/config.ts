@@ -1,0 +1,107 @@
+import { z } from 'zod'
+import type { Config } from '@sieve/core'
+import { isPinnedModel } from './model-pin.js'
+import { sliceMatchSchema } from './slices.js'
+import { JudgeError } from './judge-error.js'
+
+/**
+ * The `judge` section of the config file plus the JUDGE_* variables. Everything has a default
+ * except the endpoint and model: with no JUDGE_MODEL the judge stage is off.
+ */
+const count = z.number().int().positive()
+
+const budgetLimits = z.strictObject({
+  callsPerMinute: count.optional(),
+  callsPerDay: count.optional(),
+  /** USD per UTC day, from token usage and `prices`. */
+  spendPerDay: z.number().positive().optional(),
+})
+
+const sliceBudget = z.strictObject({ callsPerMinute: count.optional(), callsPerDay: count.optional() })
+
+const slice = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'slice names are lower-case words joined by - or _'),
+  match: sliceMatchSchema,
+  /** Fraction of matching traces judged (chosen by trace id hash, so every instance agrees). */
+  rate: z.number().min(0).max(1).default(1),
+  budget: sliceBudget.default({}),
+  /**
+   * Stop this slice once any global budget is used up to this fraction. Give lower-priority slices
+   * a lower value so they stop first and leave the rest to the slices above them.
+   */
+  stopAt: z.number().gt(0).max(1).default(1),
+})
+
+const judgeRef = z.strictObject({ model: z.string().min(1).optional(), seed: z.number().int().optional() })
+
+export const judgeSectionSchema = z.strictObject({
+  /** Folder with more rubric files, added to (or overriding by id) the shipped ones. */
+  rubricsDir: z.string().optional(),
+  /** Which rubric judges which agent: keys are agent names or service names. */
+  rubrics: z.strictObject({ default: z.string().default('generic'), byAgent: z.record(z.string(), z.string()).default({}) }).default({ default: 'generic', byAgent: {} }),
+  seed: z.number().int().default(7),
+  /** Judge calls in flight at once. */
+  concurrency: count.default(4),
+  /** Traces waiting for the judge; beyond this, sampled traces are skipped (counted) rather than slow the scorer. */
+  queueSize: count.default(1000),
+  /** Retries of one call on 429 / 5xx / network errors, with exponential backoff and jitter. */
+  maxRetries: z.number().int().min(0).default(4),
+  backoff: z.strictObject({ baseMs: count.default(500), maxMs: count.default(30_000) }).default({ baseMs: 500, maxMs: 30_000 }),
+  timeoutMs: count.default(60_000),
+  /** USD per million tokens, by model. */
+  prices: z.record(z.string(), z.strictObject({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) })).default({}),
+  sampling: z
+    .strictObject({
+      /** Random sample of all traces. */
+      rate: z.number().min(0).max(1).default(0.05),
+      budget: sliceBudget.default({}),
+      stopAt: z.number().gt(0).max(1).default(1),
+      /** Targeted slices, highest priority first. */
+      slices: z.array(slice).default([]),
+    })
+    .default({ rate: 0.05, budget: {}, stopAt: 1, slices: [] }),
+  budgets: budgetLimits.default({}),
+  /** Judges for risky rubric dimensions: majority wins, any disagreement puts the trace up for review. */
+  panel: z.strictObject({ judges: z.array(judgeRef).min(2) }).optional(),
+  calibration: z.strictObject({ threshold: z.number().min(0).max(1).default(0.85) }).default({ threshold: 0.85 }),
+})
+
+export type JudgeSection = z.infer<typeof judgeSectionSchema>
+export type SliceConfig = JudgeSection['sampling']['slices'][number]
+export type BudgetLimits = z.infer<typeof budgetLimits>
+export type SliceBudget = z.infer<typeof sliceBudget>
+
+export interface JudgeConfig extends JudgeSection {
+  baseUrl: string
+  apiKey: string
+  model: string
+}
+
+/** Reads and checks the judge settings; `undefined` when no judge model is configured. */
+export function loadJudgeConfig(config: Pick<Config, 'judge' | 'sections'>): JudgeConfig | undefined {
+  const result = judgeSectionSchema.safeParse(config.sections.judge ?? {})
+  if (!result.success) {
+    throw new JudgeError('CONFIG_INVALID', `judge section: ${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`)
+  }
+  const { baseUrl, apiKey, model, allowModelAlias } = config.judge
+  if (!model) return undefined
+  const section = result.data
+  const problems: string[] = []
+  if (!baseUrl) problems.push('JUDGE_BASE_URL is required when JUDGE_MODEL is set (any OpenAI-compatible endpoint, e.g. https://api.openai.com/v1)')
+  const models = [model, ...(section.panel?.judges.map((j) => j.model).filter((m): m is string => !!m) ?? [])]
+  if (!allowModelAlias) {
+    for (const m of models) {
+      if (!isPinnedModel(m)) problems.push(`judge model '${m}' is an alias, not a pinned version (e.g. gpt-4o-2024-08-06); pin it, or set JUDGE_ALLOW_MODEL_ALIAS=true to accept score drift`)
+    }
+  }
+  if (section.budgets.spendPerDay !== undefined) {
+    for (const m of models) if (!section.prices[m]) problems.push(`judge.budgets.spendPerDay needs a price for model '${m}' in judge.prices`)
+  }
+  const names = new Set<string>()
+  for (const s of section.sampling.slices) {
+    if (names.has(s.name) || s.name === 'random') problems.push(`judge.sampling.slices: slice name '${s.name}' is used twice (or is the reserved 'random')`)
+    names.add(s.name)
+  }
+  if (problems.length) throw new JudgeError('CONFIG_INVALID', problems.join('; '))
+  return { ...section, baseUrl: baseUrl!, apiKey: apiKey ?? 'unused', model }
+}

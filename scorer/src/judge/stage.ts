@@ -1,0 +1,168 @@
+import { genAiFields, type Trace } from '@sieve/core'
+import { BudgetLedger, type SliceLimits } from './budget.js'
+import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
+import type { JudgeConfig } from './config.js'
+import { FeedbackIndex } from './feedback-index.js'
+import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
+import { JudgeMetrics } from './metrics.js'
+import type { Rubric } from './rubric.js'
+import { RANDOM_SLICE, selectingSlices } from './sampling.js'
+import type { JudgeScoresSink } from './score-record.js'
+import { Semaphore } from './semaphore.js'
+import type { SliceFacts } from './slices.js'
+import { buildTranscript } from './transcript.js'
+import { UserHistory } from './user-history.js'
+
+/** What the deterministic scorer hands over for every trace it scored. */
+export interface JudgeCandidate {
+  trace: Trace
+  checks: ReadonlyArray<{ name: string; passed: boolean }>
+}
+
+export interface JudgeStageDeps {
+  config: JudgeConfig
+  client: JudgeClient
+  rubrics: ReadonlyMap<string, Rubric>
+  sink: JudgeScoresSink
+  metrics?: JudgeMetrics
+  users?: UserHistory
+  feedback?: FeedbackIndex
+  now?: () => number
+}
+
+interface Job {
+  trace: Trace
+  rubric: Rubric
+  slice: string
+  calls: number
+}
+
+/**
+ * The judge behind the deterministic scorer. `offer` decides at once and synchronously whether a
+ * trace is judged (sampling, slices, budgets) and queues it; judging happens in the background with
+ * bounded concurrency, so the deterministic path never waits for an LLM.
+ */
+export class JudgeStage {
+  readonly metrics: JudgeMetrics
+  readonly users: UserHistory
+  readonly feedback: FeedbackIndex
+  private readonly ledger: BudgetLedger
+  private readonly calls: Semaphore
+  private readonly queue: Job[] = []
+  private active = 0
+  private idle: Array<() => void> = []
+  private readonly judge: JudgeRef
+  private readonly panel: JudgeRef[] | undefined
+  private readonly needsTranscriptFacts: boolean
+
+  constructor(private readonly deps: JudgeStageDeps) {
+    const { config } = deps
+    this.metrics = deps.metrics ?? new JudgeMetrics()
+    this.users = deps.users ?? new UserHistory()
+    this.feedback = deps.feedback ?? new FeedbackIndex()
+    const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
+    limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
+    this.ledger = new BudgetLedger(config.budgets, limits, deps.now)
+    this.calls = new Semaphore(config.concurrency)
+    this.judge = { model: config.model, seed: config.seed }
+    this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
+    this.needsTranscriptFacts = config.sampling.slices.some((s) => s.match.kind === 'long_conversation')
+    for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
+      if (!deps.rubrics.has(id)) throw new Error(`judge: rubric '${id}' is configured but not loaded (known: ${[...deps.rubrics.keys()].join(', ')})`)
+    }
+  }
+
+  rubricFor(trace: Trace): Rubric {
+    const { byAgent, default: fallback } = this.deps.config.rubrics
+    for (const s of trace.spans) {
+      const agent = genAiFields(s).agentName
+      if (agent && byAgent[agent]) return this.deps.rubrics.get(byAgent[agent])!
+    }
+    const service = trace.spans.find((s) => byAgent[s.serviceName])?.serviceName
+    return this.deps.rubrics.get(service ? byAgent[service]! : fallback)!
+  }
+
+  callsFor(rubric: Rubric): number {
+    return rubric.dimensions.reduce((n, d) => n + judgesFor(d, this.judge, this.panel).length, 0)
+  }
+
+  /** Decides and queues; returns the slice that got the trace, or undefined when it is not judged. */
+  offer(candidate: JudgeCandidate): string | undefined {
+    const { trace } = candidate
+    const transcript = this.needsTranscriptFacts ? buildTranscript(trace) : undefined
+    const facts: SliceFacts = {
+      trace,
+      checks: candidate.checks,
+      userTurns: transcript?.userTurns ?? 0,
+      tokens: transcript?.tokens ?? 0,
+      userTraceIndex: this.users.observe(trace),
+      lowestFeedback: this.feedback.lowestFor(trace.projectId, trace.traceId),
+    }
+    const picks = selectingSlices(this.deps.config.sampling, facts)
+    if (picks.length === 0) {
+      this.metrics.inc('not_sampled')
+      return undefined
+    }
+    const rubric = this.rubricFor(trace)
+    const calls = this.callsFor(rubric)
+    for (const slice of picks) {
+      const reserved = this.ledger.tryReserve(slice, calls)
+      if (!reserved.ok) {
+        this.metrics.inc('skipped', { slice, reason: reserved.reason })
+        continue
+      }
+      if (this.queue.length >= this.deps.config.queueSize) {
+        this.ledger.release(slice, calls)
+        this.metrics.inc('skipped', { slice, reason: 'queue_full' })
+        return undefined
+      }
+      this.metrics.inc('sampled', { slice })
+      this.queue.push({ trace, rubric, slice, calls })
+      this.pump()
+      return slice
+    }
+    return undefined
+  }
+
+  private pump(): void {
+    // Trace jobs in flight are bounded like calls: enough to keep every call slot busy, no more.
+    while (this.active < this.deps.config.concurrency && this.queue.length > 0) {
+      const job = this.queue.shift()!
+      this.active++
+      void this.run(job).finally(() => {
+        this.active--
+        this.pump()
+        if (this.active === 0 && this.queue.length === 0) for (const resolve of this.idle.splice(0)) resolve()
+      })
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const transcript = buildTranscript(job.trace)
+    const ask: AskJudge = (j, r, d, t) => this.calls.run(() => this.deps.client.judgeDimension(j, r, d, t))
+    const results = await Promise.all(job.rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), job.rubric, d, transcript)))
+    const records = toScoreRecords({ trace: job.trace, rubric: job.rubric, sampleReason: job.slice }, results)
+    for (const r of results) {
+      for (const o of r.outcomes) this.ledger.addSpend(o.costUsd)
+      if (r.error) this.metrics.inc('dimension_errors', { code: r.error.code })
+      if (r.needsReview) this.metrics.inc('needs_review', { dimension: `${job.rubric.id}.${r.dimension.id}` })
+    }
+    try {
+      await this.deps.sink.write(records)
+      this.metrics.inc('traces_judged')
+    } catch (err) {
+      this.metrics.inc('write_errors')
+      console.error(`judge: storing scores of trace ${job.trace.traceId} failed: ${(err as Error).message}`)
+    }
+  }
+
+  /** Resolves when everything queued so far has been judged and stored. */
+  drain(): Promise<void> {
+    if (this.active === 0 && this.queue.length === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idle.push(resolve))
+  }
+
+  budget() {
+    return this.ledger.snapshot()
+  }
+}

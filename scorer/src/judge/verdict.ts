@@ -1,0 +1,57 @@
+import { z } from 'zod'
+import { levelRange, type RubricDimension } from './rubric.js'
+import type { Transcript } from './transcript.js'
+
+/**
+ * What the judge must answer for one dimension. Property order is generation order under
+ * structured output: the judge cites, then reasons, and only then commits to a score.
+ */
+export const verdictSchema = z.strictObject({
+  evidence: z
+    .array(
+      z.strictObject({
+        turn: z.number().int().positive(),
+        span_id: z.string().min(1),
+        quote: z.string(),
+      }),
+    )
+    .min(1),
+  reasoning: z.string().min(1),
+  score: z.number().int(),
+})
+
+export type Verdict = z.infer<typeof verdictSchema>
+
+/** The JSON schema sent as `response_format` (strict mode: every property required, no extras). */
+export const VERDICT_JSON_SCHEMA = z.toJSONSchema(verdictSchema, { target: 'draft-7' }) as Record<string, unknown>
+
+export type VerdictCheck = { ok: true; verdict: Verdict } | { ok: false; problem: string }
+
+/**
+ * Parses and checks an answer against the dimension's levels and the transcript it was about: a
+ * score off the scale or a citation of a turn or span that is not in the trace is not a verdict.
+ */
+export function checkVerdict(content: string | null | undefined, dimension: RubricDimension, transcript: Transcript): VerdictCheck {
+  if (!content) return { ok: false, problem: 'empty answer' }
+  let raw: unknown
+  try {
+    raw = JSON.parse(content)
+  } catch {
+    return { ok: false, problem: `answer is not JSON: ${content.slice(0, 80)}` }
+  }
+  const parsed = verdictSchema.safeParse(raw)
+  if (!parsed.success) {
+    return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') }
+  }
+  const v = parsed.data
+  const { min, max } = levelRange(dimension)
+  if (v.score < min || v.score > max) return { ok: false, problem: `score ${v.score} is outside ${min}..${max}` }
+  for (const e of v.evidence) {
+    const turn = transcript.turns[e.turn - 1]
+    if (!turn) return { ok: false, problem: `cites turn ${e.turn}, the transcript has ${transcript.turns.length}` }
+    if (turn.spanId !== e.span_id && !transcript.turns.some((t) => t.spanId === e.span_id)) {
+      return { ok: false, problem: `cites span ${e.span_id}, which is not in the trace` }
+    }
+  }
+  return { ok: true, verdict: v }
+}
