@@ -70,7 +70,10 @@ export class JudgeClient {
         usage.outputTokens += completion.usage?.completion_tokens ?? 0
         content = completion.choices[0]?.message?.content
       } catch (err) {
-        return done({ ok: false, error: err as JudgeError })
+        if (err instanceof JudgeError) return done({ ok: false, error: err })
+        // An HTTP 200 whose body is not JSON (a truncating proxy): an invalid answer like any other.
+        problem = `response body is not JSON: ${(err as Error).message}`
+        continue
       }
       const checked = checkVerdict(content, dimension, transcript)
       if (checked.ok) return done(checked)
@@ -97,6 +100,7 @@ export class JudgeClient {
         })
       } catch (err) {
         const status = err instanceof APIError ? err.status : undefined
+        if (err instanceof SyntaxError) throw err
         if (!retryable(err)) {
           this.metrics.inc('judge_errors', { code: 'REQUEST_REJECTED' })
           throw new JudgeError('REQUEST_REJECTED', `judge endpoint refused the request for '${dimension}' (HTTP ${status ?? '?'}): ${(err as Error).message}`)

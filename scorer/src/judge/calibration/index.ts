@@ -1,0 +1,3 @@
+export * from './agreement.js'
+export * from './calibrate.js'
+export * from './labels.js'

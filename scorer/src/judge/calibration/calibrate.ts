@@ -1,0 +1,116 @@
+import type { Trace } from '@sieve/core'
+import type { AskJudge, JudgeRef } from '../client.js'
+import { judgeDimension, judgesFor } from '../judge-trace.js'
+import { JudgeError } from '../judge-error.js'
+import { PROMPT_VERSION } from '../prompt.js'
+import type { Rubric } from '../rubric.js'
+import { buildTranscript, type Transcript } from '../transcript.js'
+import { agreement, type Agreement, type Pair } from './agreement.js'
+import type { Label } from './labels.js'
+
+export interface DimensionCalibration {
+  rubricId: string
+  rubricVersion: string
+  dimension: string
+  /** Judge vs the first labeller. */
+  judge: Agreement
+  /** First vs second labeller, where a second labeller exists: the ceiling the judge can be held to. */
+  humans: Agreement | undefined
+  /** Labelled items the judge could not score (errors); left out of the figures. */
+  judgeErrors: number
+  /** Within-one agreement with the labeller at or above the threshold. */
+  trusted: boolean
+}
+
+export interface CalibrationReport {
+  threshold: number
+  promptVersion: string
+  judgeModel: string
+  dimensions: DimensionCalibration[]
+}
+
+export interface CalibrateDeps {
+  ask: AskJudge
+  judge: JudgeRef
+  panel: JudgeRef[] | undefined
+  rubrics: ReadonlyMap<string, Rubric>
+  /** Reads a labelled trace from storage; undefined when it is not there. */
+  loadTrace?: (projectId: string, traceId: string) => Promise<Trace | undefined>
+  threshold: number
+}
+
+/** An inline transcript as the judge sees one built from spans; turns without a span id get `turn-N`. */
+export function inlineTranscript(turns: NonNullable<Label['transcript']>): Transcript {
+  const built = turns.map((t, i) => ({ index: i + 1, spanId: t.spanId ?? `turn-${i + 1}`, role: t.role, ...(t.name ? { name: t.name } : {}), text: t.text }))
+  return { turns: built, userTurns: built.filter((t) => t.role === 'user').length, tokens: 0 }
+}
+
+/**
+ * Runs the judge, as configured, on every labelled dimension and compares with the labellers.
+ * Dimensions below the within-one threshold are untrusted.
+ */
+export async function calibrate(labels: readonly Label[], deps: CalibrateDeps): Promise<CalibrationReport> {
+  const judged = new Map<string, { rubric: Rubric; dimension: string; pairs: Pair[]; humans: Pair[]; errors: number }>()
+  for (const label of labels) {
+    const rubric = deps.rubrics.get(label.rubric)
+    if (!rubric) throw new JudgeError('LABELS_INVALID', `label for ${label.traceId ?? 'an inline transcript'} names rubric '${label.rubric}', known: ${[...deps.rubrics.keys()].join(', ')}`)
+    let transcript: Transcript
+    if (label.transcript) transcript = inlineTranscript(label.transcript)
+    else {
+      const trace = deps.loadTrace ? await deps.loadTrace(label.projectId, label.traceId!) : undefined
+      if (!trace) throw new JudgeError('LABELS_INVALID', `trace ${label.traceId} (project ${label.projectId}) is not in storage; label it with an inline transcript instead`)
+      transcript = buildTranscript(trace)
+    }
+    for (const [dimensionId, human] of Object.entries(label.labels)) {
+      const dimension = rubric.dimensions.find((d) => d.id === dimensionId)
+      if (!dimension) throw new JudgeError('LABELS_INVALID', `rubric '${rubric.id}' has no dimension '${dimensionId}' (has: ${rubric.dimensions.map((d) => d.id).join(', ')})`)
+      const key = `${rubric.id}.${dimensionId}`
+      let entry = judged.get(key)
+      if (!entry) judged.set(key, (entry = { rubric, dimension: dimensionId, pairs: [], humans: [], errors: 0 }))
+      const second = label.secondLabels?.[dimensionId]
+      if (second !== undefined) entry.humans.push([human, second])
+      const result = await judgeDimension(deps.ask, judgesFor(dimension, deps.judge, deps.panel), rubric, dimension, transcript)
+      if (result.error || result.level === undefined) entry.errors++
+      else entry.pairs.push([human, result.level])
+    }
+  }
+  const dimensions = [...judged.values()].map((e): DimensionCalibration => {
+    const judge = agreement(e.pairs)
+    return {
+      rubricId: e.rubric.id,
+      rubricVersion: e.rubric.version,
+      dimension: e.dimension,
+      judge,
+      humans: e.humans.length ? agreement(e.humans) : undefined,
+      judgeErrors: e.errors,
+      trusted: judge.n > 0 && judge.withinOne >= deps.threshold,
+    }
+  })
+  return { threshold: deps.threshold, promptVersion: PROMPT_VERSION, judgeModel: deps.judge.model, dimensions }
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+
+/** The report as a table for a terminal. */
+export function formatCalibration(report: CalibrationReport): string {
+  const head = ['dimension', 'n', 'exact', 'within-1', 'kappa', 'human exact', 'human within-1', 'human kappa', 'errors', 'status']
+  const rows = report.dimensions.map((d) => [
+    `${d.rubricId}.${d.dimension}`,
+    String(d.judge.n),
+    pct(d.judge.exact),
+    pct(d.judge.withinOne),
+    d.judge.kappa.toFixed(3),
+    d.humans ? pct(d.humans.exact) : '-',
+    d.humans ? pct(d.humans.withinOne) : '-',
+    d.humans ? d.humans.kappa.toFixed(3) : '-',
+    String(d.judgeErrors),
+    d.trusted ? 'trusted' : 'UNTRUSTED',
+  ])
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()
+  return [
+    `judge ${report.judgeModel}, prompt v${report.promptVersion}; untrusted below ${pct(report.threshold)} within-one agreement`,
+    line(head),
+    ...rows.map(line),
+  ].join('\n')
+}

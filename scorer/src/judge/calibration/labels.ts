@@ -1,0 +1,45 @@
+import { z } from 'zod'
+import { JudgeError } from '../judge-error.js'
+
+/**
+ * One human-labelled trace, one JSONL line: the trace (by id, read from storage, or inline as a
+ * transcript) and per-dimension levels from one labeller, optionally a second.
+ */
+const levels = z.record(z.string(), z.number().int())
+
+export const labelSchema = z
+  .strictObject({
+    traceId: z.string().regex(/^[0-9a-fA-F]{32}$/, 'traceId is 32 hex digits').optional(),
+    projectId: z.string().default('default'),
+    transcript: z
+      .array(z.strictObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), text: z.string(), name: z.string().optional(), spanId: z.string().optional() }))
+      .min(1)
+      .optional(),
+    rubric: z.string().min(1),
+    labels: levels.refine((l) => Object.keys(l).length > 0, 'labels needs at least one dimension'),
+    secondLabels: levels.optional(),
+  })
+  .refine((l) => (l.traceId === undefined) !== (l.transcript === undefined), 'give either traceId or transcript (exactly one)')
+
+export type Label = z.infer<typeof labelSchema>
+
+export function parseLabels(text: string, source: string): Label[] {
+  const out: Label[] = []
+  const problems: string[] = []
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return
+    let raw: unknown
+    try {
+      raw = JSON.parse(line)
+    } catch {
+      problems.push(`line ${i + 1}: not JSON`)
+      return
+    }
+    const r = labelSchema.safeParse(raw)
+    if (r.success) out.push(r.data)
+    else problems.push(`line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`)
+  })
+  if (problems.length) throw new JudgeError('LABELS_INVALID', `${source}: ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}`)
+  if (out.length === 0) throw new JudgeError('LABELS_INVALID', `${source}: no labels`)
+  return out
+}

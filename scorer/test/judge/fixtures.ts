@@ -1,0 +1,112 @@
+import type { Attributes, Span, Trace } from '@sieve/core'
+import type { ModelRequest, Step } from '@sieve/testkit'
+import { say } from '@sieve/testkit'
+
+let clock = 1_700_000_000_000_000_000n
+
+export function span(traceId: string, spanId: string, fields: Partial<Span> & { attributes?: Attributes } = {}): Span {
+  clock += 1_000_000n
+  return {
+    projectId: 'default',
+    traceId,
+    spanId,
+    parentSpanId: '',
+    traceState: '',
+    name: 'span',
+    kind: 'INTERNAL',
+    startTimeUnixNano: String(clock),
+    endTimeUnixNano: String(clock + 500_000n),
+    status: { code: 'UNSET', message: '' },
+    flags: 0,
+    serviceName: 'support-bot',
+    scope: { name: 'test', version: '', attributes: {} },
+    attributes: {},
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+    ...fields,
+  }
+}
+
+export const traceId = (n: number) => n.toString(16).padStart(32, '0')
+
+export interface ConversationOptions {
+  user?: string
+  toolError?: boolean
+  extraUserTurns?: number
+  attributes?: Attributes
+  agentVersion?: string
+}
+
+/** A support conversation: an agent span, an LLM call, a tool call, a final LLM call. */
+export function conversation(id: string, o: ConversationOptions = {}): Trace {
+  const resource: Attributes = { 'service.name': 'support-bot', ...(o.agentVersion ? { 'service.version': o.agentVersion } : {}) }
+  const common = { resource, ...(o.user ? {} : {}) }
+  const userAttr: Attributes = o.user ? { 'user.id': o.user } : {}
+  const history = [
+    { role: 'user', parts: [{ type: 'text', content: 'Where is my order A1? It is late and I need it for a birthday.' }] },
+  ]
+  for (let i = 0; i < (o.extraUserTurns ?? 0); i++) history.push({ role: 'user', parts: [{ type: 'text', content: `Any news? (${i + 1})` }] })
+  const root = span(id, 'a000000000000001', { ...common, name: 'invoke_agent support', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', ...userAttr, ...o.attributes } })
+  const llm1 = span(id, 'a000000000000002', {
+    ...common,
+    parentSpanId: root.spanId,
+    name: 'chat gpt-4o-2024-08-06',
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o-2024-08-06',
+      'gen_ai.usage.input_tokens': 120,
+      'gen_ai.usage.output_tokens': 20,
+      'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'You are the support agent of Acme. Refunds only within 30 days.' }]),
+      'gen_ai.input.messages': JSON.stringify(history),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'check_order_status', arguments: { order_id: 'A1' } }], finish_reason: 'tool_call' }]),
+    },
+  })
+  const tool = span(id, 'a000000000000003', {
+    ...common,
+    parentSpanId: root.spanId,
+    name: 'execute_tool check_order_status',
+    status: o.toolError ? { code: 'ERROR', message: 'order service timeout' } : { code: 'OK', message: '' },
+    attributes: {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'check_order_status',
+      'gen_ai.tool.call.arguments': '{"order_id":"A1"}',
+      ...(o.toolError ? { 'error.type': 'timeout' } : { 'gen_ai.tool.call.result': '{"status":"shipped","eta":"tomorrow"}' }),
+    },
+  })
+  const llm2 = span(id, 'a000000000000004', {
+    ...common,
+    parentSpanId: root.spanId,
+    name: 'chat gpt-4o-2024-08-06',
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o-2024-08-06',
+      'gen_ai.usage.input_tokens': 200,
+      'gen_ai.usage.output_tokens': 30,
+      'gen_ai.input.messages': JSON.stringify([...history, { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: { status: 'shipped', eta: 'tomorrow' } }] }]),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Sorry for the wait! Order A1 has shipped and arrives tomorrow, in time for the birthday.' }], finish_reason: 'stop' }]),
+    },
+  })
+  return { projectId: 'default', traceId: id, spans: [root, llm1, tool, llm2], complete: true }
+}
+
+/** The turn and span a judge prompt shows first, so scripted verdicts cite something real. */
+export function firstCitation(request: ModelRequest): { turn: number; span_id: string } {
+  const user: string = request.body.messages.find((m: { role: string }) => m.role === 'user').content
+  const m = /\[turn (\d+) \| span ([^ ]+) \|/.exec(user)
+  return { turn: Number(m?.[1] ?? 1), span_id: m?.[2] ?? 'none' }
+}
+
+/** The dimension a judge prompt is about. */
+export const dimensionOf = (request: ModelRequest): string => /Dimension: (.+)/.exec(request.body.messages.find((m: { role: string }) => m.role === 'user').content)?.[1] ?? ''
+
+/** A valid verdict for whatever was asked, with the given level. */
+export function verdict(request: ModelRequest, score: number, extra: Omit<Parameters<typeof say>[1], never> = {}): Step {
+  return say(JSON.stringify({ evidence: [{ ...firstCitation(request), quote: 'Where is my order A1?' }], reasoning: 'The agent answered from the tool result.', score }), {
+    usage: { inputTokens: 1000, outputTokens: 100 },
+    ...extra,
+  })
+}
