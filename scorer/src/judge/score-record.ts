@@ -7,7 +7,8 @@ export interface JudgeScoreRecord {
   traceId: string
   spanId: string
   scorerName: string
-  kind: 'judge'
+  /** 'calibration' rows hold a dimension's agreement with human labels (trace id ''), see calibration/. */
+  kind: 'judge' | 'calibration'
   scorerVersion: string
   configHash: string
   value: number

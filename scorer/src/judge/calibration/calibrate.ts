@@ -7,6 +7,7 @@ import type { Rubric } from '../rubric.js'
 import { buildTranscript, type Transcript } from '../transcript.js'
 import { agreement, type Agreement, type Pair } from './agreement.js'
 import type { Label } from './labels.js'
+import type { JudgeScoreRecord } from '../score-record.js'
 
 export interface DimensionCalibration {
   rubricId: string
@@ -113,4 +114,42 @@ export function formatCalibration(report: CalibrationReport): string {
     line(head),
     ...rows.map(line),
   ].join('\n')
+}
+
+/**
+ * The report as `scores` rows of kind 'calibration', one per dimension, so dashboards can show
+ * untrusted dimensions apart: scorer_name and scorer_version match the judge rows they qualify,
+ * value is the within-one agreement, passed says trusted. Re-calibrating replaces them.
+ */
+export function calibrationRecords(report: CalibrationReport, projectId: string, nowUnixNano: string): JudgeScoreRecord[] {
+  return report.dimensions.map((d) => ({
+    projectId,
+    traceId: '',
+    spanId: '',
+    scorerName: `${d.rubricId}.${d.dimension}`,
+    kind: 'calibration' as const,
+    scorerVersion: `${d.rubricVersion}+prompt.${report.promptVersion}`,
+    configHash: '',
+    value: d.judge.withinOne,
+    passed: d.trusted,
+    detail: JSON.stringify({ threshold: report.threshold, judge: d.judge, humans: d.humans ?? null, judgeErrors: d.judgeErrors }),
+    evaluationName: `${d.rubricId}.${d.dimension}`,
+    evaluationLabel: d.trusted ? 'trusted' : 'untrusted',
+    evaluationExplanation: `within-one agreement ${(d.judge.withinOne * 100).toFixed(1)}% over ${d.judge.n} labelled traces (threshold ${(report.threshold * 100).toFixed(1)}%)`,
+    judgeModel: report.judgeModel,
+    promptVersion: report.promptVersion,
+    rubricId: d.rubricId,
+    rubricVersion: d.rubricVersion,
+    evidence: '[]',
+    sampleReason: 'calibration',
+    costUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    error: '',
+    traceStartTimeUnixNano: nowUnixNano,
+    serviceName: '',
+    agentVersion: '',
+    tracePromptVersion: '',
+    model: '',
+  }))
 }
