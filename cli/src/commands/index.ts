@@ -1,4 +1,5 @@
 import type { Command } from '../command.js'
+import { judgeCommand } from './judge.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = []
+export const commands: Command[] = [judgeCommand]

@@ -108,3 +108,10 @@ export function loadRubricDir(dir: string): Map<string, Rubric> {
   }
   return rubrics
 }
+
+/** The shipped rubrics plus those of `extraDir`, which replace shipped ones of the same id. */
+export function loadRubrics(extraDir?: string): Map<string, Rubric> {
+  const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
+  if (extraDir) for (const [id, r] of loadRubricDir(extraDir)) rubrics.set(id, r)
+  return rubrics
+}

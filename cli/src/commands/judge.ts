@@ -1,0 +1,74 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { loadConfig } from '@sieve/core'
+import {
+  calibrate,
+  formatCalibration,
+  JudgeClient,
+  JudgeError,
+  JudgeMetrics,
+  loadJudgeConfig,
+  loadRubrics,
+  parseLabels,
+  Semaphore,
+  type AskJudge,
+} from '@sieve/scorer'
+import { UsageError, type Command } from '../command.js'
+
+async function calibrateCommand(values: Record<string, unknown>): Promise<number> {
+  const labelsPath = values.labels
+  if (typeof labelsPath !== 'string') throw new UsageError('--labels <file> is required')
+  const threshold = values.threshold === undefined ? undefined : Number(values.threshold)
+  if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
+  const config = loadConfig()
+  const judge = loadJudgeConfig(config)
+  if (!judge) throw new UsageError('no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
+  let text: string
+  try {
+    text = readFileSync(labelsPath, 'utf8')
+  } catch (err) {
+    throw new UsageError(`cannot read ${labelsPath}: ${(err as Error).message}`)
+  }
+  const labels = parseLabels(text, labelsPath)
+  const metrics = new JudgeMetrics()
+  const client = new JudgeClient(judge, metrics)
+  const slots = new Semaphore(judge.concurrency)
+  const ask: AskJudge = (j, r, d, t) => slots.run(() => client.judgeDimension(j, r, d, t))
+  const report = await calibrate(labels, {
+    ask,
+    judge: { model: judge.model, seed: judge.seed },
+    panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
+    rubrics: loadRubrics(judge.rubricsDir),
+    threshold: threshold ?? judge.calibration.threshold,
+  })
+  console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))
+  if (typeof values.out === 'string') writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
+  const untrusted = report.dimensions.filter((d) => !d.trusted)
+  if (untrusted.length && !values.json) console.log(`\n${untrusted.length} untrusted dimension(s): ${untrusted.map((d) => `${d.rubricId}.${d.dimension}`).join(', ')}`)
+  return 0
+}
+
+export const judgeCommand: Command = {
+  name: 'judge',
+  summary: 'LLM judge tools: `calibrate` compares the judge with human labels',
+  usage: 'sieve judge calibrate --labels <file.jsonl> [--threshold 0.85] [--json] [--out report.json]',
+  positionals: true,
+  options: {
+    labels: { type: 'string', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels)' },
+    threshold: { type: 'string', description: 'within-one agreement under which a dimension is untrusted (default 0.85)' },
+    json: { type: 'boolean', description: 'print the report as JSON' },
+    out: { type: 'string', description: 'also write the JSON report to this file' },
+  } as Command['options'], // `description` is read by --help and stripped before parseArgs
+  async run({ values, positionals }) {
+    const [sub, ...rest] = positionals
+    if (sub !== 'calibrate' || rest.length) throw new UsageError(`unknown judge subcommand '${positionals.join(' ')}'; try: sieve judge calibrate --labels <file>`)
+    try {
+      return await calibrateCommand(values)
+    } catch (err) {
+      if (err instanceof JudgeError) {
+        console.error(`sieve judge calibrate: ${err.code}: ${err.message}`)
+        return 2
+      }
+      throw err
+    }
+  },
+}
