@@ -25,8 +25,9 @@ CREATE TABLE IF NOT EXISTS spans
     resource_attributes     Map(LowCardinality(String), String),
     resource_attribute_types Map(LowCardinality(String), LowCardinality(String)),
     scope_attributes        Map(LowCardinality(String), String),
+    scope_attribute_types   Map(LowCardinality(String), LowCardinality(String)),
     events                  String,   -- JSON array of {timeUnixNano, name, attributes, droppedAttributesCount}
-    links                   String,   -- JSON array of {traceId, spanId, traceState, attributes, flags}
+    links                   String,   -- JSON array of {traceId, spanId, traceState, attributes, flags, droppedAttributesCount}
     dropped_attributes_count UInt32,
     dropped_events_count    UInt32,
     dropped_links_count     UInt32,
