@@ -1,5 +1,7 @@
 -- One row per OTLP span. ReplacingMergeTree on (project_id, trace_id, span_id) makes a re-delivered
 -- span collapse into one row; readers that must count exactly use FINAL. See README.md for the key choice.
+-- Retention counts from the later of the span's start and its arrival, so a span sent late (a backfill,
+-- a replayed example) is kept for the full retention instead of being dropped at the next merge.
 CREATE TABLE IF NOT EXISTS spans
 (
     project_id              LowCardinality(String),
@@ -53,4 +55,4 @@ CREATE TABLE IF NOT EXISTS spans
 ENGINE = ReplacingMergeTree(ingested_at)
 PARTITION BY toDate(start_time)
 ORDER BY (project_id, trace_id, span_id)
-TTL toDateTime(start_time) + INTERVAL {retention_days} DAY;
+TTL toDateTime(greatest(start_time, ingested_at)) + INTERVAL {retention_days} DAY;

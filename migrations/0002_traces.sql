@@ -31,4 +31,4 @@ CREATE TABLE IF NOT EXISTS traces
 )
 ENGINE = ReplacingMergeTree(updated_at)
 ORDER BY (project_id, trace_id)
-TTL toDateTime(start_time) + INTERVAL {retention_days} DAY;
+TTL toDateTime(greatest(start_time, updated_at)) + INTERVAL {retention_days} DAY;

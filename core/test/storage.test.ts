@@ -118,6 +118,13 @@ describe('spans', () => {
     assert.equal(rows[0]!.spanCount, 2)
   })
 
+  test('a span that started long ago but just arrived outlives merges for the full retention', async () => {
+    const traceId = '33333333333333333333333333333333'
+    await insertSpans(client, [span({ traceId, startTimeUnixNano: '1544712660000000000', endTimeUnixNano: '1544712661000000000' })])
+    await client.command({ query: 'OPTIMIZE TABLE spans FINAL' })
+    assert.equal((await readTrace(client, 'p1', traceId))?.spans[0]?.startTimeUnixNano, '1544712660000000000')
+  })
+
   test('reads see only the asked project', async () => {
     const root = span()
     assert.equal(await readTrace(client, 'other', root.traceId), undefined)
