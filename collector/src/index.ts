@@ -1,3 +1,4 @@
+export * from './otlp/index.js'
 export * from './queue/inProcessQueue.js'
 export * from './ingester/ingester.js'
 export * from './ingester/ingestMetrics.js'
