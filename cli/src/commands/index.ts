@@ -1,5 +1,7 @@
 import type { Command } from '../command.js'
 import { judgeCommand } from './judge.js'
+import { migrateCommand } from './migrate.js'
+import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [judgeCommand]
+export const commands: Command[] = [upCommand, migrateCommand, judgeCommand]

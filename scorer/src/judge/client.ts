@@ -7,7 +7,7 @@ import type { JudgeMetrics } from './metrics.js'
 import { buildJudgePrompt } from './prompt.js'
 import type { Rubric, RubricDimension } from './rubric.js'
 import type { Transcript } from './transcript.js'
-import { checkVerdict, VERDICT_JSON_SCHEMA, type Verdict } from './verdict.js'
+import { checkVerdict, VERDICT_JSON_SCHEMA, type JudgeVerdict } from './verdict.js'
 
 export interface JudgeRef {
   model: string
@@ -15,7 +15,7 @@ export interface JudgeRef {
 }
 
 export type DimensionOutcome = (
-  | { ok: true; verdict: Verdict }
+  | { ok: true; verdict: JudgeVerdict }
   | { ok: false; error: JudgeError }
 ) & { judge: JudgeRef; usage: TokenUsage; costUsd: number }
 
@@ -56,7 +56,7 @@ export class JudgeClient {
   async judgeDimension(judge: JudgeRef, rubric: Rubric, dimension: RubricDimension, transcript: Transcript): Promise<DimensionOutcome> {
     const prompt = buildJudgePrompt(rubric, dimension, transcript)
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 }
-    const done = (result: { ok: true; verdict: Verdict } | { ok: false; error: JudgeError }): DimensionOutcome => {
+    const done = (result: { ok: true; verdict: JudgeVerdict } | { ok: false; error: JudgeError }): DimensionOutcome => {
       const costUsd = callCost(this.options.prices, judge.model, usage)
       return { ...result, judge, usage, costUsd }
     }

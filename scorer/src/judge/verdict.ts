@@ -20,18 +20,18 @@ export const verdictSchema = z.strictObject({
   score: z.number().int(),
 })
 
-export type Verdict = z.infer<typeof verdictSchema>
+export type JudgeVerdict = z.infer<typeof verdictSchema>
 
 /** The JSON schema sent as `response_format` (strict mode: every property required, no extras). */
 export const VERDICT_JSON_SCHEMA = z.toJSONSchema(verdictSchema, { target: 'draft-7' }) as Record<string, unknown>
 
-export type VerdictCheck = { ok: true; verdict: Verdict } | { ok: false; problem: string }
+export type JudgeVerdictCheck = { ok: true; verdict: JudgeVerdict } | { ok: false; problem: string }
 
 /**
  * Parses and checks an answer against the dimension's levels and the transcript it was about: a
  * score off the scale or a citation of a turn or span that is not in the trace is not a verdict.
  */
-export function checkVerdict(content: string | null | undefined, dimension: RubricDimension, transcript: Transcript): VerdictCheck {
+export function checkVerdict(content: string | null | undefined, dimension: RubricDimension, transcript: Transcript): JudgeVerdictCheck {
   if (!content) return { ok: false, problem: 'empty answer' }
   let raw: unknown
   try {
