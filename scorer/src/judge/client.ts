@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai'
 import type { JudgeConfig } from './config.js'
 import { backoffDelay, parseRetryAfter } from './backoff.js'
-import { callCost, type TokenUsage } from './cost.js'
+import { costUsd } from '../pricing.js'
 import { JudgeError } from './judge-error.js'
 import type { JudgeMetrics } from './metrics.js'
 import { buildJudgePrompt } from './prompt.js'
@@ -12,6 +12,11 @@ import { checkVerdict, VERDICT_JSON_SCHEMA, type JudgeVerdict } from './verdict.
 export interface JudgeRef {
   model: string
   seed: number
+}
+
+export interface TokenUsage {
+  inputTokens: number
+  outputTokens: number
 }
 
 export type DimensionOutcome = (
@@ -57,8 +62,7 @@ export class JudgeClient {
     const prompt = buildJudgePrompt(rubric, dimension, transcript)
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 }
     const done = (result: { ok: true; verdict: JudgeVerdict } | { ok: false; error: JudgeError }): DimensionOutcome => {
-      const costUsd = callCost(this.options.prices, judge.model, usage)
-      return { ...result, judge, usage, costUsd }
+      return { ...result, judge, usage, costUsd: costUsd(judge.model, usage.inputTokens, usage.outputTokens, this.options.prices) ?? 0 }
     }
     let problem = ''
     for (let answerAttempt = 0; answerAttempt < 2; answerAttempt++) {

@@ -3,6 +3,7 @@ import type { Config } from '@sieve/core'
 import { isPinnedModel } from './model-pin.js'
 import { sliceMatchSchema } from './slices.js'
 import { JudgeError } from './judge-error.js'
+import { priceOf, priceTableSchema } from '../pricing.js'
 
 /**
  * The `judge` section of the config file plus the JUDGE_* variables. Everything has a default
@@ -48,8 +49,8 @@ export const judgeSectionSchema = z.strictObject({
   maxRetries: z.number().int().min(0).default(4),
   backoff: z.strictObject({ baseMs: count.default(500), maxMs: count.default(30_000) }).default({ baseMs: 500, maxMs: 30_000 }),
   timeoutMs: count.default(60_000),
-  /** USD per million tokens, by model. */
-  prices: z.record(z.string(), z.strictObject({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) })).default({}),
+  /** USD per million tokens by judge model (the scorer's price table format: `model*` is a prefix). */
+  prices: priceTableSchema.default({}),
   sampling: z
     .strictObject({
       /** Random sample of all traces. */
@@ -95,7 +96,7 @@ export function loadJudgeConfig(config: Pick<Config, 'judge' | 'sections'>): Jud
     }
   }
   if (section.budgets.spendPerDay !== undefined) {
-    for (const m of models) if (!section.prices[m]) problems.push(`judge.budgets.spendPerDay needs a price for model '${m}' in judge.prices`)
+    for (const m of models) if (!priceOf(m, section.prices)) problems.push(`judge.budgets.spendPerDay needs a price for model '${m}' in judge.prices`)
   }
   const names = new Set<string>()
   for (const s of section.sampling.slices) {

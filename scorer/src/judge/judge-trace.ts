@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
-import { genAiFields, type Trace } from '@sieve/core'
+import type { Trace } from '@sieve/core'
 import type { AskJudge, DimensionOutcome, JudgeRef } from './client.js'
 import { JudgeError } from './judge-error.js'
 import { panelMajority } from './panel.js'
 import { PROMPT_VERSION } from './prompt.js'
 import { normalizeLevel, type Rubric, type RubricDimension } from './rubric.js'
-import type { JudgeScoreRecord } from './score-record.js'
+import { traceFields, type ScoreRecord } from '../scores/score-record.js'
 import type { Transcript } from './transcript.js'
 
 export interface DimensionResult {
@@ -33,23 +33,6 @@ export async function judgeDimension(ask: AskJudge, judges: JudgeRef[], rubric: 
   return { dimension, outcomes, level: majority, needsReview: disagreement, error }
 }
 
-function traceFacts(trace: Trace) {
-  let start: bigint | undefined
-  const root = trace.spans.find((s) => s.parentSpanId === '') ?? trace.spans[0]
-  let model = ''
-  let agentVersion = ''
-  let promptVersion = ''
-  for (const s of trace.spans) {
-    const t = BigInt(s.startTimeUnixNano)
-    if (start === undefined || t < start) start = t
-    const f = genAiFields(s)
-    model ||= f.responseModel || f.requestModel
-    agentVersion ||= f.agentVersion
-    promptVersion ||= f.promptVersion
-  }
-  return { start: String(start ?? 0n), serviceName: root?.serviceName ?? '', model, agentVersion, promptVersion }
-}
-
 export interface RecordContext {
   trace: Trace
   rubric: Rubric
@@ -62,13 +45,11 @@ const configHash = (judges: JudgeRef[]) => createHash('sha256').update(JSON.stri
  * Scores rows for one judged trace: one per dimension (an error row when no verdict could be had)
  * and one for the rubric's weighted overall score when every dimension has a level.
  */
-export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): JudgeScoreRecord[] {
+export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): ScoreRecord[] {
   const { trace, rubric, sampleReason } = ctx
-  const facts = traceFacts(trace)
   const scorerVersion = `${rubric.version}+prompt.${PROMPT_VERSION}`
   const base = {
-    projectId: trace.projectId,
-    traceId: trace.traceId,
+    ...traceFields(trace),
     spanId: '',
     kind: 'judge' as const,
     scorerVersion,
@@ -76,13 +57,8 @@ export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): 
     rubricId: rubric.id,
     rubricVersion: rubric.version,
     sampleReason,
-    traceStartTimeUnixNano: facts.start,
-    serviceName: facts.serviceName,
-    agentVersion: facts.agentVersion,
-    tracePromptVersion: facts.promptVersion,
-    model: facts.model,
   }
-  const records: JudgeScoreRecord[] = []
+  const records: ScoreRecord[] = []
   let totalCost = 0
   let totalIn = 0
   let totalOut = 0

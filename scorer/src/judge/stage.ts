@@ -7,7 +7,7 @@ import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { RANDOM_SLICE, selectingSlices } from './sampling.js'
-import type { JudgeScoresSink } from './score-record.js'
+import type { ScoreSink } from '../scores/score-sink.js'
 import { Semaphore } from './semaphore.js'
 import type { SliceFacts } from './slices.js'
 import { buildTranscript } from './transcript.js'
@@ -23,7 +23,7 @@ export interface JudgeStageDeps {
   config: JudgeConfig
   client: JudgeClient
   rubrics: ReadonlyMap<string, Rubric>
-  sink: JudgeScoresSink
+  sink: ScoreSink
   metrics?: JudgeMetrics
   users?: UserHistory
   feedback?: FeedbackIndex

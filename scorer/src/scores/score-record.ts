@@ -10,7 +10,8 @@ import { traceView } from '../trace/view.js'
  * backends. The table keeps one row per (project, trace, kind, scorer name, scorer version, span id):
  * re-scoring replaces, never duplicates.
  */
-export const SCORE_KINDS = ['deterministic', 'judge', 'human'] as const
+/** 'calibration': a judge dimension's agreement with human labels (trace id ''), see judge/calibration/. */
+export const SCORE_KINDS = ['deterministic', 'judge', 'human', 'calibration'] as const
 
 export const scoreRecordSchema = z.object({
   projectId: z.string().min(1),

@@ -23,7 +23,7 @@ function client(metrics = new JudgeMetrics(), sleeps: number[] = []) {
       timeoutMs: 10_000,
       maxRetries: 3,
       backoff: { baseMs: 100, maxMs: 5_000 },
-      prices: { 'judge-2025-01-01': { inputPerMillion: 2, outputPerMillion: 8 } },
+      prices: { 'judge-2025-01-01': { input: 2, output: 8 } },
       sleep: async (ms) => void sleeps.push(ms),
       random: () => 0.5,
     },

@@ -7,7 +7,8 @@ import {
   JudgeStage,
   loadJudgeConfig,
   loadRubricDir,
-  type JudgeScoreRecord,
+  scoreRecordSchema,
+  type ScoreRecord,
 } from '@sieve/scorer'
 import { failWith, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { conversation, dimensionOf, traceId, verdict } from './fixtures.js'
@@ -25,10 +26,10 @@ function stage(section: Record<string, unknown>, script: (r: ModelRequest) => St
   server.setScript(script)
   const config = loadJudgeConfig({
     judge: { baseUrl: server.baseURL, apiKey: 'k', model: 'judge-2025-01-01', allowModelAlias: false },
-    sections: { judge: { backoff: { baseMs: 1, maxMs: 2 }, maxRetries: 2, prices: { 'judge-2025-01-01': { inputPerMillion: 1, outputPerMillion: 2 } }, ...section } },
+    sections: { judge: { backoff: { baseMs: 1, maxMs: 2 }, maxRetries: 2, prices: { 'judge-2025-01-01': { input: 1, output: 2 } }, ...section } },
   })!
   const metrics = new JudgeMetrics()
-  const records: JudgeScoreRecord[] = []
+  const records: ScoreRecord[] = []
   const s = new JudgeStage({
     config,
     client: new JudgeClient(config, metrics),
@@ -45,6 +46,7 @@ test('every judged dimension is stored with rubric, model, prompt version, evide
   assert.equal(s.offer({ trace: conversation(traceId(1)), checks: [] }), 'random')
   await s.drain()
   assert.equal(records.length, 6)
+  for (const r of records) scoreRecordSchema.parse(r)
   const accuracy = records.find((r) => r.scorerName === 'customer-support.accuracy')!
   assert.equal(accuracy.kind, 'judge')
   assert.equal(accuracy.rubricId, 'customer-support')
@@ -130,6 +132,7 @@ test('a provider outage produces error rows and no score, and retries are counte
   s.offer({ trace: conversation(traceId(1)), checks: [] })
   await s.drain()
   assert.equal(records.length, 4, 'one error row per dimension, no overall score')
+  for (const r of records) scoreRecordSchema.parse(r)
   for (const r of records) {
     assert.match(r.error, /^PROVIDER_UNAVAILABLE: /)
     assert.equal(r.evaluationLabel, 'error')

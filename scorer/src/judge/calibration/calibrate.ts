@@ -7,7 +7,7 @@ import type { Rubric } from '../rubric.js'
 import { buildTranscript, type Transcript } from '../transcript.js'
 import { agreement, type Agreement, type Pair } from './agreement.js'
 import type { Label } from './labels.js'
-import type { JudgeScoreRecord } from '../score-record.js'
+import type { ScoreRecord } from '../../scores/score-record.js'
 
 export interface DimensionCalibration {
   rubricId: string
@@ -121,7 +121,7 @@ export function formatCalibration(report: CalibrationReport): string {
  * untrusted dimensions apart: scorer_name and scorer_version match the judge rows they qualify,
  * value is the within-one agreement, passed says trusted. Re-calibrating replaces them.
  */
-export function calibrationRecords(report: CalibrationReport, projectId: string, nowUnixNano: string): JudgeScoreRecord[] {
+export function calibrationRecords(report: CalibrationReport, projectId: string, nowUnixNano: string): ScoreRecord[] {
   return report.dimensions.map((d) => ({
     projectId,
     traceId: '',
