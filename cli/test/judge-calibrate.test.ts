@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, before, test } from 'node:test'
+import { createStorage, insertSpans, migrate, type Span } from '@sieve/core'
 import { say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
@@ -15,8 +16,13 @@ let dir: string
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sieve-calibrate-'))
-  // The judge gives 4 on every dimension, citing the first turn.
-  server = await startFakeOpenAI({ script: () => say(JSON.stringify({ evidence: [{ turn: 1, span_id: 'turn-1', quote: 'q' }], reasoning: 'r', score: 4 })) })
+  // The judge gives 4 on every dimension, citing the first turn shown.
+  server = await startFakeOpenAI({
+    script: (r) => {
+      const span = /\[turn 1 \| span ([^ ]+) \|/.exec(r.body.messages[1].content)![1]
+      return say(JSON.stringify({ evidence: [{ turn: 1, span_id: span, quote: 'q' }], reasoning: 'r', score: 4 }))
+    },
+  })
 })
 after(() => server.close())
 
@@ -29,26 +35,65 @@ function sieve(args: string[], env: Record<string, string> = {}) {
   )
 }
 
-test('sieve judge calibrate prints per-dimension agreement and names untrusted dimensions', async () => {
+const TRACE = '0af7651916cd43dd8448eb211c80319c'
+
+/** A stored trace with one user message, for a label that names it by id. */
+function storedSpan(): Span {
+  return {
+    projectId: 'default', traceId: TRACE, spanId: 'b7ad6b7169203331', parentSpanId: '', traceState: '', name: 'chat',
+    kind: 'CLIENT', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000',
+    status: { code: 'OK', message: '' }, flags: 0, serviceName: 'bot', scope: { name: 't', version: '', attributes: {} },
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'm-2025-01-01',
+      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'hello' }] }]),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'hi' }] }]),
+    },
+    resource: {}, events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+  }
+}
+
+test('sieve judge calibrate prints per-dimension agreement, names untrusted dimensions and stores them', async () => {
+  const chPath = join(dir, 'clickhouse')
+  const seed = await createStorage({ kind: 'embedded', path: chPath, database: 'sieve' })
+  await migrate(seed, { retentionDays: 30 })
+  await insertSpans(seed, [storedSpan()])
+  await seed.close()
+
   const labels = join(dir, 'labels.jsonl')
   const transcript = [{ role: 'user', text: 'hello' }, { role: 'assistant', text: 'hi' }]
   writeFileSync(
     labels,
     [
-      { rubric: 'generic', transcript, labels: { groundedness: 4, communication: 2 } },
+      { rubric: 'generic', traceId: TRACE, labels: { groundedness: 4, communication: 2 } },
       { rubric: 'generic', transcript, labels: { groundedness: 3, communication: 2 }, secondLabels: { groundedness: 3 } },
     ]
       .map((l) => JSON.stringify(l))
       .join('\n'),
   )
   const out = join(dir, 'report.json')
-  const { code, stdout } = await sieve(['judge', 'calibrate', '--labels', labels, '--out', out])
-  assert.equal(code, 0)
+  const { code, stdout, stderr } = await sieve(['judge', 'calibrate', '--labels', labels, '--out', out])
+  assert.equal(code, 0, stderr)
   assert.match(stdout, /generic\.groundedness\s+2\s+50\.0%\s+100\.0%\s+0\.000\s+100\.0%\s+100\.0%\s+1\.000\s+0\s+trusted/)
   assert.match(stdout, /generic\.communication\s+2\s+0\.0%\s+0\.0%\s+0\.000\s+-\s+-\s+-\s+0\s+UNTRUSTED/)
   assert.match(stdout, /1 untrusted dimension\(s\): generic\.communication/)
   const report = JSON.parse(readFileSync(out, 'utf8'))
   assert.deepEqual(report.dimensions.map((d: { dimension: string; trusted: boolean }) => [d.dimension, d.trusted]), [['groundedness', true], ['communication', false]])
+  // The stored trace was read from storage and shown to the judge.
+  assert.ok(server.requests.some((r) => r.body.messages[1].content.includes('[turn 1 | span b7ad6b7169203331 | user]')))
+
+  const storage = await createStorage({ kind: 'embedded', path: chPath, database: 'sieve' })
+  try {
+    const rows = await (
+      await storage.query({ query: `SELECT scorer_name, scorer_version, value, passed, evaluation_label FROM scores FINAL WHERE kind = 'calibration' ORDER BY scorer_name`, format: 'JSONEachRow' })
+    ).json()
+    assert.deepEqual(rows, [
+      { scorer_name: 'generic.communication', scorer_version: '1.0.0+prompt.1', value: 0, passed: 0, evaluation_label: 'untrusted' },
+      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.1', value: 1, passed: 1, evaluation_label: 'trusted' },
+    ])
+  } finally {
+    await storage.close()
+  }
 })
 
 test('sieve judge calibrate refuses an alias judge model with exit code 2', async () => {
@@ -60,7 +105,7 @@ test('sieve judge calibrate refuses an alias judge model with exit code 2', asyn
 test('sieve judge calibrate reports a bad labels line and exits 2', async () => {
   const labels = join(dir, 'bad.jsonl')
   writeFileSync(labels, '{"rubric":"generic","transcript":[{"role":"user","text":"x"}],"labels":{"nope":3}}\n')
-  const { code, stderr } = await sieve(['judge', 'calibrate', '--labels', labels])
+  const { code, stderr } = await sieve(['judge', 'calibrate', '--labels', labels, '--dry-run'])
   assert.equal(code, 2)
   assert.match(stderr, /rubric 'generic' has no dimension 'nope'/)
 })

@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { loadConfig } from '@sieve/core'
+import { createStorage, loadConfig, migrate, readTrace } from '@sieve/core'
 import {
   calibrate,
+  calibrationRecords,
+  clickhouseScoreSink,
   formatCalibration,
   JudgeClient,
   JudgeError,
@@ -33,30 +35,44 @@ async function calibrateCommand(values: Record<string, unknown>): Promise<number
   const client = new JudgeClient(judge, metrics)
   const slots = new Semaphore(judge.concurrency)
   const ask: AskJudge = (j, r, d, t) => slots.run(() => client.judgeDimension(j, r, d, t))
-  const report = await calibrate(labels, {
-    ask,
-    judge: { model: judge.model, seed: judge.seed },
-    panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
-    rubrics: loadRubrics(judge.rubricsDir),
-    threshold: threshold ?? judge.calibration.threshold,
-  })
-  console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))
-  if (typeof values.out === 'string') writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
-  const untrusted = report.dimensions.filter((d) => !d.trusted)
-  if (untrusted.length && !values.json) console.log(`\n${untrusted.length} untrusted dimension(s): ${untrusted.map((d) => `${d.rubricId}.${d.dimension}`).join(', ')}`)
+  // Storage holds labelled traces given by id, and keeps the result for dashboards.
+  const storage = values['dry-run'] ? undefined : await createStorage(config.clickhouse)
+  try {
+    if (storage) await migrate(storage, { retentionDays: config.retentionDays })
+    const report = await calibrate(labels, {
+      ask,
+      judge: { model: judge.model, seed: judge.seed },
+      panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
+      rubrics: loadRubrics(judge.rubricsDir),
+      ...(storage ? { loadTrace: (projectId: string, traceId: string) => readTrace(storage, projectId, traceId) } : {}),
+      threshold: threshold ?? judge.calibration.threshold,
+    })
+    console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))
+    if (typeof values.out === 'string') writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
+    const untrusted = report.dimensions.filter((d) => !d.trusted)
+    if (untrusted.length && !values.json) console.log(`\n${untrusted.length} untrusted dimension(s): ${untrusted.map((d) => `${d.rubricId}.${d.dimension}`).join(', ')}`)
+    if (storage) {
+      const projects = [...new Set(labels.map((l) => l.projectId))]
+      const now = String(BigInt(Date.now()) * 1_000_000n)
+      await clickhouseScoreSink(storage).write(projects.flatMap((p) => calibrationRecords(report, p, now)))
+    }
+  } finally {
+    await storage?.close()
+  }
   return 0
 }
 
 export const judgeCommand: Command = {
   name: 'judge',
   summary: 'LLM judge tools: `calibrate` compares the judge with human labels',
-  usage: 'sieve judge calibrate --labels <file.jsonl> [--threshold 0.85] [--json] [--out report.json]',
+  usage: 'sieve judge calibrate --labels <file.jsonl> [--threshold 0.85] [--json] [--out report.json] [--dry-run]',
   positionals: true,
   options: {
     labels: { type: 'string', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels)' },
     threshold: { type: 'string', description: 'within-one agreement under which a dimension is untrusted (default 0.85)' },
     json: { type: 'boolean', description: 'print the report as JSON' },
     out: { type: 'string', description: 'also write the JSON report to this file' },
+    'dry-run': { type: 'boolean', description: 'do not open storage: inline transcripts only, nothing stored' },
   } as Command['options'], // `description` is read by --help and stripped before parseArgs
   async run({ values, positionals }) {
     const [sub, ...rest] = positionals
