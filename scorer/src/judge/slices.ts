@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { genAiFields, type AttributeValue, type Trace } from '@sieve/core'
+import { traceView } from '../trace/view.js'
 
 /**
  * Targeted slices: traces worth a judge's time more than a random one. Each kind is a pure
@@ -51,7 +52,8 @@ export function sliceMatches(match: SliceMatch, facts: SliceFacts): boolean {
     case 'failed_check':
       return facts.checks.some((c) => !c.passed && (!match.checks || match.checks.includes(c.name)))
     case 'tool_error':
-      return spans.some((s) => genAiFields(s).operation === 'execute_tool' && (s.status.code === 'ERROR' || s.attributes['error.type'] !== undefined))
+      // The scorer's cached trace view has read the tool calls already.
+      return traceView(facts.trace).toolCalls.some((c) => c.error !== '')
     case 'long_conversation':
       return (match.minTurns !== undefined && facts.userTurns >= match.minTurns) || (match.minTokens !== undefined && facts.tokens >= match.minTokens)
     case 'new_user':

@@ -12,6 +12,7 @@ import { Semaphore } from './semaphore.js'
 import type { SliceFacts } from './slices.js'
 import { buildTranscript } from './transcript.js'
 import { UserHistory } from './user-history.js'
+import { traceView } from '../trace/view.js'
 
 /** What the deterministic scorer hands over for every trace it scored. */
 export interface JudgeCandidate {
@@ -50,10 +51,11 @@ export class JudgeStage {
   private readonly calls: Semaphore
   private readonly queue: Job[] = []
   private active = 0
+  private closed = false
   private idle: Array<() => void> = []
   private readonly judge: JudgeRef
   private readonly panel: JudgeRef[] | undefined
-  private readonly needsTranscriptFacts: boolean
+  private readonly needsLengthFacts: boolean
 
   constructor(private readonly deps: JudgeStageDeps) {
     const { config } = deps
@@ -66,7 +68,7 @@ export class JudgeStage {
     this.calls = new Semaphore(config.concurrency)
     this.judge = { model: config.model, seed: config.seed }
     this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
-    this.needsTranscriptFacts = config.sampling.slices.some((s) => s.match.kind === 'long_conversation')
+    this.needsLengthFacts = config.sampling.slices.some((s) => s.match.kind === 'long_conversation')
     for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
       if (!deps.rubrics.has(id)) throw new Error(`judge: rubric '${id}' is configured but not loaded (known: ${[...deps.rubrics.keys()].join(', ')})`)
     }
@@ -88,13 +90,15 @@ export class JudgeStage {
 
   /** Decides and queues; returns the slice that got the trace, or undefined when it is not judged. */
   offer(candidate: JudgeCandidate): string | undefined {
+    if (this.closed) return undefined
     const { trace } = candidate
-    const transcript = this.needsTranscriptFacts ? buildTranscript(trace) : undefined
+    // The scorer has built (and cached) the trace view already: the length facts cost nothing.
+    const view = this.needsLengthFacts ? traceView(trace) : undefined
     const facts: SliceFacts = {
       trace,
       checks: candidate.checks,
-      userTurns: transcript?.userTurns ?? 0,
-      tokens: transcript?.tokens ?? 0,
+      userTurns: view?.userTexts.length ?? 0,
+      tokens: view?.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) ?? 0,
       userTraceIndex: this.users.observe(trace),
       lowestFeedback: this.feedback.lowestFor(trace.projectId, trace.traceId),
     }
@@ -154,6 +158,19 @@ export class JudgeStage {
       this.metrics.inc('write_errors')
       console.error(`judge: storing scores of trace ${job.trace.traceId} failed: ${(err as Error).message}`)
     }
+  }
+
+  /**
+   * Stops taking traces from the queue: what waits there is skipped (counted, budget given back);
+   * what is being judged finishes and is stored.
+   */
+  async close(): Promise<void> {
+    for (const job of this.queue.splice(0)) {
+      this.ledger.release(job.slice, job.calls)
+      this.metrics.inc('skipped', { slice: job.slice, reason: 'shutdown' })
+    }
+    this.closed = true
+    await this.drain()
   }
 
   /** Resolves when everything queued so far has been judged and stored. */

@@ -14,6 +14,8 @@ export interface JudgeRuntime {
   onScored(score: TraceScore): void
   /** Waits for judging in progress to finish (and its scores to be stored). */
   drain(): Promise<void>
+  /** Skips what still waits for the judge, finishes what is in progress. */
+  stop(): Promise<void>
 }
 
 /**
@@ -37,5 +39,6 @@ export function createJudge(config: Config, sink: ScoreSink, registry?: Registry
       }
     },
     drain: () => stage.drain(),
+    stop: () => stage.close(),
   }
 }

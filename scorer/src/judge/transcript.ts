@@ -60,7 +60,10 @@ export function buildTranscript(trace: Trace, maxCharsPerTurn = 4000): Transcrip
     const text = m.text.length > maxCharsPerTurn ? `${m.text.slice(0, maxCharsPerTurn)}… [${m.text.length - maxCharsPerTurn} more characters]` : m.text
     turns.push({ index: turns.length + 1, spanId, role: m.role, ...(m.name ? { name: m.name } : {}), text })
   }
-  for (const span of traceView(trace).spans) {
+  const view = traceView(trace)
+  // The scorer's trace view has parsed the LLM spans' content already.
+  const parsed = new Map(view.llmCalls.map((c) => [c.span.spanId, c.content]))
+  for (const span of view.spans) {
     const f = genAiFields(span)
     tokens += f.inputTokens + f.outputTokens
     if (isToolSpan(span)) {
@@ -71,7 +74,7 @@ export function buildTranscript(trace: Trace, maxCharsPerTurn = 4000): Transcrip
       continue
     }
     if (!isLlmSpan(span) && f.operation !== 'invoke_agent') continue
-    const content = spanContent(span)
+    const content = parsed.get(span.spanId) ?? spanContent(span)
     if (content.systemInstructions) push(span.spanId, { role: 'system', text: content.systemInstructions })
     for (const m of [...content.input, ...content.output]) push(span.spanId, turnOf(m))
   }

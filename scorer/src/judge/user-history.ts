@@ -16,6 +16,10 @@ export class UserHistory {
   ) {}
 
   static userOf(trace: Trace): string {
+    // The root span usually names the user; look there first.
+    const root = trace.spans.find((s) => s.parentSpanId === '')
+    const fromRoot = root ? genAiFields(root).userId : ''
+    if (fromRoot) return fromRoot
     for (const s of trace.spans) {
       const u = genAiFields(s).userId
       if (u) return u
