@@ -3,6 +3,7 @@ import { migrationsApplied, type SpanQueue } from '@sieve/core'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { Gauge, type Registry } from 'prom-client'
 import { createTraceRoutes } from './api/traceRoutes.js'
+import { createFeedbackRoutes } from './feedback/feedbackRoutes.js'
 
 export interface AppOptions {
   queue: SpanQueue
@@ -53,6 +54,7 @@ export function createApp(options: AppOptions): Express {
   })
 
   app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+  app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
 
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
