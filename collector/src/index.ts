@@ -1,1 +1,3 @@
 export * from './otlp/index.js'
+export * from './receiver/index.js'
+export { createMetrics, type CollectorMetrics } from './metrics.js'
