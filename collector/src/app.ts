@@ -4,6 +4,8 @@ import express, { type ErrorRequestHandler, type Express } from 'express'
 import { Gauge, type Registry } from 'prom-client'
 import { createTraceRoutes } from './api/traceRoutes.js'
 import { createFeedbackRoutes } from './feedback/feedbackRoutes.js'
+import { createMetrics } from './metrics.js'
+import { createOtlpRouter } from './receiver/index.js'
 
 export interface AppOptions {
   queue: SpanQueue
@@ -53,6 +55,7 @@ export function createApp(options: AppOptions): Express {
     res.set('Content-Type', options.registry.contentType).send(await options.registry.metrics())
   })
 
+  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics: createMetrics() }))
   app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
   app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
 
