@@ -1,6 +1,7 @@
 import type { Attributes } from '@opentelemetry/api'
 import { asText, conventionFinishReason, scrub, scrubArguments, textPart, type ContentPolicy, type Message, type OutputMessage, type Part } from '../content.js'
 import { GEN_AI } from '../semconv.js'
+import { once } from './memo.js'
 import { put, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
 
 /** `client.chat.completions.create` → GenAI `chat` spans. */
@@ -27,18 +28,23 @@ function toolCallParts(policy: ContentPolicy, calls: any[] | undefined): Part[] 
   }))
 }
 
+/** One request message in the conventions' shape: system parts, or a chat message. */
+function convertMessage(policy: ContentPolicy, m: any): { system: Part[] } | Message {
+  if (m?.role === 'system' || m?.role === 'developer') return { system: contentParts(policy, m.content, 'system') }
+  if (m?.role === 'tool') {
+    return { role: 'tool', parts: [{ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') }] }
+  }
+  const parts = [...contentParts(policy, m?.content, 'input'), ...toolCallParts(policy, m?.tool_calls)]
+  return { role: String(m?.role ?? 'user'), parts, ...(m?.name ? { name: String(m.name) } : {}) }
+}
+
 function inputMessages(policy: ContentPolicy, messages: any[]): { system: Part[]; input: Message[] } {
   const system: Part[] = []
   const input: Message[] = []
   for (const m of messages) {
-    if (m?.role === 'system' || m?.role === 'developer') {
-      system.push(...contentParts(policy, m.content, 'system'))
-    } else if (m?.role === 'tool') {
-      input.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') }] })
-    } else {
-      const parts = [...contentParts(policy, m?.content, 'input'), ...toolCallParts(policy, m?.tool_calls)]
-      input.push({ role: String(m?.role ?? 'user'), parts, ...(m?.name ? { name: String(m.name) } : {}) })
-    }
+    const converted = once(m, policy, () => convertMessage(policy, m))
+    if ('system' in converted) system.push(...converted.system)
+    else input.push(converted)
   }
   return { system, input }
 }
@@ -64,7 +70,7 @@ export const chatCompletionsAdapter: ApiAdapter = {
       const { system, input } = inputMessages(policy, p.messages)
       if (system.length) attrs[GEN_AI.systemInstructions] = JSON.stringify(system)
       attrs[GEN_AI.inputMessages] = JSON.stringify(input)
-      if (Array.isArray(p.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = asText(p.tools)
+      if (Array.isArray(p.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, () => asText(p.tools))
     }
     return attrs
   },

@@ -1,6 +1,7 @@
 import type { Attributes } from '@opentelemetry/api'
 import { asText, scrub, scrubArguments, textPart, type ContentPolicy, type Message, type OutputMessage, type Part } from '../content.js'
 import { GEN_AI } from '../semconv.js'
+import { once } from './memo.js'
 import { put, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
 
 /** `client.responses.create` → GenAI `chat` spans (the conventions' operation for chat-style inference). */
@@ -99,7 +100,7 @@ export const responsesAdapter: ApiAdapter = {
         attrs[GEN_AI.systemInstructions] = JSON.stringify([textPart(policy, p.instructions, 'system')])
       }
       attrs[GEN_AI.inputMessages] = JSON.stringify(inputMessages(policy, p?.input))
-      if (Array.isArray(p?.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = asText(p.tools)
+      if (Array.isArray(p?.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, () => asText(p.tools))
     }
     return attrs
   },
