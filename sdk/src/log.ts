@@ -19,7 +19,11 @@ export function guard<T>(where: string, fn: () => T, fallback: T): T {
   try {
     return fn()
   } catch (err) {
-    warnOnce(`bug:${where}`, `instrumentation error in ${where} (the traced call is unaffected): ${(err as Error)?.message ?? err}`)
+    reportBug(where, err)
     return fallback
   }
+}
+
+export function reportBug(where: string, err: unknown): void {
+  warnOnce(`bug:${where}`, `instrumentation error in ${where} (the traced call is unaffected): ${(err as Error)?.message ?? err}`)
 }

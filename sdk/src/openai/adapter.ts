@@ -23,7 +23,8 @@ export interface StreamAccumulator {
 /** How one OpenAI API method maps onto the GenAI conventions. */
 export interface ApiAdapter {
   operation: string
-  requestAttributes(params: any, policy: ContentPolicy): Attributes
+  /** Adds the request's attributes to `into` and returns it. */
+  requestAttributes(params: any, policy: ContentPolicy, into: Attributes): Attributes
   responseFacts(result: any, policy: ContentPolicy): ResponseFacts
   accumulator(): StreamAccumulator
 }

@@ -52,8 +52,7 @@ function inputMessages(policy: ContentPolicy, messages: any[]): { system: Part[]
 export const chatCompletionsAdapter: ApiAdapter = {
   operation: 'chat',
 
-  requestAttributes(p, policy) {
-    const attrs: Attributes = {}
+  requestAttributes(p, policy, attrs) {
     put(attrs, GEN_AI.requestModel, p?.model)
     put(attrs, GEN_AI.requestMaxTokens, p?.max_completion_tokens ?? p?.max_tokens)
     put(attrs, GEN_AI.requestTemperature, p?.temperature)

@@ -85,8 +85,7 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
 export const responsesAdapter: ApiAdapter = {
   operation: 'chat',
 
-  requestAttributes(p, policy) {
-    const attrs: Attributes = {}
+  requestAttributes(p, policy, attrs) {
     put(attrs, GEN_AI.requestModel, p?.model)
     put(attrs, GEN_AI.requestMaxTokens, p?.max_output_tokens)
     put(attrs, GEN_AI.requestTemperature, p?.temperature)

@@ -1,6 +1,6 @@
-import { context, SpanKind, trace, type Attributes, type Span } from '@opentelemetry/api'
+import { context, SpanKind, trace, type Attributes, type Context, type Span } from '@opentelemetry/api'
 import { currentAgentScope, rememberToolCalls, type AgentScope } from '../agent.js'
-import { guard } from '../log.js'
+import { guard, reportBug } from '../log.js'
 import { GEN_AI, OTHER } from '../semconv.js'
 import { endWithError, runInSpan } from '../span-run.js'
 import { state } from '../state.js'
@@ -37,21 +37,23 @@ function instrument(resource: any, adapter: ApiAdapter, base: Attributes): void 
   const original = resource?.create
   if (typeof original !== 'function') return
   resource.create = function create(this: unknown, params: any, ...rest: unknown[]) {
-    const started = guard(
-      'wrapOpenAI',
-      () => {
-        const scope = currentAgentScope()
-        const attributes: Attributes = { ...base, ...adapter.requestAttributes(params, state.policy) }
-        if (scope?.conversationId && attributes[GEN_AI.conversationId] === undefined) attributes[GEN_AI.conversationId] = scope.conversationId
-        const model = typeof params?.model === 'string' ? ` ${params.model}` : ''
-        const span = state.tracer.startSpan(`${adapter.operation}${model}`, { kind: SpanKind.CLIENT, attributes })
-        attempts.set(span, 0)
-        return { span, scope, startedAt: performance.now(), ctx: trace.setSpan(context.active(), span) }
-      },
-      undefined,
-    )
-    if (!started) return original.call(this, params, ...rest)
-    const { span, scope, ctx, startedAt } = started
+    let span: Span
+    let scope: AgentScope | undefined
+    let ctx: Context
+    let startedAt: number
+    try {
+      scope = currentAgentScope()
+      const attributes = adapter.requestAttributes(params, state.policy, { ...base })
+      if (scope?.conversationId && attributes[GEN_AI.conversationId] === undefined) attributes[GEN_AI.conversationId] = scope.conversationId
+      const name = typeof params?.model === 'string' ? `${adapter.operation} ${params.model}` : adapter.operation
+      span = state.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes })
+      attempts.set(span, 0)
+      startedAt = performance.now()
+      ctx = trace.setSpan(context.active(), span)
+    } catch (err) {
+      reportBug('wrapOpenAI', err)
+      return original.call(this, params, ...rest)
+    }
     const call = () => original.call(this, params, ...rest)
     if (params?.stream !== true) {
       return runInSpan(span, ctx, call, (s, value) => record(s, scope, adapter.responseFacts(value, state.policy)))
