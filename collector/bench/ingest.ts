@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
-import { otlpRequests } from './otlpLoad.js'
+import { protobufBatch } from './genai-batch.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
@@ -26,7 +26,7 @@ const percentile = (sorted: number[], p: number): number => sorted[Math.min(sort
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
-const payloads = await otlpRequests(REQUESTS, SPANS_PER_REQUEST)
+const payloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
 const totalSpans = REQUESTS * SPANS_PER_REQUEST
 const payloadBytes = payloads.reduce((n, p) => n + p.length, 0)
 
@@ -86,7 +86,7 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
 }))
 const elapsed = performance.now() - started
 const metrics = await (await fetch(new URL('/metrics', url))).text()
-const stored = Number(/^sieve_stored_spans_total (\d+)/m.exec(metrics)?.[1] ?? NaN)
+const stored = Number(/^sieve_insert_rows_total\{table="spans"\} (\d+)/m.exec(metrics)?.[1] ?? NaN)
 const peakRssMb = Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024)
 child.kill('SIGTERM')
 await once(child, 'exit')
