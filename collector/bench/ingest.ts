@@ -87,6 +87,10 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
 const elapsed = performance.now() - started
 const metrics = await (await fetch(new URL('/metrics', url))).text()
 const stored = Number(/^sieve_insert_rows_total\{table="spans"\} (\d+)/m.exec(metrics)?.[1] ?? NaN)
+const seconds = (name: string, table: string): number => Number(new RegExp(`^${name}_sum\\{table="${table}"\\} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN)
+const inserts = Number(/^sieve_insert_duration_seconds_count\{table="spans"\} (\d+)/m.exec(metrics)?.[1] ?? NaN)
+const spanInsertSeconds = seconds('sieve_insert_duration_seconds', 'spans')
+const rollupSeconds = seconds('sieve_insert_duration_seconds', 'traces')
 const peakRssMb = Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024)
 child.kill('SIGTERM')
 await once(child, 'exit')
@@ -105,6 +109,7 @@ Ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${totalSpan
   collector: stored                          ${storedRate} spans/s
   request latency                            p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms
   collector peak RSS                         ${peakRssMb} MiB
+  collector batches                          ${inserts} (${Math.round(stored / inserts)} spans each), ${spanInsertSeconds.toFixed(1)} s in span inserts, ${rollupSeconds.toFixed(1)} s in rollup rewrites
 
   stored / storage ceiling                   ${((storedRate / ceilingRate) * 100).toFixed(0)}%
   stored / decode                            ${((storedRate / decodeRate) * 100).toFixed(0)}%
