@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError } from '../src/otlp/index.js'
+import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, parseExactJson } from '../src/otlp/index.js'
 import { otelSpans } from './support/otel-spans.js'
 import { sharedFile } from './support/shared-file.js'
 
@@ -204,4 +204,15 @@ test('an empty request decodes to no spans in both formats', () => {
   for (const out of [decodeProtobufRequest(Buffer.alloc(0), 'p'), decodeJsonRequest(Buffer.from('{}'), 'p')]) {
     assert.deepEqual([out.spans, out.rejected, out.errorMessage], [[], 0, ''])
   }
+})
+
+test('reads long JSON integers as exact strings and leaves strings, floats and short numbers alone', () => {
+  // Strings ending in an escaped backslash, and holding escaped quotes before digits, must be skipped whole.
+  const strings = { s: 'q\\', t: '"x":12345678901234567', u: '\\"12345678901234567' }
+  const text = `{"a":[12345678901234567,-9223372036854775808,123456789012345,1.2345678901234567e25,1234567890123456.5],` +
+    Object.entries(strings).map(([k, v]) => `"${k}":${JSON.stringify(v)}`).join(',') + '}'
+  assert.deepEqual(parseExactJson(text), {
+    a: ['12345678901234567', '-9223372036854775808', 123456789012345, 1.2345678901234567e25, 1234567890123456.5],
+    ...strings,
+  })
 })

@@ -2,26 +2,14 @@ import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Attributes, type Sp
 import type { z } from 'zod'
 import { DecodedRequest, spanPath } from './decoded-request.js'
 import { OtlpDecodeError } from './otlp-error.js'
+import { parseExactJson } from './parse-exact-json.js'
 import { exportRequestSchema, spanSchema, type AnyValueJson, type KeyValueJson, type SpanJson } from './otlp-json-schema.js'
 import { serviceNameOf, spanProblem } from './span-checks.js'
 
 /*
  * OTLP/JSON into Span objects. JSON numbers beyond 2^53 (nanosecond timestamps, int64 attribute
- * values) would be rounded by JSON.parse, so their digits are turned into strings first.
+ * values) would be rounded by JSON.parse, so `parseExactJson` reads their digits as strings.
  */
-
-// A whole JSON string (skipped as is), or an integer literal of 16+ digits standing alone.
-const STRING_OR_LONG_INTEGER = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g
-
-/** JSON.parse that keeps every digit of long integers by reading them as strings. */
-export function parseOtlpJson(text: string): unknown {
-  const exact = text.replace(STRING_OR_LONG_INTEGER, (token) => (token.charCodeAt(0) === 0x22 ? token : `"${token}"`))
-  try {
-    return JSON.parse(exact)
-  } catch (err) {
-    throw new OtlpDecodeError('JSON_INVALID', `invalid JSON: ${(err as Error).message}`)
-  }
-}
 
 /** The first few zod issues as `path: message`, the path written as in the OTLP/JSON document. */
 const describe = (error: z.ZodError): string =>
@@ -32,7 +20,7 @@ const describe = (error: z.ZodError): string =>
 
 /** Decodes an OTLP/JSON ExportTraceServiceRequest; throws OtlpDecodeError when it is not one. */
 export function decodeJsonRequest(body: Buffer, projectId: string): DecodedRequest {
-  const parsed = exportRequestSchema.safeParse(parseOtlpJson(body.toString('utf8')))
+  const parsed = exportRequestSchema.safeParse(parseExactJson(body.toString('utf8')))
   if (!parsed.success) throw new OtlpDecodeError('JSON_SHAPE', `not an OTLP ExportTraceServiceRequest: ${describe(parsed.error)}`)
   const out = new DecodedRequest()
   ;(parsed.data.resourceSpans ?? []).forEach((rs, ri) => {

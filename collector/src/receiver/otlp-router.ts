@@ -91,10 +91,10 @@ function queueError(err: unknown, project: string, spans: number, metrics: Colle
   const retryAfter = retryAfterSeconds ?? DEFAULT_RETRY_AFTER
   if (code === 'QUEUE_FULL') {
     metrics.spansRejected.inc({ project, reason: 'queue_full' }, spans)
-    return new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, `queue is full, retry later: ${message}`, retryAfter)
+    return new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, `queue is full: ${message}`, retryAfter)
   }
   metrics.spansRejected.inc({ project, reason: 'queue_unavailable' }, spans)
-  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable, retry later: ${message}`, retryAfter)
+  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable: ${message}`, retryAfter)
 }
 
 function send(res: Response, status: number, format: OtlpFormat, body: Buffer): void {
