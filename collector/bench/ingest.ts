@@ -2,7 +2,7 @@
  * `npm run bench:ingest`: OTLP protobuf load against `sieve up` on the embedded default, with
  * the two ceilings measured in the same run (protobuf decode alone; inserting the same spans
  * straight into the engine). Prints spans/s, request latency, peak RSS and the ratios.
- * BENCH_REQUESTS (default 160) requests of 512 spans, BENCH_CONCURRENCY (default 4) in flight.
+ * BENCH_REQUESTS (default 160) requests of 512 spans, BENCH_CONCURRENCY (default 16) in flight.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -15,7 +15,7 @@ import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const SPANS_PER_REQUEST = 512
 const INSERT_BATCH = 8192
 const root = fileURLToPath(new URL('../../', import.meta.url))
