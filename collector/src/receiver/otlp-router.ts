@@ -55,16 +55,15 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       }
       metrics.spansReceived.inc({ project }, decoded.spans.length + decoded.rejected)
       if (decoded.rejected > 0) metrics.spansRejected.inc({ project, reason: 'invalid' }, decoded.rejected)
-      if (decoded.spans.length === 0 && decoded.rejected > 0) throw badRequest(decoded.errorMessage)
+      // Nothing to keep: a failed request (the sender must not retry it), not a partial success.
+      if (decoded.spans.length === 0) throw badRequest(decoded.errorMessage)
 
-      if (decoded.spans.length > 0) {
-        try {
-          await queue.publish(decoded.spans)
-        } catch (err) {
-          throw queueError(err, project, decoded.spans.length, metrics)
-        }
-        metrics.spansAccepted.inc({ project }, decoded.spans.length)
+      try {
+        await queue.publish(decoded.spans)
+      } catch (err) {
+        throw queueError(err, project, decoded.spans.length, metrics)
       }
+      metrics.spansAccepted.inc({ project }, decoded.spans.length)
       send(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage))
     } catch (err) {
       if (res.headersSent || res.destroyed) return
