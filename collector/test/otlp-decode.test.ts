@@ -222,3 +222,18 @@ test('reads long JSON integers as exact strings and leaves strings, floats and s
     ...strings,
   })
 })
+
+test('a malformed value nested in an attribute rejects its span, or the whole request when it sits in the resource', () => {
+  const span = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '10', endTimeUnixNano: '20' }
+  const badList = { key: 'list', value: { arrayValue: { values: [{ stringValue: 'ok' }, { intValue: 'twelve' }] } } }
+  const out = decodeJsonRequest(
+    Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span, { ...span, attributes: [badList] }] }] }] })),
+    'p',
+  )
+  assert.equal(out.spans.length, 1)
+  assert.equal(out.errorMessage, 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: attribute value: intValue: expected a decimal integer')
+  assert.throws(
+    () => decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [badList] }, scopeSpans: [{ spans: [span] }] }] })), 'p'),
+    (err) => err instanceof OtlpDecodeError && err.message === 'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a decimal integer',
+  )
+})
