@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, InProcessQueue, listen, startIngester } from '@sieve/collector'
+import { createApp, createMetrics, InProcessQueue, listen, startIngester } from '@sieve/collector'
 import { createStorage, migrate } from '@sieve/core'
-import { Registry } from 'prom-client'
 
 export interface RunningSieve {
   /** Collector base URL (the SDK's `endpoint`). */
@@ -23,8 +22,9 @@ export async function startSieve(options: { apiKeys?: Map<string, string> } = {}
   const storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
   await migrate(storage, { retentionDays: 30 })
   const queue = new InProcessQueue()
-  const ingester = await startIngester({ queue, storage })
-  const app = createApp({ queue, storage, registry: new Registry(), apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: 16 * 1024 * 1024 })
+  const metrics = createMetrics()
+  const ingester = await startIngester({ queue, storage, metrics })
+  const app = createApp({ queue, storage, metrics, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: 16 * 1024 * 1024 })
   const server = await listen(app, '127.0.0.1', 0)
   return {
     url: server.url,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { feedbackSchema } from '@sieve/sdk/feedback-schema'
 import express, { Router, type ErrorRequestHandler } from 'express'
-import { requireProject } from '../auth/projectAuth.js'
+import { requireProject } from '../api/requireProject.js'
 import { insertFeedback } from './feedbackRows.js'
 
 export interface FeedbackRoutesOptions {
