@@ -7,14 +7,21 @@ import OpenAI from 'openai'
 import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { exportStats, flush, init, shutdown, traceAgent, traceTool, wrapOpenAI, type SdkOptions } from '@sieve/sdk'
 
-/** A collector that misbehaves: never answers, or answers with an error status. */
+/** A collector that misbehaves: answers only after 10 s, or answers with an error status. */
 async function brokenCollector(mode: { hang: true } | { status: number; retryAfter?: string }) {
   let received = 0
   let answered = 0
   const server: Server = createServer((req, res) => {
     received++
     req.resume()
-    if ('hang' in mode) return
+    if ('hang' in mode) {
+      setTimeout(() => {
+        if (res.destroyed) return
+        res.writeHead(200).end()
+        answered++
+      }, 10_000).unref()
+      return
+    }
     res.writeHead(mode.status, mode.retryAfter ? { 'retry-after': mode.retryAfter } : {})
     res.end()
     answered++
