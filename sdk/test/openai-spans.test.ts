@@ -160,6 +160,21 @@ describe('chat completions', () => {
     assert.equal(all.length, 1)
   })
 
+  test('a teed stream gives both readers every chunk and ends the span once', async () => {
+    model.setScript([say('split me into several chunks please')])
+    const stream = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true })
+    const [left, right] = stream.tee()
+    const read = async (s: AsyncIterable<any>) => {
+      let text = ''
+      for await (const chunk of s) text += chunk.choices[0]?.delta.content ?? ''
+      return text
+    }
+    assert.deepEqual(await Promise.all([read(left), read(right)]), ['split me into several chunks please', 'split me into several chunks please'])
+    const all = await spans()
+    assert.equal(all.length, 1)
+    assert.deepEqual(json(all[0]!, 'gen_ai.output.messages')[0].parts, [{ type: 'text', content: 'split me into several chunks please' }])
+  })
+
   test('an API error reaches the caller unchanged and marks the span with error.type', async () => {
     model.setScript([failWith(500, { message: 'upstream broke' })])
     const err = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).then(
