@@ -60,6 +60,8 @@ describe('POST /v1/feedback', () => {
     const notJson = await post('{"traceId":')
     assert.equal(notJson.status, 400)
     assert.match(((await notJson.json()) as { error: { message: string } }).error.message, /feedback body/)
+    const huge = await post(JSON.stringify({ traceId: TRACE, score: 1, comment: 'x'.repeat(70_000) }))
+    assert.equal(huge.status, 413)
   })
 
   test('the SDK returns errors as values: invalid input, rejected and unreachable', async () => {
