@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { Registry } from 'prom-client'
 import { createStorage, migrate, type Span } from '@sieve/core'
-import { createApp, createIngestMetrics, InProcessQueue, listen, startIngester, type RunningServer } from '@sieve/collector'
+import { createApp, createMetrics, InProcessQueue, listen, startIngester, type Ingester, type RunningServer } from '@sieve/collector'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-read-api-'))
 let storage: ClickHouseClient
 let queue: InProcessQueue
 let server: RunningServer
+let ingester: Ingester
 const keys = new Map([['key-one', 'p1'], ['key-two', 'p2']])
 const NOW = BigInt(Date.now()) * 1_000_000n
 
@@ -49,14 +49,16 @@ before(async () => {
   storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
   await migrate(storage, { retentionDays: 30 })
   queue = new InProcessQueue()
-  const registry = new Registry()
-  await startIngester({ queue, storage, metrics: createIngestMetrics(registry) })
-  server = await listen(createApp({ queue, storage, apiKeys: keys, maxBodyBytes: 1 << 20, registry, queueDepth: () => queue.depth() }), '127.0.0.1', 0)
+  const metrics = createMetrics()
+  ingester = await startIngester({ queue, storage, metrics })
+  server = await listen(createApp({ queue, storage, apiKeys: keys, maxBodyBytes: 1 << 20, metrics, queueDepth: () => queue.depth() }), '127.0.0.1', 0)
   await queue.publish([...trace1, ...trace2])
+  await ingester.flush()
 })
 
 after(async () => {
   await server.stop()
+  await ingester.stop()
   await queue.close()
   await storage.close()
   rmSync(dir, { recursive: true, force: true })
@@ -124,6 +126,7 @@ describe('read API', () => {
   test('spans delivered again are stored and counted once', async () => {
     await queue.publish([trace1[1]!, trace1[2]!])
     await queue.publish(trace1)
+    await ingester.flush()
     const { body } = await get(`/api/traces/${T1}`, 'key-one')
     assert.equal(body.trace.spanCount, 4)
     const list = await get('/api/traces', 'key-one')
@@ -137,7 +140,7 @@ describe('read API', () => {
     assert.equal((await get('/healthz')).status, 200)
     assert.deepEqual(await get('/readyz'), { status: 200, body: { status: 'ready' } })
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
-    assert.match(metrics, /sieve_stored_spans_total \d+/)
-    assert.match(metrics, /sieve_queue_depth 0/)
+    assert.match(metrics, /sieve_insert_rows_total\{table="spans"\} \d+/)
+    assert.match(metrics, /sieve_queue_depth_spans 0/)
   })
 })
