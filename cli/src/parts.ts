@@ -1,14 +1,13 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, createIngestMetrics, listen, startIngester, type InProcessQueue } from '@sieve/collector'
+import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
 import type { Config } from '@sieve/core'
-import type { Registry } from 'prom-client'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
   storage: ClickHouseClient
   queue: InProcessQueue
-  registry: Registry
+  metrics: CollectorMetrics
 }
 
 /** A started part; `sieve up` stops parts in the reverse order it started them. */
@@ -21,14 +20,14 @@ export interface RunningPart {
 
 export type Part = (context: UpContext) => Promise<RunningPart>
 
-export const ingesterPart: Part = async ({ queue, storage, registry }) => {
-  const ingester = await startIngester({ queue, storage, metrics: createIngestMetrics(registry) })
+export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
+  const ingester = await startIngester({ queue, storage, metrics })
   return { name: 'ingester', stop: () => ingester.stop() }
 }
 
-export const collectorPart: Part = async ({ config, queue, storage, registry }) => {
+export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
   const app = createApp({
-    queue, storage, registry, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
   })
   const server = await listen(app, config.host, config.port)
   return {

@@ -1,16 +1,17 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { migrationsApplied, type SpanQueue } from '@sieve/core'
 import express, { type ErrorRequestHandler, type Express } from 'express'
-import { Gauge, type Registry } from 'prom-client'
 import { createTraceRoutes } from './api/traceRoutes.js'
+import type { CollectorMetrics } from './metrics.js'
+import { createOtlpRouter } from './receiver/index.js'
 
 export interface AppOptions {
   queue: SpanQueue
   storage: ClickHouseClient
   apiKeys: ReadonlyMap<string, string>
   maxBodyBytes: number
-  registry: Registry
-  /** Spans waiting in the queue, for the `sieve_queue_depth` gauge (in-process queue only). */
+  metrics: CollectorMetrics
+  /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
   queueDepth?: () => number
 }
 
@@ -19,17 +20,7 @@ export function createApp(options: AppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
 
-  if (options.queueDepth) {
-    const depth = options.queueDepth
-    new Gauge({
-      name: 'sieve_queue_depth',
-      help: 'Spans accepted but not yet stored.',
-      registers: [options.registry],
-      collect() {
-        this.set(depth())
-      },
-    })
-  }
+  const { metrics, queueDepth } = options
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
@@ -49,9 +40,11 @@ export function createApp(options: AppOptions): Express {
   })
 
   app.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', options.registry.contentType).send(await options.registry.metrics())
+    if (queueDepth) metrics.queueDepth.set(queueDepth())
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
 
+  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
   app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
 
   app.use((req, res) => {

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { Registry } from 'prom-client'
 import { createStorage, migrate, type Span } from '@sieve/core'
-import { createApp, createIngestMetrics, InProcessQueue, listen, startIngester, type RunningServer } from '@sieve/collector'
+import { createApp, createMetrics, InProcessQueue, listen, startIngester, type RunningServer } from '@sieve/collector'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-read-api-'))
 let storage: ClickHouseClient
@@ -49,9 +48,9 @@ before(async () => {
   storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
   await migrate(storage, { retentionDays: 30 })
   queue = new InProcessQueue()
-  const registry = new Registry()
-  await startIngester({ queue, storage, metrics: createIngestMetrics(registry) })
-  server = await listen(createApp({ queue, storage, apiKeys: keys, maxBodyBytes: 1 << 20, registry, queueDepth: () => queue.depth() }), '127.0.0.1', 0)
+  const metrics = createMetrics()
+  await startIngester({ queue, storage, metrics })
+  server = await listen(createApp({ queue, storage, apiKeys: keys, maxBodyBytes: 1 << 20, metrics, queueDepth: () => queue.depth() }), '127.0.0.1', 0)
   await queue.publish([...trace1, ...trace2])
 })
 
@@ -137,7 +136,7 @@ describe('read API', () => {
     assert.equal((await get('/healthz')).status, 200)
     assert.deepEqual(await get('/readyz'), { status: 200, body: { status: 'ready' } })
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
-    assert.match(metrics, /sieve_stored_spans_total \d+/)
-    assert.match(metrics, /sieve_queue_depth 0/)
+    assert.match(metrics, /sieve_insert_rows_total\{table="spans"\} \d+/)
+    assert.match(metrics, /sieve_queue_depth_spans 0/)
   })
 })

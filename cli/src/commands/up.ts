@@ -1,7 +1,6 @@
 import { createStorage, loadConfig, migrate, type Config } from '@sieve/core'
-import { InProcessQueue } from '@sieve/collector'
+import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { once } from 'node:events'
-import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { Command } from '../command.js'
 import { parts, type RunningPart } from '../parts.js'
 
@@ -47,9 +46,8 @@ export const upCommand: Command = {
     try {
       const migrated = await migrate(storage, { retentionDays: config.retentionDays })
       if (migrated.applied.length) console.log(`sieve up: applied migrations ${migrated.applied.join(', ')}`)
-      const registry = new Registry()
-      collectDefaultMetrics({ register: registry })
-      for (const part of parts) running.push(await part({ config, storage, queue, registry }))
+      const metrics = createMetrics()
+      for (const part of parts) running.push(await part({ config, storage, queue, metrics }))
     } catch (err) {
       await stop().catch(() => {})
       throw err

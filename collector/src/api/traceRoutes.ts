@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { listTraces, readTrace } from '@sieve/core'
 import { Router, type Response } from 'express'
 import type { z } from 'zod'
-import { requireProject } from '../auth/projectAuth.js'
+import { requireProject } from './requireProject.js'
 import { listTracesQuerySchema, traceIdSchema } from './traceQuery.js'
 import { traceTree } from './traceTree.js'
 

@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { insertSpans, refreshTraceRollups, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
-import type { IngestMetrics } from './ingestMetrics.js'
+import type { CollectorMetrics } from '../metrics.js'
 
 export interface IngesterOptions {
   queue: SpanQueue
   storage: ClickHouseClient
-  metrics?: IngestMetrics
+  metrics?: CollectorMetrics
   /** Consumer group name; one ingester group stores every span once. */
   group?: string
 }
@@ -35,15 +35,15 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     group: options.group ?? 'ingester',
     gatesPublish: true,
     onBatch: async (batch) => {
-      const started = performance.now()
-      try {
-        await insertSpans(storage, batch.map((q) => q.span))
-        await refreshTraceRollups(storage, touchedTraces(batch))
-      } catch (err) {
-        metrics?.insertFailed()
-        throw err
-      }
-      metrics?.inserted(batch.length, (performance.now() - started) / 1000)
+      const traces = touchedTraces(batch)
+      let stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
+      await insertSpans(storage, batch.map((q) => q.span))
+      stopTimer?.()
+      metrics?.insertRows.inc({ table: 'spans' }, batch.length)
+      stopTimer = metrics?.insertDuration.startTimer({ table: 'traces' })
+      await refreshTraceRollups(storage, traces)
+      stopTimer?.()
+      metrics?.insertRows.inc({ table: 'traces' }, traces.length)
     },
   })
   return { stop: () => subscription.close() }

@@ -290,7 +290,7 @@ function readKeyValue(r: WireReader, end: number, into: Attributes): void {
     const tag = r.uint32(end)
     switch (tag) {
       case 0x0a:
-        key = r.string(end)
+        key = r.key(end)
         break
       case 0x12:
         value = readAnyValue(r, r.delimitedEnd(end))

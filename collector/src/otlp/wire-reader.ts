@@ -113,6 +113,26 @@ export class WireReader {
     return utf8(this.buf, start, fieldEnd)
   }
 
+  /**
+   * An attribute key. Keys repeat from span to span, and an object property set with a string
+   * V8 has seen before is much cheaper than one with a fresh string, so keys are interned.
+   */
+  key(end: number): string {
+    const fieldEnd = this.delimitedEnd(end)
+    const start = this.pos
+    this.pos = fieldEnd
+    const len = fieldEnd - start
+    if (len === 0 || len > 64) return utf8(this.buf, start, fieldEnd)
+    const buf = this.buf
+    // A cheap slot from a few bytes; the full comparison below keeps collisions harmless.
+    const slot = (len * 7 + buf[start]! * 31 + buf[start + (len >> 1)]! * 17 + buf[fieldEnd - 1]! * 3) & (KEY_SLOTS - 1)
+    const cached = keyCache[slot]
+    if (cached !== undefined && cached.bytes.length === len && sameBytes(cached.bytes, buf, start)) return cached.text
+    const text = utf8(buf, start, fieldEnd)
+    keyCache[slot] = { bytes: Uint8Array.prototype.slice.call(buf, start, fieldEnd), text }
+    return text
+  }
+
   /** Bytes as lower-case hex, the form ids take everywhere in Sieve. */
   hex(end: number): string {
     const fieldEnd = this.delimitedEnd(end)
@@ -151,6 +171,14 @@ export class WireReader {
         this.fail(`unsupported wire type ${wireType}`)
     }
   }
+}
+
+const KEY_SLOTS = 1024
+const keyCache: ({ bytes: Uint8Array; text: string } | undefined)[] = new Array(KEY_SLOTS).fill(undefined)
+
+function sameBytes(a: Uint8Array, buf: Buffer, start: number): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== buf[start + i]) return false
+  return true
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
