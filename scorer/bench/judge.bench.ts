@@ -12,7 +12,6 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Trace } from '@sieve/core'
-import { agentTrace } from '../../collector/bench/genAiLoad.js'
 import {
   JudgeClient,
   JudgeMetrics,
@@ -25,6 +24,7 @@ import {
   type JudgeConfig,
   type ScoreSink,
 } from '../src/index.js'
+import { supportTrace } from './support-trace.js'
 
 const LATENCY_MS = 200
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -52,8 +52,8 @@ function newStage(config: JudgeConfig) {
 }
 
 const traces = (n: number): Trace[] =>
-  Array.from({ length: n }, (_, i) => {
-    const spans = agentTrace('default', 20, 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000_000n)
+  Array.from({ length: n }, () => {
+    const spans = supportTrace('default', Date.now())
     return { projectId: 'default', traceId: spans[0]!.traceId, spans, complete: true }
   })
 

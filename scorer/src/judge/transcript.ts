@@ -1,5 +1,5 @@
 import { genAiFields, isLlmSpan, isToolSpan, spanContent, toolInvocation, type ChatMessage, type MessagePart, type Trace } from '@sieve/core'
-import { traceView } from '../trace/view.js'
+import { traceParser, traceView } from '../trace/view.js'
 
 /**
  * The conversation a judge reads, rebuilt from a trace's spans: each turn keeps the id of the span
@@ -60,10 +60,9 @@ export function buildTranscript(trace: Trace, maxCharsPerTurn = 4000): Transcrip
     const text = m.text.length > maxCharsPerTurn ? `${m.text.slice(0, maxCharsPerTurn)}… [${m.text.length - maxCharsPerTurn} more characters]` : m.text
     turns.push({ index: turns.length + 1, spanId, role: m.role, ...(m.name ? { name: m.name } : {}), text })
   }
-  const view = traceView(trace)
-  // The scorer's trace view has parsed the LLM spans' content already.
-  const parsed = new Map(view.llmCalls.map((c) => [c.span.spanId, c.content]))
-  for (const span of view.spans) {
+  // The trace view's parser reads only what each model call appends to the conversation.
+  const parse = traceParser()
+  for (const span of traceView(trace).spans) {
     const f = genAiFields(span)
     tokens += f.inputTokens + f.outputTokens
     if (isToolSpan(span)) {
@@ -74,7 +73,7 @@ export function buildTranscript(trace: Trace, maxCharsPerTurn = 4000): Transcrip
       continue
     }
     if (!isLlmSpan(span) && f.operation !== 'invoke_agent') continue
-    const content = parsed.get(span.spanId) ?? spanContent(span)
+    const content = spanContent(span, parse)
     if (content.systemInstructions) push(span.spanId, { role: 'system', text: content.systemInstructions })
     for (const m of [...content.input, ...content.output]) push(span.spanId, turnOf(m))
   }
