@@ -60,21 +60,25 @@ const traces = (n: number): Trace[] =>
 // --- 1. judge throughput at the configured concurrency ---------------------------------------
 const concurrency = arg('concurrency', judgeSectionSchema.parse({}).concurrency)
 const rounds: number[] = []
+const cpuPerCall: number[] = []
 for (let round = 0; round < 3; round++) {
   const stage = newStage(judgeConfig({ concurrency, sampling: { rate: 1 }, queueSize: 10_000 }))
   const batch = traces(concurrency * 5) // generic rubric: 4 calls a trace → 20 × concurrency calls
   const started = performance.now()
+  const cpu = process.cpuUsage()
   for (const trace of batch) stage.offer({ trace, checks: [] })
   await stage.drain()
   const seconds = (performance.now() - started) / 1000
+  const used = process.cpuUsage(cpu)
   rounds.push(stage.metrics.total('calls') / seconds)
+  cpuPerCall.push((used.user + used.system) / 1000 / stage.metrics.total('calls'))
 }
 const ideal = concurrency / (LATENCY_MS / 1000)
-console.log(`judge throughput at concurrency ${concurrency}, ${LATENCY_MS} ms per answer: median ${median(rounds).toFixed(1)} calls/s over ${rounds.length} rounds; ideal ${ideal.toFixed(1)} calls/s; ratio ${(median(rounds) / ideal).toFixed(3)}`)
+console.log(`judge throughput at concurrency ${concurrency}, ${LATENCY_MS} ms per answer: median ${median(rounds).toFixed(1)} calls/s over ${rounds.length} rounds; ideal ${ideal.toFixed(1)} calls/s; ratio ${(median(rounds) / ideal).toFixed(3)}; scorer-side CPU ${median(cpuPerCall).toFixed(2)} ms per call`)
 
 // --- 2. deterministic scorer throughput, judge enabled vs disabled ---------------------------
 const checks = resolveChecksConfig(undefined)
-const corpus = traces(arg('traces', 4000))
+const corpus = traces(arg('traces', 10_000))
 const BATCH = 1000 // the scorer's writeBatchTraces: it yields to the event loop between batches
 
 /** Traces per CPU second of this process (scorer and judge stage share it), so other load on the machine does not count. */

@@ -1,4 +1,4 @@
-import { genAiFields, type Trace } from '@sieve/core'
+import type { Trace } from '@sieve/core'
 import { BudgetLedger, type SliceLimits } from './budget.js'
 import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
@@ -48,7 +48,8 @@ export class JudgeStage {
   readonly users: UserHistory
   readonly feedback: FeedbackIndex
   private readonly ledger: BudgetLedger
-  private readonly calls: Semaphore
+  private readonly slots: Semaphore
+  private readonly calls = new Map<Rubric, number>()
   private readonly queue: Job[] = []
   private active = 0
   private closed = false
@@ -65,7 +66,7 @@ export class JudgeStage {
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
     limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
     this.ledger = new BudgetLedger(config.budgets, limits, deps.now)
-    this.calls = new Semaphore(config.concurrency)
+    this.slots = new Semaphore(config.concurrency)
     this.judge = { model: config.model, seed: config.seed }
     this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
     this.needsLengthFacts = config.sampling.slices.some((s) => s.match.kind === 'long_conversation')
@@ -74,18 +75,17 @@ export class JudgeStage {
     }
   }
 
+  /** By agent name, then service name, as the scorer picks a checks profile. */
   rubricFor(trace: Trace): Rubric {
     const { byAgent, default: fallback } = this.deps.config.rubrics
-    for (const s of trace.spans) {
-      const agent = genAiFields(s).agentName
-      if (agent && byAgent[agent]) return this.deps.rubrics.get(byAgent[agent])!
-    }
-    const service = trace.spans.find((s) => byAgent[s.serviceName])?.serviceName
-    return this.deps.rubrics.get(service ? byAgent[service]! : fallback)!
+    const { agentName, serviceName } = traceView(trace)
+    return this.deps.rubrics.get((agentName && byAgent[agentName]) || (serviceName && byAgent[serviceName]) || fallback)!
   }
 
   callsFor(rubric: Rubric): number {
-    return rubric.dimensions.reduce((n, d) => n + judgesFor(d, this.judge, this.panel).length, 0)
+    let calls = this.calls.get(rubric)
+    if (calls === undefined) this.calls.set(rubric, (calls = rubric.dimensions.reduce((n, d) => n + judgesFor(d, this.judge, this.panel).length, 0)))
+    return calls
   }
 
   /** Decides and queues; returns the slice that got the trace, or undefined when it is not judged. */
@@ -143,7 +143,7 @@ export class JudgeStage {
 
   private async run(job: Job): Promise<void> {
     const transcript = buildTranscript(job.trace)
-    const ask: AskJudge = (j, r, d, t) => this.calls.run(() => this.deps.client.judgeDimension(j, r, d, t))
+    const ask: AskJudge = (j, r, d, t) => this.slots.run(() => this.deps.client.judgeDimension(j, r, d, t))
     const results = await Promise.all(job.rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), job.rubric, d, transcript)))
     const records = toScoreRecords({ trace: job.trace, rubric: job.rubric, sampleReason: job.slice }, results)
     for (const r of results) {
