@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
 import { readTrace, type Config } from '@sieve/core'
-import { clickhouseScoreSink, createScorerMetrics, loadChecksConfig, loadScorerOptions, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createJudge, createScorerMetrics, loadChecksConfig, loadScorerOptions, pollFeedback, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -31,20 +31,33 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
 
 /**
  * The deterministic scorer, on its own consumer group. The embedded queue keeps nothing across a
- * restart, so on stop the scorer scores the traces it still holds instead of leaving them.
+ * restart, so on stop the scorer scores the traces it still holds instead of leaving them. With a
+ * judge configured (JUDGE_MODEL), every scored trace is offered to it; judging runs in the background.
  */
 export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
+  const sink = clickhouseScoreSink(storage)
+  const judge = createJudge(config, sink, metrics.registry)
+  const feedback = judge && pollFeedback(storage, judge.stage.feedback, { onError: (err) => console.error(`sieve up: reading feedback for the judge failed: ${err.message}`) })
   const scorer = await Scorer.start({
     queue,
     checks,
-    sink: clickhouseScoreSink(storage),
+    sink,
+    ...(judge ? { onScored: judge.onScored } : {}),
     options: loadScorerOptions(config.sections),
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
     log: (message) => console.error(`sieve up: ${message}`),
   })
-  return { name: 'scorer', stop: () => scorer.stop({ flush: true }) }
+  return {
+    name: 'scorer',
+    ...(judge ? { banner: [`LLM judge:        ${config.judge.model} at ${config.judge.baseUrl}`] } : {}),
+    async stop() {
+      await scorer.stop({ flush: true })
+      feedback?.stop()
+      await judge?.stop()
+    },
+  }
 }
 
 export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { InProcessQueue } from '@sieve/collector'
 import { createStorage, loadConfig, migrate } from '@sieve/core'
-import { clickhouseScoreSink, createJudge, loadChecksConfig, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createJudge, FeedbackIndex, loadChecksConfig, pollFeedback, Scorer } from '@sieve/scorer'
 import { startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { conversation, traceId, verdict } from './fixtures.js'
 
@@ -79,4 +79,25 @@ test('scored traces reach the judge through the scorer, and judge scores land in
   assert.ok(Number(deterministic[0]!.n) > 0, 'the deterministic scores are stored as before')
   assert.equal(judge.stage.metrics.get('sampled{slice=tool-errors}'), 1)
   assert.equal(judge.stage.metrics.get('not_sampled'), 1)
+})
+
+test('feedback stored in the feedback table reaches the judge, lowest score per trace', async () => {
+  await storage.insert({
+    table: 'feedback',
+    values: [
+      { project_id: 'default', feedback_id: 'f1', trace_id: traceId(7), span_id: '', score: 1, comment: '', source: 'user', user_id: 'u', attributes: {} },
+      { project_id: 'default', feedback_id: 'f2', trace_id: traceId(7), span_id: '', score: 0, comment: 'wrong', source: 'user', user_id: 'u', attributes: {} },
+      { project_id: 'default', feedback_id: 'f3', trace_id: traceId(8), span_id: '', score: 1, comment: '', source: 'user', user_id: 'u', attributes: {} },
+    ],
+    format: 'JSONEachRow',
+  })
+  const index = new FeedbackIndex()
+  const errors: Error[] = []
+  const poller = pollFeedback(storage, index, { intervalMs: 60_000, onError: (e) => errors.push(e) })
+  await poller.poll()
+  poller.stop()
+  assert.deepEqual(errors, [])
+  assert.equal(index.lowestFor('default', traceId(7)), 0)
+  assert.equal(index.lowestFor('default', traceId(8)), 1)
+  assert.equal(index.lowestFor('default', traceId(9)), undefined)
 })
