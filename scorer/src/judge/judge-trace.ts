@@ -88,7 +88,8 @@ export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): 
         ...(verdicts.length > 1 ? { panel: verdicts.map(({ model, seed, score }) => ({ model, seed, score })) } : {}),
       }),
       evaluationName: name,
-      evaluationLabel: r.error ? 'error' : r.needsReview ? 'needs_review' : passed ? 'pass' : 'fail',
+      // A split panel is for review even when it has no majority (and so no level).
+      evaluationLabel: r.needsReview ? 'needs_review' : r.error ? 'error' : passed ? 'pass' : 'fail',
       evaluationExplanation: chosen?.reasoning ?? '',
       judgeModel: [...new Set(judges.map((j) => j.model))].join(','),
       evidence: JSON.stringify((chosen?.evidence ?? []).map((e) => ({ turn: e.turn, spanId: e.span_id, quote: e.quote }))),

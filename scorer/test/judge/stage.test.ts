@@ -189,6 +189,7 @@ test('a panel with no majority stores no level for the dimension', async () => {
   await s.drain()
   const safety = records.find((r) => r.scorerName === 'generic.safety_scope')!
   assert.match(safety.error, /^PANEL_NO_MAJORITY/)
+  assert.equal(safety.evaluationLabel, 'needs_review', 'in the review list, with no level')
   assert.equal(records.find((r) => r.scorerName === 'generic'), undefined, 'no overall score without every dimension')
 })
 
