@@ -34,7 +34,7 @@ export class RollupRefresher {
 
   constructor(private readonly options: RollupRefresherOptions) {
     this.maxTraces = options.maxTracesPerRefresh ?? 10_000
-    this.minIntervalMs = options.minIntervalMs ?? 500
+    this.minIntervalMs = options.minIntervalMs ?? 2000
   }
 
   mark(keys: Iterable<TraceKey>): void {
