@@ -159,10 +159,10 @@ test('invalid JSON and JSON of the wrong shape are 400s naming the problem', asy
   assert.match(json(wrong.bytes).message, /^not an OTLP ExportTraceServiceRequest: resourceSpans\[0\]\.scopeSpans: /)
 })
 
-test('an empty body is an empty export: 200 with a note, nothing queued', async () => {
+test('an empty body or a request without spans is an empty export: 200 with a note, nothing queued', async () => {
   const batches = queue.batches
-  for (const headers of [PROTOBUF, JSON_TYPE]) {
-    const res = await post(authed.url, headers, '')
+  for (const [headers, body] of [[PROTOBUF, ''], [JSON_TYPE, ''], [JSON_TYPE, '{"resourceSpans": [{"scopeSpans": []}]}']] as const) {
+    const res = await post(authed.url, headers, body)
     assert.equal(res.status, 200)
     if (headers === JSON_TYPE) {
       assert.deepEqual(json(res.bytes), { partialSuccess: { rejectedSpans: '0', errorMessage: 'empty request: no spans received' } })
