@@ -57,7 +57,18 @@ async function collectorMetrics(): Promise<string> {
 const metric = (text: string, pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? NaN)
 const storedSpans = (text: string): number => metric(text, /^sieve_insert_rows_total\{table="spans"\} (\d+)/m) || 0
 
-const figures = { decode: [] as number[], naive: [] as number[], ceiling: [] as number[], accepted: [] as number[], stored: [] as number[] }
+/** CPU seconds a process used so far, all its threads (the engine's included). */
+const selfCpu = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6 }
+const childCpu = (): number => {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, in clock ticks of 1/100 s
+}
+
+// Wall-clock rates depend on what else the machine runs; spans per CPU-second do not, so both are shown.
+const figures = {
+  decode: [] as number[], naive: [] as number[], ceiling: [] as number[], accepted: [] as number[], stored: [] as number[],
+  ceilingPerCpu: [] as number[], storedPerCpu: [] as number[],
+}
 const latencies: number[] = []
 let refused = 0
 
@@ -81,12 +92,15 @@ for (const [index, slice] of rounds.entries()) {
   // Dropping the parts leaves no background merges to compete with what is measured next.
   await ceilingStorage.command({ query: 'TRUNCATE TABLE spans' })
   started = performance.now()
+  const cpuBefore = selfCpu()
   for (const batch of chunks(spans, INSERT_BATCH)) await insertSpans(ceilingStorage, batch)
   figures.ceiling.push(rate(spans.length, performance.now() - started))
+  figures.ceilingPerCpu.push(Math.round(spans.length / (selfCpu() - cpuBefore)))
   await ceilingStorage.command({ query: 'TRUNCATE TABLE spans' })
 
   // The collector takes the same requests over HTTP.
   const storedBefore = storedSpans(await collectorMetrics())
+  const childCpuBefore = childCpu()
   let next = 0
   let accepted = 0
   started = performance.now()
@@ -103,7 +117,9 @@ for (const [index, slice] of rounds.entries()) {
   }))
   const elapsed = performance.now() - started
   figures.accepted.push(rate(accepted, elapsed))
-  figures.stored.push(rate(storedSpans(await collectorMetrics()) - storedBefore, elapsed))
+  const storedNow = storedSpans(await collectorMetrics()) - storedBefore
+  figures.stored.push(rate(storedNow, elapsed))
+  figures.storedPerCpu.push(Math.round(storedNow / (childCpu() - childCpuBefore)))
   console.log(`round ${index + 1}/${rounds.length}: decode ${figures.decode.at(-1)}, ceiling ${figures.ceiling.at(-1)}, stored ${figures.stored.at(-1)} spans/s`)
 }
 
@@ -120,6 +136,7 @@ rmSync(work, { recursive: true, force: true })
 latencies.sort((a, b) => a - b)
 const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, median(v)])) as Record<keyof typeof figures, number>
 const ratios = figures.stored.map((s, i) => s / (figures.ceiling[i] as number))
+const cpuRatios = figures.storedPerCpu.map((s, i) => s / (figures.ceilingPerCpu[i] as number))
 console.log(`
 Ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${(payloadBytes / 2 ** 20).toFixed(1)} MiB protobuf), ${CONCURRENCY} in flight, ${rounds.length} rounds; medians over rounds
 
@@ -132,7 +149,11 @@ Ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${(payloadB
   collector peak RSS                         ${peakRssMb} MiB
   collector batches                          ${inserts} (${Math.round(storedSpans(metrics) / inserts)} spans each); ${seconds('spans').toFixed(1)} s in span inserts, ${seconds('traces').toFixed(1)} s in ${rewrites} rollup rewrites
 
+  storage ceiling per CPU-second             ${m.ceilingPerCpu} spans (the engine's threads included)
+  collector stored per CPU-second            ${m.storedPerCpu} spans (decode, HTTP, insert, rollup, merges)
+
   stored / storage ceiling                   ${(median(ratios) * 100).toFixed(0)}% (per round: ${ratios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})
+  same, per CPU-second                       ${(median(cpuRatios) * 100).toFixed(0)}% (per round: ${cpuRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})
   stored / decode                            ${((m.stored / m.decode) * 100).toFixed(0)}%
   storage ceiling / naive JSONEachRow        ${(m.ceiling / m.naive).toFixed(2)}x
 `)
