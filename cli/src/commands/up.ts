@@ -1,4 +1,5 @@
 import { createStorage, loadConfig, migrate, type Config } from '@sieve/core'
+import type { ClickHouseClient } from '@clickhouse/client'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { once } from 'node:events'
 import type { Command } from '../command.js'
@@ -33,7 +34,13 @@ export const upCommand: Command = {
     }
     if (binding.warn) console.warn(`sieve up: ${binding.warn}`)
 
-    const storage = await createStorage(config.clickhouse)
+    let storage: ClickHouseClient
+    try {
+      storage = await createStorage(config.clickhouse)
+    } catch (err) {
+      console.error(`sieve up: ${(err as Error).message}`)
+      return 1
+    }
     const running: RunningPart[] = []
     const queue = new InProcessQueue({
       onError: (group, error, attempt) => console.error(`sieve up: ${group} failed to handle a batch (attempt ${attempt}): ${(error as Error).message}`),
@@ -50,7 +57,8 @@ export const upCommand: Command = {
       for (const part of parts) running.push(await part({ config, storage, queue, metrics }))
     } catch (err) {
       await stop().catch(() => {})
-      throw err
+      console.error(`sieve up: ${(err as Error).message}`)
+      return 1
     }
 
     const where = config.clickhouse.kind === 'embedded' ? `embedded ClickHouse in ${config.clickhouse.path}` : config.clickhouse.url
