@@ -54,7 +54,7 @@ export const upCommand: Command = {
       const migrated = await migrate(storage, { retentionDays: config.retentionDays })
       if (migrated.applied.length) console.log(`sieve up: applied migrations ${migrated.applied.join(', ')}`)
       const metrics = createMetrics()
-      for (const part of parts) running.push(await part({ config, storage, queue, metrics }))
+      for (const part of parts) running.push(await part({ config, storage, queue, queueDepth: () => queue.depth(), metrics }))
     } catch (err) {
       await stop().catch(() => {})
       console.error(`sieve up: ${(err as Error).message}`)
