@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
 import { readTrace, type Config } from '@sieve/core'
-import { clickhouseScoreSink, createScorerMetrics, loadChecksConfig, loadScorerOptions, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -35,16 +35,27 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
  */
 export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
+  // With Kafka, scores also go to the scores topic, after the table.
+  const topic = config.kafka
+    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic })
+    : undefined
+  const table = clickhouseScoreSink(storage)
   const scorer = await Scorer.start({
     queue,
     checks,
-    sink: clickhouseScoreSink(storage),
+    sink: topic ? fanOut(table, topic) : table,
     options: loadScorerOptions(config.sections),
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
     log: (message) => console.error(`sieve up: ${message}`),
   })
-  return { name: 'scorer', stop: () => scorer.stop({ flush: true }) }
+  return {
+    name: 'scorer',
+    async stop() {
+      await scorer.stop({ flush: true })
+      await topic?.close()
+    },
+  }
 }
 
 export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
