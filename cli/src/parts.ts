@@ -1,13 +1,15 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
-import { readTrace, type Config } from '@sieve/core'
-import { clickhouseScoreSink, createJudge, createScorerMetrics, loadChecksConfig, loadScorerOptions, pollFeedback, Scorer } from '@sieve/scorer'
+import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
+import { readTrace, type Config, type SpanQueue } from '@sieve/core'
+import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, pollFeedback, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
   storage: ClickHouseClient
-  queue: InProcessQueue
+  queue: SpanQueue
+  /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
+  queueDepth?: () => number
   metrics: CollectorMetrics
 }
 
@@ -36,7 +38,12 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
  */
 export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
-  const sink = clickhouseScoreSink(storage)
+  // With Kafka, scores also go to the scores topic, after the table.
+  const topic = config.kafka
+    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic })
+    : undefined
+  const table = clickhouseScoreSink(storage)
+  const sink = topic ? fanOut(table, topic) : table
   const judge = createJudge(config, sink, metrics.registry)
   const feedback = judge && pollFeedback(storage, judge.stage.feedback, { onError: (err) => console.error(`sieve up: reading feedback for the judge failed: ${err.message}`) })
   const scorer = await Scorer.start({
@@ -56,13 +63,14 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
       await scorer.stop({ flush: true })
       feedback?.stop()
       await judge?.stop()
+      await topic?.close()
     },
   }
 }
 
-export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
+export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
   })
   const server = await listen(app, config.host, config.port)
   return {
