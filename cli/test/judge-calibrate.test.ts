@@ -109,3 +109,19 @@ test('sieve judge calibrate reports a bad labels line and exits 2', async () => 
   assert.equal(code, 2)
   assert.match(stderr, /rubric 'generic' has no dimension 'nope'/)
 })
+
+test('sieve judge calibrate --from-annotations calibrates on annotations stored as feedback', async () => {
+  const chPath = join(dir, 'clickhouse')
+  const seed = await createStorage({ kind: 'embedded', path: chPath, database: 'sieve' })
+  await migrate(seed, { retentionDays: 30 })
+  await insertSpans(seed, [storedSpan()])
+  const annotation = (id: string, dimension: string, score: number, user: string) => ({
+    project_id: 'default', feedback_id: id, trace_id: TRACE, span_id: '', score, comment: '', source: 'annotator', user_id: user,
+    attributes: { rubric: 'generic', dimension },
+  })
+  await seed.insert({ table: 'feedback', values: [annotation('a1', 'goal_completion', 4, 'ann'), annotation('a2', 'goal_completion', 3, 'bea')], format: 'JSONEachRow' })
+  await seed.close()
+  const { code, stdout, stderr } = await sieve(['judge', 'calibrate', '--from-annotations'])
+  assert.equal(code, 0, stderr)
+  assert.match(stdout, /generic\.goal_completion\s+1\s+100\.0%\s+100\.0%\s+1\.000\s+0\.0%\s+100\.0%\s+0\.000\s+0\s+trusted/)
+})

@@ -11,26 +11,33 @@ import {
   loadJudgeConfig,
   loadRubrics,
   parseLabels,
+  readAnnotationLabels,
   Semaphore,
   type AskJudge,
+  type Label,
 } from '@sieve/scorer'
 import { UsageError, type Command } from '../command.js'
 
 async function calibrateCommand(values: Record<string, unknown>): Promise<number> {
   const labelsPath = values.labels
-  if (typeof labelsPath !== 'string') throw new UsageError('--labels <file> is required')
+  const fromAnnotations = values['from-annotations'] === true
+  if (typeof labelsPath !== 'string' && !fromAnnotations) throw new UsageError('give --labels <file>, --from-annotations, or both')
+  if (fromAnnotations && values['dry-run']) throw new UsageError('--from-annotations reads storage, --dry-run opens none: choose one')
   const threshold = values.threshold === undefined ? undefined : Number(values.threshold)
   if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
   const config = loadConfig()
   const judge = loadJudgeConfig(config)
   if (!judge) throw new UsageError('no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
-  let text: string
-  try {
-    text = readFileSync(labelsPath, 'utf8')
-  } catch (err) {
-    throw new UsageError(`cannot read ${labelsPath}: ${(err as Error).message}`)
+  const labels: Label[] = []
+  if (typeof labelsPath === 'string') {
+    let text: string
+    try {
+      text = readFileSync(labelsPath, 'utf8')
+    } catch (err) {
+      throw new UsageError(`cannot read ${labelsPath}: ${(err as Error).message}`)
+    }
+    labels.push(...parseLabels(text, labelsPath))
   }
-  const labels = parseLabels(text, labelsPath)
   const metrics = new JudgeMetrics()
   const client = new JudgeClient(judge, metrics)
   const slots = new Semaphore(judge.concurrency)
@@ -39,6 +46,8 @@ async function calibrateCommand(values: Record<string, unknown>): Promise<number
   const storage = values['dry-run'] ? undefined : await createStorage(config.clickhouse)
   try {
     if (storage) await migrate(storage, { retentionDays: config.retentionDays })
+    if (storage && fromAnnotations) labels.push(...(await readAnnotationLabels(storage)))
+    if (labels.length === 0) throw new JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
     const report = await calibrate(labels, {
       ask,
       judge: { model: judge.model, seed: judge.seed },
@@ -65,10 +74,11 @@ async function calibrateCommand(values: Record<string, unknown>): Promise<number
 export const judgeCommand: Command = {
   name: 'judge',
   summary: 'LLM judge tools: `calibrate` compares the judge with human labels',
-  usage: 'sieve judge calibrate --labels <file.jsonl> [--threshold 0.85] [--json] [--out report.json] [--dry-run]',
+  usage: 'sieve judge calibrate --labels <file.jsonl> | --from-annotations [--threshold 0.85] [--json] [--out report.json] [--dry-run]',
   positionals: true,
   options: {
     labels: { type: 'string', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels)' },
+    'from-annotations': { type: 'boolean', description: "also use annotations stored as feedback (source 'annotator', attributes rubric and dimension)" },
     threshold: { type: 'string', description: 'within-one agreement under which a dimension is untrusted (default 0.85)' },
     json: { type: 'boolean', description: 'print the report as JSON' },
     out: { type: 'string', description: 'also write the JSON report to this file' },

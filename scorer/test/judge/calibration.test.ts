@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { agreement, BUILTIN_RUBRICS_DIR, calibrate, calibrationRecords, JudgeClient, JudgeError, JudgeMetrics, loadRubricDir, parseLabels } from '@sieve/scorer'
+import { agreement, BUILTIN_RUBRICS_DIR, calibrate, calibrationRecords, JudgeClient, JudgeError, JudgeMetrics, labelsFromAnnotations, loadRubricDir, parseLabels } from '@sieve/scorer'
 import { startFakeOpenAI, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
 import { dimensionOf, verdict } from './fixtures.js'
 
@@ -90,4 +90,25 @@ test('a labels file with a bad line is refused with its line number', () => {
     () => parseLabels('{"rubric":"generic","labels":{"groundedness":3}}\nnot json', 'labels.jsonl'),
     (e: JudgeError) => e.code === 'LABELS_INVALID' && /line 1: .*traceId or transcript/.test(e.message) && /line 2: not JSON/.test(e.message),
   )
+})
+
+test('annotations stored as feedback become labels: first annotator per dimension, then a second one', () => {
+  const row = (feedback_id: string, trace: string, dimension: string, score: number, user_id: string) => ({
+    project_id: 'default', trace_id: trace, feedback_id, rubric: 'generic', dimension, score, user_id,
+  })
+  const t1 = 'a'.repeat(32)
+  const t2 = 'b'.repeat(32)
+  const labels = labelsFromAnnotations([
+    row('1', t1, 'groundedness', 3, 'ann'),
+    row('2', t1, 'groundedness', 4, 'bea'),
+    row('3', t1, 'groundedness', 1, 'cy'), // a third annotator is not a second labeller
+    row('4', t1, 'communication', 2, 'bea'),
+    row('5', t2, 'groundedness', 4, 'ann'),
+    row('6', t2, 'groundedness', 2, 'ann'), // the same annotator again: the first answer stands
+  ])
+  assert.deepEqual(labels, [
+    { projectId: 'default', traceId: t1, rubric: 'generic', labels: { groundedness: 3, communication: 2 }, secondLabels: { groundedness: 4 } },
+    { projectId: 'default', traceId: t2, rubric: 'generic', labels: { groundedness: 4 } },
+  ])
+  assert.throws(() => labelsFromAnnotations([row('7', t1, 'groundedness', 3.5, 'ann')]), /annotation 7 .*not a rubric level/)
 })

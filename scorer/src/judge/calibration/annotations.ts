@@ -1,0 +1,56 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { JudgeError } from '../judge-error.js'
+import { labelSchema, type Label } from './labels.js'
+
+/**
+ * Human labels kept as feedback: rows with `source = 'annotator'` whose attributes name the
+ * `rubric` and `dimension` and whose score is the level. Per trace and dimension, the first
+ * annotator (by time) is the labeller, a second one the second labeller.
+ */
+export interface AnnotationRow {
+  project_id: string
+  trace_id: string
+  feedback_id: string
+  rubric: string
+  dimension: string
+  score: number
+  user_id: string
+}
+
+export function labelsFromAnnotations(rows: readonly AnnotationRow[]): Label[] {
+  const byTrace = new Map<string, { projectId: string; traceId: string; rubric: string; first: Record<string, number>; second: Record<string, number>; who: Map<string, string> }>()
+  for (const row of rows) {
+    if (!Number.isInteger(row.score)) throw new JudgeError('LABELS_INVALID', `annotation ${row.feedback_id} on trace ${row.trace_id}: score ${row.score} is not a rubric level (an integer)`)
+    const key = `${row.project_id}\u0000${row.trace_id}\u0000${row.rubric}`
+    let entry = byTrace.get(key)
+    if (!entry) byTrace.set(key, (entry = { projectId: row.project_id, traceId: row.trace_id, rubric: row.rubric, first: {}, second: {}, who: new Map() }))
+    const firstBy = entry.who.get(row.dimension)
+    if (firstBy === undefined) {
+      entry.who.set(row.dimension, row.user_id)
+      entry.first[row.dimension] = row.score
+    } else if (firstBy !== row.user_id && entry.second[row.dimension] === undefined) {
+      entry.second[row.dimension] = row.score
+    }
+  }
+  return [...byTrace.values()].map((e) =>
+    labelSchema.parse({
+      projectId: e.projectId,
+      traceId: e.traceId,
+      rubric: e.rubric,
+      labels: e.first,
+      ...(Object.keys(e.second).length ? { secondLabels: e.second } : {}),
+    }),
+  )
+}
+
+/** Every annotation in storage, oldest first, as labels. */
+export async function readAnnotationLabels(storage: ClickHouseClient): Promise<Label[]> {
+  const result = await storage.query({
+    query: `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
+            FROM feedback FINAL
+            WHERE source = 'annotator' AND attributes['rubric'] != '' AND attributes['dimension'] != ''
+            ORDER BY created_at, feedback_id`,
+    format: 'JSONEachRow',
+  })
+  return labelsFromAnnotations(await result.json<AnnotationRow>())
+}
