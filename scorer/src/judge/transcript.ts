@@ -70,6 +70,8 @@ export function buildTranscript(trace: Trace, maxCharsPerTurn = 4000): Transcrip
       const result = call.result === undefined ? '' : `\nresult: ${asText(call.result)}`
       const failed = call.error ? ` [error: ${call.error}]` : ''
       push(span.spanId, { role: 'tool', name: call.name, text: `call ${call.name}(${call.rawArguments ?? ''})${result}${failed}` })
+      // The next model call's input repeats this result as a tool message: shown once, here.
+      if (result) seen.add(`tool\u0000\u0000${result.slice(1)}`)
       continue
     }
     if (!isLlmSpan(span) && f.operation !== 'invoke_agent') continue
