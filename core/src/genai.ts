@@ -48,6 +48,11 @@ const count = (v: AttributeValue | undefined): number => {
   return Number.isFinite(n) && n >= 0 ? Math.trunc(n) : 0
 }
 
+/** The user a span names, without extracting every field (the judge's sampler asks it of every trace). */
+export function userIdOf(span: Span): string {
+  return text(first(span, ['user.id', 'enduser.id']))
+}
+
 export function genAiFields(span: Span): GenAiFields {
   let operation = text(first(span, ['gen_ai.operation.name'], 'span'))
   const toolName = text(first(span, ['gen_ai.tool.name'], 'span'))
@@ -64,7 +69,7 @@ export function genAiFields(span: Span): GenAiFields {
     agentVersion: text(first(span, ['gen_ai.agent.version', SIEVE_ATTR.agentVersion, 'service.version'])),
     promptVersion: text(first(span, [SIEVE_ATTR.promptVersion])),
     sessionId: text(first(span, ['gen_ai.conversation.id', 'session.id'])),
-    userId: text(first(span, ['user.id', 'enduser.id'])),
+    userId: userIdOf(span),
     environment: text(first(span, ['deployment.environment.name', 'deployment.environment'])),
   }
 }

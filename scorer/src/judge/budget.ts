@@ -12,6 +12,11 @@ interface Window {
   calls: number
 }
 
+/** Whether `total` calls stay within `share` of `limit` (no limit: always). */
+function within(total: number, limit: number | undefined, share: number): boolean {
+  return limit === undefined || total <= Math.floor(limit * share)
+}
+
 const MINUTE = 60_000
 const DAY = 86_400_000
 
@@ -63,12 +68,11 @@ export class BudgetLedger {
     const minute = this.roll(this.minute, MINUTE)
     const day = this.roll(this.day, DAY)
     const own = this.sliceWindows(slice)
-    const within = (used: number, limit: number | undefined, share = 1) => limit === undefined || used + calls <= Math.floor(limit * share)
-    if (!within(minute.calls, this.limits.callsPerMinute, sl.stopAt)) return { ok: false, reason: 'calls_per_minute' }
-    if (!within(day.calls, this.limits.callsPerDay, sl.stopAt)) return { ok: false, reason: 'calls_per_day' }
+    if (!within(minute.calls + calls, this.limits.callsPerMinute, sl.stopAt)) return { ok: false, reason: 'calls_per_minute' }
+    if (!within(day.calls + calls, this.limits.callsPerDay, sl.stopAt)) return { ok: false, reason: 'calls_per_day' }
     if (this.limits.spendPerDay !== undefined && this.spentToday() >= this.limits.spendPerDay * sl.stopAt) return { ok: false, reason: 'spend_per_day' }
-    if (!within(own.minute.calls, sl.callsPerMinute)) return { ok: false, reason: 'slice_calls_per_minute' }
-    if (!within(own.day.calls, sl.callsPerDay)) return { ok: false, reason: 'slice_calls_per_day' }
+    if (!within(own.minute.calls + calls, sl.callsPerMinute, 1)) return { ok: false, reason: 'slice_calls_per_minute' }
+    if (!within(own.day.calls + calls, sl.callsPerDay, 1)) return { ok: false, reason: 'slice_calls_per_day' }
     minute.calls += calls
     day.calls += calls
     own.minute.calls += calls

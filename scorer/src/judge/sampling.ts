@@ -13,15 +13,13 @@ export const RANDOM_SLICE = 'random'
 export function hashUnit(traceId: string, salt: string): number {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
-  const mix = (code: number) => {
-    h1 = Math.imul(h1 ^ code, 2654435761)
-    h2 = Math.imul(h2 ^ code, 1597334677)
-  }
-  for (let i = 0; i < salt.length; i++) mix(salt.charCodeAt(i))
-  mix(0)
-  for (let i = 0; i < traceId.length; i++) {
-    const c = traceId.charCodeAt(i)
-    mix(c >= 65 && c <= 90 ? c + 32 : c) // ids are hex: case does not matter
+  // The salt, a 0 separator, then the id lower-cased (ids are hex: case does not matter).
+  const total = salt.length + 1 + traceId.length
+  for (let i = 0; i < total; i++) {
+    let c = i < salt.length ? salt.charCodeAt(i) : i === salt.length ? 0 : traceId.charCodeAt(i - salt.length - 1)
+    if (c >= 65 && c <= 90 && i > salt.length) c += 32
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
