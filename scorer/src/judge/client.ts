@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIError } from 'openai'
 import type { JudgeConfig } from './config.js'
 import { backoffDelay, parseRetryAfter } from './backoff.js'
 import { costUsd } from '../pricing.js'
+import { keepAliveFetch } from './http-fetch.js'
 import { JudgeError } from './judge-error.js'
 import type { JudgeMetrics } from './metrics.js'
 import { buildJudgePrompt } from './prompt.js'
@@ -53,7 +54,7 @@ export class JudgeClient {
     private readonly metrics: JudgeMetrics,
   ) {
     // The SDK's own retries are off: ours are counted and honour the configured backoff.
-    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs })
+    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs, fetch: keepAliveFetch })
     this.sleep = options.sleep ?? defaultSleep
     this.random = options.random ?? Math.random
   }

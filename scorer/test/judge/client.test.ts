@@ -117,3 +117,14 @@ test('a refused request (400) is not retried', async () => {
   assert.ok(!out.ok && out.error.code === 'REQUEST_REJECTED' && /unknown model/.test(out.error.message))
   assert.equal(server.requests.length, 1)
 })
+
+test('a judge slower than the timeout is retried like a network error, then PROVIDER_UNAVAILABLE', async () => {
+  const metrics = new JudgeMetrics()
+  server.requests.length = 0
+  server.setScript((r) => verdict(r, 4, { delayMs: 400 }))
+  const slow = new JudgeClient({ baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 50, maxRetries: 1, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }, metrics)
+  const out = await slow.judgeDimension(judge, rubric, accuracy, transcript)
+  assert.ok(!out.ok && out.error.code === 'PROVIDER_UNAVAILABLE', !out.ok ? out.error.message : 'scored')
+  assert.equal(metrics.get('retries{status=network}'), 1)
+  assert.equal(server.requests.length, 2)
+})
