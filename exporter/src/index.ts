@@ -1,0 +1,5 @@
+export { createScrubber, type Scrubber } from './scrub/scrubber.js'
+export { scrubOptionsSchema, type ScrubOptions } from './scrub/options.js'
+export { Placeholders } from './scrub/placeholders.js'
+export type { Finding, Detector } from './scrub/finding.js'
+export { BUILT_IN_TYPES, type BuiltInType } from './scrub/detectors/index.js'

@@ -1,0 +1,50 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
+import { before, matchAll, type Detector } from '../finding.js'
+
+/**
+ * International numbers (+ or 00 prefix) are checked against libphonenumber's numbering plans.
+ * National numbers have no country to check against, so they need the shape of a phone number
+ * (groups, parentheses, a leading trunk 0) or a cue word nearby; bare digit runs such as order
+ * numbers pass unless a cue like "call me at" stands before them.
+ */
+const INTERNATIONAL = /(?<![\p{L}\p{N}+])(?:\+|00)\d(?:[ .-]?\(?\d+\)?){2,8}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\p{L}\p{N}])/gu
+const NATIONAL = /(?<![\p{L}\p{N}.,/:_-])\(?\d{1,10}\)?(?:[ .-]{1,2}\(?\d{1,8}\)?){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\p{L}\p{N}]|[.,/:-]\d)/gu
+
+const CUE = /(?:phone|tel\b|tel\.|telephone|mobile|cell|call|fax|sms|text me|whatsapp|desk|office|reach|dial|ring me|answering|messages to|registered|contact|number is|nummer|téléphone|telefon|móvil|cellulare)/
+const CUE_AFTER = /^\W{0,3}(?:office|fax|mobile|cell|home|work|phone|tel)/i
+const NOT_A_PHONE = /(?:order|invoice|ticket|tracking|sku|ref|reference|account|acct|card|cc|id|no\.?|#|version|build|zip|postal|code|total|amount|price|qty|quantity)\W*(?:number|no\.?|#|is|:)?\W*$/
+const DATE_SHAPE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$/
+
+function digitCount(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57) n++
+  return n
+}
+
+function international(text: string) {
+  return matchAll(text, INTERNATIONAL, 'PHONE', (m) => {
+    const raw = m[0].replace(/^00/, '+').replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
+    return parsePhoneNumberFromString(raw)?.isPossible() ?? false
+  })
+}
+
+function national(text: string) {
+  return matchAll(text, NATIONAL, 'PHONE', (m) => {
+    const value = m[0]
+    const main = value.replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
+    const digits = digitCount(main)
+    if (digits < 7 || digits > 13 || DATE_SHAPE.test(main)) return false
+    const near = before(text, m.index, 40)
+    if (NOT_A_PHONE.test(near.slice(-25))) return false
+    if (CUE.test(near) || CUE_AFTER.test(text.slice(m.index + value.length, m.index + value.length + 12))) return true
+    const groups = main.split(/[ .-]+/).length
+    const shaped = main.includes('(') || groups >= 3 || (groups === 2 && main[0] === '0')
+    return shaped && digits >= 8 && digits <= 12
+  })
+}
+
+export const phone: Detector = {
+  type: 'PHONE',
+  priority: 6,
+  find: (text) => international(text).concat(national(text)),
+}
