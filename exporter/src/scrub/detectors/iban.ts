@@ -1,8 +1,8 @@
 import { ibanValid } from '../checksums.js'
 import { matchAll, type Detector } from '../finding.js'
 
-/** Country code, check digits, then 11 to 30 letters or digits, compact or in groups of four. */
-const CANDIDATE = /(?<![\p{L}\p{N}])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]{4}){2,7}(?:[ ]?[A-Za-z0-9]{1,3})?(?![\p{L}\p{N}])/gu
+/** Country code, check digits, then 11 to 30 letters or digits: compact (any case) or printed in groups of four. */
+const CANDIDATE = /(?<![\p{L}\p{N}])(?:[A-Za-z]{2}\d{2}[A-Za-z0-9]{11,30}|[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)(?![\p{L}\p{N}])/gu
 
 export const iban: Detector = {
   type: 'IBAN',

@@ -10,9 +10,9 @@ export const ipAddress: Detector = {
   type: 'IP_ADDRESS',
   priority: 7,
   find(text) {
-    const v4 = matchAll(text, IPV4, 'IP_ADDRESS')
+    const v4 = !/\d\.\d/.test(text) ? [] : matchAll(text, IPV4, 'IP_ADDRESS')
     // Clock times and MAC addresses also have colons; node's parser keeps only real IPv6.
-    const v6 = text.includes(':') ? matchAll(text, IPV6, 'IP_ADDRESS', (m) => m[0].length > 4 && m[0] !== '::' && isIPv6(m[0])) : []
+    const v6 = /[0-9a-fA-F]:[0-9a-fA-F:]/.test(text) ? matchAll(text, IPV6, 'IP_ADDRESS', (m) => m[0].length > 4 && m[0] !== '::' && isIPv6(m[0])) : []
     return v4.concat(v6)
   },
 }

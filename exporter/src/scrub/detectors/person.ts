@@ -7,7 +7,7 @@ import type { Detector, Finding } from '../finding.js'
  * cue such as "my name is" makes the following words a name even when no list knows them, and
  * surname endings common across Europe (-sson, -ová, -ski, -escu, …) count as evidence too.
  */
-const TOKEN = /(?<![\p{L}\p{M}\p{N}_@.'’-])(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*|\p{Lu}\.?|\p{Ll}[\p{Ll}\p{M}]+)(?![\p{L}\p{M}\p{N}_@])/gu
+const TOKEN = /(?<![\p{L}\p{M}\p{N}_@.'’-])(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*)(?![\p{L}\p{M}\p{N}_@])/gu
 const HONORIFIC = /(?:\b(?:mr|mrs|ms|mx|miss|dr|prof|sir|dame|madam|herr|frau|mme|mlle|sr|sra|srta|dott|sig|ra)\.?|\bm\.)\s+$/i
 const STRONG_CUE =
   /(?:(?:my|his|her|their|your|maiden|last|first|full|account|customer|user)(?:'s)? name(?: is|:)|\bname\s*[:=]|\bi'?m|\bi am|\bthis is|\bcalled|\bnamed|\bcall me|\bsigned|\bregards,|\bthanks,|\bcheers,|\bsincerely,|\bdear|\bhi|\bhello|\bhey|\bcontact|\bunder|\bcustomer|\bbeneficiary|\bguardian|\bpartner|\bkid|\bson|\bdaughter|\bwife|\bhusband|\bwith ms\.?|\bsays|\bsaid|\bdirected by|\bstarring|\bfollow up with|\bby|\bcommenter|\bproducer|\bsongwriter|\bsinger|\bauthor)\W{0,3}$/i
@@ -16,6 +16,19 @@ const SURNAME_ENDING =
   /(?:son|sen|ssen|dóttir|dottir|ová|ova|eva|ov|ev|ski|ska|sky|ský|cki|cka|wicz|ek|escu|ić|ič|vić|ian|yan|enko|uk|ak|poulos|idis|akis|opoulos|ez|es|ini|elli|etti|ucci|mann|berg|stein|nen|lä|inen|ar|ás|os|ssy|ffy)$/
 
 type Kind = 'first' | 'last' | 'initial' | 'common' | 'unknown'
+
+const kinds = new Map<string, Kind>()
+
+/** kindOf, remembered: the same capitalised words recur across a dataset. */
+function cachedKind(token: string, lex: NameLexicon): Kind {
+  let kind = kinds.get(token)
+  if (kind === undefined) {
+    if (kinds.size > 100_000) kinds.clear()
+    kind = kindOf(token, lex)
+    kinds.set(token, kind)
+  }
+  return kind
+}
 
 function kindOf(token: string, lex: NameLexicon): Kind {
   if (/^\p{Lu}\.?$/u.test(token)) return 'initial'
@@ -44,10 +57,10 @@ function runs(text: string, lex: NameLexicon): Token[][] {
   TOKEN.lastIndex = 0
   for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
     let value = m[0]
-    if (/['’]s$/.test(value)) value = value.slice(0, -2)
-    const kind = kindOf(value, lex)
+    if (value.endsWith("'s") || value.endsWith('’s')) value = value.slice(0, -2)
+    const kind = cachedKind(value, lex)
     const ambiguous = (kind === 'first' || kind === 'last') && lex.common.has(value.toLowerCase())
-    const token: Token = { text: value, start: m.index, end: m.index + value.length, kind, ambiguous, capitalised: /^\p{Lu}/u.test(value) }
+    const token: Token = { text: value, start: m.index, end: m.index + value.length, kind, ambiguous, capitalised: true }
     const prev = run[run.length - 1]
     if (prev && (token.start - prev.end !== 1 || text[prev.end] !== ' ')) {
       out.push(run)
@@ -148,6 +161,13 @@ function speakers(text: string, lex: NameLexicon): Finding[] {
   return found
 }
 
+/** Whether an honorific or a cue such as "my name is" stands right before `start`. */
+function cuedAt(text: string, start: number): boolean {
+  if (start === 0) return false
+  const head = text.slice(Math.max(0, start - 40), start)
+  return HONORIFIC.test(head) || STRONG_CUE.test(head) || NAME_FIELD.test(head)
+}
+
 export const person: Detector = {
   type: 'PERSON',
   priority: 2,
@@ -157,13 +177,13 @@ export const person: Detector = {
     for (const run of runs(text, lex)) {
       for (const c of candidates(run)) {
         const start = c[0]!.start
-        const head = text.slice(Math.max(0, start - 40), start)
-        const cued = HONORIFIC.test(head) || STRONG_CUE.test(head) || NAME_FIELD.test(head)
-        if (isName(c, cued)) found.push({ type: 'PERSON', start, end: c[c.length - 1]!.end })
+        if (isName(c, false) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: c[c.length - 1]!.end })
       }
     }
-    if (/name|i'?m|i am/i.test(text)) found.push(...lowerCaseAfterField(text, lex))
-    found.push(...enumerated(text, found, lex), ...speakers(text, lex))
+    // Names typed in lower case are only looked for in text written all in lower case.
+    if (!/\p{Lu}/u.test(text) && /name|i'?m|i am/.test(text)) found.push(...lowerCaseAfterField(text, lex))
+    if (found.length && / (?:and|or|&) /.test(text)) found.push(...enumerated(text, found, lex))
+    if (text.includes(':')) found.push(...speakers(text, lex))
     return found
   },
 }

@@ -7,13 +7,16 @@ import { before, matchAll, type Detector } from '../finding.js'
  * (groups, parentheses, a leading trunk 0) or a cue word nearby; bare digit runs such as order
  * numbers pass unless a cue like "call me at" stands before them.
  */
-const INTERNATIONAL = /(?<![\p{L}\p{N}+])(?:\+|00)\d(?:[ .-]?\(?\d+\)?){2,8}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\p{L}\p{N}])/gu
-const NATIONAL = /(?<![\p{L}\p{N}.,/:_-])\(?\d{1,10}\)?(?:[ .-]{1,2}\(?\d{1,8}\)?){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\p{L}\p{N}]|[.,/:-]\d)/gu
+const INTERNATIONAL = /(?<![A-Za-z0-9+])(?:\+|00)\d(?:[ .-]?\(?\d+\)?){2,8}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![A-Za-z0-9])/g
+const NATIONAL = /(?<![A-Za-z0-9.,/:_-])\(?\d{1,10}\)?(?:[ .-]{1,2}\(?\d{1,8}\)?){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![A-Za-z0-9]|[.,/:-]\d)/g
 
 const CUE = /(?:phone|tel\b|tel\.|telephone|mobile|cell|call|fax|sms|text me|whatsapp|desk|office|reach|dial|ring me|answering|messages to|registered|contact|number is|nummer|téléphone|telefon|móvil|cellulare)/
 const CUE_AFTER = /^\W{0,3}(?:office|fax|mobile|cell|home|work|phone|tel)/i
 const NOT_A_PHONE = /(?:order|invoice|ticket|tracking|sku|ref|reference|account|acct|card|cc|id|no\.?|#|version|build|zip|postal|code|total|amount|price|qty|quantity)\W*(?:number|no\.?|#|is|:)?\W*$/
-const DATE_SHAPE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$/
+/** Dates and dotted quads are digit groups too, and never phone numbers. */
+const OTHER_SHAPE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3})$/
+
+const GATE = /\d[\d ().-]{5,}\d/
 
 function digitCount(s: string): number {
   let n = 0
@@ -33,7 +36,7 @@ function national(text: string) {
     const value = m[0]
     const main = value.replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
     const digits = digitCount(main)
-    if (digits < 7 || digits > 13 || DATE_SHAPE.test(main)) return false
+    if (digits < 7 || digits > 13 || OTHER_SHAPE.test(main)) return false
     const near = before(text, m.index, 40)
     if (NOT_A_PHONE.test(near.slice(-25))) return false
     if (CUE.test(near) || CUE_AFTER.test(text.slice(m.index + value.length, m.index + value.length + 12))) return true
@@ -46,5 +49,6 @@ function national(text: string) {
 export const phone: Detector = {
   type: 'PHONE',
   priority: 6,
-  find: (text) => international(text).concat(national(text)),
+  // Seven digits at least, whatever the separators: most strings have no such run and are skipped at once.
+  find: (text) => (GATE.test(text) ? international(text).concat(national(text)) : []),
 }

@@ -17,6 +17,7 @@ const KNOWN_FORMATS = new RegExp(
   ].join('|'),
   'g',
 )
+const KNOWN_GATE = /sk-|[spr]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|eyJ|-----BEGIN/
 const BOUNDED_KNOWN = new RegExp(`(?<![A-Za-z0-9_])(?:${KNOWN_FORMATS.source})`, 'g')
 
 /** The value after an Authorization scheme or after a key named like a secret. */
@@ -57,14 +58,28 @@ function looksGenerated(token: string): boolean {
   return entropy(token) >= 3.6
 }
 
+function longestKeyRun(text: string): number {
+  let best = 0
+  let run = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45) {
+      if (++run > best) best = run
+    } else run = 0
+  }
+  return best
+}
+
 export const secret: Detector = {
   type: 'SECRET',
   priority: 9,
   find(text) {
-    const found: Finding[] = matchAll(text, BOUNDED_KNOWN, 'SECRET')
-    found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
-    found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
-    found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
+    // Every secret shape has a run of six or more key characters; prose rarely does.
+    if (!/[A-Za-z0-9_-]{6}/.test(text)) return []
+    const found: Finding[] = KNOWN_GATE.test(text) ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
+    if (/bearer|basic|token|bot/i.test(text)) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
+    if (/[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
+    if (longestKeyRun(text) >= 24) found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
     return found
   },
 }

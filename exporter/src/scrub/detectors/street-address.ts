@@ -14,28 +14,30 @@ const PREFIX =
 const FUSED =
   '(?:straße|strasse|str\\.|gasse|weg|allee|platz|ring|damm|ufer|steig|pfad|laan|straat|gracht|plein|kade|singel|dijk|steeg|vej|gade|gata|gatan|vägen|väg|veien|vegen|vegur|braut|stræti|gränd|katu|tie|kuja|polku|tori|raitti|utca|út|tér|ulice|náměstí|třída|nábřeží|cesta|ulica|iela|gatvė|tänav|ská|ská)'
 
-const CORE = new RegExp(
-  [
-    // 12 Main Street / 2450 Crown St / 903 83 Dora Creek
-    `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])`,
-    // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53
-    `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}`,
-    // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
-    `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}`,
-    // P.O. Box 211 / PSC 3294, Box 9168
-    `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}`,
-    // An address block's street line, "20789 Allika 46": postcode or house number, name, number
-    `(?<=^|\\n)[ \\t>?]*\\d{3,6} (?:${WORD} ){1,3}${NUMBER}(?=[ \\t]*(?:\\n|,|$))`,
-    // Apt. 117 / Suite 464 standing alone
-    `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?`,
-  ].join('|'),
-  'gu',
-)
-const BOUNDED_CORE = new RegExp(`(?<![\\p{L}\\p{N}])(?:${CORE.source})(?![\\p{L}\\p{N}])`, 'gu')
+/**
+ * Street-line shapes, each with a cheap gate: the full pattern (costly, it backtracks over words)
+ * runs only on text where the gate finds the literal part of the shape.
+ */
+const SHAPES: { gate: RegExp; pattern: string }[] = [
+  // 12 Main Street / 2450 Crown St / 903 83 Dora Creek
+  { gate: new RegExp(`(?:${SUFFIX})(?![A-Za-z])`), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
+  // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53
+  { gate: new RegExp(`(?:${PREFIX}) `), pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
+  // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
+  { gate: new RegExp(`${FUSED} \\d`), pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
+  // P.O. Box 211 / PSC 3294, Box 9168
+  { gate: /Box \d|Postfach|Apartado/, pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
+  // An address block's street line, "20789 Allika 46": postcode or house number, name, number
+  { gate: /(?:^|\n)[ \t>?]*\d{3}/, pattern: `(?<=^|\\n)[ \\t>?]*\\d{3,6} (?:${WORD} ){1,3}${NUMBER}(?=[ \\t]*(?:\\n|,|$))` },
+  // Apt. 117 / Suite 464 standing alone
+  { gate: /(?:Apt|Apartment|Suite|Unit|Flat)\.? #?\d/, pattern: `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?` },
+]
+const CORE = SHAPES.map(({ gate, pattern }) => ({ gate, regex: new RegExp(`(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])`, 'gu') }))
 
 /** After an address cue, a capitalised name with a house number is an address whatever its language. */
 const CUE =
   /(?:address(?:es)?|live[sd]? (?:at|on|in)|lived in|living at|located at|sent to|send (?:it |them )?to|deliver(?:ed)? to|ship(?:ped)? to|meet (?:me |you )?at|moved to|stop at|arrived at|return to|taxi to|is at|is on|corner of|side of|drops you off at)\W{0,3}$/i
+const CUE_ANYWHERE = /address|live|located|sent|send|deliver|ship|meet|moved|stop|arrived|return|taxi| is |corner|side of|drops/i
 const CUED = new RegExp(`(?<![\\p{L}\\p{N}])(?:\\d{1,6} )?(?:(?:${WORD} ){1,4}${NUMBER}|${NUMBER} (?:${WORD} ?){1,4})`, 'gu')
 
 /** What may follow a street line: unit, city, region code, postcode, country; on the same line or the next few. */
@@ -65,8 +67,9 @@ export const streetAddress: Detector = {
   type: 'ADDRESS',
   priority: 4,
   find(text) {
-    const core = matchAll(text, BOUNDED_CORE, 'ADDRESS')
-    const cued = matchAll(text, CUED, 'ADDRESS', (m) => CUE.test(before(text, m.index, 30)))
+    if (!/\d/.test(text)) return []
+    const core = CORE.flatMap(({ gate, regex }) => (gate.test(text) ? matchAll(text, regex, 'ADDRESS') : []))
+    const cued = !CUE_ANYWHERE.test(text) ? [] : matchAll(text, CUED, 'ADDRESS', (m) => CUE.test(before(text, m.index, 30)))
     return withTail(core.concat(cued), text)
   },
 }
