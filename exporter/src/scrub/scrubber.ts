@@ -37,9 +37,26 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
   const priorityOf = (type: string) => priorities.get(type) ?? 0
   const allow = options.allow.map((source) => new RegExp(`^(?:${source})$`, 'u'))
 
+  /**
+   * Findings of recent strings: system prompts, tool descriptions and repeated tool results recur in
+   * almost every trace of an agent. Held in memory only, never written.
+   */
+  const recent = new Map<string, Finding[]>()
+
   function detect(text: string): Finding[] {
     // Short strings without digits, '@' or capitals (enum values, keys, plain words) cannot hold anything detected.
     if (text.length < 3 || !/[\d@A-Z\u00C0-\uFFFF=]/.test(text)) return []
+    const remembered = recent.get(text)
+    if (remembered) return remembered
+    const found = detectUncached(text)
+    if (text.length >= 64 && text.length <= 65_536) {
+      if (recent.size >= 2_000) recent.clear()
+      recent.set(text, found)
+    }
+    return found
+  }
+
+  function detectUncached(text: string): Finding[] {
     const all: Finding[] = []
     for (const d of detectors) for (const f of d.find(text)) all.push(f)
     const kept = resolve(all, priorityOf)

@@ -7,7 +7,8 @@ import type { Detector, Finding } from '../finding.js'
  * cue such as "my name is" makes the following words a name even when no list knows them, and
  * surname endings common across Europe (-sson, -ová, -ski, -escu, …) count as evidence too.
  */
-const TOKEN = /(?<![\p{L}\p{M}\p{N}_@.'’-])(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*)(?![\p{L}\p{M}\p{N}_@])/gu
+// The left boundary is checked by hand (see runs): a lookbehind here would be tried at every position.
+const TOKEN = /(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*)(?![\p{L}\p{M}\p{N}_@])/gu
 const HONORIFIC = /(?:\b(?:mr|mrs|ms|mx|miss|dr|prof|sir|dame|madam|herr|frau|mme|mlle|sr|sra|srta|dott|sig|ra)\.?|\bm\.)\s+$/i
 const STRONG_CUE =
   /(?:(?:my|his|her|their|your|maiden|last|first|full|account|customer|user)(?:'s)? name(?: is|:)|\bname\s*[:=]|\bi'?m|\bi am|\bthis is|\bcalled|\bnamed|\bcall me|\bsigned|\bregards,|\bthanks,|\bcheers,|\bsincerely,|\bdear|\bhi|\bhello|\bhey|\bcontact|\bunder|\bcustomer|\bbeneficiary|\bguardian|\bpartner|\bkid|\bson|\bdaughter|\bwife|\bhusband|\bwith ms\.?|\bsays|\bsaid|\bdirected by|\bstarring|\bfollow up with|\bby|\bcommenter|\bproducer|\bsongwriter|\bsinger|\bauthor)\W{0,3}$/i
@@ -50,12 +51,15 @@ interface Token {
   capitalised: boolean
 }
 
+const INSIDE_WORD = /[\p{L}\p{M}\p{N}_@.'’-]/u
+
 /** Consecutive tokens separated by exactly one space form a run. */
 function runs(text: string, lex: NameLexicon): Token[][] {
   const out: Token[][] = []
   let run: Token[] = []
   TOKEN.lastIndex = 0
   for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    if (m.index > 0 && INSIDE_WORD.test(text[m.index - 1]!)) continue
     let value = m[0]
     if (value.endsWith("'s") || value.endsWith('’s')) value = value.slice(0, -2)
     const kind = cachedKind(value, lex)

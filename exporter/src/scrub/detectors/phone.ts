@@ -25,9 +25,11 @@ function digitCount(s: string): number {
 }
 
 function international(text: string) {
+  if (!text.includes('+') && !text.includes('00')) return []
   return matchAll(text, INTERNATIONAL, 'PHONE', (m) => {
     const raw = m[0].replace(/^00/, '+').replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
-    return parsePhoneNumberFromString(raw)?.isPossible() ?? false
+    const digits = digitCount(raw)
+    return digits >= 8 && digits <= 15 && (parsePhoneNumberFromString(raw)?.isPossible() ?? false)
   })
 }
 

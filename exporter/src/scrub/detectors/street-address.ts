@@ -1,4 +1,4 @@
-import { before, matchAll, type Detector, type Finding } from '../finding.js'
+import { matchAll, type Detector, type Finding } from '../finding.js'
 
 const WORD = "\\p{Lu}[\\p{L}\\p{M}'’.-]*"
 const ANY_WORD = "[\\p{L}\\p{M}][\\p{L}\\p{M}'’.-]*"
@@ -37,8 +37,20 @@ const CORE = SHAPES.map(({ gate, pattern }) => ({ gate, regex: new RegExp(`(?<![
 /** After an address cue, a capitalised name with a house number is an address whatever its language. */
 const CUE =
   /(?:address(?:es)?|live[sd]? (?:at|on|in)|lived in|living at|located at|sent to|send (?:it |them )?to|deliver(?:ed)? to|ship(?:ped)? to|meet (?:me |you )?at|moved to|stop at|arrived at|return to|taxi to|is at|is on|corner of|side of|drops you off at)\W{0,3}$/i
-const CUE_ANYWHERE = /address|live|located|sent|send|deliver|ship|meet|moved|stop|arrived|return|taxi| is |corner|side of|drops/i
-const CUED = new RegExp(`(?<![\\p{L}\\p{N}])(?:\\d{1,6} )?(?:(?:${WORD} ){1,4}${NUMBER}|${NUMBER} (?:${WORD} ?){1,4})`, 'gu')
+const CUES = new RegExp(CUE.source.replace(/\$$/, ''), 'gi')
+/** Sticky: tried only right after a cue. */
+const CUED = new RegExp(`(?:\\d{1,6} )?(?:(?:${WORD} ){1,4}${NUMBER}|${NUMBER} (?:${WORD} ?){1,4})(?![\\p{L}\\p{N}])`, 'uy')
+
+function afterCues(text: string): Finding[] {
+  const found: Finding[] = []
+  CUES.lastIndex = 0
+  for (let cue = CUES.exec(text); cue; cue = CUES.exec(text)) {
+    CUED.lastIndex = cue.index + cue[0].length
+    const m = CUED.exec(text)
+    if (m) found.push({ type: 'ADDRESS', start: m.index, end: m.index + m[0].length })
+  }
+  return found
+}
 
 /** What may follow a street line: unit, city, region code, postcode, country; on the same line or the next few. */
 const TAIL = new RegExp(
@@ -69,7 +81,6 @@ export const streetAddress: Detector = {
   find(text) {
     if (!/\d/.test(text)) return []
     const core = CORE.flatMap(({ gate, regex }) => (gate.test(text) ? matchAll(text, regex, 'ADDRESS') : []))
-    const cued = !CUE_ANYWHERE.test(text) ? [] : matchAll(text, CUED, 'ADDRESS', (m) => CUE.test(before(text, m.index, 30)))
-    return withTail(core.concat(cued), text)
+    return withTail(core.concat(afterCues(text)), text)
   },
 }
