@@ -1,7 +1,9 @@
 import type { Command } from '../command.js'
+import { checksCommand } from './checks.js'
 import { migrateCommand } from './migrate.js'
+import { scoreCommand } from './score.js'
 import { scrubCommand } from './scrub.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [upCommand, migrateCommand, scrubCommand]
+export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, scrubCommand]
