@@ -9,9 +9,10 @@ export interface Scrubber {
   detect(text: string): Finding[]
   /**
    * A copy of `value` (string, array, object, any depth) with every string scrubbed. One call is
-   * one example: the same value gets the same placeholder everywhere inside it.
+   * one example (the same value gets the same placeholder everywhere inside it) unless the
+   * placeholders of an example in progress are passed.
    */
-  scrub<T>(value: T): T
+  scrub<T>(value: T, placeholders?: Placeholders): T
   /** Scrubs one string with the placeholders of an example in progress. */
   scrubText(text: string, placeholders: Placeholders): string
   /** Starts the placeholder scope of a new example. */
@@ -87,5 +88,5 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
   }
 
   const newExample = () => new Placeholders(options.secret)
-  return { detect, scrubText, newExample, scrub: <T>(value: T) => deep(value, newExample()) as T }
+  return { detect, scrubText, newExample, scrub: <T>(value: T, placeholders = newExample()) => deep(value, placeholders) as T }
 }

@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
-import { before, matchAll, type Detector } from '../finding.js'
+import { before, matchAll, type Detector, type Finding } from '../finding.js'
 
 /**
  * International numbers (+ or 00 prefix) are checked against libphonenumber's numbering plans.
@@ -48,9 +48,15 @@ function national(text: string) {
   })
 }
 
+/** "(+44 20 7946 0958)": a closing parenthesis without its opening one belongs to the sentence. */
+function unbalanced(text: string, f: Finding): Finding {
+  const value = text.slice(f.start, f.end)
+  return value.endsWith(')') && !value.includes('(') ? { ...f, end: f.end - 1 } : f
+}
+
 export const phone: Detector = {
   type: 'PHONE',
   priority: 6,
   // Seven digits at least, whatever the separators: most strings have no such run and are skipped at once.
-  find: (text) => (GATE.test(text) ? international(text).concat(national(text)) : []),
+  find: (text) => (GATE.test(text) ? international(text).concat(national(text)).map((f) => unbalanced(text, f)) : []),
 }
