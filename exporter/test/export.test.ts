@@ -8,7 +8,7 @@ import { createStorage, insertSpans, migrate } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
 import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
-import { createScrubber, exportDataset, parseDataset, sinceUnixNano, type ExportOptions } from '../src/index.js'
+import { createScrubber, exportDataset, parseDataset, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
 let storage: ClickHouseClient
@@ -121,4 +121,16 @@ test('refuses to append to a file with invalid lines, naming the command that ex
   const out = join(dir, 'broken.jsonl')
   writeFileSync(out, '{"version": 1}\n')
   await assert.rejects(exportDataset(storage, options(out)), /invalid line\(s\); run `sieve dataset validate/)
+})
+
+test('the exported dataset replays through the regression gate: the fixed agent passes, the broken agent fails', async () => {
+  const dataset = join(dir, 'golden.jsonl')
+  const agent = 'exporter/test/fixtures/refund-agent.ts'
+  const root = new URL('../../', import.meta.url).pathname
+  const gate = (a: string) => runGate({ dataset, agent: a, repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root })
+  const fixed = await gate(agent)
+  assert.equal(fixed.exitCode, 0, JSON.stringify(fixed.examples))
+  const broken = await gate(`"${process.execPath}" --import tsx ${agent} --broken`)
+  assert.equal(broken.exitCode, 1)
+  assert.match(broken.reasons.join('\n'), /known failure ex_[0-9a-f]{16} fails again/)
 })
