@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs'
-import { createScrubber } from '../src/index.js'
+import { resolveChecksConfig } from '@sieve/scorer'
+import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
+import { buildExample, createScrubber } from '../src/index.js'
 import { presidioDatasetPath } from './presidio.js'
 
 /**
@@ -30,12 +33,12 @@ function example(i: number) {
 
 const examples = Array.from({ length: 3000 }, (_, i) => example(i))
 const bytes = examples.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)
-const scrubber = createScrubber()
-for (const e of examples.slice(0, 200)) scrubber.scrub(e) // warm up the JIT and the name lexicon
+for (const e of examples.slice(0, 200)) createScrubber().scrub(e) // warm up the JIT and the name lexicon
 
 const runs: number[] = []
 for (let r = 0; r < 5; r++) {
   // CPU time, not wall time: other processes on the machine must not count against the scrubber.
+  const scrubber = createScrubber() // fresh: no strings remembered from an earlier run
   const t0 = process.cpuUsage()
   for (const e of examples) scrubber.scrub(e)
   const used = process.cpuUsage(t0)
@@ -46,3 +49,42 @@ const median = runs[Math.floor(runs.length / 2)]!
 const mb = bytes / 1e6
 console.log(`bench:scrub  ${examples.length} examples, ${mb.toFixed(1)} MB of JSON, median CPU time of ${runs.length} runs on one core`)
 console.log(`  ${(mb / median).toFixed(1)} MB/s   ${Math.round(examples.length / median)} examples/s   (target >= 20 MB/s)`)
+
+/**
+ * As part of export: the same text as real traces (recorded with the OpenTelemetry SDK, decoded by
+ * the collector), each turned into a golden example (trace view, expectations, scrubbing, schema).
+ * Storage reads are not included: they depend on the ClickHouse deployment.
+ */
+const checks = resolveChecksConfig(checksSection)
+const traces = Array.from({ length: 600 }, (_, i) => {
+  const user = `${sentences[(i * 3) % sentences.length]} ${corpus[(i * 11) % corpus.length]}`
+  const order = { order_id: `A-${1000 + i}`, note: sentences[(i * 3 + 1) % sentences.length], delivered_days_ago: 45 }
+  const answer = `${sentences[(i * 3 + 2) % sentences.length]} Refunded order A-${1000 + i}.`
+  const r = new AgentRecorder('support')
+  return r
+    .agent(user, () =>
+      r
+        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { order_id: order.order_id } }] })
+        .tool({ name: 'lookup_order', callId: 'c1', arguments: { order_id: order.order_id }, result: order })
+        .llm({ toolResults: [{ id: 'c1', response: order }], tools: TOOLS, toolCalls: [{ id: 'c2', name: 'process_refund', arguments: { order_id: order.order_id, amount: 89 } }] })
+        .tool({ name: 'process_refund', callId: 'c2', arguments: { order_id: order.order_id, amount: 89 }, result: { status: 'refunded' } })
+        .llm({ toolResults: [{ id: 'c2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
+    answer)
+    .trace()
+})
+const traceBytes = traces.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t.spans.map((s) => s.attributes))), 0)
+const scores = [{ name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false }]
+const exportRuns: number[] = []
+for (let r = 0; r < 5; r++) {
+  // A fresh trace object each run: trace views are cached per object and would skip the parsing.
+  const copies = traces.map((t) => ({ ...t }))
+  const options = { checks, scrubber: createScrubber(), bucket: 'known-failure' as const, now: new Date(), reviewAfterDays: 90 }
+  const t0 = process.cpuUsage()
+  for (const t of copies) buildExample(t, scores, options)
+  const used = process.cpuUsage(t0)
+  exportRuns.push((used.user + used.system) / 1e6)
+}
+exportRuns.sort((a, b) => a - b)
+const exportMedian = exportRuns[Math.floor(exportRuns.length / 2)]!
+console.log(`as part of export: ${traces.length} traces, ${(traceBytes / 1e6).toFixed(1)} MB of span attributes`)
+console.log(`  ${(traceBytes / 1e6 / exportMedian).toFixed(1)} MB/s   ${Math.round(traces.length / exportMedian)} examples/s`)
