@@ -18,17 +18,24 @@ const SURNAME_ENDING =
 
 type Kind = 'first' | 'last' | 'initial' | 'common' | 'unknown'
 
-const kinds = new Map<string, Kind>()
+interface WordInfo {
+  kind: Kind
+  /** A known name that is also an ordinary word or a place ("Will", "Crystal", "Park"). */
+  ambiguous: boolean
+}
 
-/** kindOf, remembered: the same capitalised words recur across a dataset. */
-function cachedKind(token: string, lex: NameLexicon): Kind {
-  let kind = kinds.get(token)
-  if (kind === undefined) {
-    if (kinds.size > 100_000) kinds.clear()
-    kind = kindOf(token, lex)
-    kinds.set(token, kind)
+const words = new Map<string, WordInfo>()
+
+/** What the lexicon says of a capitalised word, remembered: the same words recur across a dataset. */
+function wordInfo(token: string, lex: NameLexicon): WordInfo {
+  let info = words.get(token)
+  if (info === undefined) {
+    if (words.size > 100_000) words.clear()
+    const kind = kindOf(token, lex)
+    info = { kind, ambiguous: (kind === 'first' || kind === 'last') && lex.common.has(token.toLowerCase()) }
+    words.set(token, info)
   }
-  return kind
+  return info
 }
 
 function kindOf(token: string, lex: NameLexicon): Kind {
@@ -46,9 +53,7 @@ interface Token {
   start: number
   end: number
   kind: Kind
-  /** A known name that is also an ordinary word or a place ("Will", "Crystal", "Park"). */
   ambiguous: boolean
-  capitalised: boolean
 }
 
 const INSIDE_WORD = /[\p{L}\p{M}\p{N}_@.'’-]/u
@@ -62,9 +67,8 @@ function runs(text: string, lex: NameLexicon): Token[][] {
     if (m.index > 0 && INSIDE_WORD.test(text[m.index - 1]!)) continue
     let value = m[0]
     if (value.endsWith("'s") || value.endsWith('’s')) value = value.slice(0, -2)
-    const kind = cachedKind(value, lex)
-    const ambiguous = (kind === 'first' || kind === 'last') && lex.common.has(value.toLowerCase())
-    const token: Token = { text: value, start: m.index, end: m.index + value.length, kind, ambiguous, capitalised: true }
+    const { kind, ambiguous } = wordInfo(value, lex)
+    const token: Token = { text: value, start: m.index, end: m.index + value.length, kind, ambiguous }
     const prev = run[run.length - 1]
     if (prev && (token.start - prev.end !== 1 || text[prev.end] !== ' ')) {
       out.push(run)
@@ -76,42 +80,40 @@ function runs(text: string, lex: NameLexicon): Token[][] {
   return out
 }
 
-/** Splits a run into the stretches that could be a name: capitalised, not ordinary words. */
-function candidates(run: Token[]): Token[][] {
-  const out: Token[][] = []
-  let cur: Token[] = []
-  for (const t of run) {
-    if (t.capitalised && t.kind !== 'common') cur.push(t)
-    else {
-      if (cur.length) out.push(cur)
-      cur = []
-    }
+/**
+ * Splits a run at ordinary words into the stretches that could be a name, as [from, to) index
+ * pairs into the run; initials only count inside a name, never at its edges.
+ */
+function candidates(run: Token[], each: (from: number, to: number) => void): void {
+  let from = 0
+  for (let i = 0; i <= run.length; i++) {
+    if (i < run.length && run[i]!.kind !== 'common') continue
+    let s = from
+    let e = i
+    while (s < e && run[s]!.kind === 'initial') s++
+    while (e > s && run[e - 1]!.kind === 'initial') e--
+    if (e > s) each(s, e)
+    from = i + 1
   }
-  if (cur.length) out.push(cur)
-  // Initials only count inside a name, never at its edges.
-  return out
-    .map((c) => {
-      let s = 0
-      let e = c.length
-      while (s < e && c[s]!.kind === 'initial') s++
-      while (e > s && c[e - 1]!.kind === 'initial') e--
-      return c.slice(s, e)
-    })
-    .filter((c) => c.length > 0)
 }
 
-function isName(c: Token[], cued: boolean): boolean {
-  if (cued) return true
-  const sure = c.filter((t) => (t.kind === 'first' || t.kind === 'last') && !t.ambiguous).length
-  const known = c.filter((t) => t.kind === 'first' || t.kind === 'last').length
-  const last = c[c.length - 1]!.text.toLowerCase()
-  if (c.length >= 2 && c.length <= 4) {
-    // "Mijail C Adomo": a capitalised word, an initial, a capitalised word.
-    if (c.some((t) => t.kind === 'initial')) return true
-    return sure >= 1 || known >= 2 || (SURNAME_ENDING.test(last) && c.every((t) => t.kind !== 'common'))
+/** Whether run[from, to) reads as a name from the words alone (no cue needed). */
+function isName(run: Token[], from: number, to: number): boolean {
+  const length = to - from
+  if (length > 4) return false
+  let sure = 0
+  let known = 0
+  let initials = 0
+  for (let i = from; i < to; i++) {
+    const t = run[i]!
+    if (t.kind === 'first' || t.kind === 'last') {
+      known++
+      if (!t.ambiguous) sure++
+    } else if (t.kind === 'initial') initials++
   }
-  if (c.length === 1) return sure === 1 && (c[0]!.kind === 'first' || c[0]!.text.length > 3)
-  return false
+  if (length === 1) return sure === 1 && (run[from]!.kind === 'first' || run[from]!.text.length > 3)
+  // "Mijail C Adomo": a capitalised word, an initial, a capitalised word.
+  return initials > 0 || sure >= 1 || known >= 2 || SURNAME_ENDING.test(run[to - 1]!.text.toLowerCase())
 }
 
 /** Lower-case names are only taken where a name is asked for ("name: eva kleist"). */
@@ -179,10 +181,10 @@ export const person: Detector = {
     const lex = nameLexicon()
     const found: Finding[] = []
     for (const run of runs(text, lex)) {
-      for (const c of candidates(run)) {
-        const start = c[0]!.start
-        if (isName(c, false) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: c[c.length - 1]!.end })
-      }
+      candidates(run, (from, to) => {
+        const start = run[from]!.start
+        if (isName(run, from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run[to - 1]!.end })
+      })
     }
     // Names typed in lower case are only looked for in text written all in lower case.
     if (!/\p{Lu}/u.test(text) && /name|i'?m|i am/.test(text)) found.push(...lowerCaseAfterField(text, lex))
