@@ -1,4 +1,4 @@
-import { createStorage, loadConfig } from '@sieve/core'
+import { createStorage, loadConfig, migrate } from '@sieve/core'
 import { BUCKETS, createScrubber, exportDataset, loadScrubOptions, sinceUnixNano, type GoldenExample } from '@sieve/exporter'
 import { loadChecksConfig } from '@sieve/scorer'
 import { UsageError, type Command } from '../command.js'
@@ -41,6 +41,8 @@ export const exportCommand: Command = {
     const checks = await loadChecksConfig(config.sections)
     const storage = await createStorage(config.clickhouse)
     try {
+      // The exports table may be newer than the deployment's last `sieve up`.
+      await migrate(storage, { retentionDays: config.retentionDays })
       const report = await exportDataset(storage, {
         out,
         projectId: String(values.project),
