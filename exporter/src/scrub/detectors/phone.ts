@@ -24,18 +24,36 @@ function digitCount(s: string): number {
   return n
 }
 
+/**
+ * libphonenumber's verdict, remembered: whether a number is possible depends on its country calling
+ * code and its length, and parsing costs tens of microseconds, far more than everything else here.
+ */
+const possible = new Map<string, boolean>()
+
+function isPossibleInternational(raw: string, digits: number): boolean {
+  const key = `${raw.replace(/\D/g, '').slice(0, 3)}|${digits}|${raw.includes('(0)')}`
+  let verdict = possible.get(key)
+  if (verdict === undefined) {
+    if (possible.size > 10_000) possible.clear()
+    verdict = parsePhoneNumberFromString(raw)?.isPossible() ?? false
+    possible.set(key, verdict)
+  }
+  return verdict
+}
+
 function international(text: string) {
   if (!text.includes('+') && !text.includes('00')) return []
   return matchAll(text, INTERNATIONAL, 'PHONE', (m) => {
     const raw = m[0].replace(/^00/, '+').replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
     const digits = digitCount(raw)
-    return digits >= 8 && digits <= 15 && (parsePhoneNumberFromString(raw)?.isPossible() ?? false)
+    return digits >= 8 && digits <= 15 && isPossibleInternational(raw, digits)
   })
 }
 
 function national(text: string) {
   return matchAll(text, NATIONAL, 'PHONE', (m) => {
     const value = m[0]
+    if (value.length < 7) return false
     const main = value.replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
     const digits = digitCount(main)
     if (digits < 7 || digits > 13 || OTHER_SHAPE.test(main)) return false
