@@ -157,6 +157,8 @@ function enumerated(text: string, names: Finding[], lex: NameLexicon): Finding[]
 /** Speaker labels in transcripts: a lone capitalised word opening a line and followed by a colon. */
 const SPEAKER = /(?<=^|\n)[ \t>]*(\p{Lu}[\p{Ll}\p{M}'’-]+)(?=:)/dgu
 
+const FIRST_SPEAKER = /^[ \t>]*\p{Lu}[\p{Ll}\p{M}'’-]+:/u
+
 function speakers(text: string, lex: NameLexicon): Finding[] {
   const found: Finding[] = []
   SPEAKER.lastIndex = 0
@@ -188,8 +190,9 @@ export const person: Detector = {
     }
     // Names typed in lower case are only looked for in text written all in lower case.
     if (!/\p{Lu}/u.test(text) && /name|i'?m|i am/.test(text)) found.push(...lowerCaseAfterField(text, lex))
-    if (found.length && / (?:and|or|&) /.test(text)) found.push(...enumerated(text, found, lex))
-    if (text.includes(':')) found.push(...speakers(text, lex))
+    if (found.length && / (?:and|or|&) \p{Lu}/u.test(text)) found.push(...enumerated(text, found, lex))
+    // Speaker labels open a line: only multi-line text, or text that opens with one, can hold them.
+    if (text.includes(':') && (text.includes('\n') || FIRST_SPEAKER.test(text))) found.push(...speakers(text, lex))
     return found
   },
 }
