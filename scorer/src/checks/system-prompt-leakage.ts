@@ -4,6 +4,22 @@ import { defineCheck } from './check.js'
 
 const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []
 
+/** Most traces of an agent share its system prompt: its word runs are computed once per prompt and length. */
+const shingleCache = new Map<string, Set<string>>()
+const MAX_CACHED_PROMPTS = 200
+
+function shinglesOf(prompt: string, minWords: number): Set<string> {
+  const key = `${minWords}\u0000${prompt}`
+  let shingles = shingleCache.get(key)
+  if (shingles) return shingles
+  const promptWords = words(prompt)
+  shingles = new Set<string>()
+  for (let i = 0; i + minWords <= promptWords.length; i++) shingles.add(promptWords.slice(i, i + minWords).join(' '))
+  if (shingleCache.size >= MAX_CACHED_PROMPTS) shingleCache.delete(shingleCache.keys().next().value!)
+  shingleCache.set(key, shingles)
+  return shingles
+}
+
 /**
  * The answer repeats the system prompt: any run of `minWords` consecutive words of the system
  * instructions found verbatim in assistant output, or a configured canary string.
@@ -21,9 +37,7 @@ export const systemPromptLeakage = defineCheck({
     const view = traceView(trace)
     if (!view.systemPrompt && !canaries.length) return { skipped: 'no system prompt captured and no canaries configured' }
     if (!view.assistantTexts.length) return { skipped: 'no assistant output captured' }
-    const promptWords = words(view.systemPrompt)
-    const shingles = new Set<string>()
-    for (let i = 0; i + minWords <= promptWords.length; i++) shingles.add(promptWords.slice(i, i + minWords).join(' '))
+    const shingles = shinglesOf(view.systemPrompt, minWords)
     const leaks: { spanId: string; fragment: string }[] = []
     for (const { spanId, text } of view.assistantTexts) {
       const lower = text.toLowerCase()

@@ -75,8 +75,15 @@ export function traceFields(trace: Trace): TraceFields {
 }
 
 export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreRecord {
+  // Fields listed one by one: a spread followed by this many properties is ~500x slower in V8.
   return {
-    ...fields,
+    projectId: fields.projectId,
+    traceId: fields.traceId,
+    traceStartTimeUnixNano: fields.traceStartTimeUnixNano,
+    serviceName: fields.serviceName,
+    agentVersion: fields.agentVersion,
+    tracePromptVersion: fields.tracePromptVersion,
+    model: fields.model,
     spanId: '',
     scorerName: result.name,
     kind: 'deterministic',
