@@ -1,13 +1,15 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
-import { readTrace, type Config } from '@sieve/core'
+import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
+import { readTrace, type Config, type SpanQueue } from '@sieve/core'
 import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
   storage: ClickHouseClient
-  queue: InProcessQueue
+  queue: SpanQueue
+  /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
+  queueDepth?: () => number
   metrics: CollectorMetrics
 }
 
@@ -58,9 +60,9 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   }
 }
 
-export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
+export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
   })
   const server = await listen(app, config.host, config.port)
   return {
