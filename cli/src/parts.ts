@@ -32,8 +32,9 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
 }
 
 /**
- * The deterministic scorer, on its own consumer group. The embedded queue keeps nothing across a
- * restart, so on stop the scorer scores the traces it still holds instead of leaving them.
+ * The deterministic scorer, on its own consumer group. On stop, with Kafka the traces it still
+ * assembles stay uncommitted for the next scorer; the embedded queue keeps nothing across a
+ * restart, so there the scorer scores them as they are.
  */
 export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
@@ -54,7 +55,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   return {
     name: 'scorer',
     async stop() {
-      await scorer.stop({ flush: true })
+      await scorer.stop({ flush: !config.kafka })
       await topic?.close()
     },
   }

@@ -41,6 +41,9 @@ export interface TraceView {
   spans: Span[]
   agentName: string
   serviceName: string
+  /** First agent version / prompt version found, root span first. */
+  agentVersion: string
+  promptVersion: string
   llmCalls: LlmCall[]
   /** `execute_tool` spans; when a trace has none, the tool calls the model asked for in its output. */
   toolCalls: ToolInvocation[]
@@ -90,14 +93,18 @@ function collectDocIds(value: unknown, into: Set<string>, depth = 0): void {
 }
 
 /**
- * Parses the content attributes of one trace. Identical texts (the system prompt and tool
- * definitions repeated on every model call) are parsed once. A model call's input usually repeats
+ * Parses the content attributes of one trace. Texts repeated on every model call and in every
+ * trace of an agent (its system prompt and tool definitions) are parsed once per process. A model call's input usually repeats
  * the previous call's input with new messages appended; then only the appended part is parsed, so
  * reading a conversation costs its length, not its length squared. The view needs each message
  * once (who said what, which tool returned what), so returning only the new ones is exact for it.
  */
+/** Texts repeated across every trace of an agent (its system prompt, its tool definitions). */
+const SHARED_ATTRIBUTES = new Set(['gen_ai.system_instructions', 'gen_ai.tool.definitions'])
+const shared = new Map<string, unknown>()
+const MAX_SHARED = 500
+
 function traceParser(): ContentParser {
-  const memo = new Map<string, unknown>()
   let previousInput: string | undefined
   return (value, attribute) => {
     if (typeof value !== 'string') return value
@@ -116,9 +123,11 @@ function traceParser(): ContentParser {
         }
       }
     }
-    if (memo.has(value)) return memo.get(value)
+    if (!SHARED_ATTRIBUTES.has(attribute)) return parseJsonValue(value)
+    if (shared.has(value)) return shared.get(value)
     const parsed = parseJsonValue(value)
-    memo.set(value, parsed)
+    if (shared.size >= MAX_SHARED) shared.delete(shared.keys().next().value!)
+    shared.set(value, parsed)
     return parsed
   }
 }
@@ -130,6 +139,8 @@ function buildView(trace: Trace): TraceView {
   const root = spans.find((s) => s.parentSpanId === '')
   const parse = traceParser()
   let agentName = ''
+  let agentVersion = root ? genAiFields(root).agentVersion : ''
+  let promptVersion = root ? genAiFields(root).promptVersion : ''
   const llmCalls: LlmCall[] = []
   const toolSpans: ToolInvocation[] = []
   const definitions = new Map<string, unknown>()
@@ -159,6 +170,8 @@ function buildView(trace: Trace): TraceView {
     if (endNs === undefined || end > endNs) endNs = end
     const fields = genAiFields(span)
     if (!agentName && fields.agentName) agentName = fields.agentName
+    agentVersion ||= fields.agentVersion
+    promptVersion ||= fields.promptVersion
     if (span.attributes['gen_ai.tool.definitions'] !== undefined) {
       for (const [name, schema] of toolDefinitions(span, parse)) if (!definitions.has(name)) definitions.set(name, schema)
     }
@@ -242,6 +255,8 @@ function buildView(trace: Trace): TraceView {
     spans,
     agentName,
     serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
+    agentVersion,
+    promptVersion,
     llmCalls,
     toolCalls: useSpans ? toolSpans : [...requestedCalls.values()],
     toolCallsFrom: useSpans ? 'spans' : 'messages',
