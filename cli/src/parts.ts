@@ -32,9 +32,11 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
 }
 
 /**
- * The deterministic scorer, on its own consumer group. The embedded queue keeps nothing across a
- * restart, so on stop the scorer scores the traces it still holds instead of leaving them. With a
- * judge configured (JUDGE_MODEL), every scored trace is offered to it; judging runs in the background.
+ * The deterministic scorer, on its own consumer group. On stop, with Kafka the traces it still
+ * assembles stay uncommitted for the next scorer; the embedded queue keeps nothing across a
+ * restart, so there the scorer scores them as they are.
+ * With a judge configured (JUDGE_MODEL), every scored trace is offered to it; judging runs in the
+ * background and finishes what is in flight on stop.
  */
 export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
@@ -60,7 +62,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     name: 'scorer',
     ...(judge ? { banner: [`LLM judge:        ${config.judge.model} at ${config.judge.baseUrl}`] } : {}),
     async stop() {
-      await scorer.stop({ flush: true })
+      await scorer.stop({ flush: !config.kafka })
       feedback?.stop()
       await judge?.stop()
       await topic?.close()

@@ -58,7 +58,7 @@ describe('migrations', () => {
     assert.deepEqual(second, { applied: [], retentionUpdated: [] })
     assert.equal(await migrationsApplied(client), true)
     const tables = await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
-    assert.deepEqual(tables.map((t) => t.name), ['feedback', 'schema_migrations', 'scores', 'spans', 'traces'])
+    assert.deepEqual(tables.map((t) => t.name), ['exports', 'feedback', 'schema_migrations', 'scores', 'spans', 'traces'])
   })
 
   test('a changed retention rewrites the TTL of every table', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InProcessQueue } from '@sieve/collector'
-import { createStorage, migrate, type Trace } from '@sieve/core'
+import { createStorage, migrate, type Span, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
 import { supportTrace } from './support-trace.js'
 
@@ -83,13 +83,28 @@ const scorer = await Scorer.start({
     latencies.push(Date.now() - endMs)
   },
 })
+// Traces from a pre-built pool, each sent with a new trace id and its times moved to now, so
+// generating content does not compete with the scorer for this process's core.
+const pool = Array.from({ length: 200 }, () => supportTrace('load', 0))
+let serial = 0
+function liveTrace(): Span[] {
+  const template = pool[serial % pool.length]!
+  const traceId = `a${(serial++).toString(16).padStart(31, '0')}`
+  const shift = BigInt(Date.now()) * 1_000_000n
+  return template.map((s) => ({
+    ...s,
+    traceId,
+    startTimeUnixNano: (BigInt(s.startTimeUnixNano) + shift).toString(),
+    endTimeUnixNano: (BigInt(s.endTimeUnixNano) + shift).toString(),
+  }))
+}
 const total = RATE * SECONDS
 const tickMs = 50
 const perTick = Math.max(1, Math.round((RATE * tickMs) / 1000))
 const started = Date.now()
 for (let sent = 0; sent < total; ) {
   const batch = []
-  for (let i = 0; i < perTick && sent < total; i++, sent++) batch.push(...supportTrace('load', Date.now()))
+  for (let i = 0; i < perTick && sent < total; i++, sent++) batch.push(...liveTrace())
   await queue.publish(batch)
   const due = started + ((sent / RATE) * 1000)
   if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()))

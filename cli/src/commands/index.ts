@@ -1,9 +1,13 @@
 import type { Command } from '../command.js'
 import { checksCommand } from './checks.js'
+import { datasetCommand } from './dataset.js'
+import { evalCommand } from './eval.js'
+import { exportCommand } from './export.js'
 import { judgeCommand } from './judge.js'
 import { migrateCommand } from './migrate.js'
 import { scoreCommand } from './score.js'
+import { scrubCommand } from './scrub.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, judgeCommand]
+export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, scrubCommand]
