@@ -1,5 +1,10 @@
 import { Counter, type Registry } from 'prom-client'
 
+interface KeyNode {
+  key?: string
+  children: Map<string, KeyNode>
+}
+
 /**
  * Counters of the judge stage: nothing the judge skips, retries or fails is silent. Keys read like
  * `skipped{slice=random,reason=calls_per_day}`; with a registry each counter is also exported as
@@ -8,12 +13,13 @@ import { Counter, type Registry } from 'prom-client'
 export class JudgeMetrics {
   private readonly counters = new Map<string, number>()
   private readonly exported = new Map<string, Counter>()
+  /** name → label value → ... → key: counting on the scorer's path builds no strings. */
+  private readonly keys = new Map<string, KeyNode>()
 
   constructor(private readonly registry?: Registry) {}
 
   inc(name: string, labels: Record<string, string> = {}, by = 1): void {
-    const entries = Object.entries(labels)
-    const key = entries.length ? `${name}{${entries.map(([k, v]) => `${k}=${v}`).join(',')}}` : name
+    const key = this.keyOf(name, labels)
     this.counters.set(key, (this.counters.get(key) ?? 0) + by)
     if (this.registry) {
       let counter = this.exported.get(name)
@@ -23,6 +29,22 @@ export class JudgeMetrics {
       }
       counter.inc(labels, by)
     }
+  }
+
+  private keyOf(name: string, labels: Record<string, string>): string {
+    let node: KeyNode | undefined = this.keys.get(name)
+    if (!node) this.keys.set(name, (node = { children: new Map() }))
+    for (const k in labels) {
+      const v = labels[k]!
+      let next: KeyNode | undefined = node.children.get(v)
+      if (!next) node.children.set(v, (next = { children: new Map() }))
+      node = next
+    }
+    if (node.key === undefined) {
+      const entries = Object.entries(labels)
+      node.key = entries.length ? `${name}{${entries.map(([k, v]) => `${k}=${v}`).join(',')}}` : name
+    }
+    return node.key
   }
 
   get(key: string): number {

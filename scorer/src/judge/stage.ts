@@ -57,6 +57,8 @@ export class JudgeStage {
   private readonly judge: JudgeRef
   private readonly panel: JudgeRef[] | undefined
   private readonly needsLengthFacts: boolean
+  private readonly needsUsers: boolean
+  private readonly needsFeedback: boolean
 
   constructor(private readonly deps: JudgeStageDeps) {
     const { config } = deps
@@ -69,7 +71,11 @@ export class JudgeStage {
     this.slots = new Semaphore(config.concurrency)
     this.judge = { model: config.model, seed: config.seed }
     this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
-    this.needsLengthFacts = config.sampling.slices.some((s) => s.match.kind === 'long_conversation')
+    // Facts no configured slice reads are not gathered: this runs for every trace the scorer scores.
+    const kinds = new Set(config.sampling.slices.map((s) => s.match.kind))
+    this.needsLengthFacts = kinds.has('long_conversation')
+    this.needsUsers = kinds.has('new_user')
+    this.needsFeedback = kinds.has('negative_feedback')
     for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
       if (!deps.rubrics.has(id)) throw new Error(`judge: rubric '${id}' is configured but not loaded (known: ${[...deps.rubrics.keys()].join(', ')})`)
     }
@@ -99,8 +105,8 @@ export class JudgeStage {
       checks: candidate.checks,
       userTurns: view?.userTexts.length ?? 0,
       tokens: view?.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) ?? 0,
-      userTraceIndex: this.users.observe(trace),
-      lowestFeedback: this.feedback.lowestFor(trace.projectId, trace.traceId),
+      userTraceIndex: this.needsUsers ? this.users.observe(trace) : undefined,
+      lowestFeedback: this.needsFeedback ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined,
     }
     const picks = selectingSlices(this.deps.config.sampling, facts)
     if (picks.length === 0) {
