@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
 import type { Config } from '@sieve/core'
+import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -26,8 +27,10 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
 }
 
 export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
+  const dashboardApi = createDashboardApi({ client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics() })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+    routes: [{ path: '/api', handler: dashboardApi }, { path: UI_PATH, handler: createUi() }],
   })
   const server = await listen(app, config.host, config.port)
   return {
@@ -36,6 +39,7 @@ export const collectorPart: Part = async ({ config, queue, storage, metrics }) =
       `OTLP/HTTP traces: ${server.url}/v1/traces  (OTEL_EXPORTER_OTLP_ENDPOINT=${server.url})`,
       `Read API:         ${server.url}/api/traces`,
       `Metrics:          ${server.url}/metrics`,
+      `Dashboard:        ${server.url}${UI_PATH}/`,
     ],
     stop: () => server.stop(),
   }

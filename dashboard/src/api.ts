@@ -1,6 +1,7 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
 import type { ClickHouseClient } from '@clickhouse/client'
-import type { Trace } from '@sieve/core'
+import { readTrace } from '@sieve/core'
+import { requireProject, traceTree } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
 import { compareQuery, exportBody, qualityQuery, traceIdParam, worstQuery } from './params.js'
@@ -12,13 +13,8 @@ import { worst } from './queries/worst.js'
 
 export interface DashboardApiOptions {
   client: ClickHouseClient
-  /**
-   * The collector's API-key middleware, the same one the OTLP receiver uses: it answers 401 or sets
-   * `res.locals.projectId`. Every query is scoped to that project.
-   */
-  authenticate: RequestHandler
-  /** Storage's trace reader; when given, `GET /traces/:id` answers the spans with scores and feedback. */
-  readTrace?: (client: ClickHouseClient, projectId: string, traceId: string) => Promise<Trace | undefined>
+  /** API key → project, as for ingest: a key reads exactly the data it sent (the receiver's auth code). */
+  apiKeys: ReadonlyMap<string, string>
   /** The exporter behind "export to dataset"; without it `POST /export` answers 501. */
   exporter?: DatasetExporter
   /** The collector's Prometheus text, for pipeline health on the overview. */
@@ -61,11 +57,14 @@ const handle =
     }
   }
 
-/** The dashboard's read API, mounted by the collector app under /api next to the OTLP receiver. */
+/**
+ * The dashboard's API, mounted under /api by `sieve up` ahead of the collector's read API, whose
+ * `GET /api/traces/:id` it extends with scores and feedback.
+ */
 export function createDashboardApi(options: DashboardApiOptions): Router {
   const { client } = options
   const router = Router()
-  router.use(options.authenticate)
+  router.use(requireProject(options.apiKeys))
 
   router.get('/quality', handle(async (req, res) => quality(client, projectOf(res), parse(qualityQuery, req.query, 'parameter'))))
   router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, projectOf(res), parse(worstQuery, req.query, 'parameter')) })))
@@ -75,19 +74,17 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
     '/traces/:traceId/quality',
     handle(async (req, res) => traceQuality(client, projectOf(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
   )
-  const readTrace = options.readTrace
-  if (readTrace) {
-    router.get(
-      '/traces/:traceId',
-      handle(async (req, res) => {
-        const project = projectOf(res)
-        const traceId = parse(traceIdParam, req.params.traceId, 'trace id')
-        const [trace, q] = await Promise.all([readTrace(client, project, traceId), traceQuality(client, project, traceId)])
-        if (!trace) throw new ApiError(404, 'TRACE_NOT_FOUND', `no trace ${traceId} in this project`)
-        return { ...trace, ...q }
-      }),
-    )
-  }
+  // The read API's trace (span tree) plus what the scorer, the judge and users said about it.
+  router.get(
+    '/traces/:traceId',
+    handle(async (req, res) => {
+      const project = projectOf(res)
+      const traceId = parse(traceIdParam, req.params.traceId, 'trace id')
+      const [trace, q] = await Promise.all([readTrace(client, project, traceId), traceQuality(client, project, traceId)])
+      if (!trace) throw new ApiError(404, 'NOT_FOUND', `no trace ${traceId} in this project`)
+      return { trace: traceTree(trace), ...q }
+    }),
+  )
 
   router.get(
     '/pipeline',
