@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
-import type { Config } from '@sieve/core'
+import { readTrace, type Config } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
+import { clickhouseScoreSink, createScorerMetrics, loadChecksConfig, loadScorerOptions, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -26,6 +27,24 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
   return { name: 'ingester', stop: () => ingester.stop() }
 }
 
+/**
+ * The deterministic scorer, on its own consumer group. The embedded queue keeps nothing across a
+ * restart, so on stop the scorer scores the traces it still holds instead of leaving them.
+ */
+export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
+  const checks = await loadChecksConfig(config.sections)
+  const scorer = await Scorer.start({
+    queue,
+    checks,
+    sink: clickhouseScoreSink(storage),
+    options: loadScorerOptions(config.sections),
+    metrics: createScorerMetrics(metrics.registry),
+    loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
+    log: (message) => console.error(`sieve up: ${message}`),
+  })
+  return { name: 'scorer', stop: () => scorer.stop({ flush: true }) }
+}
+
 export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
   const dashboardApi = createDashboardApi({ client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics() })
   const app = createApp({
@@ -46,8 +65,8 @@ export const collectorPart: Part = async ({ config, queue, storage, metrics }) =
 }
 
 /**
- * The parts `sieve up` runs, in start order. The ingester subscribes before the collector
- * listens, so no accepted span waits for a consumer; on stop the collector stops accepting
+ * The parts `sieve up` runs, in start order. The ingester and the scorer subscribe before the
+ * collector listens, so no accepted span waits for a consumer; on stop the collector stops accepting
  * first, then the ingester drains what is queued.
  */
-export const parts: Part[] = [ingesterPart, collectorPart]
+export const parts: Part[] = [ingesterPart, scorerPart, collectorPart]
