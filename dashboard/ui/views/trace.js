@@ -48,7 +48,7 @@ export async function traceView({ match }) {
   const spanRows = new Map()
   const select = (span) => {
     for (const [id, row] of spanRows) row.classList.toggle('selected', id === span.spanId)
-    detail.replaceChildren(...spanDetail(span))
+    detail.replaceChildren(...spanDetail(span).flat(Infinity))
   }
   const tree = h(
     'div',
@@ -87,7 +87,7 @@ export async function traceView({ match }) {
         s.error ? h('p', { class: 'error' }, s.error) : null,
         s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
         s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,
-        s.evidence !== null ? h('div', {}, h('h4', {}, 'Evidence'), h('pre', {}, pretty(s.evidence))) : null,
+        s.evidence !== null && !(Array.isArray(s.evidence) && s.evidence.length === 0) ? h('div', {}, h('h4', {}, 'Evidence'), h('pre', {}, pretty(s.evidence))) : null,
         s.kind === 'judge' ? h('p', { class: 'meta' }, [s.judgeModel, s.rubric, s.sampleReason && `sampled: ${s.sampleReason}`].filter(Boolean).join(' · ')) : null,
       ),
     ),
