@@ -1,5 +1,6 @@
 export { createDashboardApi, ApiError, type DashboardApiOptions } from './api.js'
 export { createUi, UI_PATH } from './ui.js'
+export { createDashboardApp } from './app.js'
 export type { DatasetExporter, ExportOutcome } from './exporter.js'
 export { quality, type QualityReport, type QualitySeries } from './queries/quality.js'
 export { compare, type Comparison, type CheckDelta } from './queries/compare.js'

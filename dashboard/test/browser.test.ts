@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { startSieveUp } from './support/sieveUp.js'
+import { startSieve } from './support/sieve.js'
 import { sendAgentRuns } from './support/agentTraces.js'
 
 const CHROMIUM = process.env.SIEVE_CHROMIUM ?? '/usr/bin/chromium'
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), '../../test-artifacts/dashboard')
 
-let sieve: Awaited<ReturnType<typeof startSieveUp>>
+let sieve: Awaited<ReturnType<typeof startSieve>>
 let browser: BrowserContext
 let page: Page
 let failing: string[]
@@ -19,7 +19,7 @@ let failing: string[]
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (or set SIEVE_CHROMIUM)`)
   mkdirSync(artifacts, { recursive: true })
-  sieve = await startSieveUp()
+  sieve = await startSieve('up')
   await sendAgentRuns(sieve.url, 'support-agent@1.4.0', [
     { question: 'Where is my order A-1001?', truncated: false },
     { question: 'Has A-1001 shipped?', truncated: false },
