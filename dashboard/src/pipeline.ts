@@ -10,7 +10,7 @@ export interface PipelineCounter {
   problem: boolean
 }
 
-const INTERESTING = /(received|accepted|rejected|dropped|evict|error|fail|retr|dead_letter|scored|judge)/
+const INTERESTING = /(received|accepted|rejected|dropped|evict|error|fail|retr|dead_letter|insert_rows|scored|judge)/
 const PROBLEM = /(rejected|dropped|evict|error|fail|dead_letter)/
 
 export function pipelineCounters(prometheusText: string): PipelineCounter[] {

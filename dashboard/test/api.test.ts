@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { ClickHouseClient } from '@clickhouse/client'
+import { insertSpans, type Span } from '@sieve/core'
 import type { DatasetExporter } from '../src/index.js'
 import { openEngine } from './support/engine.js'
 import { seed, traceId, type SeedTrace } from './support/seed.js'
@@ -55,6 +56,16 @@ function traces(): SeedTrace[] {
   return list
 }
 
+function span(trace: string, spanId: string, parentSpanId: string, name: string): Span {
+  const start = BigInt(at(1, 9).getTime()) * 1_000_000n
+  return {
+    projectId: 'default', traceId: trace, spanId, parentSpanId, traceState: '', name, kind: 'INTERNAL',
+    startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n), status: { code: 'OK', message: '' }, flags: 0,
+    serviceName: 'support-api', scope: { name: 'test', version: '1', attributes: {} }, attributes: { 'gen_ai.agent.version': V2 }, resource: {},
+    events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+  }
+}
+
 const range = `from=${H.toISOString()}&to=${at(2, 0).toISOString()}`
 
 describe('dashboard API on seeded data', () => {
@@ -76,6 +87,7 @@ describe('dashboard API on seeded data', () => {
       values: [{ project_id: 'default', feedback_id: 'f1', trace_id: traceId(9, 'b'), span_id: '', score: 0, comment: 'no refund id', source: 'user', user_id: 'u1' }],
       format: 'JSONEachRow',
     })
+    await insertSpans(client, [span(traceId(9, 'b'), '00000000000000b1', '', 'invoke_agent support'), span(traceId(9, 'b'), '00000000000000b2', '00000000000000b1', 'chat gpt-4o')])
     api = await startApi({ client, exporter, keys: { 'key-default': 'default', 'key-other': 'other' } })
   })
   after(async () => {
@@ -178,6 +190,19 @@ describe('dashboard API on seeded data', () => {
       body.feedback.map((f: any) => [f.score, f.comment]),
       [[0, 'no refund id']],
     )
+  })
+
+  test('GET /api/traces/:id gives the span tree with the scores and the feedback', async () => {
+    const { status, body } = await api.get(`/api/traces/${traceId(9, 'b')}`)
+    assert.equal(status, 200)
+    assert.equal(body.trace.roots[0].name, 'invoke_agent support')
+    assert.equal(body.trace.roots[0].children[0].name, 'chat gpt-4o')
+    assert.deepEqual(body.scores.filter((s: any) => !s.passed).map((s: any) => s.name).sort(), ['answer_format', 'tool_policy'])
+    assert.equal(body.feedback[0].comment, 'no refund id')
+    const missing = await api.get(`/api/traces/${'f'.repeat(32)}`)
+    assert.equal(missing.status, 404)
+    const otherProject = await api.get(`/api/traces/${traceId(9, 'b')}`, 'key-other')
+    assert.equal(otherProject.status, 404, 'another project cannot read the trace')
   })
 
   test('every query is scoped to the project of the API key', async () => {
