@@ -51,6 +51,20 @@ SELECT
 FROM scores
 GROUP BY project_id, bucket, kind, scorer_name, service_name, agent_version, prompt_version, model;
 
+-- The same per hour, fed from quality_5m: charts over days read 12 times fewer rows.
+CREATE TABLE IF NOT EXISTS quality_1h AS quality_5m
+ENGINE = SummingMergeTree
+PARTITION BY toYYYYMM(bucket)
+ORDER BY (project_id, bucket, kind, scorer_name, service_name, agent_version, prompt_version, model)
+TTL bucket + INTERVAL {retention_days} DAY;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS quality_1h_mv TO quality_1h AS
+SELECT project_id, toStartOfHour(bucket) AS bucket, kind, scorer_name, service_name, agent_version, prompt_version, model,
+    sum(scored) AS scored, sum(passed) AS passed, sum(value_sum) AS value_sum, sum(errors) AS errors,
+    sum(cost_usd) AS cost_usd, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+FROM quality_5m
+GROUP BY project_id, bucket, kind, scorer_name, service_name, agent_version, prompt_version, model;
+
 -- One row per scored trace, ordered by time: the "worst traces" list reads a time range of this
 -- instead of grouping every score row.
 CREATE TABLE IF NOT EXISTS trace_quality

@@ -35,7 +35,7 @@ try {
   const end = Math.floor(Date.now() / 1000)
   const started = performance.now()
   const made = await generate(client, { projectId: PROJECT, spans: SPANS, spansPerTrace: 10, days: 7, endSeconds: end })
-  console.log(`generated ${SPANS.toLocaleString('en-US')} spans, ${made.traces.toLocaleString('en-US')} traces, ${made.scores.toLocaleString('en-US')} scores in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(`generated ${SPANS.toLocaleString('en-US')} spans, ${made.traces.toLocaleString('en-US')} traces, ${made.scores.toLocaleString('en-US')} scores in ${((performance.now() - started) / 1000).toFixed(1)} s (${Object.entries(made.seconds).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')})`)
   const latest = await (await client.query({ query: `SELECT trace_id FROM traces WHERE project_id = {p:String} ORDER BY start_time DESC LIMIT 1`, query_params: { p: PROJECT }, format: 'JSONEachRow' })).json<{ trace_id: string }>()
   const someTrace = latest[0]?.trace_id ?? ''
   const now = new Date(end * 1000).toISOString()

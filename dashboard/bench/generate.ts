@@ -18,7 +18,13 @@ export interface GenerateOptions {
 export const CHECKS = ['prohibited_tools', 'required_tools', 'tool_call_validity', 'output_schema', 'banned_content', 'invented_urls', 'pii_echo', 'latency_budget'] as const
 export const DIMENSIONS = ['accuracy', 'empathy', 'resolution', 'policy_adherence'] as const
 
-export async function generate(client: ClickHouseClient, o: GenerateOptions): Promise<{ traces: number; scores: number }> {
+export async function generate(client: ClickHouseClient, o: GenerateOptions): Promise<{ traces: number; scores: number; seconds: Record<string, number> }> {
+  const seconds: Record<string, number> = {}
+  const phase = async (name: string, run: () => Promise<unknown>) => {
+    const start = performance.now()
+    await run()
+    seconds[name] = (performance.now() - start) / 1000
+  }
   const traces = Math.floor(o.spans / o.spansPerTrace)
   const spanSeconds = (o.days * 86400) / traces
   const params = { p: o.projectId, n: o.spans, k: o.spansPerTrace, step: spanSeconds, end: o.endSeconds, days: o.days }
@@ -30,7 +36,7 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
   const prompt = (x: string) => `['refund-v7', 'refund-v8'][1 + intDiv(${x}, 7) % 2]`
   const model = (x: string) => `['gpt-4o-2024-08-06', 'claude-sonnet-4-20250514'][1 + intDiv(${x}, 5) % 2]`
 
-  await client.command({
+  await phase('spans', () => client.command({
     query: `INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_time, end_time, duration_ns,
               status_code, service_name, gen_ai_operation, request_model, input_tokens, output_tokens, tool_name,
               agent_version, prompt_version, attributes, events, links)
@@ -49,8 +55,8 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
               '[]', '[]'
             FROM numbers({n:UInt64})`,
     query_params: params,
-  })
-  await client.command({
+  }))
+  await phase('traces', () => client.command({
     query: `INSERT INTO traces (project_id, trace_id, service_name, root_span_id, root_name, start_time, end_time, duration_ns,
               span_count, llm_call_count, tool_call_count, error_count, input_tokens, output_tokens, agent_version, prompt_version, model)
             SELECT {p:String}, ${traceId('number')}, 'support-api', lower(leftPad(hex(number * {k:UInt32}), 16, '0')), 'invoke_agent support',
@@ -59,12 +65,12 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
               ${version('number')}, ${prompt('number')}, ${model('number')}
             FROM numbers({traces:UInt64})`,
     query_params: { ...params, traces },
-  })
+  }))
   const checks = `[${CHECKS.map((c) => `'${c}'`).join(', ')}]`
   const dims = `[${DIMENSIONS.map((c) => `'${c}'`).join(', ')}]`
   // Version 1.6.0 fails prohibited_tools more often: the regression the compare view must show.
   const scoreCommon = (kind: string) => `{p:String}, ${traceId('tr')}, '', s, '${kind}', '1', '', ${start('tr')}, 'support-api', ${version('tr')}, ${prompt('tr')}, ${model('tr')}`
-  await client.command({
+  await phase('deterministic scores', () => client.command({
     query: `INSERT INTO scores (project_id, trace_id, span_id, scorer_name, kind, scorer_version, config_hash, trace_start_time, service_name,
               agent_version, trace_prompt_version, model, value, passed, detail)
             SELECT ${scoreCommon('deterministic')}, if(fail, 0, 1), if(fail, 0, 1), if(fail, '{"reason":"seen"}', '{}')
@@ -72,9 +78,9 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
                          cityHash64(number) % 100 < if(s = 'prohibited_tools' AND tr % 3 = 2, 20, 4) AS fail
                   FROM numbers({traces:UInt64} * ${CHECKS.length}))`,
     query_params: { ...params, traces },
-  })
+  }))
   const judged = Math.ceil(traces / 10)
-  await client.command({
+  await phase('judge scores', () => client.command({
     query: `INSERT INTO scores (project_id, trace_id, span_id, scorer_name, kind, scorer_version, config_hash, trace_start_time, service_name,
               agent_version, trace_prompt_version, model, value, passed, rubric_id, judge_model, cost_usd)
             SELECT ${scoreCommon('judge')}, v / 5, v >= 3, 'customer-support', 'gpt-4.1-2025-04-14', 0.0004
@@ -82,6 +88,6 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
                          1 + cityHash64(number, 'j') % 5 AS v
                   FROM numbers({judged:UInt64} * ${DIMENSIONS.length}))`,
     query_params: { ...params, judged },
-  })
-  return { traces, scores: traces * CHECKS.length + judged * DIMENSIONS.length }
+  }))
+  return { traces, scores: traces * CHECKS.length + judged * DIMENSIONS.length, seconds }
 }

@@ -34,7 +34,7 @@ export interface QualityReport {
 
 const ratio = (n: number, d: number): number | null => (d > 0 ? n / d : null)
 
-/** Pass rates and mean scores per bucket from the 5-minute rollup, trace counts from `traces`. */
+/** Pass rates and mean scores per bucket from the 5-minute or hourly rollup, trace counts from `traces`. */
 export async function quality(client: ClickHouseClient, projectId: string, q: QualityQuery): Promise<QualityReport> {
   const step = INTERVALS[q.interval]
   const first = Math.floor(q.from.getTime() / 1000 / step) * step
@@ -56,7 +56,7 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
       client,
       `SELECT ${bucketOf('bucket')} AS t, kind, scorer_name AS check, ${group} AS grp,
               sum(scored) AS scored, sum(passed) AS passed, sum(value_sum) AS value_sum, sum(errors) AS errors, sum(cost_usd) AS cost
-       FROM quality_5m WHERE ${range('bucket')}${scoreFilter}
+       FROM ${step % 3600 === 0 ? 'quality_1h' : 'quality_5m'} WHERE ${range('bucket')}${scoreFilter}
        GROUP BY t, kind, check, grp`,
       { ...params, kind: q.kind ?? '', check: q.check ?? '' },
     ),

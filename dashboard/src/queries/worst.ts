@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import { TupleParam, type ClickHouseClient } from '@clickhouse/client'
 import { chTime, filterSql, rows } from '../db.js'
 import type { WorstQuery } from '../params.js'
 
@@ -35,13 +35,15 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
     q.sort === 'checks'
       ? 'checks_failed > 0 ORDER BY checks_failed DESC, trace_start_time DESC'
       : 'judge_scores > 0 ORDER BY judge_value_sum / judge_scores ASC, trace_start_time DESC'
-  const candidates = await rows<{ trace_id: string }>(
+  const candidates = await rows<{ trace_id: string; start: string }>(
     client,
-    `SELECT trace_id FROM trace_quality WHERE ${range}${checkFilter} AND ${candidateOrder} LIMIT {k:UInt32}`,
+    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality WHERE ${range}${checkFilter} AND ${candidateOrder} LIMIT {k:UInt32}`,
     params,
   )
-  const ids = [...new Set(candidates.map((r) => r.trace_id))]
-  if (ids.length === 0) return []
+  if (candidates.length === 0) return []
+  // (start time, trace id) is the primary key of both tables read next: only the candidates' granules are read.
+  const keys = [...new Map(candidates.map((r) => [r.trace_id, new TupleParam([r.start, r.trace_id])])).values()]
+  const byKey = '{keys:Array(Tuple(DateTime64(9, \'UTC\'), String))}'
 
   const [scored, traces] = await Promise.all([
     rows<{
@@ -53,15 +55,15 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
               any(prompt_version) AS prompt, any(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
               groupUniqArrayArray(failed_checks) AS failed_checks, sum(judge_scores) AS judge_scores,
               sum(judge_value_sum) AS judge_value_sum, groupUniqArrayArray(judge_failed) AS judge_failed
-       FROM trace_quality WHERE ${range} AND trace_id IN {ids:Array(String)}
+       FROM trace_quality WHERE project_id = {project:String} AND (trace_start_time, trace_id) IN ${byKey}
        GROUP BY trace_id`,
-      { ...params, ids },
+      { ...params, keys },
     ),
     rows<{ trace_id: string; root_name: string; duration_ns: number; span_count: number; error_count: number }>(
       client,
       `SELECT trace_id, root_name, duration_ns, span_count, error_count FROM traces FINAL
-       WHERE project_id = {project:String} AND start_time >= {from:DateTime64(3)} AND start_time < {to:DateTime64(3)} AND trace_id IN {ids:Array(String)}`,
-      { ...params, ids },
+       WHERE project_id = {project:String} AND (start_time, trace_id) IN ${byKey}`,
+      { ...params, keys },
     ),
   ])
   const traceById = new Map(traces.map((t) => [t.trace_id, t]))
