@@ -15,11 +15,14 @@ export interface GenerateOptions {
   endSeconds: number
 }
 
+const PARALLEL = { max_insert_threads: '2', max_threads: 2 }
+
 export const CHECKS = ['prohibited_tools', 'required_tools', 'tool_call_validity', 'output_schema', 'banned_content', 'invented_urls', 'pii_echo', 'latency_budget'] as const
 export const DIMENSIONS = ['accuracy', 'empathy', 'resolution', 'policy_adherence'] as const
 
 export async function generate(client: ClickHouseClient, o: GenerateOptions): Promise<{ traces: number; scores: number; seconds: Record<string, number> }> {
   const seconds: Record<string, number> = {}
+  // numbers_mt and parallel insert threads: generation uses both cores.
   const phase = async (name: string, run: () => Promise<unknown>) => {
     const start = performance.now()
     await run()
@@ -53,8 +56,9 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
               ${version(t)}, ${prompt(t)},
               map('gen_ai.input.messages', concat('[{"role":"user","parts":[{"type":"text","content":"Where is order ', toString(${t}), '?"}]}]')),
               '[]', '[]'
-            FROM numbers({n:UInt64})`,
+            FROM numbers_mt({n:UInt64})`,
     query_params: params,
+    clickhouse_settings: PARALLEL,
   }))
   await phase('traces', () => client.command({
     query: `INSERT INTO traces (project_id, trace_id, service_name, root_span_id, root_name, start_time, end_time, duration_ns,
@@ -63,8 +67,9 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
               ${start('number')}, ${start('number')} + toIntervalMillisecond({k:UInt32} * 40), {k:UInt32} * 40000000,
               {k:UInt32}, intDiv({k:UInt32}, 2), intDiv({k:UInt32} - 1, 2), 0, 1000 * intDiv({k:UInt32}, 2), 160 * intDiv({k:UInt32}, 2),
               ${version('number')}, ${prompt('number')}, ${model('number')}
-            FROM numbers({traces:UInt64})`,
+            FROM numbers_mt({traces:UInt64})`,
     query_params: { ...params, traces },
+    clickhouse_settings: PARALLEL,
   }))
   const checks = `[${CHECKS.map((c) => `'${c}'`).join(', ')}]`
   const dims = `[${DIMENSIONS.map((c) => `'${c}'`).join(', ')}]`
@@ -76,8 +81,9 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
             SELECT ${scoreCommon('deterministic')}, if(fail, 0, 1), if(fail, 0, 1), if(fail, '{"reason":"seen"}', '{}')
             FROM (SELECT intDiv(number, ${CHECKS.length}) AS tr, ${checks}[1 + number % ${CHECKS.length}] AS s,
                          cityHash64(number) % 100 < if(s = 'prohibited_tools' AND tr % 3 = 2, 20, 4) AS fail
-                  FROM numbers({traces:UInt64} * ${CHECKS.length}))`,
+                  FROM numbers_mt({traces:UInt64} * ${CHECKS.length}))`,
     query_params: { ...params, traces },
+    clickhouse_settings: PARALLEL,
   }))
   const judged = Math.ceil(traces / 10)
   await phase('judge scores', () => client.command({
@@ -86,8 +92,9 @@ export async function generate(client: ClickHouseClient, o: GenerateOptions): Pr
             SELECT ${scoreCommon('judge')}, v / 5, v >= 3, 'customer-support', 'gpt-4.1-2025-04-14', 0.0004
             FROM (SELECT intDiv(number, ${DIMENSIONS.length}) * 10 AS tr, ${dims}[1 + number % ${DIMENSIONS.length}] AS s,
                          1 + cityHash64(number, 'j') % 5 AS v
-                  FROM numbers({judged:UInt64} * ${DIMENSIONS.length}))`,
+                  FROM numbers_mt({judged:UInt64} * ${DIMENSIONS.length}))`,
     query_params: { ...params, judged },
+    clickhouse_settings: PARALLEL,
   }))
   return { traces, scores: traces * CHECKS.length + judged * DIMENSIONS.length, seconds }
 }
