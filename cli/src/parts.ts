@@ -23,7 +23,10 @@ export interface RunningPart {
 export type Part = (context: UpContext) => Promise<RunningPart>
 
 export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
-  const ingester = await startIngester({ queue, storage, metrics })
+  const ingester = await startIngester({
+    queue, storage, metrics,
+    onError: (error) => console.error(`sieve up: rewriting the traces rollup failed, will retry: ${(error as Error).message}`),
+  })
   return { name: 'ingester', stop: () => ingester.stop() }
 }
 

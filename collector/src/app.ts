@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { migrationsApplied, type SpanQueue } from '@sieve/core'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import { createTraceRoutes } from './api/traceRoutes.js'
+import { createFeedbackRoutes } from './feedback/feedbackRoutes.js'
 import type { CollectorMetrics } from './metrics.js'
 import { createOtlpRouter } from './receiver/index.js'
 
@@ -49,6 +50,7 @@ export function createApp(options: AppOptions): Express {
   app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
   for (const route of options.routes ?? []) app.use(route.path, route.handler)
   app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+  app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
 
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { insertSpans, refreshTraceRollups, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
+import { insertSpans, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
+import { RollupRefresher } from './rollupRefresher.js'
 
 export interface IngesterOptions {
   queue: SpanQueue
@@ -8,9 +9,13 @@ export interface IngesterOptions {
   metrics?: CollectorMetrics
   /** Consumer group name; one ingester group stores every span once. */
   group?: string
+  onError?: (error: unknown) => void
 }
 
 export interface Ingester {
+  /** Resolves once the `traces` rollup covers every span stored so far. */
+  flush(): Promise<void>
+  /** Handles what is queued, brings the rollup up to date, unsubscribes. */
   stop(): Promise<void>
 }
 
@@ -24,27 +29,38 @@ function touchedTraces(batch: QueuedSpan[]): TraceKey[] {
 }
 
 /**
- * Stores what the queue delivers: one insert per batch into `spans`, then the `traces` rollup
- * of every trace the batch touched is rewritten from the stored spans. Subscribed with
+ * Stores what the queue delivers: one insert per batch into `spans`. Subscribed with
  * `gatesPublish`, so on the embedded queue an OTLP 200 means the insert has committed. A span
- * delivered twice collapses in `spans` (ReplacingMergeTree key) and the rollup counts it once.
+ * delivered twice collapses in `spans` (ReplacingMergeTree on its identity, FINAL in reads); the
+ * `traces` rollup of touched traces is rewritten from `spans FINAL` right after, off the
+ * acknowledgement path, so it counts every distinct span once.
  */
 export async function startIngester(options: IngesterOptions): Promise<Ingester> {
   const { storage, metrics } = options
+  const rollups = new RollupRefresher({
+    storage,
+    onError: options.onError,
+    onRefresh: (traces, seconds) => {
+      metrics?.insertDuration.observe({ table: 'traces' }, seconds)
+      metrics?.insertRows.inc({ table: 'traces' }, traces)
+    },
+  })
   const subscription: Subscription = await options.queue.subscribe({
     group: options.group ?? 'ingester',
     gatesPublish: true,
     onBatch: async (batch) => {
-      const traces = touchedTraces(batch)
-      let stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
+      const stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
       await insertSpans(storage, batch.map((q) => q.span))
       stopTimer?.()
       metrics?.insertRows.inc({ table: 'spans' }, batch.length)
-      stopTimer = metrics?.insertDuration.startTimer({ table: 'traces' })
-      await refreshTraceRollups(storage, traces)
-      stopTimer?.()
-      metrics?.insertRows.inc({ table: 'traces' }, traces.length)
+      rollups.mark(touchedTraces(batch))
     },
   })
-  return { stop: () => subscription.close() }
+  return {
+    flush: () => rollups.flush(),
+    stop: async () => {
+      await subscription.close()
+      await rollups.flush()
+    },
+  }
 }

@@ -1,0 +1,59 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { refreshTraceRollups, type TraceKey } from '@sieve/core'
+
+export interface RollupRefresherOptions {
+  storage: ClickHouseClient
+  /** Most traces rewritten by one statement. */
+  maxTracesPerRefresh?: number
+  retryInitialMs?: number
+  retryMaxMs?: number
+  onError?: (error: unknown) => void
+  /** Told how long each rewrite took and how many traces it covered. */
+  onRefresh?: (traces: number, seconds: number) => void
+}
+
+/**
+ * Keeps the `traces` rollup in step with `spans` off the acknowledgement path: traces touched by
+ * stored batches are marked dirty and rewritten from `spans FINAL` by one loop. While a rewrite
+ * runs, newly touched traces gather and go into the next one (the same group commit as the
+ * queue), so under load one statement covers many batches, and when idle a trace is rewritten
+ * right after its spans are stored. A failed rewrite keeps its traces dirty and is retried.
+ */
+export class RollupRefresher {
+  private dirty = new Map<string, TraceKey>()
+  private running: Promise<void> | undefined
+  private readonly maxTraces: number
+
+  constructor(private readonly options: RollupRefresherOptions) {
+    this.maxTraces = options.maxTracesPerRefresh ?? 10_000
+  }
+
+  mark(keys: Iterable<TraceKey>): void {
+    for (const key of keys) this.dirty.set(`${key.projectId}\u0000${key.traceId}`, key)
+    this.running ??= this.loop().finally(() => { this.running = undefined })
+  }
+
+  /** Resolves once every trace marked so far has been rewritten. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running
+  }
+
+  private async loop(): Promise<void> {
+    let delay = this.options.retryInitialMs ?? 100
+    while (this.dirty.size > 0) {
+      const batch = [...this.dirty.entries()].slice(0, this.maxTraces)
+      for (const [id] of batch) this.dirty.delete(id)
+      const started = performance.now()
+      try {
+        await refreshTraceRollups(this.options.storage, batch.map(([, key]) => key))
+        this.options.onRefresh?.(batch.length, (performance.now() - started) / 1000)
+        delay = this.options.retryInitialMs ?? 100
+      } catch (error) {
+        this.options.onError?.(error)
+        for (const [id, key] of batch) if (!this.dirty.has(id)) this.dirty.set(id, key)
+        await new Promise((resolve) => setTimeout(resolve, delay))
+        delay = Math.min(delay * 2, this.options.retryMaxMs ?? 5000)
+      }
+    }
+  }
+}
