@@ -14,10 +14,11 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..')
 export async function startSieve(
   command = 'up',
   dataDir = mkdtempSync(join(tmpdir(), 'sieve-up-')),
+  env: Record<string, string> = {},
 ): Promise<{ url: string; dashboard: string; dataDir: string; output: () => string; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
     cwd: repo,
-    env: { ...process.env, SIEVE_HOST: '127.0.0.1', SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir },
+    env: { ...process.env, SIEVE_HOST: '127.0.0.1', SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
