@@ -6,6 +6,8 @@
 -- of the same (trace, check, version) into one row, the rollups do not: a re-scored trace counts again.
 -- Rates are affected only when the re-score disagrees with the first score; `/api/traces/:id` reads the
 -- raw table and is always exact. Judge rows with an `error` are counted apart, never as low scores.
+-- Judge calibration rows (kind 'calibration', no trace) qualify judge dimensions; they are not
+-- trace scores and stay out of the rollups (the API reads them from `scores`).
 
 -- Pass rates and mean values per 5 minutes, per check or judge dimension, per version.
 CREATE TABLE IF NOT EXISTS quality_5m
@@ -49,6 +51,7 @@ SELECT
     sum(input_tokens) AS input_tokens,
     sum(output_tokens) AS output_tokens
 FROM scores
+WHERE kind != 'calibration'
 GROUP BY project_id, bucket, kind, scorer_name, service_name, agent_version, prompt_version, model;
 
 -- The same per hour, fed from quality_5m: charts over days read 12 times fewer rows.
@@ -104,4 +107,5 @@ SELECT
     sumIf(value, kind = 'judge' AND error = '') AS judge_value_sum,
     groupUniqArrayIf(toString(scorer_name), kind = 'judge' AND error = '' AND passed = 0) AS judge_failed
 FROM scores
+WHERE kind != 'calibration'
 GROUP BY project_id, trace_start_time, trace_id;

@@ -88,6 +88,12 @@ describe('dashboard API on seeded data', () => {
       format: 'JSONEachRow',
     })
     await insertSpans(client, [span(traceId(9, 'b'), '00000000000000b1', '', 'invoke_agent support'), span(traceId(9, 'b'), '00000000000000b2', '00000000000000b1', 'chat gpt-4o')])
+    // `sieve judge calibrate` found the accuracy judge disagrees with humans.
+    await client.insert({
+      table: 'scores',
+      values: [{ project_id: 'default', trace_id: '', scorer_name: 'accuracy', kind: 'calibration', scorer_version: '1', value: 0.6, passed: 0, trace_start_time: '2026-11-20 10:30:00' }],
+      format: 'JSONEachRow',
+    })
     api = await startApi({ client, exporter, keys: { 'key-default': 'default', 'key-other': 'other' } })
   })
   after(async () => {
@@ -109,6 +115,9 @@ describe('dashboard API on seeded data', () => {
     assert.equal(accuracy.passRate[0], 0.75)
     assert.equal(accuracy.meanValue[1], null)
     assert.deepEqual(accuracy.errors, [1, 0])
+    assert.equal(accuracy.trusted, false, 'calibration marked the dimension untrusted')
+    assert.equal(series('deterministic', 'tool_policy').trusted, null)
+    assert.ok(!body.series.some((s: any) => s.kind === 'calibration'), 'calibration rows are not trace scores')
     assert.deepEqual(body.traces, [10, 10])
     assert.deepEqual(body.errorTraces, [1, 0])
     assert.deepEqual(body.judgedTraces, [4, 0])

@@ -13,6 +13,11 @@ export interface QualitySeries {
   meanValue: (number | null)[]
   /** Judge calls that failed (never counted as low scores). */
   errors: number[]
+  /**
+   * For a judge dimension: false when `sieve judge calibrate` found it disagrees with human labels
+   * (report it apart), true when calibrated and trusted, null when never calibrated.
+   */
+  trusted: boolean | null
 }
 
 export interface QualityReport {
@@ -51,7 +56,7 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
   const scoreFilter = `${q.kind ? ' AND kind = {kind:String}' : ''}${q.check ? ' AND scorer_name = {check:String}' : ''}`
   const range = (column: string) => `project_id = {project:String} AND ${column} >= {from:DateTime64(3)} AND ${column} < {to:DateTime64(3)}${f.sql}`
 
-  const [scoreRows, traceRows, judgedRows] = await Promise.all([
+  const [scoreRows, traceRows, judgedRows, calibrationRows] = await Promise.all([
     rows<{ t: number; kind: string; check: string; grp: string; scored: number; passed: number; value_sum: number; errors: number; cost: number }>(
       client,
       `SELECT ${bucketOf('bucket')} AS t, kind, scorer_name AS check, ${group} AS grp,
@@ -75,7 +80,16 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
        GROUP BY t`,
       params,
     ),
+    // Calibration rows have no trace: they sit at trace_id '' at the front of the scores key.
+    rows<{ check: string; trusted: number }>(
+      client,
+      `SELECT scorer_name AS check, argMax(passed, created_at) AS trusted FROM scores FINAL
+       WHERE project_id = {project:String} AND trace_id = '' AND kind = 'calibration'
+       GROUP BY check`,
+      params,
+    ),
   ])
+  const trust = new Map(calibrationRows.map((r) => [r.check, r.trusted === 1]))
 
   const series = new Map<string, QualitySeries & { passed: number[]; valueSum: number[] }>()
   const judgeCostUsd = zeros()
@@ -85,7 +99,8 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
     const key = `${r.kind}\u0000${r.check}\u0000${r.grp}`
     let s = series.get(key)
     if (!s) {
-      s = { kind: r.kind, check: r.check, group: r.grp, scored: zeros(), passed: zeros(), valueSum: zeros(), errors: zeros(), passRate: [], meanValue: [] }
+      const trusted = r.kind === 'judge' ? (trust.get(r.check) ?? null) : null
+      s = { kind: r.kind, check: r.check, group: r.grp, scored: zeros(), passed: zeros(), valueSum: zeros(), errors: zeros(), passRate: [], meanValue: [], trusted }
       series.set(key, s)
     }
     s.scored[i]! += r.scored

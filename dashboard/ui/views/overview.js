@@ -46,7 +46,7 @@ export async function overview({ params, navigate }) {
         return h(
           'tr',
           { class: 'clickable', 'data-check': s.check, onclick: () => navigate('/worst', { check: s.check, range, sort: s.kind === 'judge' ? 'judge' : 'checks' }) },
-          h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check)),
+          h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check), s.trusted === false ? h('span', { class: 'badge warn', title: 'sieve judge calibrate: this judge dimension disagrees with human labels' }, 'untrusted') : null),
           h('td', {}, s.kind),
           h('td', {}, num(t.scored)),
           h('td', {}, t.passRate === null ? '–' : badge(t.passRate >= 0.95, pct(t.passRate))),
@@ -76,7 +76,7 @@ export async function overview({ params, navigate }) {
       { class: 'grid' },
       lineChart({ title: 'Trace volume', x, series: [{ label: 'traces', values: q.traces }, { label: 'with errors', values: q.errorTraces }] }),
       lineChart({ title: 'Pass rate per check', x, percent: true, series: checks.map((s) => ({ label: s.check, values: s.passRate })) }),
-      lineChart({ title: 'Judge score per dimension', x, series: judge.map((s) => ({ label: s.check, values: s.meanValue })) }),
+      lineChart({ title: 'Judge score per dimension', x, series: judge.map((s) => ({ label: s.trusted === false ? `${s.check} (untrusted)` : s.check, values: s.meanValue })) }),
       lineChart({ title: 'Tokens', x, series: [{ label: 'input', values: q.inputTokens }, { label: 'output', values: q.outputTokens }] }),
       lineChart({ title: 'Judge coverage', x, percent: true, series: [{ label: 'judged traces', values: q.judgeCoverage }] }),
       lineChart({ title: 'Judge cost (USD)', x, series: [{ label: 'cost', values: q.judgeCostUsd }] }),
