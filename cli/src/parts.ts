@@ -1,14 +1,16 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
-import { readTrace, type Config } from '@sieve/core'
+import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
+import { readTrace, type Config, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
-import { clickhouseScoreSink, createScorerMetrics, loadChecksConfig, loadScorerOptions, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
   storage: ClickHouseClient
-  queue: InProcessQueue
+  queue: SpanQueue
+  /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
+  queueDepth?: () => number
   metrics: CollectorMetrics
 }
 
@@ -31,27 +33,39 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
 }
 
 /**
- * The deterministic scorer, on its own consumer group. The embedded queue keeps nothing across a
- * restart, so on stop the scorer scores the traces it still holds instead of leaving them.
+ * The deterministic scorer, on its own consumer group. On stop, with Kafka the traces it still
+ * assembles stay uncommitted for the next scorer; the embedded queue keeps nothing across a
+ * restart, so there the scorer scores them as they are.
  */
 export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
+  // With Kafka, scores also go to the scores topic, after the table.
+  const topic = config.kafka
+    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic })
+    : undefined
+  const table = clickhouseScoreSink(storage)
   const scorer = await Scorer.start({
     queue,
     checks,
-    sink: clickhouseScoreSink(storage),
+    sink: topic ? fanOut(table, topic) : table,
     options: loadScorerOptions(config.sections),
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
     log: (message) => console.error(`sieve up: ${message}`),
   })
-  return { name: 'scorer', stop: () => scorer.stop({ flush: true }) }
+  return {
+    name: 'scorer',
+    async stop() {
+      await scorer.stop({ flush: !config.kafka })
+      await topic?.close()
+    },
+  }
 }
 
-export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
+export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
   const dashboardApi = createDashboardApi({ client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics() })
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
     routes: [{ path: '/api', handler: dashboardApi }, { path: UI_PATH, handler: createUi() }],
   })
   const server = await listen(app, config.host, config.port)

@@ -97,8 +97,13 @@ function normalizeMessage(raw: unknown, fallbackRole: string): ChatMessage | und
   return { role, parts, finishReason }
 }
 
-function messageList(value: unknown, fallbackRole: string): ChatMessage[] {
-  const parsed = parseJsonValue(value)
+/** How attribute text becomes values; callers reading many spans of one trace may memoize it. */
+export type ContentParser = (value: unknown, attribute: string) => unknown
+
+const defaultParser: ContentParser = (value) => parseJsonValue(value)
+
+function messageList(value: unknown, fallbackRole: string, parse: ContentParser = defaultParser, attribute = ''): ChatMessage[] {
+  const parsed = parse(value, attribute)
   if (parsed === undefined || parsed === null || parsed === '') return []
   const items = Array.isArray(parsed) ? parsed : [parsed]
   const out: ChatMessage[] = []
@@ -109,8 +114,8 @@ function messageList(value: unknown, fallbackRole: string): ChatMessage[] {
   return out
 }
 
-function instructionsText(value: unknown): string {
-  const parsed = parseJsonValue(value)
+function instructionsText(value: unknown, parse: ContentParser = defaultParser): string {
+  const parsed = parse(value, 'gen_ai.system_instructions')
   if (parsed === undefined || parsed === null) return ''
   if (typeof parsed === 'string') return parsed
   const items = Array.isArray(parsed) ? parsed : [parsed]
@@ -154,11 +159,11 @@ function eventBody(attributes: Attributes): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>), ...attributes } : attributes
 }
 
-export function spanContent(span: Span): SpanContent {
+export function spanContent(span: Span, parse: ContentParser = defaultParser): SpanContent {
   const a = span.attributes
-  let systemInstructions = instructionsText(a['gen_ai.system_instructions'])
-  let input = messageList(a['gen_ai.input.messages'], 'user')
-  let output = messageList(a['gen_ai.output.messages'], 'assistant')
+  let systemInstructions = instructionsText(a['gen_ai.system_instructions'], parse)
+  let input = messageList(a['gen_ai.input.messages'], 'user', parse, 'gen_ai.input.messages')
+  let output = messageList(a['gen_ai.output.messages'], 'assistant', parse, 'gen_ai.output.messages')
 
   for (const event of span.events) {
     if (event.name === DETAILS_EVENT) {
@@ -250,9 +255,9 @@ export function toolInvocation(span: Span): ToolInvocation {
 }
 
 /** Tool definitions offered to the model on this span (`gen_ai.tool.definitions`): name → JSON schema of its parameters. */
-export function toolDefinitions(span: Span): Map<string, unknown> {
+export function toolDefinitions(span: Span, parse: ContentParser = defaultParser): Map<string, unknown> {
   const defs = new Map<string, unknown>()
-  const parsed = parseJsonValue(span.attributes['gen_ai.tool.definitions'])
+  const parsed = parse(span.attributes['gen_ai.tool.definitions'], 'gen_ai.tool.definitions')
   if (!Array.isArray(parsed)) return defs
   for (const raw of parsed) {
     if (!raw || typeof raw !== 'object') continue

@@ -58,7 +58,7 @@ describe('migrations', () => {
     assert.deepEqual(second, { applied: [], retentionUpdated: [] })
     assert.equal(await migrationsApplied(client), true)
     const tables = await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
-    assert.deepEqual(tables.map((t) => t.name), ['feedback', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'schema_migrations', 'scores', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
+    assert.deepEqual(tables.map((t) => t.name), ['exports', 'feedback', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'schema_migrations', 'scores', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
   })
 
   test('a changed retention rewrites the TTL of every table', async () => {
@@ -123,6 +123,14 @@ describe('spans', () => {
     await insertSpans(client, [span({ traceId, startTimeUnixNano: '1544712660000000000', endTimeUnixNano: '1544712661000000000' })])
     await client.command({ query: 'OPTIMIZE TABLE spans FINAL' })
     assert.equal((await readTrace(client, 'p1', traceId))?.spans[0]?.startTimeUnixNano, '1544712660000000000')
+  })
+
+  test('rewriting the rollup of many thousands of traces at once stays within the query size limit', async () => {
+    const traceIds = Array.from({ length: 9000 }, (_, i) => i.toString(16).padStart(32, 'f'))
+    await insertSpans(client, [span({ traceId: traceIds[8999]!, spanId: 'cccccccccccccccc' })])
+    await refreshTraceRollups(client, traceIds.map((traceId) => ({ projectId: 'p1', traceId })))
+    const rows = (await listTraces(client, 'p1', { limit: 1000 })).filter((t) => t.traceId === traceIds[8999])
+    assert.equal(rows.length, 1)
   })
 
   test('reads see only the asked project', async () => {

@@ -23,7 +23,7 @@ function runOne(trace: Trace, configured: ConfiguredCheck): ScoredCheck | CheckS
   try {
     const outcome = check.run(trace, params)
     if (isSkipped(outcome)) return outcome
-    return { ...outcome, configHash }
+    return { name: outcome.name, version: outcome.version, value: outcome.value, passed: outcome.passed, detail: outcome.detail, configHash }
   } catch (err) {
     const message = `check ${check.name} failed to run: ${(err as Error).message}`
     return { name: check.name, version: check.version, value: 0, passed: false, detail: { message }, configHash, error: message }

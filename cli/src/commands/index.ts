@@ -1,9 +1,13 @@
 import type { Command } from '../command.js'
 import { checksCommand } from './checks.js'
 import { dashboardCommand } from './dashboard.js'
+import { datasetCommand } from './dataset.js'
+import { evalCommand } from './eval.js'
+import { exportCommand } from './export.js'
 import { migrateCommand } from './migrate.js'
 import { scoreCommand } from './score.js'
+import { scrubCommand } from './scrub.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, dashboardCommand]
+export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, exportCommand, datasetCommand, evalCommand, scrubCommand, dashboardCommand]

@@ -1,4 +1,5 @@
 import { createStorage, loadConfig, migrate, type Config } from '@sieve/core'
+import type { ClickHouseClient } from '@clickhouse/client'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { once } from 'node:events'
 import type { Command } from '../command.js'
@@ -33,7 +34,13 @@ export const upCommand: Command = {
     }
     if (binding.warn) console.warn(`sieve up: ${binding.warn}`)
 
-    const storage = await createStorage(config.clickhouse)
+    let storage: ClickHouseClient
+    try {
+      storage = await createStorage(config.clickhouse)
+    } catch (err) {
+      console.error(`sieve up: ${(err as Error).message}`)
+      return 1
+    }
     const running: RunningPart[] = []
     const queue = new InProcessQueue({
       onError: (group, error, attempt) => console.error(`sieve up: ${group} failed to handle a batch (attempt ${attempt}): ${(error as Error).message}`),
@@ -47,10 +54,11 @@ export const upCommand: Command = {
       const migrated = await migrate(storage, { retentionDays: config.retentionDays })
       if (migrated.applied.length) console.log(`sieve up: applied migrations ${migrated.applied.join(', ')}`)
       const metrics = createMetrics()
-      for (const part of parts) running.push(await part({ config, storage, queue, metrics }))
+      for (const part of parts) running.push(await part({ config, storage, queue, queueDepth: () => queue.depth(), metrics }))
     } catch (err) {
       await stop().catch(() => {})
-      throw err
+      console.error(`sieve up: ${(err as Error).message}`)
+      return 1
     }
 
     const where = config.clickhouse.kind === 'embedded' ? `embedded ClickHouse in ${config.clickhouse.path}` : config.clickhouse.url

@@ -21,9 +21,10 @@ export const assemblerOptionsSchema = z
   .object({
     quietPeriodMs: z.number().int().min(0).default(3000),
     maxTraceAgeMs: z.number().int().positive().default(300_000),
-    maxOpenTraces: z.number().int().positive().default(50_000),
-    maxOpenSpans: z.number().int().positive().default(1_000_000),
-    rememberSpans: z.number().int().min(0).default(200_000),
+    // Spans with captured content weigh a few KiB each: these bounds hold ~15 s of 1,000 traces/s in 1-2 GiB.
+    maxOpenTraces: z.number().int().positive().default(40_000),
+    maxOpenSpans: z.number().int().positive().default(400_000),
+    rememberSpans: z.number().int().min(0).default(50_000),
   })
   .strict()
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { canonicalJson } from '../canonical-json.js'
 
 /**
  * JSON Schemas declared in config (tool arguments, structured outputs), turned into zod validators
@@ -13,14 +14,22 @@ export const jsonSchemaParam = z.record(z.string(), z.unknown()).superRefine((sc
   }
 })
 
-const compiled = new WeakMap<object, z.ZodType>()
+const byObject = new WeakMap<object, z.ZodType>()
+/** Schemas read from traces (tool definitions) are new objects every time but the same text. */
+const byText = new Map<string, z.ZodType>()
+const MAX_CACHED_TEXTS = 1000
 
 export function compileJsonSchema(schema: object): z.ZodType {
-  let validator = compiled.get(schema)
+  let validator = byObject.get(schema)
+  if (validator) return validator
+  const text = canonicalJson(schema)
+  validator = byText.get(text)
   if (!validator) {
     validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0])
-    compiled.set(schema, validator)
+    if (byText.size >= MAX_CACHED_TEXTS) byText.delete(byText.keys().next().value!)
+    byText.set(text, validator)
   }
+  byObject.set(schema, validator)
   return validator
 }
 

@@ -4,6 +4,31 @@ import { defineCheck } from './check.js'
 
 const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []
 
+/** Most traces of an agent share its system prompt: its word runs are computed once per prompt and length. */
+interface Shingles {
+  runs: Set<string>
+  /** First two words of every run: most windows of an answer are rejected on these before joining. */
+  heads: Set<string>
+}
+
+const shingleCache = new Map<string, Shingles>()
+const MAX_CACHED_PROMPTS = 200
+
+function shinglesOf(prompt: string, minWords: number): Shingles {
+  const key = `${minWords}\u0000${prompt}`
+  let shingles = shingleCache.get(key)
+  if (shingles) return shingles
+  const promptWords = words(prompt)
+  shingles = { runs: new Set<string>(), heads: new Set<string>() }
+  for (let i = 0; i + minWords <= promptWords.length; i++) {
+    shingles.runs.add(promptWords.slice(i, i + minWords).join(' '))
+    shingles.heads.add(`${promptWords[i]} ${promptWords[i + 1]}`)
+  }
+  if (shingleCache.size >= MAX_CACHED_PROMPTS) shingleCache.delete(shingleCache.keys().next().value!)
+  shingleCache.set(key, shingles)
+  return shingles
+}
+
 /**
  * The answer repeats the system prompt: any run of `minWords` consecutive words of the system
  * instructions found verbatim in assistant output, or a configured canary string.
@@ -21,9 +46,7 @@ export const systemPromptLeakage = defineCheck({
     const view = traceView(trace)
     if (!view.systemPrompt && !canaries.length) return { skipped: 'no system prompt captured and no canaries configured' }
     if (!view.assistantTexts.length) return { skipped: 'no assistant output captured' }
-    const promptWords = words(view.systemPrompt)
-    const shingles = new Set<string>()
-    for (let i = 0; i + minWords <= promptWords.length; i++) shingles.add(promptWords.slice(i, i + minWords).join(' '))
+    const shingles = shinglesOf(view.systemPrompt, minWords)
     const leaks: { spanId: string; fragment: string }[] = []
     for (const { spanId, text } of view.assistantTexts) {
       const lower = text.toLowerCase()
@@ -32,11 +55,12 @@ export const systemPromptLeakage = defineCheck({
         leaks.push({ spanId, fragment: canary })
         continue
       }
-      if (!shingles.size) continue
+      if (!shingles.runs.size) continue
       const out = words(text)
       for (let i = 0; i + minWords <= out.length; i++) {
+        if (!shingles.heads.has(`${out[i]} ${out[i + 1]}`)) continue
         const shingle = out.slice(i, i + minWords).join(' ')
-        if (shingles.has(shingle)) {
+        if (shingles.runs.has(shingle)) {
           leaks.push({ spanId, fragment: shingle })
           break
         }

@@ -1,4 +1,4 @@
-import { genAiFields, type Trace } from '@sieve/core'
+import type { Trace } from '@sieve/core'
 import { z } from 'zod'
 import type { ScoredCheck, TraceScore } from '../score-trace.js'
 import { traceView } from '../trace/view.js'
@@ -54,29 +54,28 @@ export type TraceFields = Pick<ScoreRecord, 'projectId' | 'traceId' | 'traceStar
 
 export function traceFields(trace: Trace): TraceFields {
   const view = traceView(trace)
-  let agentVersion = ''
-  let promptVersion = ''
-  for (const span of view.root ? [view.root, ...view.spans] : view.spans) {
-    const f = genAiFields(span)
-    agentVersion ||= f.agentVersion
-    promptVersion ||= f.promptVersion
-    if (agentVersion && promptVersion) break
-  }
   const firstCall = view.llmCalls[0]?.fields
   return {
     projectId: trace.projectId,
     traceId: trace.traceId,
     traceStartTimeUnixNano: view.startNs.toString(),
     serviceName: view.serviceName,
-    agentVersion,
-    tracePromptVersion: promptVersion,
+    agentVersion: view.agentVersion,
+    tracePromptVersion: view.promptVersion,
     model: firstCall ? firstCall.responseModel || firstCall.requestModel : '',
   }
 }
 
 export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreRecord {
+  // Fields listed one by one: a spread followed by this many properties is ~500x slower in V8.
   return {
-    ...fields,
+    projectId: fields.projectId,
+    traceId: fields.traceId,
+    traceStartTimeUnixNano: fields.traceStartTimeUnixNano,
+    serviceName: fields.serviceName,
+    agentVersion: fields.agentVersion,
+    tracePromptVersion: fields.tracePromptVersion,
+    model: fields.model,
     spanId: '',
     scorerName: result.name,
     kind: 'deterministic',

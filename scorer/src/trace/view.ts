@@ -1,16 +1,16 @@
 import {
   finishReasons,
   genAiFields,
-  isLlmSpan,
-  isToolSpan,
+  isLlmCall,
   messageText,
   parseJsonValue,
   spanContent,
   toolDefinitions,
   toolInvocation,
+  type ChatMessage,
+  type ContentParser,
   type GenAiFields,
   type Span,
-  type SpanContent,
   type ToolInvocation,
   type Trace,
 } from '@sieve/core'
@@ -23,7 +23,8 @@ import {
 export interface LlmCall {
   span: Span
   fields: GenAiFields
-  content: SpanContent
+  systemInstructions: string
+  output: ChatMessage[]
   finishReasons: string[]
 }
 
@@ -40,6 +41,9 @@ export interface TraceView {
   spans: Span[]
   agentName: string
   serviceName: string
+  /** First agent version / prompt version found, root span first. */
+  agentVersion: string
+  promptVersion: string
   llmCalls: LlmCall[]
   /** `execute_tool` spans; when a trace has none, the tool calls the model asked for in its output. */
   toolCalls: ToolInvocation[]
@@ -88,12 +92,55 @@ function collectDocIds(value: unknown, into: Set<string>, depth = 0): void {
   }
 }
 
+/**
+ * Parses the content attributes of one trace. Texts repeated on every model call and in every
+ * trace of an agent (its system prompt and tool definitions) are parsed once per process. A model call's input usually repeats
+ * the previous call's input with new messages appended; then only the appended part is parsed, so
+ * reading a conversation costs its length, not its length squared. The view needs each message
+ * once (who said what, which tool returned what), so returning only the new ones is exact for it.
+ */
+/** Texts repeated across every trace of an agent (its system prompt, its tool definitions). */
+const SHARED_ATTRIBUTES = new Set(['gen_ai.system_instructions', 'gen_ai.tool.definitions'])
+const shared = new Map<string, unknown>()
+const MAX_SHARED = 500
+
+function traceParser(): ContentParser {
+  let previousInput: string | undefined
+  return (value, attribute) => {
+    if (typeof value !== 'string') return value
+    if (attribute === 'gen_ai.input.messages') {
+      const previous = previousInput
+      previousInput = value
+      if (previous !== undefined) {
+        if (previous === value) return []
+        if (
+          value.length > previous.length &&
+          previous.endsWith(']') &&
+          value.charCodeAt(previous.length - 1) === 44 /* , */ &&
+          value.startsWith(previous.slice(0, -1))
+        ) {
+          return parseJsonValue(`[${value.slice(previous.length)}`)
+        }
+      }
+    }
+    if (!SHARED_ATTRIBUTES.has(attribute)) return parseJsonValue(value)
+    if (shared.has(value)) return shared.get(value)
+    const parsed = parseJsonValue(value)
+    if (shared.size >= MAX_SHARED) shared.delete(shared.keys().next().value!)
+    shared.set(value, parsed)
+    return parsed
+  }
+}
+
 const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))
 
 function buildView(trace: Trace): TraceView {
   const spans = [...trace.spans].sort((a, b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano))
   const root = spans.find((s) => s.parentSpanId === '')
+  const parse = traceParser()
   let agentName = ''
+  let agentVersion = root ? genAiFields(root).agentVersion : ''
+  let promptVersion = root ? genAiFields(root).promptVersion : ''
   const llmCalls: LlmCall[] = []
   const toolSpans: ToolInvocation[] = []
   const definitions = new Map<string, unknown>()
@@ -101,12 +148,20 @@ function buildView(trace: Trace): TraceView {
   const userTexts = new Map<string, TextAt>()
   const assistantTexts: TextAt[] = []
   const sourceTexts: string[] = []
+  const seenResponses = new Set<string>()
   const retrievedDocIds = new Set<string>()
   const requestedCalls = new Map<string, ToolInvocation>()
   let rootAnswer: TextAt | undefined
   let hasContent = false
   let startNs: bigint | undefined
   let endNs: bigint | undefined
+
+  // Tool results recorded on tool spans are read there; the same results fed back to the model
+  // (tool_call_response parts with the same call id) are then skipped.
+  for (const span of spans) {
+    const id = span.attributes['gen_ai.tool.call.id']
+    if (typeof id === 'string' && id && span.attributes['gen_ai.tool.call.result'] !== undefined) seenResponses.add(id)
+  }
 
   for (const span of spans) {
     const start = BigInt(span.startTimeUnixNano)
@@ -115,36 +170,47 @@ function buildView(trace: Trace): TraceView {
     if (endNs === undefined || end > endNs) endNs = end
     const fields = genAiFields(span)
     if (!agentName && fields.agentName) agentName = fields.agentName
-    for (const [name, schema] of toolDefinitions(span)) if (!definitions.has(name)) definitions.set(name, schema)
+    agentVersion ||= fields.agentVersion
+    promptVersion ||= fields.promptVersion
+    if (span.attributes['gen_ai.tool.definitions'] !== undefined) {
+      for (const [name, schema] of toolDefinitions(span, parse)) if (!definitions.has(name)) definitions.set(name, schema)
+    }
 
-    if (isToolSpan(span)) {
+    if (fields.operation === 'execute_tool') {
       const call = toolInvocation(span)
       toolSpans.push(call)
       if (call.rawArguments !== undefined) sourceTexts.push(call.rawArguments)
       if (call.result !== undefined) {
-        sourceTexts.push(asText(call.result))
+        const raw = span.attributes['gen_ai.tool.call.result']
+        sourceTexts.push(typeof raw === 'string' ? raw : asText(call.result))
         collectDocIds(call.result, retrievedDocIds)
       }
       continue
     }
     if (fields.operation === 'retrieval') {
-      const docs = parseJsonValue(span.attributes['gen_ai.retrieval.documents'])
+      const raw = span.attributes['gen_ai.retrieval.documents']
+      const docs = parse(raw, 'gen_ai.retrieval.documents')
       if (docs !== undefined) {
-        sourceTexts.push(asText(docs))
+        sourceTexts.push(typeof raw === 'string' ? raw : asText(docs))
         collectDocIds(docs, retrievedDocIds)
       }
     }
 
-    const content = spanContent(span)
+    const content = spanContent(span, parse)
     if (content.systemInstructions || content.input.length || content.output.length) hasContent = true
     if (content.systemInstructions) systemPrompts.add(content.systemInstructions)
     for (const message of content.input) {
       if (message.role === 'assistant') continue
       for (const part of message.parts) {
         if (part.type === 'text' && part.content) {
+          if (message.role === 'user') {
+            if (userTexts.has(part.content)) continue
+            userTexts.set(part.content, { spanId: span.spanId, text: part.content })
+          }
           sourceTexts.push(part.content)
-          if (message.role === 'user' && !userTexts.has(part.content)) userTexts.set(part.content, { spanId: span.spanId, text: part.content })
         } else if (part.type === 'tool_call_response') {
+          if (part.id && seenResponses.has(part.id)) continue
+          if (part.id) seenResponses.add(part.id)
           sourceTexts.push(asText(part.response))
           collectDocIds(part.response, retrievedDocIds)
         }
@@ -174,7 +240,9 @@ function buildView(trace: Trace): TraceView {
         }
       }
     }
-    if (isLlmSpan(span)) llmCalls.push({ span, fields, content, finishReasons: finishReasons(span, content) })
+    if (isLlmCall(fields)) {
+      llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
+    }
   }
 
   // The root's answer is the agent's final word; it also counts among the assistant texts.
@@ -187,6 +255,8 @@ function buildView(trace: Trace): TraceView {
     spans,
     agentName,
     serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
+    agentVersion,
+    promptVersion,
     llmCalls,
     toolCalls: useSpans ? toolSpans : [...requestedCalls.values()],
     toolCallsFrom: useSpans ? 'spans' : 'messages',
@@ -207,8 +277,8 @@ function buildView(trace: Trace): TraceView {
 function lastModelAnswer(llmCalls: LlmCall[]): TextAt | undefined {
   for (let i = llmCalls.length - 1; i >= 0; i--) {
     const call = llmCalls[i]!
-    if (!call.content.output.length) continue
-    return { spanId: call.span.spanId, text: call.content.output.map(messageText).filter(Boolean).join('\n') }
+    if (!call.output.length) continue
+    return { spanId: call.span.spanId, text: call.output.map(messageText).filter(Boolean).join('\n') }
   }
   return undefined
 }

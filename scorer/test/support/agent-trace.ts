@@ -135,10 +135,14 @@ export class AgentRecorder {
     return this
   }
 
+  /** The recorded spans as an OTLP/HTTP protobuf request body, as the SDK's exporter sends it. */
+  otlpProtobuf(): Buffer {
+    return Buffer.from(ProtobufTraceSerializer.serializeRequest(this.exporter.getFinishedSpans())!)
+  }
+
   /** The recorded spans, through OTLP protobuf and the collector's decoder. */
   spans(projectId = 'default'): Span[] {
-    const finished = this.exporter.getFinishedSpans()
-    const decoded = decodeProtobufRequest(Buffer.from(ProtobufTraceSerializer.serializeRequest(finished)!), projectId)
+    const decoded = decodeProtobufRequest(this.otlpProtobuf(), projectId)
     if (decoded.rejected) throw new Error(`collector rejected test spans: ${decoded.errorMessage}`)
     return decoded.spans
   }

@@ -1,0 +1,72 @@
+import { existsSync, writeFileSync } from 'node:fs'
+import { loadConfig } from '@sieve/core'
+import { runGate, summaryMarkdown } from '@sieve/exporter'
+import { loadChecksConfig } from '@sieve/scorer'
+import { UsageError, type Command } from '../command.js'
+
+function fraction(name: string, raw: unknown): number | undefined {
+  if (raw === undefined) return undefined
+  const x = Number(raw)
+  if (!(x >= 0 && x <= 1)) throw new UsageError(`--${name} must be a number in [0, 1] (got '${String(raw)}')`)
+  return x
+}
+
+export const evalCommand: Command = {
+  name: 'eval',
+  summary: 'Regression gate: replay a golden dataset through an agent, score with the checks, compare with a baseline',
+  usage: 'sieve eval --dataset golden.jsonl --agent <command or module> [--repeats 3] [--baseline baseline.json] [--fail-below x] [--warn-below y]',
+  options: {
+    dataset: { type: 'string', description: 'Golden JSONL dataset (from sieve export)' },
+    agent: { type: 'string', description: 'Shell command, or a .ts/.js module run with node; reads the example input as JSON on stdin' },
+    repeats: { type: 'string', default: '3', description: 'Runs per example (default 3): pass rate tells instability from a capability gap' },
+    baseline: { type: 'string', description: 'Baseline JSON, keyed by dataset version and model' },
+    'update-baseline': { type: 'boolean', description: 'Store this run as the baseline for its dataset version and model' },
+    'fail-below': { type: 'string', description: 'Exit 1 when the mean score is below this' },
+    'warn-below': { type: 'string', description: 'Warn when the mean score is below this' },
+    timeout: { type: 'string', default: '120', description: 'Seconds one agent run may take (default 120)' },
+    out: { type: 'string', default: 'sieve-eval.json', description: 'JSON artifact (default sieve-eval.json)' },
+    summary: { type: 'string', default: 'sieve-eval.md', description: 'Markdown summary (default sieve-eval.md)' },
+  } as Command['options'], // `description` is read by --help and stripped before parseArgs
+  async run({ values }) {
+    const dataset = values.dataset
+    const agent = values.agent
+    if (typeof dataset !== 'string' || typeof agent !== 'string' || !agent.trim()) throw new UsageError('--dataset and --agent are required')
+    if (!existsSync(dataset)) throw new UsageError(`--dataset: ${dataset} does not exist`)
+    const repeats = Number(values.repeats)
+    if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100) throw new UsageError(`--repeats must be an integer from 1 to 100 (got '${String(values.repeats)}')`)
+    const timeout = Number(values.timeout)
+    if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
+    if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
+    const failBelow = fraction('fail-below', values['fail-below'])
+    const warnBelow = fraction('warn-below', values['warn-below'])
+
+    const config = loadConfig()
+    const checks = await loadChecksConfig(config.sections)
+    try {
+      const report = await runGate({
+        dataset,
+        agent,
+        repeats,
+        failBelow,
+        warnBelow,
+        baseline: values.baseline as string | undefined,
+        updateBaseline: values['update-baseline'] === true,
+        timeoutMs: timeout * 1000,
+        checks: checks.available,
+        log: (line) => console.log(line),
+      })
+      writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
+      const summary = summaryMarkdown(report)
+      writeFileSync(String(values.summary), summary)
+      console.log(`\n${summary}`)
+      return report.exitCode
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      if (code === 'EVAL_CONFIG' || code === 'BASELINE_INVALID') {
+        console.error(`sieve eval: ${(err as Error).message}`)
+        return 2
+      }
+      throw err
+    }
+  },
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const dir = mkdtempSync(join(tmpdir(), 'sieve-eval-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+
+const AGENT = 'exporter/test/fixtures/refund-agent.ts'
+const node = `"${process.execPath}" --import tsx ${AGENT}`
+
+function example(id: string, bucket: string) {
+  return {
+    version: 1,
+    id,
+    input: { messages: [{ role: 'user', content: 'I am <PERSON_1>, refund order A-1001 please, it arrived 45 days ago.' }] },
+    context: { retrievedDocumentIds: [], toolResults: [] },
+    expected: { checks: { prohibited_tools: { tools: [{ name: 'process_refund' }] } }, prohibited_tools: ['process_refund'] },
+    observed: { output: 'Refunded order A-1001.', toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-1001' } }] },
+    bucket,
+    tags: ['failed:prohibited_tools'],
+    source: { traceId: 'b'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: 'v12', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' },
+    scores: [{ name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false }],
+    reviewBy: '2026-04-15',
+  }
+}
+
+function dataset(name: string, ...examples: object[]): string {
+  const path = join(dir, name)
+  writeFileSync(path, examples.map((e) => JSON.stringify(e)).join('\n') + '\n')
+  return path
+}
+
+async function sieveEval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'eval', ...args], { cwd: root })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c) => (stdout += c))
+  child.stderr.on('data', (c) => (stderr += c))
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)))
+  return { code, stdout, stderr }
+}
+
+const known = dataset('known.jsonl', example('ex_00000000000000a1', 'known-failure'))
+
+test('passes (exit 0) when the fixed agent no longer repeats the known failure, and writes the JSON artifact and Markdown summary', async () => {
+  const out = join(dir, 'fixed.json')
+  const summary = join(dir, 'fixed.md')
+  const { code, stdout } = await sieveEval(['--dataset', known, '--agent', AGENT, '--repeats', '2', '--out', out, '--summary', summary])
+  assert.equal(code, 0, stdout)
+  const report = JSON.parse(readFileSync(out, 'utf8'))
+  assert.equal(report.verdict, 'pass')
+  assert.deepEqual(report.examples.map((e: { passRate: number; runs: unknown[] }) => [e.passRate, e.runs.length]), [[1, 2]])
+  assert.equal(report.model, 'gpt-4o-mini-2024-07-18')
+  assert.match(readFileSync(summary, 'utf8'), /## Sieve regression gate: PASS/)
+})
+
+test('fails (exit 1) when the broken agent repeats a known failure, naming it', async () => {
+  const out = join(dir, 'broken.json')
+  const { code, stdout } = await sieveEval(['--dataset', known, '--agent', `${node} --broken`, '--repeats', '2', '--out', out, '--summary', join(dir, 'broken.md')])
+  assert.equal(code, 1, stdout)
+  assert.match(stdout, /known failure ex_00000000000000a1 fails again \(pass rate 0\)/)
+  const report = JSON.parse(readFileSync(out, 'utf8'))
+  assert.equal(report.examples[0].status, 'fail')
+  assert.match(report.examples[0].runs[0].checks[0].message, /process_refund/)
+})
+
+test('tells an unstable example from a capability gap by its pass rate across repeats', async () => {
+  const typical = dataset('typical.jsonl', example('ex_00000000000000b1', 'typical'))
+  const out = join(dir, 'flaky.json')
+  const { code } = await sieveEval(['--dataset', typical, '--agent', `${node} --flaky=${join(dir, 'counter')}`, '--repeats', '2', '--out', out, '--summary', join(dir, 'flaky.md')])
+  assert.equal(code, 0)
+  const report = JSON.parse(readFileSync(out, 'utf8'))
+  assert.equal(report.verdict, 'warn')
+  assert.equal(report.examples[0].status, 'unstable')
+  assert.equal(report.examples[0].passRate, 0.5)
+})
+
+test('compares with the baseline of the same dataset version and model: a drop in pass rate is a regression', async () => {
+  const typical = dataset('typical2.jsonl', example('ex_00000000000000c1', 'typical'))
+  const baseline = join(dir, 'baseline.json')
+  const first = await sieveEval(['--dataset', typical, '--agent', AGENT, '--repeats', '1', '--baseline', baseline, '--update-baseline', '--out', join(dir, 'b1.json'), '--summary', join(dir, 'b1.md')])
+  assert.equal(first.code, 0, first.stdout)
+  assert.ok(existsSync(baseline))
+  const second = await sieveEval(['--dataset', typical, '--agent', `${node} --broken`, '--repeats', '1', '--baseline', baseline, '--out', join(dir, 'b2.json'), '--summary', join(dir, 'b2.md')])
+  assert.equal(second.code, 1, second.stdout)
+  assert.match(second.stdout, /regression on ex_00000000000000c1: pass rate 1 → 0/)
+})
+
+test('--fail-below fails on the mean score, --warn-below only warns', async () => {
+  const typical = dataset('typical3.jsonl', example('ex_00000000000000d1', 'typical'))
+  const warn = await sieveEval(['--dataset', typical, '--agent', `${node} --broken`, '--repeats', '1', '--warn-below', '0.9', '--out', join(dir, 'w.json'), '--summary', join(dir, 'w.md')])
+  assert.equal(warn.code, 0, warn.stdout)
+  assert.match(warn.stdout, /mean score 0 is below --warn-below 0.9/)
+  const fail = await sieveEval(['--dataset', typical, '--agent', `${node} --broken`, '--repeats', '1', '--fail-below', '0.5', '--out', join(dir, 'f.json'), '--summary', join(dir, 'f.md')])
+  assert.equal(fail.code, 1)
+})
+
+test('exits 2 on configuration errors: missing dataset, invalid dataset, an agent that cannot run', async () => {
+  assert.equal((await sieveEval(['--dataset', join(dir, 'nope.jsonl'), '--agent', AGENT])).code, 2)
+  const invalid = join(dir, 'invalid.jsonl')
+  writeFileSync(invalid, '{"version": 1}\n')
+  const bad = await sieveEval(['--dataset', invalid, '--agent', AGENT, '--out', join(dir, 'x.json'), '--summary', join(dir, 'x.md')])
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /invalid line/)
+  const missing = await sieveEval(['--dataset', known, '--agent', 'no-such-agent-command-xyz', '--out', join(dir, 'y.json'), '--summary', join(dir, 'y.md')])
+  assert.equal(missing.code, 2)
+  assert.match(missing.stderr, /cannot run the agent/)
+})

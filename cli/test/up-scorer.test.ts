@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { checksSection, scenarios } from '../../scorer/test/support/scenarios.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const dataDir = mkdtempSync(join(tmpdir(), 'sieve-up-scorer-'))
+after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const metric = (text: string, series: string): number => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line ? Number(line.slice(series.length + 1)) : 0
+}
+
+test('sieve up scores what it receives: the failing check shows in /metrics seconds after the trace ends', async () => {
+  const configFile = join(dataDir, 'sieve.yaml')
+  writeFileSync(configFile, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 300, tickMs: 50 } }))
+  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'up'], {
+    cwd: root,
+    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, SIEVE_API_KEYS: '', KAFKA_BROKERS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (c) => { output += c })
+  child.stderr.on('data', (c) => { output += c })
+  try {
+    while (!/Sieve is up/.test(output)) {
+      if (child.exitCode !== null) throw new Error(`sieve up exited ${child.exitCode}:\n${output}`)
+      await Promise.race([once(child.stdout, 'data'), once(child, 'exit')])
+    }
+    const url = /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(output)?.[1]
+    assert.ok(url, output)
+    const sent = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: scenarios.refundOutsidePolicy().otlpProtobuf() })
+    assert.equal(sent.status, 200, await sent.text())
+
+    let text = ''
+    for (let i = 0; i < 200 && metric(text, 'sieve_scored_traces_total{complete="true",rescore="false"}') < 1; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      text = await (await fetch(`${url}/metrics`)).text()
+    }
+    assert.equal(metric(text, 'sieve_scored_traces_total{complete="true",rescore="false"}'), 1, text)
+    assert.equal(metric(text, 'sieve_check_results_total{check="prohibited_tools",outcome="failed"}'), 1)
+    assert.equal(metric(text, 'sieve_check_results_total{check="required_tools",outcome="passed"}'), 1)
+    assert.equal(metric(text, 'sieve_scoring_latency_seconds_count'), 1)
+  } finally {
+    child.kill('SIGTERM')
+    if (child.exitCode === null) await once(child, 'exit')
+  }
+  assert.equal(child.exitCode, 0, output)
+})

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs'
+import { resolveChecksConfig } from '@sieve/scorer'
+import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
+import { buildExample, createScrubber } from '../src/index.js'
+import { presidioDatasetPath } from './presidio.js'
+
+/**
+ * Scrubber throughput on one core over agent-shaped examples: a system prompt, a user turn, tool
+ * calls with arguments and results, and an answer, their text drawn from the presidio sentences and
+ * the hand-made corpus (keys, phones, look-alikes such as order ids and trace ids).
+ */
+const sentences = (JSON.parse(readFileSync(presidioDatasetPath(), 'utf8')) as { full_text: string }[]).map((r) => r.full_text)
+const corpus = readFileSync(new URL('../test/fixtures/scrub-corpus.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => (JSON.parse(l) as { text: string }).text)
+const system =
+  'You are the support agent of an online shop. Be concise, never promise refunds outside the 30-day policy, and call tools to look up orders before answering. '.repeat(3)
+
+function example(i: number) {
+  const s = (k: number) => sentences[(i * 7 + k) % sentences.length]!
+  const c = (k: number) => corpus[(i * 5 + k) % corpus.length]!
+  return {
+    input: { system, messages: [{ role: 'user', content: `${s(0)} ${s(1)}` }] },
+    tool_calls: [
+      { name: 'lookup_order', arguments: { order_id: `ORD-${100000 + i}`, note: c(0) }, result: { status: 'delivered', detail: `${c(1)} ${s(2)}`, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' } },
+      { name: 'customer_profile', arguments: { query: s(3) }, result: { profile: `${s(4)}\n${c(2)}`, tier: 'gold', since: '2021-04-12T09:30:00Z' } },
+    ],
+    output: `${s(5)} ${c(3)} Your order ORD-${100000 + i} for $129.99 shipped on 2024-05-01.`,
+  }
+}
+
+const examples = Array.from({ length: 3000 }, (_, i) => example(i))
+const bytes = examples.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)
+for (const e of examples.slice(0, 200)) createScrubber().scrub(e) // warm up the JIT and the name lexicon
+
+const runs: number[] = []
+for (let r = 0; r < 5; r++) {
+  // CPU time, not wall time: other processes on the machine must not count against the scrubber.
+  const scrubber = createScrubber() // fresh: no strings remembered from an earlier run
+  const t0 = process.cpuUsage()
+  for (const e of examples) scrubber.scrub(e)
+  const used = process.cpuUsage(t0)
+  runs.push((used.user + used.system) / 1e6)
+}
+runs.sort((a, b) => a - b)
+const median = runs[Math.floor(runs.length / 2)]!
+const mb = bytes / 1e6
+console.log(`bench:scrub  ${examples.length} examples, ${mb.toFixed(1)} MB of JSON, median CPU time of ${runs.length} runs on one core`)
+console.log(`  ${(mb / median).toFixed(1)} MB/s   ${Math.round(examples.length / median)} examples/s   (target >= 20 MB/s)`)
+
+/**
+ * As part of export: the same text as real traces (recorded with the OpenTelemetry SDK, decoded by
+ * the collector), each turned into a golden example (trace view, expectations, scrubbing, schema).
+ * Storage reads are not included: they depend on the ClickHouse deployment.
+ */
+const checks = resolveChecksConfig(checksSection)
+const traces = Array.from({ length: 600 }, (_, i) => {
+  const user = `${sentences[(i * 3) % sentences.length]} ${corpus[(i * 11) % corpus.length]}`
+  const order = { order_id: `A-${1000 + i}`, note: sentences[(i * 3 + 1) % sentences.length], delivered_days_ago: 45 }
+  const answer = `${sentences[(i * 3 + 2) % sentences.length]} Refunded order A-${1000 + i}.`
+  const r = new AgentRecorder('support')
+  return r
+    .agent(user, () =>
+      r
+        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { order_id: order.order_id } }] })
+        .tool({ name: 'lookup_order', callId: 'c1', arguments: { order_id: order.order_id }, result: order })
+        .llm({ toolResults: [{ id: 'c1', response: order }], tools: TOOLS, toolCalls: [{ id: 'c2', name: 'process_refund', arguments: { order_id: order.order_id, amount: 89 } }] })
+        .tool({ name: 'process_refund', callId: 'c2', arguments: { order_id: order.order_id, amount: 89 }, result: { status: 'refunded' } })
+        .llm({ toolResults: [{ id: 'c2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
+    answer)
+    .trace()
+})
+const traceBytes = traces.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t.spans.map((s) => s.attributes))), 0)
+const scores = [{ name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false }]
+const exportRuns: number[] = []
+for (let r = 0; r < 5; r++) {
+  // A fresh trace object each run: trace views are cached per object and would skip the parsing.
+  const copies = traces.map((t) => ({ ...t }))
+  const options = { checks, scrubber: createScrubber(), bucket: 'known-failure' as const, now: new Date(), reviewAfterDays: 90 }
+  const t0 = process.cpuUsage()
+  for (const t of copies) buildExample(t, scores, options)
+  const used = process.cpuUsage(t0)
+  exportRuns.push((used.user + used.system) / 1e6)
+}
+exportRuns.sort((a, b) => a - b)
+const exportMedian = exportRuns[Math.floor(exportRuns.length / 2)]!
+console.log(`as part of export: ${traces.length} traces, ${(traceBytes / 1e6).toFixed(1)} MB of span attributes`)
+console.log(`  ${(traceBytes / 1e6 / exportMedian).toFixed(1)} MB/s   ${Math.round(traces.length / exportMedian)} examples/s`)

@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process'
+import type { GoldenExample } from '../dataset/golden-example.js'
+
+export interface AgentRun {
+  exitCode: number | null
+  /** Last lines of the agent's stderr, to explain a failed run. */
+  stderr: string
+  timedOut: boolean
+}
+
+/** A module path is run with node (TypeScript through tsx); anything else is a shell command. */
+export function agentCommand(agent: string): { command: string; args: string[]; shell: boolean } {
+  if (/\.(?:[cm]?js|[cm]?ts)$/.test(agent) && !/\s/.test(agent)) {
+    return { command: process.execPath, args: ['--conditions=sieve-source', '--import', 'tsx', agent], shell: false }
+  }
+  return { command: agent, args: [], shell: true }
+}
+
+/**
+ * Runs the agent once on an example. The agent reads the example input as JSON from stdin (also in
+ * SIEVE_EVAL_INPUT) and sends its trace to SIEVE_ENDPOINT with the SDK, flushing before it exits.
+ */
+export function runAgent(agent: string, example: GoldenExample, endpoint: string, timeoutMs: number, cwd = process.cwd()): Promise<AgentRun> {
+  const { command, args, shell } = agentCommand(agent)
+  const input = JSON.stringify(example.input)
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd,
+      shell,
+      stdio: ['pipe', 'ignore', 'pipe'],
+      env: {
+        ...process.env,
+        SIEVE_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        SIEVE_EVAL_INPUT: input,
+        SIEVE_EVAL_EXAMPLE_ID: example.id,
+      },
+    })
+    let stderr = ''
+    let timedOut = false
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000)
+    })
+    child.stdin.on('error', () => {}) // an agent that does not read stdin closes it early
+    child.stdin.end(input)
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, timeoutMs)
+    child.on('error', (err) => {
+      clearTimeout(timer)
+      resolve({ exitCode: null, stderr: err.message, timedOut })
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ exitCode: code, stderr: stderr.trim(), timedOut })
+    })
+  })
+}

@@ -1,0 +1,57 @@
+import { genAiFields, type Span, type Trace } from '@sieve/core'
+import { isSkipped, type CheckDefinition } from '@sieve/scorer'
+import type { GoldenExample } from '../dataset/golden-example.js'
+
+export interface ReplayCheck {
+  name: string
+  value: number
+  passed: boolean
+  message: string
+}
+
+export interface ReplayScore {
+  /** Mean of the expected checks' values; 0 when the run produced no trace. */
+  value: number
+  passed: boolean
+  checks: ReplayCheck[]
+  traceId: string
+  model: string
+}
+
+/** The spans of one run as one trace: the run's agent invocation may have sent one trace only. */
+export function replayTrace(spans: Span[]): Trace | undefined {
+  if (!spans.length) return undefined
+  const counts = new Map<string, number>()
+  for (const s of spans) counts.set(s.traceId, (counts.get(s.traceId) ?? 0) + 1)
+  const traceId = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0]
+  const own = spans.filter((s) => s.traceId === traceId)
+  return { projectId: own[0]!.projectId, traceId, spans: own, complete: own.some((s) => s.parentSpanId === '') }
+}
+
+/**
+ * Runs the example's expected checks, with the parameters stored in the example, over the replay's
+ * trace: the same check code the scorer runs online. A check that has nothing to look at counts as
+ * failed here: the example was exported because that check applied.
+ */
+export function scoreReplay(trace: Trace | undefined, example: GoldenExample, available: readonly CheckDefinition[]): ReplayScore {
+  const names = Object.keys(example.expected.checks)
+  if (!trace) {
+    return { value: 0, passed: false, checks: names.map((name) => ({ name, value: 0, passed: false, message: 'the agent sent no trace' })), traceId: '', model: '' }
+  }
+  const checks: ReplayCheck[] = names.map((name) => {
+    const check = available.find((c) => c.name === name)
+    if (!check) return { name, value: 0, passed: false, message: `no check named ${name} is available` }
+    const params = check.params.safeParse(example.expected.checks[name])
+    if (!params.success) return { name, value: 0, passed: false, message: `parameters in the dataset do not fit ${name}: ${params.error.message}` }
+    try {
+      const outcome = check.run(trace, params.data)
+      if (isSkipped(outcome)) return { name, value: 0, passed: false, message: `skipped: ${outcome.skipped}` }
+      return { name, value: outcome.value, passed: outcome.passed, message: outcome.detail.message }
+    } catch (err) {
+      return { name, value: 0, passed: false, message: `check failed to run: ${(err as Error).message}` }
+    }
+  })
+  const value = checks.reduce((sum, c) => sum + c.value, 0) / Math.max(1, checks.length)
+  const model = trace.spans.map((s) => genAiFields(s)).map((f) => f.responseModel || f.requestModel).find(Boolean) ?? ''
+  return { value, passed: checks.every((c) => c.passed), checks, traceId: trace.traceId, model }
+}

@@ -1,0 +1,92 @@
+import { appendFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { readTrace } from '@sieve/core'
+import type { ChecksConfig } from '@sieve/scorer'
+import { DATASET_VERSION, goldenExampleSchema, type GoldenExample } from '../dataset/golden-example.js'
+import { readDataset } from '../dataset/validate-dataset.js'
+import type { Scrubber } from '../scrub/scrubber.js'
+import { buildExample, exampleId, inputHash } from './build-example.js'
+import { recordExports, type ExportRecord } from './exports-table.js'
+import { selectTraces, type Selection } from './select-traces.js'
+
+export interface ExportOptions extends Omit<Selection, 'datasetPath'> {
+  out: string
+  dryRun: boolean
+  bucket: GoldenExample['bucket']
+  reviewAfterDays: number
+  checks: ChecksConfig
+  scrubber: Scrubber
+  now?: Date
+}
+
+export interface ExportReport {
+  path: string
+  added: { id: string; traceId: string }[]
+  /** Same normalised input as an example already in the file (or added earlier in this run). */
+  duplicates: { traceId: string; duplicateOf: string }[]
+  /** Traces that could not become an example, and why. */
+  skipped: { traceId: string; reason: string }[]
+}
+
+export class DatasetFileError extends Error {
+  readonly code = 'DATASET_INVALID'
+}
+
+/**
+ * Appends the selected traces to a JSONL dataset, scrubbed and validated, and records each in the
+ * `exports` table so a second run adds nothing. A dry run reads and reports but writes nothing.
+ */
+export async function exportDataset(client: ClickHouseClient, o: ExportOptions): Promise<ExportReport> {
+  const path = resolve(o.out)
+  const existing = readDataset(path)
+  if (existing.problems.length) {
+    throw new DatasetFileError(`${path} has ${existing.problems.length} invalid line(s); run \`sieve dataset validate ${o.out}\` and fix them first`)
+  }
+  const byInput = new Map<string, string>()
+  const ids = new Set<string>()
+  for (const { example } of existing.examples) {
+    byInput.set(inputHash(example.input), example.id)
+    ids.add(example.id)
+  }
+  const report: ExportReport = { path, added: [], duplicates: [], skipped: [] }
+  const records: ExportRecord[] = []
+  const lines: string[] = []
+  const now = o.now ?? new Date()
+  for (const candidate of await selectTraces(client, { ...o, datasetPath: path })) {
+    const id = exampleId(o.projectId, candidate.traceId)
+    const record = { projectId: o.projectId, datasetPath: path, traceId: candidate.traceId, exampleId: id, datasetVersion: DATASET_VERSION }
+    if (ids.has(id)) {
+      // In the file but not in `exports` (the file was copied, or the table reset): record it, add nothing.
+      records.push({ ...record, inputHash: '', duplicateOf: id })
+      report.duplicates.push({ traceId: candidate.traceId, duplicateOf: id })
+      continue
+    }
+    const trace = await readTrace(client, o.projectId, candidate.traceId)
+    if (!trace) {
+      report.skipped.push({ traceId: candidate.traceId, reason: 'its spans are no longer stored' })
+      continue
+    }
+    const built = buildExample(trace, candidate.scores, { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, now, reviewAfterDays: o.reviewAfterDays })
+    if (!built) {
+      report.skipped.push({ traceId: candidate.traceId, reason: 'no user turn captured, or none of its failed checks is configured' })
+      continue
+    }
+    const example = goldenExampleSchema.parse(built)
+    const hash = inputHash(example.input)
+    const duplicateOf = byInput.get(hash)
+    records.push({ ...record, inputHash: hash, duplicateOf: duplicateOf ?? '' })
+    if (duplicateOf) {
+      report.duplicates.push({ traceId: candidate.traceId, duplicateOf })
+      continue
+    }
+    byInput.set(hash, example.id)
+    ids.add(example.id)
+    lines.push(JSON.stringify(example))
+    report.added.push({ id: example.id, traceId: candidate.traceId })
+  }
+  if (o.dryRun) return report
+  if (lines.length) appendFileSync(path, lines.map((l) => `${l}\n`).join(''))
+  await recordExports(client, records)
+  return report
+}

@@ -1,0 +1,198 @@
+import { nameLexicon, type NameLexicon } from '../name-lexicon.js'
+import type { Detector, Finding } from '../finding.js'
+
+/**
+ * Person names without a statistical model: capitalised runs of words are read token by token
+ * against the name lexicon (see name-lexicon.ts), and context decides the rest: an honorific or a
+ * cue such as "my name is" makes the following words a name even when no list knows them, and
+ * surname endings common across Europe (-sson, -ová, -ski, -escu, …) count as evidence too.
+ */
+// The left boundary is checked by hand (see runs): a lookbehind here would be tried at every position.
+const TOKEN = /(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*)(?![\p{L}\p{M}\p{N}_@])/gu
+const HONORIFIC = /(?:\b(?:mr|mrs|ms|mx|miss|dr|prof|sir|dame|madam|herr|frau|mme|mlle|sr|sra|srta|dott|sig|ra)\.?|\bm\.)\s+$/i
+const STRONG_CUE =
+  /(?:(?:my|his|her|their|your|maiden|last|first|full|account|customer|user)(?:'s)? name(?: is|:)|\bname\s*[:=]|\bi'?m|\bi am|\bthis is|\bcalled|\bnamed|\bcall me|\bsigned|\bregards,|\bthanks,|\bcheers,|\bsincerely,|\bdear|\bhi|\bhello|\bhey|\bcontact|\bunder|\bcustomer|\bbeneficiary|\bguardian|\bpartner|\bkid|\bson|\bdaughter|\bwife|\bhusband|\bwith ms\.?|\bsays|\bsaid|\bdirected by|\bstarring|\bfollow up with|\bby|\bcommenter|\bproducer|\bsongwriter|\bsinger|\bauthor)\W{0,3}$/i
+const NAME_FIELD = /(?:\bname\s*[:=]|\bname is|user:)\s*$/i
+const SURNAME_ENDING =
+  /(?:son|sen|ssen|dóttir|dottir|ová|ova|eva|ov|ev|ski|ska|sky|ský|cki|cka|wicz|ek|escu|ić|ič|vić|ian|yan|enko|uk|ak|poulos|idis|akis|opoulos|ez|es|ini|elli|etti|ucci|mann|berg|stein|nen|lä|inen|ar|ás|os|ssy|ffy)$/
+
+type Kind = 'first' | 'last' | 'initial' | 'common' | 'unknown'
+
+interface WordInfo {
+  kind: Kind
+  /** A known name that is also an ordinary word or a place ("Will", "Crystal", "Park"). */
+  ambiguous: boolean
+}
+
+const words = new Map<string, WordInfo>()
+
+/** What the lexicon says of a capitalised word, remembered: the same words recur across a dataset. */
+function wordInfo(token: string, lex: NameLexicon): WordInfo {
+  let info = words.get(token)
+  if (info === undefined) {
+    if (words.size > 100_000) words.clear()
+    const kind = kindOf(token, lex)
+    info = { kind, ambiguous: (kind === 'first' || kind === 'last') && lex.common.has(token.toLowerCase()) }
+    words.set(token, info)
+  }
+  return info
+}
+
+function kindOf(token: string, lex: NameLexicon): Kind {
+  if (/^\p{Lu}\.?$/u.test(token)) return 'initial'
+  const lower = token.toLowerCase()
+  if (lex.never.has(lower)) return 'common'
+  if (lex.firstNames.has(lower)) return 'first'
+  if (lex.lastNames.has(lower)) return 'last'
+  // Plurals of ordinary words ("Tales", "Stripes") are missing from the lexicon as such.
+  return lex.common.has(lower) || (lower.endsWith('s') && lex.common.has(lower.slice(0, -1))) ? 'common' : 'unknown'
+}
+
+interface Token {
+  text: string
+  start: number
+  end: number
+  kind: Kind
+  ambiguous: boolean
+}
+
+const INSIDE_WORD = /[\p{L}\p{M}\p{N}_@.'’-]/u
+
+/** Consecutive tokens separated by exactly one space form a run. */
+function runs(text: string, lex: NameLexicon): Token[][] {
+  const out: Token[][] = []
+  let run: Token[] = []
+  TOKEN.lastIndex = 0
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    if (m.index > 0 && INSIDE_WORD.test(text[m.index - 1]!)) continue
+    let value = m[0]
+    if (value.endsWith("'s") || value.endsWith('’s')) value = value.slice(0, -2)
+    const { kind, ambiguous } = wordInfo(value, lex)
+    const token: Token = { text: value, start: m.index, end: m.index + value.length, kind, ambiguous }
+    const prev = run[run.length - 1]
+    if (prev && (token.start - prev.end !== 1 || text[prev.end] !== ' ')) {
+      out.push(run)
+      run = []
+    }
+    run.push(token)
+  }
+  if (run.length) out.push(run)
+  return out
+}
+
+/**
+ * Splits a run at ordinary words into the stretches that could be a name, as [from, to) index
+ * pairs into the run; initials only count inside a name, never at its edges.
+ */
+function candidates(run: Token[], each: (from: number, to: number) => void): void {
+  let from = 0
+  for (let i = 0; i <= run.length; i++) {
+    if (i < run.length && run[i]!.kind !== 'common') continue
+    let s = from
+    let e = i
+    while (s < e && run[s]!.kind === 'initial') s++
+    while (e > s && run[e - 1]!.kind === 'initial') e--
+    if (e > s) each(s, e)
+    from = i + 1
+  }
+}
+
+/** Whether run[from, to) reads as a name from the words alone (no cue needed). */
+function isName(run: Token[], from: number, to: number): boolean {
+  const length = to - from
+  if (length > 4) return false
+  let sure = 0
+  let known = 0
+  let initials = 0
+  for (let i = from; i < to; i++) {
+    const t = run[i]!
+    if (t.kind === 'first' || t.kind === 'last') {
+      known++
+      if (!t.ambiguous) sure++
+    } else if (t.kind === 'initial') initials++
+  }
+  if (length === 1) return sure === 1 && (run[from]!.kind === 'first' || run[from]!.text.length > 3)
+  // "Mijail C Adomo": a capitalised word, an initial, a capitalised word.
+  return initials > 0 || sure >= 1 || known >= 2 || SURNAME_ENDING.test(run[to - 1]!.text.toLowerCase())
+}
+
+/** Lower-case names are only taken where a name is asked for ("name: eva kleist"). */
+function lowerCaseAfterField(text: string, lex: NameLexicon): Finding[] {
+  const found: Finding[] = []
+  const re = /(?:\bname\s*[:=]|\bname is|\bi'?m|\bi am)\s*(\p{Ll}[\p{Ll}\p{M}'-]+(?: \p{Ll}[\p{Ll}\p{M}'-]+)?)(?![\p{L}])/dgiu
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const words = m[1]!.split(' ')
+    const known = words.filter((w) => lex.firstNames.has(w) || lex.lastNames.has(w))
+    if (known.length && words.every((w) => !lex.common.has(w) || lex.firstNames.has(w))) {
+      const [s, e] = m.indices![1]!
+      found.push({ type: 'PERSON', start: s, end: e })
+    }
+  }
+  return found
+}
+
+/**
+ * In an enumeration ("Kónya, Becker and Vasquez") one recognised name makes its neighbours names too,
+ * provided they are single capitalised words that are not ordinary words.
+ */
+const LIST = /(?<![\p{L}\p{M}])\p{Lu}[\p{L}\p{M}'’-]+(?:, \p{Lu}[\p{L}\p{M}'’-]+)*,? (?:and|or|&) \p{Lu}[\p{L}\p{M}'’-]+(?![\p{L}\p{M}])/gu
+
+function enumerated(text: string, names: Finding[], lex: NameLexicon): Finding[] {
+  const found: Finding[] = []
+  LIST.lastIndex = 0
+  for (let m = LIST.exec(text); m; m = LIST.exec(text)) {
+    const items: Finding[] = []
+    const word = /\p{Lu}[\p{L}\p{M}'’-]+/gu
+    for (let w = word.exec(m[0]); w; w = word.exec(m[0])) {
+      if (w[0] === 'and' || w[0] === 'or') continue
+      items.push({ type: 'PERSON', start: m.index + w.index, end: m.index + w.index + w[0].length })
+    }
+    const anchored = items.some((i) => names.some((n) => n.start <= i.start && i.end <= n.end))
+    if (!anchored) continue
+    for (const i of items) if (!lex.common.has(text.slice(i.start, i.end).toLowerCase()) || lex.firstNames.has(text.slice(i.start, i.end).toLowerCase())) found.push(i)
+  }
+  return found
+}
+
+/** Speaker labels in transcripts: a lone capitalised word opening a line and followed by a colon. */
+const SPEAKER = /(?<=^|\n)[ \t>]*(\p{Lu}[\p{Ll}\p{M}'’-]+)(?=:)/dgu
+
+const FIRST_SPEAKER = /^[ \t>]*\p{Lu}[\p{Ll}\p{M}'’-]+:/u
+
+function speakers(text: string, lex: NameLexicon): Finding[] {
+  const found: Finding[] = []
+  SPEAKER.lastIndex = 0
+  for (let m = SPEAKER.exec(text); m; m = SPEAKER.exec(text)) {
+    const word = m[1]!.toLowerCase()
+    if (!lex.never.has(word) && (!lex.common.has(word) || lex.firstNames.has(word))) found.push({ type: 'PERSON', start: m.indices![1]![0], end: m.indices![1]![1] })
+  }
+  return found
+}
+
+/** Whether an honorific or a cue such as "my name is" stands right before `start`. */
+function cuedAt(text: string, start: number): boolean {
+  if (start === 0) return false
+  const head = text.slice(Math.max(0, start - 40), start)
+  return HONORIFIC.test(head) || STRONG_CUE.test(head) || NAME_FIELD.test(head)
+}
+
+export const person: Detector = {
+  type: 'PERSON',
+  priority: 2,
+  find(text) {
+    const lex = nameLexicon()
+    const found: Finding[] = []
+    for (const run of runs(text, lex)) {
+      candidates(run, (from, to) => {
+        const start = run[from]!.start
+        if (isName(run, from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run[to - 1]!.end })
+      })
+    }
+    // Names typed in lower case are only looked for in text written all in lower case.
+    if (!/\p{Lu}/u.test(text) && /name|i'?m|i am/.test(text)) found.push(...lowerCaseAfterField(text, lex))
+    if (found.length && / (?:and|or|&) \p{Lu}/u.test(text)) found.push(...enumerated(text, found, lex))
+    // Speaker labels open a line: only multi-line text, or text that opens with one, can hold them.
+    if (text.includes(':') && (text.includes('\n') || FIRST_SPEAKER.test(text))) found.push(...speakers(text, lex))
+    return found
+  },
+}

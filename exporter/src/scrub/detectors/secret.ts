@@ -1,0 +1,85 @@
+import { groupSpan, matchAll, type Detector, type Finding } from '../finding.js'
+
+/** Key formats issued by common providers; each is specific enough to take without context. */
+const KNOWN_FORMATS = new RegExp(
+  [
+    'sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}', // OpenAI, Anthropic and look-alikes
+    '(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}', // Stripe
+    '(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}', // AWS access key ids
+    'gh[pousr]_[A-Za-z0-9]{36,}', // GitHub tokens
+    'github_pat_[A-Za-z0-9_]{22,}',
+    'glpat-[A-Za-z0-9_-]{20,}', // GitLab
+    'xox[abposr]-[A-Za-z0-9-]{10,}', // Slack
+    'AIza[0-9A-Za-z_-]{35}', // Google API keys
+    'hf_[A-Za-z0-9]{30,}', // Hugging Face
+    'eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*', // JWT (header.payload.signature)
+    '-----BEGIN [A-Z ]*PRIVATE KEY-----[\\s\\S]*?-----END [A-Z ]*PRIVATE KEY-----',
+  ].join('|'),
+  'g',
+)
+const KNOWN_GATE = /sk-|[spr]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|eyJ|-----BEGIN/
+const BOUNDED_KNOWN = new RegExp(`(?<![A-Za-z0-9_])(?:${KNOWN_FORMATS.source})`, 'g')
+
+/** The value after an Authorization scheme or after a key named like a secret. */
+const AUTH_HEADER = /\b(?:Bearer|Basic|Token|Bot)\s+([A-Za-z0-9._~+/=-]{12,})/dgi
+const ASSIGNMENT =
+  /(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|private[_-]?key|auth|credentials?)["']?\s*[:=]\s*["']?([^\s"',;&]{6,})/dgi
+
+/**
+ * Long tokens mixing upper case, lower case and digits with high per-character entropy are
+ * likely generated secrets. Pure hex (hashes, trace and span ids) and UUIDs never qualify.
+ */
+const TOKEN = /(?<![A-Za-z0-9_/+=-])[A-Za-z0-9_-]{24,}(?![A-Za-z0-9_/+=-])/g
+
+function entropy(s: string): number {
+  const counts = new Map<string, number>()
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1)
+  let h = 0
+  for (const c of counts.values()) {
+    const p = c / s.length
+    h -= p * Math.log2(p)
+  }
+  return h
+}
+
+function looksGenerated(token: string): boolean {
+  let upper = 0
+  let lower = 0
+  let digit = 0
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i)
+    if (c >= 65 && c <= 90) upper++
+    else if (c >= 97 && c <= 122) lower++
+    else if (c >= 48 && c <= 57) digit++
+  }
+  if (upper < 2 || lower < 2 || digit < 2) return false
+  // Identifiers such as getUserAccountBalanceForCustomer2024 have long lower-case runs; random tokens do not.
+  if (/[a-z]{7,}/.test(token)) return false
+  return entropy(token) >= 3.6
+}
+
+function longestKeyRun(text: string): number {
+  let best = 0
+  let run = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45) {
+      if (++run > best) best = run
+    } else run = 0
+  }
+  return best
+}
+
+export const secret: Detector = {
+  type: 'SECRET',
+  priority: 9,
+  find(text) {
+    // Every secret shape has a run of six or more key characters; prose rarely does.
+    if (!/[A-Za-z0-9_-]{6}/.test(text)) return []
+    const found: Finding[] = KNOWN_GATE.test(text) ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
+    if (/bearer|basic|token|bot/i.test(text)) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
+    if (/[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
+    if (longestKeyRun(text) >= 24) found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
+    return found
+  },
+}

@@ -1,0 +1,86 @@
+import { matchAll, type Detector, type Finding } from '../finding.js'
+
+const WORD = "\\p{Lu}[\\p{L}\\p{M}'’.-]*"
+const ANY_WORD = "[\\p{L}\\p{M}][\\p{L}\\p{M}'’.-]*"
+const NUMBER = '\\d{1,5}(?:[ -]?[A-Za-z](?![\\p{L}]))?\\.?'
+
+/** Street types written after the name (English) … */
+const SUFFIX =
+  'Street|St\\.?|Road|Rd\\.?|Avenue|Ave\\.?|Lane|Ln\\.?|Drive|Dr\\.?|Court|Ct\\.?|Boulevard|Blvd\\.?|Way|Place|Pl\\.?|Square|Sq\\.?|Parkway|Pkwy\\.?|Highway|Hwy\\.?|Circle|Cir\\.?|Terrace|Trail|Crescent|Close|Grove|Gardens|Islands?|Cliffs?|Creek|Row|Walk|Mews|Alley|Plaza|Loop|Heights|Ridge|Crossing|Junction|Estates?|Harbou?r|Springs?|Meadows?|Valley|Ranch|Village|Shores?|Path|Bypass|Expressway|Freeway|Turnpike|Pike|Ports?|Summit|Knolls?|Fords?|Forges?|Mills?|Manors?|Locks?|Keys?|Lakes?|Oval|Glens?|Flats?|Dale|Common|Burgs?|Bluffs?|Brooks?|Centers?|Corners?|Coves?|Crest|Divide|Extensions?|Falls?|Ferry|Forest|Gateway|Haven|Hollow|Inlet|Isle|Landing|Light|Lodge|Motorway|Orchard|Pass|Pines|Point|Prairie|Radial|Rapids?|Rest|Route|Shoals?|Spur|Stravenue|Stream|Throughway|Trace|Track|Tunnel|Underpass|Unions?|Views?|Villes?|Vista|Wells?'
+/** … street types written before it (Romance, Slavic, Greek) … */
+const PREFIX =
+  'Via|Viale|Vicolo|Piazza|Piazzale|Corso|Largo|Contrada|Strada|Rue|Avenue|Boulevard|Bd|Chemin|Allée|Impasse|Quai|Place|Calle|Avenida|Av\\.|Avda\\.?|Paseo|Camino|Carrer|Rua|Travessa|Praça|Largo|Estrada|ul\\.|ulica|al\\.|Aleja|Plac|Osiedle|Odos|Leoforos|Plateia'
+/** … or fused onto it (Germanic, Nordic, Dutch, Finnish, Hungarian, Czech). */
+const FUSED =
+  '(?:straße|strasse|str\\.|gasse|weg|allee|platz|ring|damm|ufer|steig|pfad|laan|straat|gracht|plein|kade|singel|dijk|steeg|vej|gade|gata|gatan|vägen|väg|veien|vegen|vegur|braut|stræti|gränd|katu|tie|kuja|polku|tori|raitti|utca|út|tér|ulice|náměstí|třída|nábřeží|cesta|ulica|iela|gatvė|tänav|ská|ská)'
+
+/**
+ * Street-line shapes, each with a cheap gate: the full pattern (costly, it backtracks over words)
+ * runs only on text where the gate finds the literal part of the shape.
+ */
+const SHAPES: { gate: RegExp; pattern: string }[] = [
+  // 12 Main Street / 2450 Crown St / 903 83 Dora Creek
+  { gate: new RegExp(`(?:${SUFFIX})(?![A-Za-z])`), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
+  // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53
+  { gate: new RegExp(`(?:${PREFIX}) `), pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
+  // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
+  { gate: new RegExp(`${FUSED} \\d`), pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
+  // P.O. Box 211 / PSC 3294, Box 9168
+  { gate: /Box \d|Postfach|Apartado/, pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
+  // An address block's street line, "20789 Allika 46": postcode or house number, name, number
+  { gate: /(?:^|\n)[ \t>?]*\d{3}/, pattern: `(?<=^|\\n)[ \\t>?]*\\d{3,6} (?:${WORD} ){1,3}${NUMBER}(?=[ \\t]*(?:\\n|,|$))` },
+  // Apt. 117 / Suite 464 standing alone
+  { gate: /(?:Apt|Apartment|Suite|Unit|Flat)\.? #?\d/, pattern: `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?` },
+]
+const CORE = SHAPES.map(({ gate, pattern }) => ({ gate, regex: new RegExp(`(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])`, 'gu') }))
+
+/** After an address cue, a capitalised name with a house number is an address whatever its language. */
+const CUE =
+  /(?:address(?:es)?|live[sd]? (?:at|on|in)|lived in|living at|located at|sent to|send (?:it |them )?to|deliver(?:ed)? to|ship(?:ped)? to|meet (?:me |you )?at|moved to|stop at|arrived at|return to|taxi to|is at|is on|corner of|side of|drops you off at)\W{0,3}$/i
+const CUES = new RegExp(CUE.source.replace(/\$$/, ''), 'gi')
+/** Sticky: tried only right after a cue. */
+const CUED = new RegExp(`(?:\\d{1,6} )?(?:(?:${WORD} ){1,4}${NUMBER}|${NUMBER} (?:${WORD} ?){1,4})(?![\\p{L}\\p{N}])`, 'uy')
+
+function afterCues(text: string): Finding[] {
+  const found: Finding[] = []
+  CUES.lastIndex = 0
+  for (let cue = CUES.exec(text); cue; cue = CUES.exec(text)) {
+    CUED.lastIndex = cue.index + cue[0].length
+    const m = CUED.exec(text)
+    if (m) found.push({ type: 'ADDRESS', start: m.index, end: m.index + m[0].length })
+  }
+  return found
+}
+
+/** What may follow a street line: unit, city, region code, postcode, country; on the same line or the next few. */
+const TAIL = new RegExp(
+  `^(?:[ \\t]*,[ \\t]*|[ \\t]*\\n\\n?[ \\t>?]*|[ \\t]+)(?:(?:Apt\\.?|Apartment|Suite|Unit|Flat|Floor|#) ?\\d{1,5}[A-Za-z]?|(?:APO|FPO|DPO) [A-Z]{2} \\d{5}|${WORD}(?: ${WORD}){0,3}(?: \\(${WORD}\\))?|[A-Z]{2}|\\d{3,6}(?:-\\d{3,4})?|\\d{2}-\\d{3}|\\d{3} \\d{2}|\\d{4} [A-Z]{2}|[A-Z]\\d[A-Z] ?\\d[A-Z]\\d)(?![\\p{L}\\p{N}])`,
+  'u',
+)
+const STOP_WORDS = /^(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/u
+
+function extend(text: string, end: number): number {
+  for (let steps = 0; steps < 8; steps++) {
+    const rest = text.slice(end, end + 80)
+    const m = TAIL.exec(rest)
+    if (!m) break
+    const piece = m[0].replace(/^[\s,>]+/, '')
+    if (STOP_WORDS.test(piece)) break
+    end += m[0].length
+  }
+  return end
+}
+
+function withTail(found: Finding[], text: string): Finding[] {
+  return found.map((f) => ({ ...f, end: extend(text, f.end) }))
+}
+
+export const streetAddress: Detector = {
+  type: 'ADDRESS',
+  priority: 4,
+  find(text) {
+    if (!/\d/.test(text)) return []
+    const core = CORE.flatMap(({ gate, regex }) => (gate.test(text) ? matchAll(text, regex, 'ADDRESS') : []))
+    return withTail(core.concat(afterCues(text)), text)
+  },
+}

@@ -1,0 +1,75 @@
+import { allLocales } from '@faker-js/faker'
+import nlp from 'compromise'
+
+/**
+ * Word lists behind person-name detection, built once from two maintained packages:
+ * - @faker-js/faker's locale data: first and last names of ~70 locales (European, Latin American,
+ *   Asian in Latin script, …), so names beyond the English ones are known;
+ * - compromise's English lexicon: its first/last names, and, as much as its names, the ordinary words,
+ *   places and organisations it knows, which keep "Will", "May" or "Jordan" at the start of a
+ *   sentence from being taken for people unless something else says so.
+ */
+export interface NameLexicon {
+  firstNames: Set<string>
+  lastNames: Set<string>
+  /** Lower-case words that are also ordinary words, places or organisations. */
+  common: Set<string>
+  /** Words that are never part of a name (honorifics, form labels, company words), whatever the name lists say. */
+  never: Set<string>
+}
+
+type NameData = string[] | { [key: string]: NameData } | undefined
+
+function collect(into: Set<string>, data: NameData): void {
+  if (!data) return
+  if (Array.isArray(data)) {
+    for (const name of data) if (typeof name === 'string' && /^\p{Lu}[\p{L}\p{M}'’-]+$/u.test(name)) into.add(name.toLowerCase())
+    return
+  }
+  for (const value of Object.values(data)) collect(into, value)
+}
+
+const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific'])
+
+/** Words the lexicons miss that mark a capitalised run as something other than a person. */
+const NOT_NAMES = [
+  'street', 'road', 'avenue', 'lane', 'drive', 'court', 'boulevard', 'square', 'place', 'station', 'park', 'bridge',
+  'inc', 'llc', 'ltd', 'corp', 'corporation', 'company', 'co', 'gmbh', 'ag', 'sa', 'bv', 'plc', 'group', 'bank',
+  'university', 'college', 'school', 'institute', 'hospital', 'foundation', 'association', 'society', 'agency',
+  'orchestra', 'band', 'records', 'music', 'news', 'times', 'weekly', 'magazine', 'club', 'country', 'city', 'state',
+  'north', 'south', 'east', 'west', 'central', 'united', 'kingdom', 'republic', 'national', 'international',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'apt', 'suite', 'unit', 'box', 'user', 'bot', 'customer', 'agent', 'assistant', 'system', 'tool', 'order', 'sku',
+  'mr', 'mrs', 'ms', 'dr', 'prof', 'sir', 'hi', 'hello', 'dear', 'thanks', 'regards', 'name', 'phone', 'email', 'address',
+  'desk', 'fax', 'mobile', 'e-mail', 'website', 'date', 'subject', 'note', 'title', 'from', 'to', 'cc', 're', 'fwd',
+  "i'm", "i've", "i'll", "i'd", 'ok', 'yes', 'no', 'princess', 'prince', 'king', 'queen', 'lord', 'lady', 'saint', 'st',
+  'technologies', 'technology', 'investments', 'resources', 'partners', 'solutions', 'systems', 'labs', 'data',
+  'capital', 'holdings', 'consulting', 'services', 'software', 'media', 'health', 'bioscience', 'analytics',
+  'insurance', 'financial', 'ventures', 'industries', 'enterprises', 'networks', 'global', 'digital', 'energy',
+  'api', 'http', 'https', 'json', 'true', 'false', 'null', 'error', 'ok', 'id', 'ip', 'url', 'ssn', 'iban', 'card',
+]
+
+let cached: NameLexicon | undefined
+
+export function nameLexicon(): NameLexicon {
+  if (cached) return cached
+  const firstNames = new Set<string>()
+  const lastNames = new Set<string>()
+  const common = new Set<string>(NOT_NAMES)
+  for (const locale of Object.values(allLocales)) {
+    const person = (locale as { person?: { first_name?: NameData; last_name?: NameData } }).person
+    collect(firstNames, person?.first_name)
+    collect(lastNames, person?.last_name)
+  }
+  const lexicon = (nlp as unknown as { model(): { one: { lexicon: Record<string, string | string[]> } } }).model().one.lexicon
+  for (const [word, tags] of Object.entries(lexicon)) {
+    const list = Array.isArray(tags) ? tags : [tags]
+    if (list.some((t) => NAME_TAGS.has(t))) {
+      if (list.includes('LastName')) lastNames.add(word)
+      else firstNames.add(word)
+    } else if (!word.includes(' ')) common.add(word)
+  }
+  cached = { firstNames, lastNames, common, never: new Set(NOT_NAMES) }
+  return cached
+}

@@ -1,0 +1,36 @@
+import { createHmac } from 'node:crypto'
+
+/**
+ * Names the values replaced in one example. Without a key the same value gets the same numbered
+ * placeholder within the example (`<EMAIL_1>`, `<EMAIL_2>`): coherent, yet unlinkable across
+ * examples. With a key the placeholder carries a keyed hash of the value instead (`<EMAIL_3f9a21c0>`),
+ * the same across the whole dataset and not reversible without the key. The value → placeholder map
+ * lives in memory for one example only; nothing but the placeholder is ever written.
+ */
+export class Placeholders {
+  private readonly assigned = new Map<string, string>()
+  private readonly counts = new Map<string, number>()
+
+  constructor(private readonly key?: string) {}
+
+  for(type: string, value: string): string {
+    const id = `${type}\u0000${normalise(type, value)}`
+    let placeholder = this.assigned.get(id)
+    if (!placeholder) {
+      if (this.key) placeholder = `<${type}_${createHmac('sha256', this.key).update(id).digest('hex').slice(0, 8)}>`
+      else {
+        const n = (this.counts.get(type) ?? 0) + 1
+        this.counts.set(type, n)
+        placeholder = `<${type}_${n}>`
+      }
+      this.assigned.set(id, placeholder)
+    }
+    return placeholder
+  }
+}
+
+/** Spellings of one value that should share a placeholder: case for emails and names, separators for numbers. */
+function normalise(type: string, value: string): string {
+  if (/^(?:PHONE|CREDIT_CARD|IBAN|SSN)$/.test(type)) return value.replace(/[^0-9A-Za-z+]/g, '').toUpperCase()
+  return value.toLowerCase().replace(/\s+/g, ' ').trim()
+}

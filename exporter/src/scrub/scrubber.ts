@@ -1,0 +1,92 @@
+import { builtInDetectors, type BuiltInType } from './detectors/index.js'
+import { matchAll, type Detector, type Finding } from './finding.js'
+import { scrubOptionsSchema, type ScrubOptions } from './options.js'
+import { Placeholders } from './placeholders.js'
+import { resolve } from './resolve.js'
+
+export interface Scrubber {
+  /** Where personal and secret values sit in one string, after overlaps are settled. */
+  detect(text: string): Finding[]
+  /**
+   * A copy of `value` (string, array, object, any depth) with every string scrubbed. One call is
+   * one example (the same value gets the same placeholder everywhere inside it) unless the
+   * placeholders of an example in progress are passed.
+   */
+  scrub<T>(value: T, placeholders?: Placeholders): T
+  /** Scrubs one string with the placeholders of an example in progress. */
+  scrubText(text: string, placeholders: Placeholders): string
+  /** Starts the placeholder scope of a new example. */
+  newExample(): Placeholders
+}
+
+function customDetector(type: string, pattern: string): Detector {
+  const regex = new RegExp(pattern, 'gu')
+  return { type, priority: 11, find: (text) => matchAll(text, regex, type) }
+}
+
+export function createScrubber(input: ScrubOptions = {}): Scrubber {
+  const options = scrubOptionsSchema.parse(input)
+  const disabled = new Set<string>(options.disable)
+  const detectors: Detector[] = [
+    ...Object.entries(builtInDetectors)
+      .filter(([type]) => !disabled.has(type as BuiltInType))
+      .map(([, d]) => d as Detector),
+    ...options.sensitive.map((s) => customDetector(s.type, s.pattern)),
+  ]
+  const priorities = new Map<string, number>(detectors.map((d) => [d.type, d.priority]))
+  priorities.set('URL_PARAM', priorities.get('URL_CREDENTIALS') ?? 9)
+  const priorityOf = (type: string) => priorities.get(type) ?? 0
+  const allow = options.allow.map((source) => new RegExp(`^(?:${source})$`, 'u'))
+
+  /**
+   * Findings of recent strings: system prompts, tool descriptions and repeated tool results recur in
+   * almost every trace of an agent. Held in memory only, never written.
+   */
+  const recent = new Map<string, Finding[]>()
+
+  function detect(text: string): Finding[] {
+    // Short strings without digits, '@' or capitals (enum values, keys, plain words) cannot hold anything detected.
+    if (text.length < 3 || !/[\d@A-Z\u00C0-\uFFFF=]/.test(text)) return []
+    const remembered = recent.get(text)
+    if (remembered) return remembered
+    const found = detectUncached(text)
+    if (text.length >= 64 && text.length <= 65_536) {
+      if (recent.size >= 2_000) recent.clear()
+      recent.set(text, found)
+    }
+    return found
+  }
+
+  function detectUncached(text: string): Finding[] {
+    const all: Finding[] = []
+    for (const d of detectors) for (const f of d.find(text)) all.push(f)
+    const kept = resolve(all, priorityOf)
+    return allow.length ? kept.filter((f) => !allow.some((a) => a.test(text.slice(f.start, f.end)))) : kept
+  }
+
+  function scrubText(text: string, placeholders: Placeholders): string {
+    const findings = detect(text)
+    if (!findings.length) return text
+    let out = ''
+    let at = 0
+    for (const f of findings) {
+      out += text.slice(at, f.start) + placeholders.for(f.type, text.slice(f.start, f.end))
+      at = f.end
+    }
+    return out + text.slice(at)
+  }
+
+  function deep(value: unknown, placeholders: Placeholders): unknown {
+    if (typeof value === 'string') return scrubText(value, placeholders)
+    if (Array.isArray(value)) return value.map((v) => deep(v, placeholders))
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(value)) out[k] = deep(v, placeholders)
+      return out
+    }
+    return value
+  }
+
+  const newExample = () => new Placeholders(options.secret)
+  return { detect, scrubText, newExample, scrub: <T>(value: T, placeholders = newExample()) => deep(value, placeholders) as T }
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { createStorage, insertSpans, migrate } from '@sieve/core'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
+import { createScrubber, exportDataset, parseDataset, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
+let storage: ClickHouseClient
+const checks = resolveChecksConfig(checksSection)
+
+/** The refund-outside-policy scenario, with a customer who gives name, email, phone and card. */
+const CUSTOMER = { name: 'Marguerite Okonkwo-Lindqvist', email: 'm.okonkwo@example.org', phone: '+44 20 7946 0958', card: '4111 1111 1111 1111' }
+function refundOutsidePolicy(user: string): AgentRecorder {
+  const order = { order_id: 'A-1001', item: 'blender', total: 89, delivered_days_ago: 45, customer: CUSTOMER.name, email: CUSTOMER.email }
+  const answer = `Done, ${CUSTOMER.name}! I refunded $89.00 for order A-1001 to your card ${CUSTOMER.card}.`
+  const r = new AgentRecorder('support')
+  return r.agent(user, () =>
+    r
+      .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
+      .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
+      .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89, card: CUSTOMER.card } }] })
+      .tool({ name: 'process_refund', callId: 'call_2', arguments: { order_id: 'A-1001', amount: 89, card: CUSTOMER.card }, result: { status: 'refunded' } })
+      .llm({ toolResults: [{ id: 'call_2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
+    answer,
+  )
+}
+const USER = `Hi, I am ${CUSTOMER.name} (${CUSTOMER.email}, ${CUSTOMER.phone}). Refund order A-1001 to my card ${CUSTOMER.card}, the blender broke.`
+
+async function store(recorder: AgentRecorder): Promise<string> {
+  const trace = recorder.trace()
+  await insertSpans(storage, trace.spans)
+  await clickhouseScoreSink(storage).write(traceScoreRecords(scoreTrace(trace, checks)))
+  return trace.traceId
+}
+
+function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions {
+  return {
+    out,
+    projectId: 'default',
+    sinceUnixNano: sinceUnixNano('7d')!,
+    limit: 100,
+    bucket: 'known-failure',
+    reviewAfterDays: 90,
+    dryRun: false,
+    checks,
+    scrubber: createScrubber(),
+    now: new Date('2026-01-15T10:00:00Z'),
+    ...extra,
+  }
+}
+
+let first: string
+let same: string
+before(async () => {
+  storage = await createStorage({ kind: 'embedded', path: join(dir, 'ch'), database: 'sieve' })
+  await migrate(storage, { retentionDays: 30 })
+  first = await store(refundOutsidePolicy(USER))
+  // Another customer conversation with the same words: a duplicate once scrubbed.
+  same = await store(refundOutsidePolicy(USER.replace(CUSTOMER.email, 'someone.else@example.net')))
+})
+after(async () => {
+  await storage?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('a dry run reports what it would add and writes nothing', async () => {
+  const out = join(dir, 'dry.jsonl')
+  const report = await exportDataset(storage, options(out, { dryRun: true }))
+  assert.equal(report.added.length, 1)
+  assert.equal(existsSync(out), false)
+})
+
+test('exports the failing trace scrubbed: no name, email, phone or card, the order id kept, the failed check as expectation', async () => {
+  const out = join(dir, 'golden.jsonl')
+  const report = await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
+  assert.equal(report.added.length, 1)
+  assert.deepEqual(report.duplicates.map((d) => d.duplicateOf), [report.added[0]!.id])
+  const text = readFileSync(out, 'utf8')
+  for (const value of [CUSTOMER.name, 'Okonkwo', CUSTOMER.email, 'someone.else', CUSTOMER.phone, '7946 0958', CUSTOMER.card, '4111']) {
+    assert.ok(!text.includes(value), `${value} leaked into the dataset`)
+  }
+  const { examples, problems } = parseDataset(text)
+  assert.deepEqual(problems, [])
+  const example = examples[0]!.example
+  assert.ok([first, same].includes(example.source.traceId))
+  assert.equal(example.version, 1)
+  assert.match(example.input.messages[0]!.content, /I am <PERSON_1> \(<EMAIL_1>, <PHONE_1>\)\. Refund order A-1001 to my card <CREDIT_CARD_1>/)
+  assert.match(example.observed.output, /Done, <PERSON_1>! I refunded \$89\.00 for order A-1001 to your card <CREDIT_CARD_1>\./)
+  assert.deepEqual(example.expected.prohibited_tools, ['process_refund'])
+  assert.deepEqual(example.expected.checks.prohibited_tools, { tools: [{ name: 'process_refund' }] })
+  assert.ok(example.observed.toolCalls.some((c) => c.name === 'process_refund' && (c.arguments as { card: string }).card === '<CREDIT_CARD_1>'))
+  assert.equal(example.bucket, 'known-failure')
+  assert.equal(example.reviewBy, '2026-04-15')
+  assert.ok(example.scores.some((s) => s.name === 'prohibited_tools' && !s.passed))
+})
+
+test('exporting again adds nothing: exported traces are recorded in the exports table', async () => {
+  const out = join(dir, 'golden.jsonl')
+  const before = readFileSync(out, 'utf8')
+  const report = await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
+  assert.deepEqual(report.added, [])
+  assert.equal(readFileSync(out, 'utf8'), before)
+  const rows = await (await storage.query({ query: `SELECT trace_id, duplicate_of FROM exports FINAL WHERE dataset_path = {p:String} ORDER BY trace_id`, query_params: { p: out }, format: 'JSONEachRow' })).json<{ trace_id: string; duplicate_of: string }>()
+  assert.deepEqual(rows.map((r) => r.trace_id).sort(), [first, same].sort())
+})
+
+test('selects by score threshold and by failed check, and a check that never failed selects nothing', async () => {
+  const a = await exportDataset(storage, options(join(dir, 'by-score.jsonl'), { score: 'prohibited_tools', below: 0.5, dryRun: true }))
+  assert.equal(a.added.length + a.duplicates.length, 2)
+  const b = await exportDataset(storage, options(join(dir, 'none.jsonl'), { failed: 'structured_output', dryRun: true }))
+  assert.equal(b.added.length + b.duplicates.length, 0)
+})
+
+test('refuses to append to a file with invalid lines, naming the command that explains them', async () => {
+  const out = join(dir, 'broken.jsonl')
+  writeFileSync(out, '{"version": 1}\n')
+  await assert.rejects(exportDataset(storage, options(out)), /invalid line\(s\); run `sieve dataset validate/)
+})
+
+test('the exported dataset replays through the regression gate: the fixed agent passes, the broken agent fails', async () => {
+  const dataset = join(dir, 'golden.jsonl')
+  const agent = 'exporter/test/fixtures/refund-agent.ts'
+  const root = new URL('../../', import.meta.url).pathname
+  const gate = (a: string) => runGate({ dataset, agent: a, repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root })
+  const fixed = await gate(agent)
+  assert.equal(fixed.exitCode, 0, JSON.stringify(fixed.examples))
+  const broken = await gate(`"${process.execPath}" --import tsx ${agent} --broken`)
+  assert.equal(broken.exitCode, 1)
+  assert.match(broken.reasons.join('\n'), /known failure ex_[0-9a-f]{16} fails again/)
+})

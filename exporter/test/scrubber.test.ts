@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { createScrubber, scrubOptionsSchema } from '../src/index.js'
+
+test('gives the same value the same placeholder throughout an example, and numbers each kind separately', () => {
+  const scrubber = createScrubber()
+  const out = scrubber.scrub({
+    input: 'I am Jana Nováková, write to jana.novakova@example.cz or JANA.NOVAKOVA@example.cz',
+    output: 'Sent a copy to jana.novakova@example.cz and ops@example.com',
+  })
+  assert.equal(out.input, 'I am <PERSON_1>, write to <EMAIL_1> or <EMAIL_1>')
+  assert.equal(out.output, 'Sent a copy to <EMAIL_1> and <EMAIL_2>')
+})
+
+test('starts numbering afresh in each example when no secret is configured', () => {
+  const scrubber = createScrubber()
+  assert.equal(scrubber.scrub('mail b@example.com'), 'mail <EMAIL_1>')
+  assert.equal(scrubber.scrub('mail a@example.com'), 'mail <EMAIL_1>')
+})
+
+test('with a secret, placeholders are keyed hashes: stable across examples, different per key, value not recoverable from them', () => {
+  const a = createScrubber({ secret: 'team-secret-0123456789' })
+  const b = createScrubber({ secret: 'other-secret-0123456789' })
+  const first = a.scrub('card 4111 1111 1111 1111')
+  assert.equal(a.scrub('the card 4111-1111-1111-1111 again'), `the ${first} again`.replace('card ', 'card '))
+  assert.match(first, /^card <CREDIT_CARD_[0-9a-f]{8}>$/)
+  assert.notEqual(b.scrub('card 4111 1111 1111 1111'), first)
+  assert.ok(!first.includes('4111'))
+})
+
+test('scrubs every string in nested tool arguments and results, and leaves numbers, booleans and keys alone', () => {
+  const out = createScrubber().scrub({
+    tool_calls: [{ name: 'lookup_customer', arguments: { email: 'li.wei@example.com', phone: '+44 20 7946 0958', order_id: 'ORD-884211' } }],
+    result: { customer: { name: 'Customer Li Wei', cards: ['5500 0000 0000 0004'] }, total: 129.5, refundable: true },
+  })
+  assert.deepEqual(out, {
+    tool_calls: [{ name: 'lookup_customer', arguments: { email: '<EMAIL_1>', phone: '<PHONE_1>', order_id: 'ORD-884211' } }],
+    result: { customer: { name: 'Customer <PERSON_1>', cards: ['<CREDIT_CARD_1>'] }, total: 129.5, refundable: true },
+  })
+})
+
+test('does not take a 16-digit number that fails the Luhn check for a card', () => {
+  assert.equal(createScrubber().scrub('order 4111 1111 1111 1112 shipped'), 'order 4111 1111 1111 1112 shipped')
+})
+
+test('does not take an IBAN-shaped string whose check digits are wrong', () => {
+  assert.equal(createScrubber().scrub('ref DE00370400440532013000'), 'ref DE00370400440532013000')
+})
+
+test('scrubs business ids configured as sensitive, and keeps allowed values', () => {
+  const scrubber = createScrubber({ sensitive: [{ type: 'ACCOUNT_ID', pattern: 'ACC-\\d{6}' }], allow: ['support@sieve\\.example'] })
+  assert.equal(scrubber.scrub('ACC-123456 wrote to support@sieve.example from me@home.example'), '<ACCOUNT_ID_1> wrote to support@sieve.example from <EMAIL_1>')
+})
+
+test('a disabled detector finds nothing', () => {
+  assert.equal(createScrubber({ disable: ['IP_ADDRESS'] }).scrub('from 203.0.113.9'), 'from 203.0.113.9')
+})
+
+test('rejects options it cannot use with a message naming the field', () => {
+  const result = scrubOptionsSchema.safeParse({ secret: 'short', sensitive: [{ type: 'order id', pattern: '(' }] })
+  assert.equal(result.success, false)
+  const paths = result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
+  assert.ok(paths.some((p) => p.startsWith('secret:')), paths.join('\n'))
+  assert.ok(paths.some((p) => p.startsWith('sensitive.0.type:')), paths.join('\n'))
+  assert.ok(paths.some((p) => p.startsWith('sensitive.0.pattern:')), paths.join('\n'))
+})

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { parseDataset } from '../src/index.js'
+
+const valid = {
+  version: 1,
+  id: 'ex_0123456789abcdef',
+  input: { messages: [{ role: 'user', content: 'Refund order A-1001 please, I am <PERSON_1>' }] },
+  context: { systemPrompt: 'You are a support agent.', retrievedDocumentIds: [], toolResults: [] },
+  expected: { checks: { prohibited_tools: { tools: ['process_refund'] } }, prohibited_tools: ['process_refund'] },
+  observed: { output: 'Refunded.', toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-1001' } }] },
+  bucket: 'known-failure',
+  tags: ['failed:prohibited_tools'],
+  source: { traceId: 'a'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: '1.0.0', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' },
+  scores: [{ name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false }],
+  reviewBy: '2026-04-15',
+}
+
+test('accepts a well-formed dataset and blank lines', () => {
+  const { examples, problems } = parseDataset(`${JSON.stringify(valid)}\n\n`)
+  assert.deepEqual(problems, [])
+  assert.equal(examples.length, 1)
+})
+
+test('reports the line and field of every problem', () => {
+  const badBucket = { ...valid, id: 'ex_1111111111111111', bucket: 'flaky' }
+  const noInput = { ...valid, id: 'ex_2222222222222222', input: { messages: [] } }
+  const badTrace = { ...valid, id: 'ex_3333333333333333', source: { ...valid.source, traceId: 'XYZ' } }
+  const text = [valid, badBucket, 'not json', noInput, badTrace, valid].map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n')
+  const { problems } = parseDataset(text)
+  const got = problems.map((p) => `${p.line} ${p.field}`)
+  assert.deepEqual(got, ['2 bucket', '3 ', '4 input.messages', '5 source.traceId', '6 id'])
+  assert.match(problems[1]!.message, /not valid JSON/)
+  assert.match(problems[4]!.message, /duplicate of the example on line 1/)
+})
+
+test('rejects fields the schema does not know, and a future schema version', () => {
+  const { problems } = parseDataset(JSON.stringify({ ...valid, version: 2, extra: true }))
+  assert.deepEqual(problems.map((p) => p.field).sort(), ['', 'version'])
+})
