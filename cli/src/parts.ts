@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
 import { readTrace, type Config, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
+import { createDatasetExporter } from './datasetExporter.js'
 import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
@@ -63,7 +64,9 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
 }
 
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
-  const dashboardApi = createDashboardApi({ client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics() })
+  const dashboardApi = createDashboardApi({
+    client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config),
+  })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
     routes: [{ path: '/api', handler: dashboardApi }, { path: UI_PATH, handler: createUi() }],

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -69,9 +69,13 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   assert.match(await row.innerText(), /invoke_agent support-agent/)
   await row.locator('input[type=checkbox]').check()
   await page.locator('button.primary', { hasText: 'Export to dataset (1)' }).click()
-  // sieve up has no dataset exporter wired yet: the action reaches the API and says so.
-  await page.locator('.actions .status .error').waitFor()
-  assert.match(await page.locator('.actions .status').innerText(), /no dataset exporter is configured in this Sieve \(HTTP 501\)/)
+  const status = page.locator('.actions .status', { hasText: 'Exported' })
+  await status.waitFor()
+  const dataset = join(sieve.dataDir, 'datasets', 'golden.jsonl')
+  assert.equal(await status.innerText(), `Exported 1 example(s) to ${dataset}.`)
+  const examples = readFileSync(dataset, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  assert.equal(examples.length, 1)
+  assert.match(JSON.stringify(examples[0]), new RegExp(broken), 'the example records the trace it came from')
   await page.screenshot({ path: join(artifacts, '2-worst.png'), fullPage: true })
 
   await row.locator('a').click()
