@@ -1,6 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
 import { readTrace, type Config, type SpanQueue } from '@sieve/core'
+import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
+import { createDatasetExporter } from './datasetExporter.js'
 import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, pollFeedback, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
@@ -71,8 +73,12 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
 }
 
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
+  const dashboardApi = createDashboardApi({
+    client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config),
+  })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
+    routes: [{ path: '/api', handler: dashboardApi }, { path: UI_PATH, handler: createUi() }],
   })
   const server = await listen(app, config.host, config.port)
   return {
@@ -81,6 +87,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
       `OTLP/HTTP traces: ${server.url}/v1/traces  (OTEL_EXPORTER_OTLP_ENDPOINT=${server.url})`,
       `Read API:         ${server.url}/api/traces`,
       `Metrics:          ${server.url}/metrics`,
+      `Dashboard:        ${server.url}${UI_PATH}/`,
     ],
     stop: () => server.stop(),
   }

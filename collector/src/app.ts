@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { migrationsApplied, type SpanQueue } from '@sieve/core'
-import express, { type ErrorRequestHandler, type Express } from 'express'
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import { createTraceRoutes } from './api/traceRoutes.js'
 import { createFeedbackRoutes } from './feedback/feedbackRoutes.js'
 import type { CollectorMetrics } from './metrics.js'
@@ -14,6 +14,8 @@ export interface AppOptions {
   metrics: CollectorMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
   queueDepth?: () => number
+  /** More routes mounted ahead of the read API (the dashboard's /api and /ui), by path prefix. */
+  routes?: { path: string; handler: RequestHandler }[]
 }
 
 /** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
@@ -46,6 +48,7 @@ export function createApp(options: AppOptions): Express {
   })
 
   app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
+  for (const route of options.routes ?? []) app.use(route.path, route.handler)
   app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
   app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
 

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js'
 import { checksCommand } from './checks.js'
+import { dashboardCommand } from './dashboard.js'
 import { datasetCommand } from './dataset.js'
 import { evalCommand } from './eval.js'
 import { exportCommand } from './export.js'
@@ -10,4 +11,4 @@ import { scrubCommand } from './scrub.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, scrubCommand]
+export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, scrubCommand, dashboardCommand]

@@ -12,6 +12,8 @@ export interface Selection {
   sinceUnixNano: string
   service?: string
   limit: number
+  /** Only these traces (the dashboard's "export to dataset" selection); all when absent. */
+  traceIds?: string[]
   /** Traces already exported into this dataset file are left out. */
   datasetPath: string
 }
@@ -31,6 +33,7 @@ export async function selectTraces(client: ClickHouseClient, s: Selection): Prom
         AND error = ''
         AND trace_start_time >= fromUnixTimestamp64Nano({since:Int64}, 'UTC')
         AND ({service:String} = '' OR service_name = {service:String})
+        AND (empty({ids:Array(String)}) OR trace_id IN {ids:Array(String)})
         AND trace_id NOT IN (SELECT trace_id FROM exports FINAL WHERE project_id = {projectId:String} AND dataset_path = {path:String})
       GROUP BY trace_id
       HAVING if({score:String} = '', 1, countIf(scorer_name = {score:String} AND value < {below:Float64}) > 0)
@@ -47,6 +50,7 @@ export async function selectTraces(client: ClickHouseClient, s: Selection): Prom
       failed: s.failed ?? '',
       path: s.datasetPath,
       limit: s.limit,
+      ids: s.traceIds ?? [],
     },
     format: 'JSONEachRow',
   })

@@ -1,0 +1,37 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { Config } from '@sieve/core'
+import type { DatasetExporter } from '@sieve/dashboard'
+import { createScrubber, exportDataset, loadScrubOptions } from '@sieve/exporter'
+import { loadChecksConfig } from '@sieve/scorer'
+
+/**
+ * The dashboard's "export to dataset" action on the exporter: the selected traces, scrubbed, are
+ * appended to `<SIEVE_DATA_DIR>/datasets/golden.jsonl` exactly as `sieve export` would add them.
+ */
+export function createDatasetExporter(storage: ClickHouseClient, config: Config): DatasetExporter {
+  const out = join(config.dataDir, 'datasets', 'golden.jsonl')
+  const setup = (async () => ({ checks: await loadChecksConfig(config.sections), scrubber: createScrubber(loadScrubOptions(config)) }))()
+  return {
+    async exportTraces({ projectId, traceIds }) {
+      const { checks, scrubber } = await setup
+      mkdirSync(dirname(out), { recursive: true })
+      const since = BigInt(Date.now() - config.retentionDays * 86_400_000) * 1_000_000n
+      const report = await exportDataset(storage, {
+        out, projectId, traceIds, sinceUnixNano: since.toString(), limit: traceIds.length,
+        bucket: 'known-failure', reviewAfterDays: 90, dryRun: false, checks, scrubber,
+      })
+      const seen = new Set([...report.added, ...report.duplicates, ...report.skipped].map((r) => r.traceId))
+      return {
+        exported: report.added.length,
+        destination: report.path,
+        skipped: [
+          ...report.duplicates.map((d) => ({ traceId: d.traceId, reason: `same input as ${d.duplicateOf}, already in the dataset` })),
+          ...report.skipped,
+          ...traceIds.filter((id) => !seen.has(id)).map((traceId) => ({ traceId, reason: 'no failed check, or already exported to this dataset' })),
+        ],
+      }
+    },
+  }
+}

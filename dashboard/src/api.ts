@@ -1,0 +1,108 @@
+import { Router, json, type Request, type RequestHandler, type Response } from 'express'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { readTrace } from '@sieve/core'
+import { requireProject, traceTree } from '@sieve/collector'
+import type { z } from 'zod'
+import type { DatasetExporter } from './exporter.js'
+import { compareQuery, exportBody, qualityQuery, traceIdParam, worstQuery } from './params.js'
+import { pipelineCounters } from './pipeline.js'
+import { compare } from './queries/compare.js'
+import { quality } from './queries/quality.js'
+import { traceQuality } from './queries/traceQuality.js'
+import { worst } from './queries/worst.js'
+
+export interface DashboardApiOptions {
+  client: ClickHouseClient
+  /** API key → project, as for ingest: a key reads exactly the data it sent (the receiver's auth code). */
+  apiKeys: ReadonlyMap<string, string>
+  /** The exporter behind "export to dataset"; without it `POST /export` answers 501. */
+  exporter?: DatasetExporter
+  /** The collector's Prometheus text, for pipeline health on the overview. */
+  metricsText?: () => Promise<string>
+}
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message)
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(input)
+  if (result.success) return result.data
+  const problems = result.error.issues.map((i) => {
+    const path = i.path.join('.')
+    if (i.code === 'unrecognized_keys') return `unknown ${what} ${i.keys.map((k) => `'${k}'`).join(', ')}`
+    return path ? `${path}: ${i.message}` : i.message
+  })
+  const tooLarge = result.error.issues.some((i) => /at most \d+ (days|points)|at most \d+,/.test(i.message))
+  throw new ApiError(400, tooLarge ? 'RANGE_TOO_LARGE' : 'INVALID_PARAMETER', problems.join('; '))
+}
+
+const projectOf = (res: Response): string => {
+  const project = res.locals.projectId
+  if (typeof project !== 'string' || project === '') throw new ApiError(500, 'NO_PROJECT', 'authentication did not resolve a project')
+  return project
+}
+
+/** Wraps an async handler so a thrown ApiError becomes its status and anything else a 500 with a message. */
+const handle =
+  (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler =>
+  async (req, res) => {
+    try {
+      res.json(await fn(req, res))
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError(500, 'QUERY_FAILED', `query failed: ${(err as Error).message}`)
+      res.status(e.status).json({ error: { code: e.code, message: e.message } })
+    }
+  }
+
+/**
+ * The dashboard's API, mounted under /api by `sieve up` ahead of the collector's read API, whose
+ * `GET /api/traces/:id` it extends with scores and feedback.
+ */
+export function createDashboardApi(options: DashboardApiOptions): Router {
+  const { client } = options
+  const router = Router()
+  router.use(requireProject(options.apiKeys))
+
+  router.get('/quality', handle(async (req, res) => quality(client, projectOf(res), parse(qualityQuery, req.query, 'parameter'))))
+  router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, projectOf(res), parse(worstQuery, req.query, 'parameter')) })))
+  router.get('/compare', handle(async (req, res) => compare(client, projectOf(res), parse(compareQuery, req.query, 'parameter'))))
+
+  router.get(
+    '/traces/:traceId/quality',
+    handle(async (req, res) => traceQuality(client, projectOf(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
+  )
+  // The read API's trace (span tree) plus what the scorer, the judge and users said about it.
+  router.get(
+    '/traces/:traceId',
+    handle(async (req, res) => {
+      const project = projectOf(res)
+      const traceId = parse(traceIdParam, req.params.traceId, 'trace id')
+      const [trace, q] = await Promise.all([readTrace(client, project, traceId), traceQuality(client, project, traceId)])
+      if (!trace) throw new ApiError(404, 'NOT_FOUND', `no trace ${traceId} in this project`)
+      return { trace: traceTree(trace), ...q }
+    }),
+  )
+
+  router.get(
+    '/pipeline',
+    handle(async () => {
+      if (!options.metricsText) return { available: false, counters: [] }
+      return { available: true, counters: pipelineCounters(await options.metricsText()) }
+    }),
+  )
+
+  router.post(
+    '/export',
+    json({ limit: '1mb' }),
+    handle(async (req, res) => {
+      const project = projectOf(res)
+      const body = parse(exportBody, req.body ?? {}, 'field')
+      if (!options.exporter) throw new ApiError(501, 'EXPORT_UNAVAILABLE', 'no dataset exporter is configured in this Sieve')
+      return options.exporter.exportTraces({ projectId: project, traceIds: body.traceIds, note: body.note })
+    }),
+  )
+  return router
+}

@@ -1,0 +1,25 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { createTraceRoutes } from '@sieve/collector'
+import express, { type Express } from 'express'
+import { createDashboardApi } from './api.js'
+import { createUi, UI_PATH } from './ui.js'
+
+/**
+ * The dashboard on its own (`sieve dashboard`, the production role): API, read API and UI over
+ * ClickHouse, no ingest. `sieve up` mounts the same routers into the collector's app instead.
+ */
+export function createDashboardApp(options: { client: ClickHouseClient; apiKeys: ReadonlyMap<string, string> }): Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' })
+  })
+  app.get('/', (_req, res) => res.redirect(`${UI_PATH}/`))
+  app.use('/api', createDashboardApi({ client: options.client, apiKeys: options.apiKeys }))
+  app.use(createTraceRoutes({ storage: options.client, apiKeys: options.apiKeys }))
+  app.use(UI_PATH, createUi())
+  app.use((req, res) => {
+    res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
+  })
+  return app
+}

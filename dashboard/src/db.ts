@@ -1,0 +1,41 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { Filters } from './params.js'
+
+/** Runs one read query with bound parameters and returns its rows (64-bit integers as numbers). */
+export async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  const result = await client.query({
+    query,
+    query_params: params,
+    format: 'JSONEachRow',
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  })
+  return result.json<T>()
+}
+
+/** ClickHouse's DateTime64 parameter text for a Date: 'YYYY-MM-DD hh:mm:ss.sss'. */
+export function chTime(d: Date): string {
+  return d.toISOString().replace('T', ' ').replace('Z', '')
+}
+
+/**
+ * SQL conditions for the optional filters, bound as parameters. `columns` names each dimension's
+ * column in the table queried (the rollups and `traces` spell them the same except `service`).
+ */
+export function filterSql(f: Filters, columns: Record<keyof Filters, string> = DIMENSION_COLUMNS): { sql: string; params: Record<string, string> } {
+  const parts: string[] = []
+  const params: Record<string, string> = {}
+  for (const key of Object.keys(columns) as (keyof Filters)[]) {
+    const value = f[key]
+    if (value === undefined) continue
+    parts.push(`${columns[key]} = {f_${key}:String}`)
+    params[`f_${key}`] = value
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), params }
+}
+
+export const DIMENSION_COLUMNS: Record<keyof Filters, string> = {
+  service: 'service_name',
+  agent_version: 'agent_version',
+  prompt_version: 'prompt_version',
+  model: 'model',
+}

@@ -1,0 +1,148 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { chTime, filterSql, rows, DIMENSION_COLUMNS } from '../db.js'
+import { INTERVALS, type QualityQuery } from '../params.js'
+
+/** One line of the quality chart: a check or judge dimension, within one group (a version, model...). */
+export interface QualitySeries {
+  kind: string
+  check: string
+  /** The value of the `groupBy` dimension; '' when grouping by check. */
+  group: string
+  scored: number[]
+  passRate: (number | null)[]
+  meanValue: (number | null)[]
+  /** Judge calls that failed (never counted as low scores). */
+  errors: number[]
+  /**
+   * For a judge dimension: false when `sieve judge calibrate` found it disagrees with human labels
+   * (report it apart), true when calibrated and trusted, null when never calibrated.
+   */
+  trusted: boolean | null
+}
+
+export interface QualityReport {
+  from: string
+  to: string
+  interval: string
+  groupBy: QualityQuery['groupBy']
+  /** Bucket starts, Unix seconds; every array below is aligned with it. */
+  buckets: number[]
+  series: QualitySeries[]
+  traces: number[]
+  errorTraces: number[]
+  judgedTraces: number[]
+  judgeCoverage: (number | null)[]
+  inputTokens: number[]
+  outputTokens: number[]
+  judgeCostUsd: number[]
+}
+
+const ratio = (n: number, d: number): number | null => (d > 0 ? n / d : null)
+
+/** Pass rates and mean scores per bucket from the 5-minute or hourly rollup, trace counts from `traces`. */
+export async function quality(client: ClickHouseClient, projectId: string, q: QualityQuery): Promise<QualityReport> {
+  const step = INTERVALS[q.interval]
+  const first = Math.floor(q.from.getTime() / 1000 / step) * step
+  const end = Math.ceil(q.to.getTime() / 1000)
+  const buckets: number[] = []
+  for (let t = first; t < end; t += step) buckets.push(t)
+  const index = new Map(buckets.map((t, i) => [t, i]))
+  const zeros = () => buckets.map(() => 0)
+
+  const f = filterSql(q)
+  const params = { project: projectId, step, from: chTime(new Date(first * 1000)), to: chTime(q.to), ...f.params }
+  const bucketOf = (column: string) => `toUnixTimestamp(toStartOfInterval(${column}, INTERVAL {step:UInt32} SECOND))`
+  const group = q.groupBy === 'check' ? `''` : DIMENSION_COLUMNS[q.groupBy]
+  const scoreFilter = `${q.kind ? ' AND kind = {kind:String}' : ''}${q.check ? ' AND scorer_name = {check:String}' : ''}`
+  const range = (column: string) => `project_id = {project:String} AND ${column} >= {from:DateTime64(3)} AND ${column} < {to:DateTime64(3)}${f.sql}`
+
+  const [scoreRows, traceRows, judgedRows, calibrationRows] = await Promise.all([
+    rows<{ t: number; kind: string; check: string; grp: string; scored: number; passed: number; value_sum: number; errors: number; cost: number }>(
+      client,
+      `SELECT ${bucketOf('bucket')} AS t, kind, scorer_name AS check, ${group} AS grp,
+              sum(scored) AS scored, sum(passed) AS passed, sum(value_sum) AS value_sum, sum(errors) AS errors, sum(cost_usd) AS cost
+       FROM ${step % 3600 === 0 ? 'quality_1h' : 'quality_5m'} WHERE ${range('bucket')}${scoreFilter}
+       GROUP BY t, kind, check, grp`,
+      { ...params, kind: q.kind ?? '', check: q.check ?? '' },
+    ),
+    rows<{ t: number; traces: number; error_traces: number; input_tokens: number; output_tokens: number }>(
+      client,
+      `SELECT ${bucketOf('start_time')} AS t, count() AS traces, countIf(error_count > 0) AS error_traces,
+              sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+       FROM traces FINAL WHERE ${range('start_time')}
+       GROUP BY t`,
+      params,
+    ),
+    rows<{ t: number; judged: number }>(
+      client,
+      `SELECT ${bucketOf('trace_start_time')} AS t, uniqExact(trace_id) AS judged
+       FROM trace_quality WHERE ${range('trace_start_time')} AND judge_scores > 0
+       GROUP BY t`,
+      params,
+    ),
+    // Calibration rows have no trace: they sit at trace_id '' at the front of the scores key.
+    rows<{ check: string; trusted: number }>(
+      client,
+      `SELECT scorer_name AS check, argMax(passed, created_at) AS trusted FROM scores FINAL
+       WHERE project_id = {project:String} AND trace_id = '' AND kind = 'calibration'
+       GROUP BY check`,
+      params,
+    ),
+  ])
+  const trust = new Map(calibrationRows.map((r) => [r.check, r.trusted === 1]))
+
+  const series = new Map<string, QualitySeries & { passed: number[]; valueSum: number[] }>()
+  const judgeCostUsd = zeros()
+  for (const r of scoreRows) {
+    const i = index.get(r.t)
+    if (i === undefined) continue
+    const key = `${r.kind}\u0000${r.check}\u0000${r.grp}`
+    let s = series.get(key)
+    if (!s) {
+      const trusted = r.kind === 'judge' ? (trust.get(r.check) ?? null) : null
+      s = { kind: r.kind, check: r.check, group: r.grp, scored: zeros(), passed: zeros(), valueSum: zeros(), errors: zeros(), passRate: [], meanValue: [], trusted }
+      series.set(key, s)
+    }
+    s.scored[i]! += r.scored
+    s.passed[i]! += r.passed
+    s.valueSum[i]! += r.value_sum
+    s.errors[i]! += r.errors
+    if (r.kind === 'judge') judgeCostUsd[i]! += r.cost
+  }
+
+  const traces = zeros(), errorTraces = zeros(), inputTokens = zeros(), outputTokens = zeros(), judgedTraces = zeros()
+  for (const r of traceRows) {
+    const i = index.get(r.t)
+    if (i === undefined) continue
+    traces[i] = r.traces
+    errorTraces[i] = r.error_traces
+    inputTokens[i] = r.input_tokens
+    outputTokens[i] = r.output_tokens
+  }
+  for (const r of judgedRows) {
+    const i = index.get(r.t)
+    if (i !== undefined) judgedTraces[i] = r.judged
+  }
+
+  return {
+    from: q.from.toISOString(),
+    to: q.to.toISOString(),
+    interval: q.interval,
+    groupBy: q.groupBy,
+    buckets,
+    series: [...series.values()]
+      .sort((a, b) => a.kind.localeCompare(b.kind) || a.check.localeCompare(b.check) || a.group.localeCompare(b.group))
+      .map(({ passed, valueSum, ...s }) => ({
+        ...s,
+        passRate: s.scored.map((n, i) => ratio(passed[i]!, n)),
+        meanValue: s.scored.map((n, i) => ratio(valueSum[i]!, n)),
+      })),
+    traces,
+    errorTraces,
+    judgedTraces,
+    judgeCoverage: traces.map((n, i) => ratio(judgedTraces[i]!, n)),
+    inputTokens,
+    outputTokens,
+    judgeCostUsd,
+  }
+}

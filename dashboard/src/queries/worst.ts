@@ -1,0 +1,98 @@
+import { TupleParam, type ClickHouseClient } from '@clickhouse/client'
+import { chTime, filterSql, rows } from '../db.js'
+import type { WorstQuery } from '../params.js'
+
+export interface WorstTrace {
+  traceId: string
+  startTime: string
+  serviceName: string
+  agentVersion: string
+  promptVersion: string
+  model: string
+  rootName: string
+  durationMs: number | null
+  spanCount: number | null
+  errorCount: number | null
+  checks: number
+  checksFailed: number
+  failedChecks: string[]
+  judgeScores: number
+  judgeMean: number | null
+  judgeFailed: string[]
+}
+
+/**
+ * Lowest-scoring traces of a time range: most failed checks first (`sort=checks`), or lowest mean
+ * judge score first (`sort=judge`). A top-N over single rollup rows picks candidates without grouping
+ * the whole range; the candidates are then aggregated exactly and ranked again.
+ */
+export async function worst(client: ClickHouseClient, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
+  const f = filterSql(q)
+  const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), check: q.check ?? '', k: q.limit * 4, ...f.params }
+  const range = `project_id = {project:String} AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
+  const checkFilter = q.check ? ' AND (has(failed_checks, {check:String}) OR has(judge_failed, {check:String}))' : ''
+  const candidateOrder =
+    q.sort === 'checks'
+      ? 'checks_failed > 0 ORDER BY checks_failed DESC, trace_start_time DESC'
+      : 'judge_scores > 0 ORDER BY judge_value_sum / judge_scores ASC, trace_start_time DESC'
+  const candidates = await rows<{ trace_id: string; start: string }>(
+    client,
+    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality WHERE ${range}${checkFilter} AND ${candidateOrder} LIMIT {k:UInt32}`,
+    params,
+  )
+  if (candidates.length === 0) return []
+  // (start time, trace id) is the primary key of both tables read next: only the candidates' granules are read.
+  const keys = [...new Map(candidates.map((r) => [r.trace_id, new TupleParam([r.start, r.trace_id])])).values()]
+  const byKey = '{keys:Array(Tuple(DateTime64(9, \'UTC\'), String))}'
+
+  const [scored, traces] = await Promise.all([
+    rows<{
+      trace_id: string; start_ms: number; service: string; agent: string; prompt: string; llm: string
+      checks: number; checks_failed: number; failed_checks: string[]; judge_scores: number; judge_value_sum: number; judge_failed: string[]
+    }>(
+      client,
+      `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, any(service_name) AS service, any(agent_version) AS agent,
+              any(prompt_version) AS prompt, any(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
+              groupUniqArrayArray(failed_checks) AS failed_checks, sum(judge_scores) AS judge_scores,
+              sum(judge_value_sum) AS judge_value_sum, groupUniqArrayArray(judge_failed) AS judge_failed
+       FROM trace_quality WHERE project_id = {project:String} AND (trace_start_time, trace_id) IN ${byKey}
+       GROUP BY trace_id`,
+      { ...params, keys },
+    ),
+    rows<{ trace_id: string; root_name: string; duration_ns: number; span_count: number; error_count: number }>(
+      client,
+      `SELECT trace_id, root_name, duration_ns, span_count, error_count FROM traces FINAL
+       WHERE project_id = {project:String} AND (start_time, trace_id) IN ${byKey}`,
+      { ...params, keys },
+    ),
+  ])
+  const traceById = new Map(traces.map((t) => [t.trace_id, t]))
+  const result: WorstTrace[] = scored.map((r) => {
+    const t = traceById.get(r.trace_id)
+    return {
+      traceId: r.trace_id,
+      startTime: new Date(r.start_ms).toISOString(),
+      serviceName: r.service,
+      agentVersion: r.agent,
+      promptVersion: r.prompt,
+      model: r.llm,
+      rootName: t?.root_name ?? '',
+      durationMs: t ? t.duration_ns / 1e6 : null,
+      spanCount: t?.span_count ?? null,
+      errorCount: t?.error_count ?? null,
+      checks: r.checks,
+      checksFailed: r.checks_failed,
+      failedChecks: r.failed_checks.sort(),
+      judgeScores: r.judge_scores,
+      judgeMean: r.judge_scores ? r.judge_value_sum / r.judge_scores : null,
+      judgeFailed: r.judge_failed.sort(),
+    }
+  })
+  const judge = (t: WorstTrace) => t.judgeMean ?? Number.POSITIVE_INFINITY
+  result.sort((x, y) =>
+    q.sort === 'checks'
+      ? y.checksFailed - x.checksFailed || judge(x) - judge(y) || y.startTime.localeCompare(x.startTime)
+      : judge(x) - judge(y) || y.checksFailed - x.checksFailed || y.startTime.localeCompare(x.startTime),
+  )
+  return result.slice(0, q.limit)
+}

@@ -1,0 +1,258 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { insertSpans, type Span } from '@sieve/core'
+import type { DatasetExporter } from '../src/index.js'
+import { openEngine } from './support/engine.js'
+import { seed, traceId, type SeedTrace } from './support/seed.js'
+import { startApi } from './support/app.js'
+
+/*
+ * Seeded data with known answers. Hour H: ten traces of support@1 (tool_policy passes 9 of 10;
+ * judge accuracy on four of them: 0.8, 0.6, 0.4, 1.0, plus one judge error). Hour H+1: ten traces of
+ * support@2 (tool_policy passes 4 of 10; trace b9 also fails answer_format). answer_format passes
+ * everywhere else. Project `other` holds one more trace that project `default` must never see.
+ */
+const H = new Date('2026-11-20T10:00:00Z')
+const at = (hour: number, minute: number) => new Date(H.getTime() + hour * 3_600_000 + minute * 60_000)
+const V1 = 'support@1'
+const V2 = 'support@2'
+const judgeValues = [0.8, 0.6, 0.4, 1.0]
+
+function traces(): SeedTrace[] {
+  const list: SeedTrace[] = []
+  for (let i = 0; i < 10; i++) {
+    list.push({
+      traceId: traceId(i, 'a'),
+      start: at(0, i),
+      agentVersion: V1,
+      model: 'gpt-4o-2024-08-06',
+      inputTokens: 100,
+      outputTokens: 10,
+      errorCount: i === 0 ? 1 : 0,
+      scores: [
+        { name: 'tool_policy', value: i === 3 ? 0 : 1, passed: i !== 3, detail: i === 3 ? { span: 'x', tool: 'process_refund' } : {} },
+        { name: 'answer_format', value: 1, passed: true },
+        ...(i < 4 ? [{ name: 'accuracy', kind: 'judge' as const, value: judgeValues[i]!, passed: judgeValues[i]! >= 0.6, costUsd: 0.001 }] : []),
+        ...(i === 4 ? [{ name: 'accuracy', kind: 'judge' as const, value: 0, passed: false, error: 'judge timed out' }] : []),
+      ],
+    })
+  }
+  for (let i = 0; i < 10; i++) {
+    list.push({
+      traceId: traceId(i, 'b'),
+      start: at(1, i),
+      agentVersion: V2,
+      model: 'gpt-4o-2024-08-06',
+      inputTokens: 200,
+      outputTokens: 20,
+      scores: [
+        { name: 'tool_policy', value: i < 4 ? 1 : 0, passed: i < 4 },
+        { name: 'answer_format', value: i === 9 ? 0 : 1, passed: i !== 9, detail: i === 9 ? { reason: 'missing field refund_id' } : {} },
+      ],
+    })
+  }
+  list.push({ projectId: 'other', traceId: traceId(1, 'c'), start: at(0, 30), agentVersion: V1, scores: [{ name: 'tool_policy', value: 0, passed: false }] })
+  return list
+}
+
+function span(trace: string, spanId: string, parentSpanId: string, name: string): Span {
+  const start = BigInt(at(1, 9).getTime()) * 1_000_000n
+  return {
+    projectId: 'default', traceId: trace, spanId, parentSpanId, traceState: '', name, kind: 'INTERNAL',
+    startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n), status: { code: 'OK', message: '' }, flags: 0,
+    serviceName: 'support-api', scope: { name: 'test', version: '1', attributes: {} }, attributes: { 'gen_ai.agent.version': V2 }, resource: {},
+    events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+  }
+}
+
+const range = `from=${H.toISOString()}&to=${at(2, 0).toISOString()}`
+
+describe('dashboard API on seeded data', () => {
+  let client: ClickHouseClient
+  let api: Awaited<ReturnType<typeof startApi>>
+  const exported: unknown[] = []
+  const exporter: DatasetExporter = {
+    async exportTraces(request) {
+      exported.push(request)
+      return { exported: request.traceIds.length, skipped: [], destination: 'golden.jsonl' }
+    },
+  }
+
+  before(async () => {
+    client = await openEngine()
+    await seed(client, traces())
+    await client.insert({
+      table: 'feedback',
+      values: [{ project_id: 'default', feedback_id: 'f1', trace_id: traceId(9, 'b'), span_id: '', score: 0, comment: 'no refund id', source: 'user', user_id: 'u1' }],
+      format: 'JSONEachRow',
+    })
+    await insertSpans(client, [span(traceId(9, 'b'), '00000000000000b1', '', 'invoke_agent support'), span(traceId(9, 'b'), '00000000000000b2', '00000000000000b1', 'chat gpt-4o')])
+    // `sieve judge calibrate` found the accuracy judge disagrees with humans.
+    await client.insert({
+      table: 'scores',
+      values: [{ project_id: 'default', trace_id: '', scorer_name: 'accuracy', kind: 'calibration', scorer_version: '1', value: 0.6, passed: 0, trace_start_time: '2026-11-20 10:30:00' }],
+      format: 'JSONEachRow',
+    })
+    api = await startApi({ client, exporter, keys: { 'key-default': 'default', 'key-other': 'other' } })
+  })
+  after(async () => {
+    await api.close()
+    await client.close()
+  })
+
+  test('quality gives pass rates, mean scores, trace counts and judge coverage per hour', async () => {
+    const { status, body } = await api.get(`/api/quality?${range}&interval=1h`)
+    assert.equal(status, 200)
+    assert.deepEqual(body.buckets, [H.getTime() / 1000, H.getTime() / 1000 + 3600])
+    const series = (kind: string, check: string) => body.series.find((s: any) => s.kind === kind && s.check === check)
+    assert.deepEqual(series('deterministic', 'tool_policy').passRate, [0.9, 0.4])
+    assert.deepEqual(series('deterministic', 'tool_policy').scored, [10, 10])
+    assert.deepEqual(series('deterministic', 'answer_format').passRate, [1, 0.9])
+    const accuracy = series('judge', 'accuracy')
+    assert.deepEqual(accuracy.scored, [4, 0])
+    assert.equal(accuracy.meanValue[0].toFixed(6), (0.7).toFixed(6))
+    assert.equal(accuracy.passRate[0], 0.75)
+    assert.equal(accuracy.meanValue[1], null)
+    assert.deepEqual(accuracy.errors, [1, 0])
+    assert.equal(accuracy.trusted, false, 'calibration marked the dimension untrusted')
+    assert.equal(series('deterministic', 'tool_policy').trusted, null)
+    assert.ok(!body.series.some((s: any) => s.kind === 'calibration'), 'calibration rows are not trace scores')
+    assert.deepEqual(body.traces, [10, 10])
+    assert.deepEqual(body.errorTraces, [1, 0])
+    assert.deepEqual(body.judgedTraces, [4, 0])
+    assert.deepEqual(body.judgeCoverage, [0.4, 0])
+    assert.deepEqual(body.inputTokens, [1000, 2000])
+    assert.equal(body.judgeCostUsd[0].toFixed(6), (0.004).toFixed(6))
+  })
+
+  test('quality grouped by agent version gives one series per check and version', async () => {
+    const { body } = await api.get(`/api/quality?${range}&interval=1d&groupBy=agent_version&kind=deterministic`)
+    const toolPolicy = body.series.filter((s: any) => s.check === 'tool_policy')
+    assert.deepEqual(
+      toolPolicy.map((s: any) => [s.group, s.passRate[0]]),
+      [
+        [V1, 0.9],
+        [V2, 0.4],
+      ],
+    )
+    assert.ok(body.series.every((s: any) => s.kind === 'deterministic'))
+  })
+
+  test('filters narrow the quality series to one version', async () => {
+    const { body } = await api.get(`/api/quality?${range}&interval=1d&agent_version=${encodeURIComponent(V2)}&check=tool_policy`)
+    assert.equal(body.series.length, 1)
+    assert.deepEqual(body.series[0].passRate, [0.4])
+    assert.deepEqual(body.traces, [10])
+  })
+
+  test('compare gives per-check deltas with counts and flags the regression', async () => {
+    const { status, body } = await api.get(`/api/compare?a=${encodeURIComponent(V1)}&b=${encodeURIComponent(V2)}&${range}`)
+    assert.equal(status, 200)
+    assert.deepEqual(body.traces, { a: 10, b: 10 })
+    const tool = body.checks.find((c: any) => c.check === 'tool_policy')
+    assert.deepEqual([tool.a.scored, tool.a.passed, tool.b.scored, tool.b.passed], [10, 9, 10, 4])
+    assert.equal(tool.passRateDelta.toFixed(6), (-0.5).toFixed(6))
+    assert.equal(tool.regression, true)
+    assert.ok(tool.z < -1.96)
+    const format = body.checks.find((c: any) => c.check === 'answer_format')
+    assert.equal(format.passRateDelta.toFixed(6), (-0.1).toFixed(6))
+    assert.equal(format.regression, false, 'one failure in ten is not significant')
+    const accuracy = body.checks.find((c: any) => c.check === 'accuracy')
+    assert.equal(accuracy.b.scored, 0)
+    assert.equal(accuracy.passRateDelta, null)
+    assert.equal(body.checks[0].check, 'tool_policy', 'largest drop first')
+  })
+
+  test('worst lists the traces with the most failed checks first, with what failed', async () => {
+    const { status, body } = await api.get(`/api/worst?${range}&limit=3`)
+    assert.equal(status, 200)
+    assert.equal(body.traces.length, 3)
+    assert.equal(body.traces[0].traceId, traceId(9, 'b'))
+    assert.deepEqual(body.traces[0].failedChecks, ['answer_format', 'tool_policy'])
+    assert.equal(body.traces[0].checksFailed, 2)
+    assert.equal(body.traces[0].rootName, 'invoke_agent support')
+    assert.ok(body.traces.slice(1).every((t: any) => t.checksFailed === 1))
+  })
+
+  test('worst filters by failed check and sorts by judge score', async () => {
+    const byCheck = await api.get(`/api/worst?${range}&check=answer_format`)
+    assert.deepEqual(byCheck.body.traces.map((t: any) => t.traceId), [traceId(9, 'b')])
+    const byJudge = await api.get(`/api/worst?${range}&sort=judge`)
+
+    assert.deepEqual(
+      byJudge.body.traces.map((t: any) => t.judgeMean),
+      [0.4, 0.6, 0.8, 1.0],
+    )
+    const inV1 = await api.get(`/api/worst?${range}&agent_version=${encodeURIComponent(V1)}`)
+    assert.deepEqual(inV1.body.traces.map((t: any) => t.traceId), [traceId(3, 'a')])
+  })
+
+  test('a trace carries its scores with detail and its feedback', async () => {
+    const { status, body } = await api.get(`/api/traces/${traceId(9, 'b')}/quality`)
+    assert.equal(status, 200)
+    const format = body.scores.find((s: any) => s.name === 'answer_format')
+    assert.equal(format.passed, false)
+    assert.deepEqual(format.detail, { reason: 'missing field refund_id' })
+    assert.equal(body.scores[0].passed, false, 'failed checks come first')
+    assert.deepEqual(
+      body.feedback.map((f: any) => [f.score, f.comment]),
+      [[0, 'no refund id']],
+    )
+  })
+
+  test('GET /api/traces/:id gives the span tree with the scores and the feedback', async () => {
+    const { status, body } = await api.get(`/api/traces/${traceId(9, 'b')}`)
+    assert.equal(status, 200)
+    assert.equal(body.trace.roots[0].name, 'invoke_agent support')
+    assert.equal(body.trace.roots[0].children[0].name, 'chat gpt-4o')
+    assert.deepEqual(body.scores.filter((s: any) => !s.passed).map((s: any) => s.name).sort(), ['answer_format', 'tool_policy'])
+    assert.equal(body.feedback[0].comment, 'no refund id')
+    const missing = await api.get(`/api/traces/${'f'.repeat(32)}`)
+    assert.equal(missing.status, 404)
+    const otherProject = await api.get(`/api/traces/${traceId(9, 'b')}`, 'key-other')
+    assert.equal(otherProject.status, 404, 'another project cannot read the trace')
+  })
+
+  test('every query is scoped to the project of the API key', async () => {
+    const other = await api.get(`/api/worst?${range}`, 'key-other')
+    assert.deepEqual(other.body.traces.map((t: any) => t.traceId), [traceId(1, 'c')])
+    const mine = await api.get(`/api/traces/${traceId(1, 'c')}/quality`)
+    assert.deepEqual(mine.body.scores, [])
+    const q = await api.get(`/api/quality?${range}&interval=1d`, 'key-other')
+    assert.deepEqual(q.body.traces, [1])
+    const anonymous = await fetch(`${api.base}/api/quality`)
+    assert.equal(anonymous.status, 401)
+  })
+
+  test('bad parameters get a 400 naming the problem', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['/api/quality?interval=2m', 'INVALID_PARAMETER', /interval/],
+      ['/api/quality?from=yesterday', 'INVALID_PARAMETER', /from: 'yesterday' is not a time/],
+      ['/api/quality?groupBy=color', 'INVALID_PARAMETER', /groupBy/],
+      ['/api/quality?fromm=1', 'INVALID_PARAMETER', /unknown parameter 'fromm'/],
+      [`/api/quality?from=${at(2, 0).toISOString()}&to=${H.toISOString()}`, 'INVALID_PARAMETER', /from must be earlier than to/],
+      ['/api/quality?from=2020-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'RANGE_TOO_LARGE', /at most 93 days/],
+      ['/api/quality?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&interval=5m', 'RANGE_TOO_LARGE', /choose a larger interval/],
+      ['/api/worst?limit=5000', 'INVALID_PARAMETER', /limit/],
+      ['/api/compare?a=x', 'INVALID_PARAMETER', /^b: /],
+      ['/api/traces/not-a-trace/quality', 'INVALID_PARAMETER', /32 hex digits/],
+    ]
+    for (const [path, code, message] of cases) {
+      const { status, body } = await api.get(path)
+      assert.equal(status, 400, path)
+      assert.equal(body.error.code, code, path)
+      assert.match(body.error.message, message, path)
+    }
+  })
+
+  test('export hands the selected traces and the project to the exporter', async () => {
+    const ok = await api.post('/api/export', { traceIds: [traceId(9, 'b').toUpperCase()] })
+    assert.equal(ok.status, 200)
+    assert.deepEqual(ok.body, { exported: 1, skipped: [], destination: 'golden.jsonl' })
+    assert.deepEqual(exported, [{ projectId: 'default', traceIds: [traceId(9, 'b')], note: undefined }])
+    const bad = await api.post('/api/export', { traceIds: [] })
+    assert.equal(bad.status, 400)
+    assert.match(bad.body.error.message, /traceIds/)
+  })
+})

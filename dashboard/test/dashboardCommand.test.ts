@@ -1,0 +1,32 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runSieve, startSieve } from './support/sieve.js'
+
+let sieve: Awaited<ReturnType<typeof startSieve>>
+
+before(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sieve-dashboard-cmd-'))
+  const migrated = await runSieve(['migrate'], dataDir)
+  assert.equal(migrated.code, 0, migrated.output)
+  sieve = await startSieve('dashboard', dataDir)
+})
+after(() => sieve?.stop())
+
+test('sieve dashboard serves the UI, its assets and the query API without ingesting', async () => {
+  const page = await fetch(sieve.dashboard)
+  assert.equal(page.status, 200)
+  assert.match(await page.text(), /<script type="module" src="app.js">/)
+  const chart = await fetch(new URL('vendor/uplot/uPlot.esm.js', sieve.dashboard))
+  assert.equal(chart.status, 200)
+  assert.match(chart.headers.get('content-type') ?? '', /javascript/)
+  const quality = await fetch(`${sieve.url}/api/quality?interval=1h`)
+  assert.equal(quality.status, 200)
+  const body = (await quality.json()) as { buckets: number[]; series: unknown[] }
+  assert.ok(body.buckets.length === 24 || body.buckets.length === 25, 'hourly buckets over the last 24 hours')
+  assert.deepEqual(body.series, [])
+  const ingest = await fetch(`${sieve.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  assert.equal(ingest.status, 404, 'the dashboard role takes no traces')
+})

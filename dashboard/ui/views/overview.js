@@ -1,0 +1,91 @@
+import { get } from '../api.js'
+import { lineChart } from '../charts.js'
+import { badge, h, num, pct } from '../dom.js'
+import { rangeParams, rangePicker } from './range.js'
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0)
+
+/** Totals of one series over the range, for the per-check table. */
+function totals(series) {
+  let scored = 0, passed = 0, value = 0, errors = 0
+  series.scored.forEach((n, i) => {
+    scored += n
+    passed += (series.passRate[i] ?? 0) * n
+    value += (series.meanValue[i] ?? 0) * n
+    errors += series.errors[i]
+  })
+  return { scored, passRate: scored ? passed / scored : null, meanValue: scored ? value / scored : null, errors }
+}
+
+export async function overview({ params, navigate }) {
+  const range = params.range ?? '24h'
+  const [q, pipeline] = await Promise.all([get('/quality', { ...rangeParams(range), groupBy: 'check' }), get('/pipeline')])
+  const x = q.buckets
+  const checks = q.series.filter((s) => s.kind !== 'judge')
+  const judge = q.series.filter((s) => s.kind === 'judge')
+
+  const tiles = h(
+    'div',
+    { class: 'tiles' },
+    tile('Traces', num(sum(q.traces))),
+    tile('Traces with errors', num(sum(q.errorTraces))),
+    tile('Judge coverage', pct(sum(q.traces) ? sum(q.judgedTraces) / sum(q.traces) : null)),
+    tile('Tokens in / out', `${num(sum(q.inputTokens))} / ${num(sum(q.outputTokens))}`),
+    tile('Judge cost', `$${sum(q.judgeCostUsd).toFixed(4)}`),
+  )
+
+  const checkTable = h(
+    'table',
+    { class: 'checks' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'Check'), h('th', {}, 'Kind'), h('th', {}, 'Scored'), h('th', {}, 'Pass rate'), h('th', {}, 'Mean score'), h('th', {}, 'Judge errors'))),
+    h(
+      'tbody',
+      {},
+      q.series.map((s) => {
+        const t = totals(s)
+        return h(
+          'tr',
+          { class: 'clickable', 'data-check': s.check, onclick: () => navigate('/worst', { check: s.check, range, sort: s.kind === 'judge' ? 'judge' : 'checks' }) },
+          h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check), s.trusted === false ? h('span', { class: 'badge warn', title: 'sieve judge calibrate: this judge dimension disagrees with human labels' }, 'untrusted') : null),
+          h('td', {}, s.kind),
+          h('td', {}, num(t.scored)),
+          h('td', {}, t.passRate === null ? '–' : badge(t.passRate >= 0.95, pct(t.passRate))),
+          h('td', {}, t.meanValue === null ? '–' : t.meanValue.toFixed(3)),
+          h('td', {}, num(t.errors)),
+        )
+      }),
+    ),
+  )
+
+  const pipelineBox = h(
+    'section',
+    { class: 'pipeline' },
+    h('h2', {}, 'Pipeline'),
+    pipeline.available
+      ? h('table', {}, h('tbody', {}, pipeline.counters.map((c) => h('tr', { class: c.problem && c.value > 0 ? 'problem' : '' }, h('td', { title: c.help }, c.name), h('td', {}, num(c.value))))))
+      : h('p', { class: 'empty' }, 'Pipeline metrics are not available here.'),
+  )
+
+  return h(
+    'div',
+    { class: 'overview' },
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Overview'), rangePicker(range, (r) => navigate('/', { range: r }))),
+    tiles,
+    h(
+      'div',
+      { class: 'grid' },
+      lineChart({ title: 'Trace volume', x, series: [{ label: 'traces', values: q.traces }, { label: 'with errors', values: q.errorTraces }] }),
+      lineChart({ title: 'Pass rate per check', x, percent: true, series: checks.map((s) => ({ label: s.check, values: s.passRate })) }),
+      lineChart({ title: 'Judge score per dimension', x, series: judge.map((s) => ({ label: s.trusted === false ? `${s.check} (untrusted)` : s.check, values: s.meanValue })) }),
+      lineChart({ title: 'Tokens', x, series: [{ label: 'input', values: q.inputTokens }, { label: 'output', values: q.outputTokens }] }),
+      lineChart({ title: 'Judge coverage', x, percent: true, series: [{ label: 'judged traces', values: q.judgeCoverage }] }),
+      lineChart({ title: 'Judge cost (USD)', x, series: [{ label: 'cost', values: q.judgeCostUsd }] }),
+    ),
+    h('section', {}, h('h2', {}, 'Checks and judge dimensions'), q.series.length ? checkTable : h('p', { class: 'empty' }, 'No scores in this range yet.')),
+    pipelineBox,
+  )
+}
+
+function tile(label, value) {
+  return h('div', { class: 'tile' }, h('div', { class: 'tile-value' }, value), h('div', { class: 'tile-label' }, label))
+}

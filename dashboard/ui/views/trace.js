@@ -1,0 +1,137 @@
+import { get, post } from '../api.js'
+import { badge, errorBox, h, ms, num, pretty, when } from '../dom.js'
+
+/** Attributes that hold LLM and tool content, shown as blocks rather than table rows. */
+const CONTENT = [
+  ['gen_ai.system_instructions', 'System instructions'],
+  ['gen_ai.input.messages', 'Input messages'],
+  ['gen_ai.output.messages', 'Output messages'],
+  ['gen_ai.prompt', 'Prompt'],
+  ['gen_ai.completion', 'Completion'],
+  ['gen_ai.tool.call.arguments', 'Tool arguments'],
+  ['gen_ai.tool.call.result', 'Tool result'],
+]
+
+const nanos = (s) => BigInt(s)
+
+function flatten(nodes, depth = 0, out = []) {
+  for (const n of nodes) {
+    out.push({ span: n, depth })
+    flatten(n.children, depth + 1, out)
+  }
+  return out
+}
+
+/** Span ids a score points at: its own span, spans named in its detail, and judge evidence. */
+function citedSpans(score) {
+  const ids = new Set()
+  if (score.spanId) ids.add(score.spanId)
+  const visit = (v) => {
+    if (typeof v === 'string' && /^[0-9a-f]{16}$/.test(v)) ids.add(v)
+    else if (Array.isArray(v)) v.forEach(visit)
+    else if (v && typeof v === 'object') Object.values(v).forEach(visit)
+  }
+  visit(score.detail)
+  visit(score.evidence)
+  return ids
+}
+
+export async function traceView({ match }) {
+  const traceId = match[1].toLowerCase()
+  const data = await get(`/traces/${traceId}`)
+  const rows = flatten(data.trace.roots)
+  const t0 = rows.reduce((m, r) => (nanos(r.span.startTimeUnixNano) < m ? nanos(r.span.startTimeUnixNano) : m), nanos(rows[0].span.startTimeUnixNano))
+  const t1 = rows.reduce((m, r) => (nanos(r.span.endTimeUnixNano) > m ? nanos(r.span.endTimeUnixNano) : m), 0n)
+  const total = Number(t1 - t0) || 1
+
+  const detail = h('section', { class: 'span-detail' }, h('p', { class: 'empty' }, 'Select a span to see its inputs, outputs and attributes.'))
+  const spanRows = new Map()
+  const select = (span) => {
+    for (const [id, row] of spanRows) row.classList.toggle('selected', id === span.spanId)
+    detail.replaceChildren(...spanDetail(span).flat(Infinity))
+  }
+  const tree = h(
+    'div',
+    { class: 'waterfall', role: 'tree' },
+    rows.map(({ span, depth }) => {
+      const start = Number(nanos(span.startTimeUnixNano) - t0) / total
+      const width = Math.max(Number(nanos(span.endTimeUnixNano) - nanos(span.startTimeUnixNano)) / total, 0.002)
+      const duration = Number(nanos(span.endTimeUnixNano) - nanos(span.startTimeUnixNano)) / 1e6
+      const row = h(
+        'div',
+        { class: `span-row ${span.status.code === 'ERROR' ? 'error' : ''}`, role: 'treeitem', 'data-span': span.spanId, onclick: () => select(span) },
+        h('div', { class: 'span-name', style: `padding-left:${depth * 16}px` }, span.name),
+        h('div', { class: 'span-bar-track' }, h('div', { class: 'span-bar', style: `left:${start * 100}%;width:${width * 100}%` })),
+        h('div', { class: 'span-time' }, ms(duration)),
+      )
+      spanRows.set(span.spanId, row)
+      return row
+    }),
+  )
+
+  const highlight = (ids) => {
+    for (const [id, row] of spanRows) row.classList.toggle('cited', ids.has(id))
+    const first = [...ids].find((id) => spanRows.has(id))
+    if (first) select(rows.find((r) => r.span.spanId === first).span)
+  }
+  const scores = h(
+    'section',
+    { class: 'scores' },
+    h('h2', {}, 'Checks and judge'),
+    data.scores.length === 0 ? h('p', { class: 'empty' }, 'Not scored yet.') : null,
+    data.scores.map((s) =>
+      h(
+        'details',
+        { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
+        h('summary', {}, s.error ? badge(false, 'judge error') : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
+        s.error ? h('p', { class: 'error' }, s.error) : null,
+        s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
+        s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,
+        s.evidence !== null && !(Array.isArray(s.evidence) && s.evidence.length === 0) ? h('div', {}, h('h4', {}, 'Evidence'), h('pre', {}, pretty(s.evidence))) : null,
+        s.kind === 'judge' ? h('p', { class: 'meta' }, [s.judgeModel, s.rubric, s.sampleReason && `sampled: ${s.sampleReason}`].filter(Boolean).join(' · ')) : null,
+      ),
+    ),
+  )
+  const feedback = h(
+    'section',
+    { class: 'feedback' },
+    h('h2', {}, 'User feedback'),
+    data.feedback.length
+      ? h('ul', {}, data.feedback.map((f) => h('li', {}, badge(f.score > 0, `score ${f.score}`), ` ${f.comment || '(no comment)'} — ${f.source}${f.userId ? ` ${f.userId}` : ''}, ${when(f.createdAt)}`)))
+      : h('p', { class: 'empty' }, 'No feedback.'),
+  )
+  const status = h('span', { class: 'status', role: 'status' })
+  const exportButton = h('button', {}, 'Export to dataset')
+  exportButton.addEventListener('click', async () => {
+    try {
+      const r = await post('/export', { traceIds: [traceId] })
+      status.replaceChildren(`Exported ${r.exported} example(s) to ${r.destination}.`)
+    } catch (err) {
+      status.replaceChildren(errorBox(err))
+    }
+  })
+
+  const failed = data.scores.find((s) => !s.passed && !s.error)
+  if (failed) queueMicrotask(() => highlight(citedSpans(failed)))
+  return h(
+    'div',
+    { class: 'trace' },
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Trace ', h('span', { class: 'mono' }, traceId)), exportButton, status),
+    h('p', { class: 'meta' }, `${data.trace.spanCount} spans · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`),
+    h('div', { class: 'trace-layout' }, h('div', {}, tree, detail), h('div', {}, scores, feedback)),
+  )
+}
+
+function spanDetail(span) {
+  const attrs = span.attributes ?? {}
+  const content = CONTENT.filter(([k]) => attrs[k] !== undefined).map(([k, label]) => h('div', { class: 'content' }, h('h4', {}, label), h('pre', {}, pretty(attrs[k]))))
+  const events = (span.events ?? []).map((e) => h('div', { class: 'content' }, h('h4', {}, `Event ${e.name}`), h('pre', {}, pretty(e.attributes))))
+  const other = Object.entries(attrs).filter(([k]) => !CONTENT.some(([c]) => c === k))
+  return [
+    h('h3', {}, span.name, ' ', span.status.code === 'ERROR' ? badge(false, `error${span.status.message ? `: ${span.status.message}` : ''}`) : null),
+    h('p', { class: 'meta mono' }, `span ${span.spanId} · ${span.kind} · ${span.serviceName}`),
+    content,
+    events,
+    h('table', { class: 'attrs' }, h('tbody', {}, other.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, typeof v === 'string' ? v : JSON.stringify(v)))))),
+  ]
+}
