@@ -74,11 +74,6 @@ async function tracedTurns(options: SdkOptions, n: number) {
   return answers
 }
 
-function median(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
-}
-
 describe('the SDK never harms the host', () => {
   test('collector down: answers are unchanged, nothing throws, the failure is counted and logged once', async () => {
     const down = await brokenCollector({ status: 200 })
@@ -98,8 +93,8 @@ describe('the SDK never harms the host', () => {
     try {
       const answers = await tracedTurns({ endpoint: slow.url, exportTimeoutMillis: 10_000 }, 3)
       assert.deepEqual(answers, Array(3).fill('Store credit issued.'))
-      // Give the batch a chance to leave, then check the agent finished with the export still hanging.
-      await flush(100)
+      // Wait (bounded) for the batch to reach the collector, then check the agent finished with the export still hanging.
+      for (let waited = 0; slow.counts().received === 0 && waited < 10_000; waited += 50) await flush(50)
       assert.ok(slow.counts().received >= 1)
       assert.equal(slow.counts().answered, 0)
       // flush and shutdown are bounded even when the collector never answers.
@@ -137,31 +132,6 @@ describe('the SDK never harms the host', () => {
     } finally {
       await shutdown(50)
       await slow.close()
-    }
-  })
-
-  test('wrapped calls cost at most a few ms over unwrapped ones (generous bound)', async () => {
-    const sink = await brokenCollector({ status: 200 })
-    try {
-      init({ endpoint: sink.url })
-      const plain = new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 })
-      const wrapped = wrapOpenAI(new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 }))
-      const tool = traceTool('create_store_credit', credit)
-      const time = async (fn: () => Promise<unknown>) => {
-        const t = performance.now()
-        await fn()
-        return performance.now() - t
-      }
-      const bare: number[] = []
-      const traced: number[] = []
-      for (let i = 0; i < 30; i++) {
-        bare.push(await time(() => turn(plain, credit)))
-        traced.push(await time(() => traceAgent('refund', () => turn(wrapped, tool))))
-      }
-      assert.ok(median(traced) - median(bare) < 25, `traced ${median(traced).toFixed(2)} ms vs bare ${median(bare).toFixed(2)} ms`)
-    } finally {
-      await shutdown(500)
-      await sink.close()
     }
   })
 
