@@ -117,7 +117,8 @@ function traceParser(): ContentParser {
           value.length > previous.length &&
           previous.endsWith(']') &&
           value.charCodeAt(previous.length - 1) === 44 /* , */ &&
-          value.startsWith(previous.slice(0, -1))
+          // Equality of two slices compares memory; startsWith walks the text a character at a time.
+          value.slice(0, previous.length - 1) === previous.slice(0, -1)
         ) {
           return parseJsonValue(`[${value.slice(previous.length)}`)
         }
