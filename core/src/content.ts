@@ -114,16 +114,29 @@ function messageList(value: unknown, fallbackRole: string, parse: ContentParser 
   return out
 }
 
+/** A memoizing parser returns one value for every copy of an agent's instructions: read it once. */
+const instructionsOf = new WeakMap<object, string>()
+
 function instructionsText(value: unknown, parse: ContentParser = defaultParser): string {
   const parsed = parse(value, 'gen_ai.system_instructions')
   if (parsed === undefined || parsed === null) return ''
-  if (typeof parsed === 'string') return parsed
-  const items = Array.isArray(parsed) ? parsed : [parsed]
-  return items
-    .map((p) => normalizePart(p))
-    .map((p) => (p?.type === 'text' ? p.content : ''))
-    .filter(Boolean)
-    .join('\n')
+  if (typeof parsed !== 'object') return typeof parsed === 'string' ? parsed : instructionsFrom([parsed])
+  let text = instructionsOf.get(parsed)
+  if (text === undefined) {
+    text = instructionsFrom(Array.isArray(parsed) ? parsed : [parsed])
+    instructionsOf.set(parsed, text)
+  }
+  return text
+}
+
+function instructionsFrom(items: unknown[]): string {
+  let text = ''
+  for (const item of items) {
+    const part = normalizePart(item)
+    if (part?.type !== 'text' || !part.content) continue
+    text = text ? `${text}\n${part.content}` : part.content
+  }
+  return text
 }
 
 /** `gen_ai.prompt.0.role`, `gen_ai.prompt.0.content`, ... into a message list. */
