@@ -114,13 +114,17 @@ function messageList(value: unknown, fallbackRole: string, parse: ContentParser 
   return out
 }
 
-/** A memoizing parser returns one value for every copy of an agent's instructions: read it once. */
+/**
+ * A memoizing parser returns one value for every copy of an agent's instructions: read it once.
+ * Values the default parser makes are new each time and not worth remembering.
+ */
 const instructionsOf = new WeakMap<object, string>()
 
 function instructionsText(value: unknown, parse: ContentParser = defaultParser): string {
   const parsed = parse(value, 'gen_ai.system_instructions')
   if (parsed === undefined || parsed === null) return ''
   if (typeof parsed !== 'object') return typeof parsed === 'string' ? parsed : instructionsFrom([parsed])
+  if (parse === defaultParser) return instructionsFrom(Array.isArray(parsed) ? parsed : [parsed])
   let text = instructionsOf.get(parsed)
   if (text === undefined) {
     text = instructionsFrom(Array.isArray(parsed) ? parsed : [parsed])
@@ -143,8 +147,10 @@ function instructionsFrom(items: unknown[]): string {
 function indexedMessages(attributes: Attributes, prefix: string, fallbackRole: string): ChatMessage[] {
   const byIndex = new Map<number, Record<string, AttributeValue>>()
   const head = `${prefix}.`
-  for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(head)) continue
+  // for-in over own keys: most spans have no indexed messages, and Object.entries would copy every attribute to find that out.
+  for (const key in attributes) {
+    if (!key.startsWith(head) || !Object.hasOwn(attributes, key)) continue
+    const value = attributes[key] as AttributeValue
     const rest = key.slice(head.length)
     const dot = rest.indexOf('.')
     if (dot <= 0) continue
