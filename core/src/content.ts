@@ -114,24 +114,43 @@ function messageList(value: unknown, fallbackRole: string, parse: ContentParser 
   return out
 }
 
+/**
+ * A memoizing parser returns one value for every copy of an agent's instructions: read it once.
+ * Values the default parser makes are new each time and not worth remembering.
+ */
+const instructionsOf = new WeakMap<object, string>()
+
 function instructionsText(value: unknown, parse: ContentParser = defaultParser): string {
   const parsed = parse(value, 'gen_ai.system_instructions')
   if (parsed === undefined || parsed === null) return ''
-  if (typeof parsed === 'string') return parsed
-  const items = Array.isArray(parsed) ? parsed : [parsed]
-  return items
-    .map((p) => normalizePart(p))
-    .map((p) => (p?.type === 'text' ? p.content : ''))
-    .filter(Boolean)
-    .join('\n')
+  if (typeof parsed !== 'object') return typeof parsed === 'string' ? parsed : instructionsFrom([parsed])
+  if (parse === defaultParser) return instructionsFrom(Array.isArray(parsed) ? parsed : [parsed])
+  let text = instructionsOf.get(parsed)
+  if (text === undefined) {
+    text = instructionsFrom(Array.isArray(parsed) ? parsed : [parsed])
+    instructionsOf.set(parsed, text)
+  }
+  return text
+}
+
+function instructionsFrom(items: unknown[]): string {
+  let text = ''
+  for (const item of items) {
+    const part = normalizePart(item)
+    if (part?.type !== 'text' || !part.content) continue
+    text = text ? `${text}\n${part.content}` : part.content
+  }
+  return text
 }
 
 /** `gen_ai.prompt.0.role`, `gen_ai.prompt.0.content`, ... into a message list. */
 function indexedMessages(attributes: Attributes, prefix: string, fallbackRole: string): ChatMessage[] {
   const byIndex = new Map<number, Record<string, AttributeValue>>()
   const head = `${prefix}.`
-  for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(head)) continue
+  // for-in over own keys: most spans have no indexed messages, and Object.entries would copy every attribute to find that out.
+  for (const key in attributes) {
+    if (!key.startsWith(head) || !Object.hasOwn(attributes, key)) continue
+    const value = attributes[key] as AttributeValue
     const rest = key.slice(head.length)
     const dot = rest.indexOf('.')
     if (dot <= 0) continue

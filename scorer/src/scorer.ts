@@ -71,9 +71,24 @@ export class Scorer {
         scorer.assembler.add(batch)
       },
     })
-    scorer.timer = setInterval(() => void scorer.tick(), scorer.options.tickMs)
-    scorer.timer.unref()
+    scorer.scheduleTick(scorer.options.tickMs)
     return scorer
+  }
+
+  /**
+   * The next tick comes `tickMs` after the previous one started, or at once when it took longer:
+   * a fixed interval would skip the beats that fall inside a long tick, and traces that became due
+   * meanwhile would wait for the next beat on top of the tick they waited for.
+   */
+  private scheduleTick(delayMs: number): void {
+    const timer = setTimeout(() => {
+      const started = Date.now()
+      void this.tick().finally(() => {
+        if (this.timer === timer) this.scheduleTick(Math.max(0, this.options.tickMs - (Date.now() - started)))
+      })
+    }, delayMs)
+    timer.unref()
+    this.timer = timer
   }
 
   /** Scores every trace that is due, stores the scores, commits offsets. Resolves to the traces scored. */
@@ -173,7 +188,7 @@ export class Scorer {
    * `flush` (the embedded queue, which keeps nothing) they are scored now as they are.
    */
   async stop({ flush = false }: { flush?: boolean } = {}): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
+    if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     await this.ticking
     if (flush) this.assembler.closeAll()

@@ -37,16 +37,24 @@ export const bannedContent = defineCheck({
     if (!texts.length) return { skipped: 'no assistant output captured' }
     const lowered = phrases.map((p) => p.toLowerCase())
     const matches: { spanId: string; phrase: string; excerpt: string }[] = []
+    // The agent's answer is usually on the root span and on the last model call: scan each text once.
+    const found = new Map<string, { phrase: string; excerpt: string }[]>()
     for (const { spanId, text } of texts) {
-      const lower = text.toLowerCase()
-      lowered.forEach((phrase, i) => {
-        const at = lower.indexOf(phrase)
-        if (at >= 0) matches.push({ spanId, phrase: phrases[i]!, excerpt: excerpt(text, at, phrase.length) })
-      })
-      for (const source of patterns) {
-        const m = compile(source).exec(text)
-        if (m) matches.push({ spanId, phrase: source, excerpt: excerpt(text, m.index, m[0].length) })
+      let inText = found.get(text)
+      if (!inText) {
+        inText = []
+        const lower = text.toLowerCase()
+        lowered.forEach((phrase, i) => {
+          const at = lower.indexOf(phrase)
+          if (at >= 0) inText!.push({ phrase: phrases[i]!, excerpt: excerpt(text, at, phrase.length) })
+        })
+        for (const source of patterns) {
+          const m = compile(source).exec(text)
+          if (m) inText.push({ phrase: source, excerpt: excerpt(text, m.index, m[0].length) })
+        }
+        found.set(text, inText)
       }
+      for (const m of inText) matches.push({ spanId, ...m })
     }
     return {
       value: matches.length ? 0 : 1,

@@ -30,10 +30,18 @@ export const inventedUrls = defineCheck({
     const view = traceView(trace)
     if (!view.assistantTexts.length) return { skipped: 'no assistant output captured' }
     const allowed = allowedDomains.map((d) => d.toLowerCase().replace(/^\*?\./, ''))
-    const sources = view.sourceTexts.join('\n').toLowerCase()
+    // A URL has no whitespace, so it is found in the joined text only inside one source; as
+    // written (already lower-case) is the common case, the lower-cased join is built only when needed.
+    let lowered: string | undefined
+    const inSources = (key: string): boolean =>
+      view.sourceTexts.some((t) => t.includes(key)) || (lowered ??= view.sourceTexts.join('\n').toLowerCase()).includes(key)
     const seen = new Set<string>()
+    const scanned = new Set<string>()
     const invented: { spanId: string; url: string }[] = []
     for (const { spanId, text } of view.assistantTexts) {
+      // The same text again (the answer on the root span and on the last model call) only has URLs already seen.
+      if (scanned.has(text)) continue
+      scanned.add(text)
       for (const match of text.matchAll(URL_PATTERN)) {
         const url = match[0].replace(/[.,;:!?*_]+$/, '')
         const key = normalize(url)
@@ -41,7 +49,7 @@ export const inventedUrls = defineCheck({
         seen.add(key)
         const host = hostOf(url)
         if (allowed.some((d) => host === d || host.endsWith(`.${d}`))) continue
-        if (!sources.includes(key)) invented.push({ spanId, url })
+        if (!inSources(key)) invented.push({ spanId, url })
       }
     }
     if (!seen.size) return { value: 1, passed: true, detail: { message: 'no URLs in assistant output', invented } }

@@ -22,7 +22,12 @@ export const piiEcho = defineCheck({
     for (const { text } of view.userTexts) for (const f of findPii(text, kinds)) provided.add(`${f.kind}:${f.normalized}`)
     const echoed: { spanId: string; kind: string; text: string }[] = []
     const seen = new Set<string>()
+    const scanned = new Set<string>()
     for (const { spanId, text } of view.assistantTexts) {
+      // A text seen before (the answer on the root span and on the last model call) adds nothing:
+      // everything in it is already provided or reported.
+      if (scanned.has(text)) continue
+      scanned.add(text)
       for (const f of findPii(text, kinds)) {
         const key = `${f.kind}:${f.normalized}`
         if (provided.has(key) || seen.has(key)) continue

@@ -22,7 +22,9 @@ export const toolErrors = defineCheck({
   evaluate(trace, { maxRetries }) {
     const calls = traceView(trace).toolCalls
     if (!calls.length) return { skipped: 'no tool calls' }
-    const ordered = [...calls].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1))
+    // Start times parsed once per call, not twice per comparison.
+    const starts = new Map(calls.map((c) => [c, BigInt(c.startTimeUnixNano)]))
+    const ordered = [...calls].sort((a, b) => (starts.get(a)! < starts.get(b)! ? -1 : 1))
     const errors: { spanId: string; tool: string; error: string; recovered: boolean }[] = []
     const retries = new Map<string, number>()
     const failing = new Set<string>()
