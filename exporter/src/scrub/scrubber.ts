@@ -45,8 +45,9 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     const remembered = recent.get(text)
     if (remembered) return remembered
     const found = detectUncached(text)
-    if (text.length >= 64 && text.length <= 65_536) {
-      if (recent.size >= 2_000) recent.clear()
+    if (text.length >= 16 && text.length <= 65_536) {
+      // Oldest out first: the strings of the trace in progress stay while its later spans repeat them.
+      if (recent.size >= 20_000) recent.delete(recent.keys().next().value!)
       recent.set(text, found)
     }
     return found
