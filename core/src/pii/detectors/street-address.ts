@@ -84,15 +84,25 @@ const TAIL = new RegExp(
   `^(?:[ \\t]*,[ \\t]*|[ \\t]*\\n\\n?[ \\t>?]*|[ \\t]+)(?:(?:Apt\\.?|Apartment|Suite|Unit|Flat|Floor|#) ?\\d{1,5}[A-Za-z]?|(?:APO|FPO|DPO) [A-Z]{2} \\d{5}|${WORD}(?: ${WORD}){0,3}(?: \\(${WORD}\\))?|[A-Z]{2}|\\d{3,6}(?:-\\d{3,4})?|\\d{2}-\\d{3}|\\d{3} \\d{2}|\\d{4} [A-Z]{2}|[A-Z]\\d[A-Z] ?\\d[A-Z]\\d)(?![\\p{L}\\p{N}])`,
   'u',
 )
-const STOP_WORDS = /^(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/u
+const STOP_WORDS = /(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/uy
+
+/** How many whitespace, comma and '>' characters open `s`: what stands between a street line and its tail. */
+function leadingSeparators(s: string): number {
+  let i = 0
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (!(c === 32 || c === 44 || c === 62 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(s[i]!)))) break
+  }
+  return i
+}
 
 function extend(text: string, end: number): number {
   for (let steps = 0; steps < 8; steps++) {
     const rest = text.slice(end, end + 80)
     const m = TAIL.exec(rest)
     if (!m) break
-    const piece = m[0].replace(/^[\s,>]+/, '')
-    if (STOP_WORDS.test(piece)) break
+    STOP_WORDS.lastIndex = leadingSeparators(m[0])
+    if (STOP_WORDS.test(m[0])) break
     end += m[0].length
   }
   return end
