@@ -1,8 +1,6 @@
-import { builtInDetectors, type BuiltInType } from './detectors/index.js'
-import { matchAll, type Detector, type Finding } from './finding.js'
+import { builtInDetectors, detectPii, matchAll, type BuiltInType, type Detector, type Finding } from '@sieve/core/pii'
 import { scrubOptionsSchema, type ScrubOptions } from './options.js'
 import { Placeholders } from './placeholders.js'
-import { resolve } from './resolve.js'
 
 export interface Scrubber {
   /** Where personal and secret values sit in one string, after overlaps are settled. */
@@ -33,9 +31,6 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
       .map(([, d]) => d as Detector),
     ...options.sensitive.map((s) => customDetector(s.type, s.pattern)),
   ]
-  const priorities = new Map<string, number>(detectors.map((d) => [d.type, d.priority]))
-  priorities.set('URL_PARAM', priorities.get('URL_CREDENTIALS') ?? 9)
-  const priorityOf = (type: string) => priorities.get(type) ?? 0
   const allow = options.allow.map((source) => new RegExp(`^(?:${source})$`, 'u'))
 
   /**
@@ -50,17 +45,16 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     const remembered = recent.get(text)
     if (remembered) return remembered
     const found = detectUncached(text)
-    if (text.length >= 64 && text.length <= 65_536) {
-      if (recent.size >= 2_000) recent.clear()
+    if (text.length >= 16 && text.length <= 65_536) {
+      // Oldest out first: the strings of the trace in progress stay while its later spans repeat them.
+      if (recent.size >= 20_000) recent.delete(recent.keys().next().value!)
       recent.set(text, found)
     }
     return found
   }
 
   function detectUncached(text: string): Finding[] {
-    const all: Finding[] = []
-    for (const d of detectors) for (const f of d.find(text)) all.push(f)
-    const kept = resolve(all, priorityOf)
+    const kept = detectPii(text, detectors)
     return allow.length ? kept.filter((f) => !allow.some((a) => a.test(text.slice(f.start, f.end)))) : kept
   }
 

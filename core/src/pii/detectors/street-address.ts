@@ -14,23 +14,50 @@ const PREFIX =
 const FUSED =
   '(?:straße|strasse|str\\.|gasse|weg|allee|platz|ring|damm|ufer|steig|pfad|laan|straat|gracht|plein|kade|singel|dijk|steeg|vej|gade|gata|gatan|vägen|väg|veien|vegen|vegur|braut|stræti|gränd|katu|tie|kuja|polku|tori|raitti|utca|út|tér|ulice|náměstí|třída|nábřeží|cesta|ulica|iela|gatvė|tänav|ská|ská)'
 
+/*
+ * Gates run on every string with a digit, so each is written for V8's regex engine to skip most
+ * positions at once: a literal first character (a space) or a scan for the rare part of the shape.
+ */
+function tester(regex: RegExp): (text: string) => boolean {
+  return (text) => regex.test(text)
+}
+
+function startOrAfterSeparator(source: string): (text: string) => boolean {
+  const atStart = new RegExp(`^${source}`)
+  const inside = new RegExp(`[^A-Za-z0-9]${source}`)
+  return (text) => atStart.test(text) || inside.test(text)
+}
+
+const FUSED_AT_END = new RegExp(`${FUSED}$`)
+const FUSED_LONGEST = Math.max(...FUSED.slice(3, -1).split('|').map((w) => w.replace(/\\/g, '').length))
+const SPACE_DIGIT = / \d/g
+
+/** A fused street type right before " <digit>": found from the few " <digit>" places, read backwards. */
+function fusedBeforeNumber(text: string): boolean {
+  SPACE_DIGIT.lastIndex = 0
+  for (let m = SPACE_DIGIT.exec(text); m; m = SPACE_DIGIT.exec(text)) {
+    if (FUSED_AT_END.test(text.slice(Math.max(0, m.index - FUSED_LONGEST), m.index))) return true
+  }
+  return false
+}
+
 /**
  * Street-line shapes, each with a cheap gate: the full pattern (costly, it backtracks over words)
  * runs only on text where the gate finds the literal part of the shape.
  */
-const SHAPES: { gate: RegExp; pattern: string }[] = [
-  // 12 Main Street / 2450 Crown St / 903 83 Dora Creek
-  { gate: new RegExp(`(?:${SUFFIX})(?![A-Za-z])`), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
-  // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53
-  { gate: new RegExp(`(?:${PREFIX}) `), pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
+const SHAPES: { gate: (text: string) => boolean; pattern: string }[] = [
+  // 12 Main Street / 2450 Crown St / 903 83 Dora Creek (the street type always follows a space)
+  { gate: tester(new RegExp(` (?:${SUFFIX})(?![A-Za-z])`)), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
+  // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53 (the street type opens the text or follows a non-alphanumeric)
+  { gate: startOrAfterSeparator(`(?:${PREFIX}) `), pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
   // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
-  { gate: new RegExp(`${FUSED} \\d`), pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
+  { gate: fusedBeforeNumber, pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
   // P.O. Box 211 / PSC 3294, Box 9168
-  { gate: /Box \d|Postfach|Apartado/, pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
+  { gate: tester(/Box \d|Postfach|Apartado/), pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
   // An address block's street line, "20789 Allika 46": postcode or house number, name, number
-  { gate: /(?:^|\n)[ \t>?]*\d{3}/, pattern: `(?<=^|\\n)[ \\t>?]*\\d{3,6} (?:${WORD} ){1,3}${NUMBER}(?=[ \\t]*(?:\\n|,|$))` },
+  { gate: tester(/(?:^|\n)[ \t>?]*\d{3}/), pattern: `(?<=^|\\n)[ \\t>?]*\\d{3,6} (?:${WORD} ){1,3}${NUMBER}(?=[ \\t]*(?:\\n|,|$))` },
   // Apt. 117 / Suite 464 standing alone
-  { gate: /(?:Apt|Apartment|Suite|Unit|Flat)\.? #?\d/, pattern: `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?` },
+  { gate: tester(/(?:Apt|Apartment|Suite|Unit|Flat)\.? #?\d/), pattern: `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?` },
 ]
 const CORE = SHAPES.map(({ gate, pattern }) => ({ gate, regex: new RegExp(`(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])`, 'gu') }))
 
@@ -57,15 +84,25 @@ const TAIL = new RegExp(
   `^(?:[ \\t]*,[ \\t]*|[ \\t]*\\n\\n?[ \\t>?]*|[ \\t]+)(?:(?:Apt\\.?|Apartment|Suite|Unit|Flat|Floor|#) ?\\d{1,5}[A-Za-z]?|(?:APO|FPO|DPO) [A-Z]{2} \\d{5}|${WORD}(?: ${WORD}){0,3}(?: \\(${WORD}\\))?|[A-Z]{2}|\\d{3,6}(?:-\\d{3,4})?|\\d{2}-\\d{3}|\\d{3} \\d{2}|\\d{4} [A-Z]{2}|[A-Z]\\d[A-Z] ?\\d[A-Z]\\d)(?![\\p{L}\\p{N}])`,
   'u',
 )
-const STOP_WORDS = /^(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/u
+const STOP_WORDS = /(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/uy
+
+/** How many whitespace, comma and '>' characters open `s`: what stands between a street line and its tail. */
+function leadingSeparators(s: string): number {
+  let i = 0
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (!(c === 32 || c === 44 || c === 62 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(s[i]!)))) break
+  }
+  return i
+}
 
 function extend(text: string, end: number): number {
   for (let steps = 0; steps < 8; steps++) {
     const rest = text.slice(end, end + 80)
     const m = TAIL.exec(rest)
     if (!m) break
-    const piece = m[0].replace(/^[\s,>]+/, '')
-    if (STOP_WORDS.test(piece)) break
+    STOP_WORDS.lastIndex = leadingSeparators(m[0])
+    if (STOP_WORDS.test(m[0])) break
     end += m[0].length
   }
   return end
@@ -80,7 +117,7 @@ export const streetAddress: Detector = {
   priority: 4,
   find(text) {
     if (!/\d/.test(text)) return []
-    const core = CORE.flatMap(({ gate, regex }) => (gate.test(text) ? matchAll(text, regex, 'ADDRESS') : []))
+    const core = CORE.flatMap(({ gate, regex }) => (gate(text) ? matchAll(text, regex, 'ADDRESS') : []))
     return withTail(core.concat(afterCues(text)), text)
   },
 }

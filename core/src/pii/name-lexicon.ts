@@ -1,5 +1,11 @@
-import { allLocales } from '@faker-js/faker'
-import nlp from 'compromise'
+import { createRequire } from 'node:module'
+
+/**
+ * The two packages are loaded on the first call, not on import: together they take tens of MB and
+ * a good second to load, and processes that only need the pattern detectors (the scorer's pii_echo
+ * check) never ask for names.
+ */
+const load = createRequire(import.meta.url)
 
 /**
  * Word lists behind person-name detection, built once from two maintained packages:
@@ -57,6 +63,9 @@ export function nameLexicon(): NameLexicon {
   const firstNames = new Set<string>()
   const lastNames = new Set<string>()
   const common = new Set<string>(NOT_NAMES)
+  const { allLocales } = load('@faker-js/faker') as typeof import('@faker-js/faker')
+  const compromise = load('compromise') as { default?: unknown }
+  const nlp = compromise.default ?? compromise
   for (const locale of Object.values(allLocales)) {
     const person = (locale as { person?: { first_name?: NameData; last_name?: NameData } }).person
     collect(firstNames, person?.first_name)

@@ -1,0 +1,19 @@
+import type { Detector, Finding } from './finding.js'
+import { resolve } from './resolve.js'
+
+/**
+ * Runs detectors over one string and settles their overlaps (see resolve.ts): where personal and
+ * secret values sit, one finding per stretch of text.
+ */
+export function detectPii(text: string, detectors: readonly Detector[]): Finding[] {
+  const all: Finding[] = []
+  const priorities = new Map<string, number>()
+  for (const d of detectors) {
+    for (const f of d.find(text)) {
+      // A detector may report more than one type (URL_CREDENTIALS and URL_PARAM): each ranks as its detector.
+      priorities.set(f.type, d.priority)
+      all.push(f)
+    }
+  }
+  return resolve(all, (type) => priorities.get(type) ?? 0)
+}

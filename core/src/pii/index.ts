@@ -1,0 +1,11 @@
+/**
+ * PII detection, in one place for every part of Sieve that needs it: the exporter scrubs with all
+ * detectors, the scorer's pii_echo check compares what a few of them find in user and assistant text.
+ * A subpath of its own (`@sieve/core/pii`), so that services that never look for PII load none of it.
+ */
+export { builtInDetectors, BUILT_IN_TYPES, type BuiltInType } from './detectors/index.js'
+export { before, groupSpan, matchAll, type Detector, type Finding } from './finding.js'
+export { ibanValid, luhnValid } from './checksums.js'
+export { nameLexicon, type NameLexicon } from './name-lexicon.js'
+export { resolve } from './resolve.js'
+export { detectPii } from './detect.js'
