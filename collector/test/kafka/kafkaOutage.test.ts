@@ -1,0 +1,70 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Registry } from 'prom-client'
+import { QueueUnavailableError, type Span } from '@sieve/core'
+import { openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
+import { startPrivateBroker, type PrivateBroker } from '../support/kafkaBroker.js'
+import { makeTraces } from '../support/spans.js'
+
+let broker: PrivateBroker
+before(async () => {
+  broker = await startPrivateBroker()
+})
+after(async () => {
+  await broker?.destroy()
+})
+
+test('with the broker gone publish fails with QueueUnavailableError instead of hanging, and recovers when it is back', async () => {
+  const registry = new Registry()
+  const queue: KafkaSpanQueue = await openKafkaQueue({
+    kafka: {
+      brokers: broker.brokers,
+      clientId: 'outage-test',
+      spansTopic: 'sieve.spans',
+      scoresTopic: 'sieve.scores',
+      deadLetterTopic: 'sieve.spans.dead-letter',
+      partitions: 2,
+      replicationFactor: 1,
+    },
+    registry,
+    publish: { timeoutMs: 3000, failFastMs: 500 },
+  })
+  const accepted: Span[] = []
+  const first = makeTraces(10, 3)
+  await queue.publish(first)
+  accepted.push(...first)
+
+  await broker.stop()
+  const refused = await queue.publish(makeTraces(1, 3)).then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  assert.ok(refused instanceof QueueUnavailableError, `expected QueueUnavailableError, got ${String(refused)}`)
+  assert.ok(refused.retryAfterSeconds >= 1)
+
+  await broker.start()
+  // The first attempts after the restart may still meet the old connections; each is answered, none hangs.
+  let recovered = false
+  for (let attempt = 0; attempt < 120 && !recovered; attempt++) {
+    const spans = makeTraces(2, 3)
+    try {
+      await queue.publish(spans)
+      accepted.push(...spans)
+      recovered = true
+    } catch (err) {
+      assert.ok(err instanceof QueueUnavailableError, String(err))
+      await new Promise((r) => setTimeout(r, 500))
+    }
+  }
+  assert.ok(recovered, 'publish works again after the broker is back')
+
+  const seen = new Set<string>()
+  const sub = await queue.subscribe({ group: 'check', onBatch: async (b) => b.forEach((q) => seen.add(q.span.spanId)) })
+  const deadline = Date.now() + 60_000
+  while (accepted.some((s) => !seen.has(s.spanId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  await sub.close()
+  await queue.close()
+  assert.deepEqual(accepted.filter((s) => !seen.has(s.spanId)), [], 'every acknowledged span is on the topic')
+  const failures = await registry.getSingleMetric('sieve_kafka_produce_failures_total')!.get()
+  assert.ok(failures.values[0]!.value >= 1)
+})
