@@ -9,7 +9,10 @@ export interface PublisherOptions {
   timeoutMs: number
   /** How long the first waiting publish() lets others join its produce request. */
   lingerMs: number
-  /** A produce request closes at this many record bytes (before compression). */
+  /**
+   * A produce request closes at this many record bytes (before compression); a larger publish()
+   * is split over several requests. Keep it under the topic's max.message.bytes (1 MiB default).
+   */
   maxBatchBytes: number
   /** After a failure, publish() fails at once for this long instead of piling up requests. */
   failFastMs: number
@@ -17,7 +20,11 @@ export interface PublisherOptions {
 
 interface Waiter {
   messages: Message[]
+  sizes: number[]
   bytes: number
+  /** Messages not yet taken into a request, and requests taken but not yet acknowledged. */
+  next: number
+  unacked: number
   deadline: NodeJS.Timeout
   settled: boolean
   resolve(): void
@@ -59,15 +66,20 @@ export class KafkaPublisher {
       return Promise.reject(this.unavailable(this.lastError))
     }
     let bytes = 0
+    const sizes: number[] = []
     const messages = spans.map((span) => {
       const value = encodeSpanRecord(span)
       bytes += value.length
+      sizes.push(value.length)
       return { key: span.traceId, value }
     })
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         messages,
+        sizes,
         bytes,
+        next: 0,
+        unacked: 0,
         settled: false,
         resolve,
         reject,
@@ -117,24 +129,38 @@ export class KafkaPublisher {
     }
   }
 
-  private takeBatch(): Waiter[] {
-    const batch: Waiter[] = []
+  /** Takes messages in arrival order up to maxBatchBytes, splitting a publish() that does not fit. */
+  private takeBatch(): { waiters: Waiter[]; messages: Message[] } {
+    const waiters: Waiter[] = []
+    const messages: Message[] = []
     let bytes = 0
-    while (this.queue.length && (batch.length === 0 || bytes + this.queue[0]!.bytes <= this.options.maxBatchBytes)) {
-      const w = this.queue.shift()!
+    while (this.queue.length) {
+      const w = this.queue[0]!
       // A caller that was already told 503 will resend; writing its spans now would only duplicate them.
-      if (w.settled) continue
-      batch.push(w)
-      bytes += w.bytes
+      if (w.settled) {
+        this.queue.shift()
+        continue
+      }
+      const from = w.next
+      while (w.next < w.messages.length && (messages.length === 0 || bytes + w.sizes[w.next]! <= this.options.maxBatchBytes)) {
+        bytes += w.sizes[w.next]!
+        messages.push(w.messages[w.next++]!)
+      }
+      if (w.next > from) {
+        w.unacked++
+        waiters.push(w)
+      }
+      if (w.next < w.messages.length) break
+      this.queue.shift()
     }
-    return batch
+    return { waiters, messages }
   }
 
   private async flush(): Promise<void> {
     if (this.flushing) return
     this.flushing = true
     try {
-      for (let batch = this.takeBatch(); batch.length; batch = this.takeBatch()) {
+      for (let batch = this.takeBatch(); batch.messages.length; batch = this.takeBatch()) {
         try {
           await this.withinTimeout(async () => {
             const producer = await this.connect()
@@ -142,15 +168,15 @@ export class KafkaPublisher {
               topic: this.options.topic,
               acks: -1,
               compression: kafkajs.CompressionTypes.Snappy,
-              messages: batch.flatMap((w) => w.messages),
+              messages: batch.messages,
             })
           })
-          for (const w of batch) this.settle(w)
+          for (const w of batch.waiters) if (--w.unacked === 0 && w.next === w.messages.length) this.settle(w)
         } catch (err) {
           this.lastError = (err as Error).message
           this.failedUntil = Date.now() + this.options.failFastMs
           const error = this.unavailable(this.lastError)
-          for (const w of [...batch, ...this.queue.splice(0)]) this.settle(w, error)
+          for (const w of [...batch.waiters, ...this.queue.splice(0)]) this.settle(w, error)
           await this.discardProducer()
         }
       }

@@ -72,7 +72,7 @@ export class KafkaSpanQueue implements SpanQueue {
     }
     const publisher = new KafkaPublisher(
       client,
-      { topic: kafka.spansTopic, timeoutMs: 5000, lingerMs: 2, maxBatchBytes: 1024 * 1024, failFastMs: 1000, ...options.publish },
+      { topic: kafka.spansTopic, timeoutMs: 5000, lingerMs: 2, maxBatchBytes: 900 * 1024, failFastMs: 1000, ...options.publish },
       kafkaQueueMetrics(options.registry),
     )
     return new KafkaSpanQueue(client, options, publisher)

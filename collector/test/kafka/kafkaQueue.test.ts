@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { Registry } from 'prom-client'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
@@ -230,5 +230,16 @@ test('a missing topic is created with the configured partitions, or start-up say
   const queue = await openKafkaQueue({ kafka, registry: new Registry() })
   const meta = await admin.fetchTopicMetadata({ topics: [kafka.spansTopic] })
   assert.equal(meta.topics[0]!.partitions.length, 5)
+  await queue.close()
+})
+
+test('a publish bigger than one Kafka request (3 MB of one trace, incompressible) is split and acknowledged whole', async () => {
+  const kafka = settings(1)
+  const queue = await open(kafka)
+  const [trace] = makeTraces(1, 1)
+  const big = Array.from({ length: 3000 }, () => makeSpan({ traceId: trace!.traceId, attributes: { 'gen_ai.prompt': randomBytes(450).toString('hex') } }))
+  await queue.publish(big)
+  const offsets = await admin.fetchTopicOffsets(kafka.spansTopic)
+  assert.equal(offsets[0]!.high, '3000')
   await queue.close()
 })
