@@ -1,5 +1,7 @@
 -- One row per OTLP span. ReplacingMergeTree on (project_id, trace_id, span_id) makes a re-delivered
 -- span collapse into one row; readers that must count exactly use FINAL. See README.md for the key choice.
+-- Retention counts from the later of the span's start and its arrival, so a span sent late (a backfill,
+-- a replayed example) is kept for the full retention instead of being dropped at the next merge.
 CREATE TABLE IF NOT EXISTS spans
 (
     project_id              LowCardinality(String),
@@ -25,8 +27,9 @@ CREATE TABLE IF NOT EXISTS spans
     resource_attributes     Map(LowCardinality(String), String),
     resource_attribute_types Map(LowCardinality(String), LowCardinality(String)),
     scope_attributes        Map(LowCardinality(String), String),
+    scope_attribute_types   Map(LowCardinality(String), LowCardinality(String)),
     events                  String,   -- JSON array of {timeUnixNano, name, attributes, droppedAttributesCount}
-    links                   String,   -- JSON array of {traceId, spanId, traceState, attributes, flags}
+    links                   String,   -- JSON array of {traceId, spanId, traceState, attributes, flags, droppedAttributesCount}
     dropped_attributes_count UInt32,
     dropped_events_count    UInt32,
     dropped_links_count     UInt32,
@@ -52,4 +55,4 @@ CREATE TABLE IF NOT EXISTS spans
 ENGINE = ReplacingMergeTree(ingested_at)
 PARTITION BY toDate(start_time)
 ORDER BY (project_id, trace_id, span_id)
-TTL toDateTime(start_time) + INTERVAL {retention_days} DAY;
+TTL toDateTime(greatest(start_time, ingested_at)) + INTERVAL {retention_days} DAY;

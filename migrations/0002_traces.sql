@@ -1,5 +1,7 @@
 -- Per-trace rollup, rewritten by the ingester from `spans FINAL` for every trace a batch touches,
--- so counts stay exact when a span is delivered twice. Read with FINAL.
+-- so counts stay exact when a span is delivered twice. Read with FINAL. The key holds nothing that
+-- changes when a late span arrives (start_time can move earlier), and the table is not partitioned
+-- by time, so FINAL always collapses a rewritten trace into one row. See README.md.
 CREATE TABLE IF NOT EXISTS traces
 (
     project_id          LowCardinality(String),
@@ -23,9 +25,10 @@ CREATE TABLE IF NOT EXISTS traces
     session_id          String,
     user_id             String,
     environment         LowCardinality(String),
-    updated_at          DateTime64(3, 'UTC') DEFAULT now64(3)
+    updated_at          DateTime64(3, 'UTC') DEFAULT now64(3),
+    INDEX idx_start start_time TYPE minmax GRANULARITY 1,
+    INDEX idx_service service_name TYPE set(256) GRANULARITY 4
 )
 ENGINE = ReplacingMergeTree(updated_at)
-PARTITION BY toDate(start_time)
-ORDER BY (project_id, start_time, trace_id)
-TTL toDateTime(start_time) + INTERVAL {retention_days} DAY;
+ORDER BY (project_id, trace_id)
+TTL toDateTime(greatest(start_time, updated_at)) + INTERVAL {retention_days} DAY;

@@ -35,4 +35,4 @@ CREATE TABLE IF NOT EXISTS scores
 ENGINE = ReplacingMergeTree(created_at)
 PARTITION BY toDate(trace_start_time)
 ORDER BY (project_id, trace_id, kind, scorer_name, scorer_version, span_id)
-TTL toDateTime(trace_start_time) + INTERVAL {retention_days} DAY;
+TTL toDateTime(greatest(trace_start_time, created_at)) + INTERVAL {retention_days} DAY;

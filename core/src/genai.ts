@@ -69,7 +69,8 @@ export function genAiFields(span: Span): GenAiFields {
   }
 }
 
-const LLM_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion', 'embeddings'])
+/** Operations that are a model call; the trace rollup counts LLM calls with the same list. */
+export const LLM_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'generate_content', 'text_completion', 'embeddings'])
 
 export function isLlmSpan(span: Span): boolean {
   const f = genAiFields(span)

@@ -1,0 +1,23 @@
+import { createStorage, loadConfig, migrate } from '@sieve/core'
+import type { Command } from '../command.js'
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: 'Apply pending ClickHouse migrations and the configured retention, then exit',
+  usage: 'sieve migrate',
+  options: {},
+  async run() {
+    const config = loadConfig()
+    const storage = await createStorage(config.clickhouse)
+    try {
+      const result = await migrate(storage, { retentionDays: config.retentionDays })
+      console.log(result.applied.length ? `applied: ${result.applied.join(', ')}` : 'schema up to date')
+      if (result.retentionUpdated.length) {
+        console.log(`retention set to ${config.retentionDays} days on: ${result.retentionUpdated.join(', ')}`)
+      }
+      return 0
+    } finally {
+      await storage.close()
+    }
+  },
+}

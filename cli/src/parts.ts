@@ -1,0 +1,49 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
+import type { Config } from '@sieve/core'
+
+/** What every part of `sieve up` is started with. */
+export interface UpContext {
+  config: Config
+  storage: ClickHouseClient
+  queue: InProcessQueue
+  metrics: CollectorMetrics
+}
+
+/** A started part; `sieve up` stops parts in the reverse order it started them. */
+export interface RunningPart {
+  name: string
+  /** Lines printed once everything runs (where to send traces, where the UI is). */
+  banner?: string[]
+  stop(): Promise<void>
+}
+
+export type Part = (context: UpContext) => Promise<RunningPart>
+
+export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
+  const ingester = await startIngester({ queue, storage, metrics })
+  return { name: 'ingester', stop: () => ingester.stop() }
+}
+
+export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
+  const app = createApp({
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+  })
+  const server = await listen(app, config.host, config.port)
+  return {
+    name: 'collector',
+    banner: [
+      `OTLP/HTTP traces: ${server.url}/v1/traces  (OTEL_EXPORTER_OTLP_ENDPOINT=${server.url})`,
+      `Read API:         ${server.url}/api/traces`,
+      `Metrics:          ${server.url}/metrics`,
+    ],
+    stop: () => server.stop(),
+  }
+}
+
+/**
+ * The parts `sieve up` runs, in start order. The ingester subscribes before the collector
+ * listens, so no accepted span waits for a consumer; on stop the collector stops accepting
+ * first, then the ingester drains what is queued.
+ */
+export const parts: Part[] = [ingesterPart, collectorPart]

@@ -1,0 +1,40 @@
+import { decodeJsonRequest, decodeProtobufRequest } from '../src/otlp/index.js'
+import { jsonBatch, protobufBatch } from './genai-batch.js'
+
+/*
+ * Decode speed of the OTLP receiver's two formats on realistic GenAI batches (512 spans), with
+ * plain JSON.parse of the same JSON body as the baseline measured in the same run.
+ * Run: npm run bench:decode -w @sieve/collector
+ */
+
+const BATCH = 512
+const RUNS = 15
+const REPEAT = 20
+
+function medianSpansPerSecond(work: () => void): number {
+  for (let i = 0; i < REPEAT; i++) work() // warm-up
+  const rates: number[] = []
+  for (let run = 0; run < RUNS; run++) {
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < REPEAT; i++) work()
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9
+    rates.push((BATCH * REPEAT) / seconds)
+  }
+  rates.sort((a, b) => a - b)
+  return rates[Math.floor(RUNS / 2)]!
+}
+
+const protobuf = protobufBatch(BATCH)
+const json = jsonBatch(BATCH)
+const jsonText = json.toString('utf8')
+
+const results = {
+  'protobuf decode': medianSpansPerSecond(() => decodeProtobufRequest(protobuf, 'bench')),
+  'JSON decode': medianSpansPerSecond(() => decodeJsonRequest(json, 'bench')),
+  'JSON.parse only (baseline)': medianSpansPerSecond(() => JSON.parse(jsonText)),
+}
+const baseline = results['JSON.parse only (baseline)']
+console.log(`batch: ${BATCH} spans, protobuf ${(protobuf.length / 1024).toFixed(0)} KiB, JSON ${(json.length / 1024).toFixed(0)} KiB; median of ${RUNS} runs`)
+for (const [name, rate] of Object.entries(results)) {
+  console.log(`${name.padEnd(28)} ${Math.round(rate).toLocaleString('en-US').padStart(10)} spans/s  ${(rate / baseline).toFixed(2)}x baseline`)
+}

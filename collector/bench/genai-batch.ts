@@ -1,0 +1,81 @@
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api'
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+
+/**
+ * Realistic agent traffic for benchmarks: traces of one agent span, four LLM calls carrying about
+ * 1 KB of prompt text each, and three tool calls, made by the real OpenTelemetry SDK. Every call
+ * makes fresh trace and span ids, so repeated batches are distinct rows downstream.
+ */
+
+const PROMPT = 'You are a support agent for an online shop. Answer politely and cite the order number. '.repeat(12)
+const SPANS_PER_TRACE = 8
+
+export function genAiSpans(count = 512): ReadableSpan[] {
+  const exporter = new InMemorySpanExporter()
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({
+      'service.name': 'support-agent',
+      'service.version': '2.3.1',
+      'deployment.environment.name': 'production',
+    }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  })
+  const tracer = provider.getTracer('@sieve/sdk', '0.1.0')
+  for (let t = 0; t * SPANS_PER_TRACE < count; t++) {
+    const root = tracer.startSpan('invoke_agent support', {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'support',
+        'gen_ai.conversation.id': `conv-${t % 97}`,
+        'user.id': `user-${t % 1013}`,
+        'sieve.prompt.version': 'support-v7',
+      },
+    })
+    const parent = trace.setSpan(context.active(), root)
+    for (let i = 1; i < SPANS_PER_TRACE && t * SPANS_PER_TRACE + i < count; i++) {
+      const llm = i % 2 === 1
+      const span = llm
+        ? tracer.startSpan(
+            'chat gpt-4o-mini',
+            {
+              kind: SpanKind.CLIENT,
+              attributes: {
+                'gen_ai.operation.name': 'chat',
+                'gen_ai.provider.name': 'openai',
+                'gen_ai.request.model': 'gpt-4o-mini',
+                'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
+                'gen_ai.request.temperature': 0.2,
+                'gen_ai.usage.input_tokens': 250 + i,
+                'gen_ai.usage.output_tokens': 80 + t % 50,
+                'gen_ai.response.finish_reasons': ['stop'],
+                'gen_ai.response.id': `chatcmpl-${t}-${i}`,
+                'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: PROMPT }] }]),
+                'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `Order ${t} ships tomorrow.` }] }]),
+              },
+            },
+            parent,
+          )
+        : tracer.startSpan(
+            'execute_tool lookup_order',
+            {
+              kind: SpanKind.INTERNAL,
+              attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': `call-${t}-${i}` },
+            },
+            parent,
+          )
+      if (llm) span.addEvent('gen_ai.content.completion', { 'gen_ai.response.finish_reason': 'stop' })
+      span.setStatus({ code: SpanStatusCode.OK })
+      span.end()
+    }
+    root.end()
+  }
+  const spans = exporter.getFinishedSpans()
+  void provider.shutdown()
+  return spans
+}
+
+export const protobufBatch = (count = 512): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(genAiSpans(count))!)
+export const jsonBatch = (count = 512): Buffer => Buffer.from(JsonTraceSerializer.serializeRequest(genAiSpans(count))!)

@@ -1,0 +1,59 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { migrationsApplied, type SpanQueue } from '@sieve/core'
+import express, { type ErrorRequestHandler, type Express } from 'express'
+import { createTraceRoutes } from './api/traceRoutes.js'
+import type { CollectorMetrics } from './metrics.js'
+import { createOtlpRouter } from './receiver/index.js'
+
+export interface AppOptions {
+  queue: SpanQueue
+  storage: ClickHouseClient
+  apiKeys: ReadonlyMap<string, string>
+  maxBodyBytes: number
+  metrics: CollectorMetrics
+  /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
+  queueDepth?: () => number
+}
+
+/** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
+export function createApp(options: AppOptions): Express {
+  const app = express()
+  app.disable('x-powered-by')
+
+  const { metrics, queueDepth } = options
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' })
+  })
+
+  app.get('/readyz', async (_req, res) => {
+    const ping = await options.storage.ping()
+    if (!ping.success) {
+      res.status(503).json({ status: 'unavailable', message: `storage unreachable: ${ping.error.message}` })
+      return
+    }
+    if (!(await migrationsApplied(options.storage))) {
+      res.status(503).json({ status: 'unavailable', message: 'migrations not applied: run `sieve migrate`' })
+      return
+    }
+    res.json({ status: 'ready' })
+  })
+
+  app.get('/metrics', async (_req, res) => {
+    if (queueDepth) metrics.queueDepth.set(queueDepth())
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
+  })
+
+  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
+  app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+
+  app.use((req, res) => {
+    res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
+  })
+  const onError: ErrorRequestHandler = (err: Error, _req, res, _next) => {
+    // Storage errors on reads: the request may succeed later, the process keeps serving.
+    res.status(503).json({ error: { code: 'UNAVAILABLE', message: err.message } })
+  }
+  app.use(onError)
+  return app
+}

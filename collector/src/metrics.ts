@@ -1,0 +1,74 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/**
+ * The collector's Prometheus metrics, all in one registry per process (served at `/metrics`).
+ * Every part of the collector records through these handles; none creates metrics of its own.
+ */
+export interface CollectorMetrics {
+  registry: Registry
+  /** Spans that arrived in a decodable request, whatever became of them. */
+  spansReceived: Counter<'project'>
+  /** Spans the queue took (acknowledged to the sender). */
+  spansAccepted: Counter<'project'>
+  /** Spans refused: `invalid` (failed validation), `queue_full`, `queue_unavailable`. */
+  spansRejected: Counter<'project' | 'reason'>
+  /** Time from request to response on `/v1/traces`, by HTTP status. */
+  requestDuration: Histogram<'status'>
+  /** Spans published but not yet stored, as the queue reports it. */
+  queueDepth: Gauge
+  /** Time one ClickHouse insert takes, by table. */
+  insertDuration: Histogram<'table'>
+  /** Rows written by ClickHouse inserts, by table. */
+  insertRows: Counter<'table'>
+}
+
+export function createMetrics(): CollectorMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  return {
+    registry,
+    spansReceived: new Counter({
+      name: 'sieve_spans_received_total',
+      help: 'Spans received in decodable OTLP requests',
+      labelNames: ['project'],
+      registers: [registry],
+    }),
+    spansAccepted: new Counter({
+      name: 'sieve_spans_accepted_total',
+      help: 'Spans accepted into the queue and acknowledged to the sender',
+      labelNames: ['project'],
+      registers: [registry],
+    }),
+    spansRejected: new Counter({
+      name: 'sieve_spans_rejected_total',
+      help: 'Spans refused, by reason (invalid, queue_full, queue_unavailable)',
+      labelNames: ['project', 'reason'],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'sieve_otlp_request_duration_seconds',
+      help: 'OTLP/HTTP export request latency, by response status',
+      labelNames: ['status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: 'sieve_queue_depth_spans',
+      help: 'Spans published to the queue and not yet stored',
+      registers: [registry],
+    }),
+    insertDuration: new Histogram({
+      name: 'sieve_insert_duration_seconds',
+      help: 'ClickHouse insert latency, by table',
+      labelNames: ['table'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    insertRows: new Counter({
+      name: 'sieve_insert_rows_total',
+      help: 'Rows written to ClickHouse, by table',
+      labelNames: ['table'],
+      registers: [registry],
+    }),
+  }
+}

@@ -1,0 +1,139 @@
+import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Attributes, type Span } from '@sieve/core'
+import type { z } from 'zod'
+import { DecodedRequest, spanPath } from './decoded-request.js'
+import { OtlpDecodeError } from './otlp-error.js'
+import { exportRequestSchema, spanSchema, type AnyValueJson, type KeyValueJson, type SpanJson } from './otlp-json-schema.js'
+import { serviceNameOf, spanProblem } from './span-checks.js'
+
+/*
+ * OTLP/JSON into Span objects. JSON numbers beyond 2^53 (nanosecond timestamps, int64 attribute
+ * values) would be rounded by JSON.parse, so their digits are turned into strings first.
+ */
+
+// A whole JSON string (skipped as is), or an integer literal of 16+ digits standing alone.
+const STRING_OR_LONG_INTEGER = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g
+
+/** JSON.parse that keeps every digit of long integers by reading them as strings. */
+export function parseOtlpJson(text: string): unknown {
+  const exact = text.replace(STRING_OR_LONG_INTEGER, (token) => (token.charCodeAt(0) === 0x22 ? token : `"${token}"`))
+  try {
+    return JSON.parse(exact)
+  } catch (err) {
+    throw new OtlpDecodeError('JSON_INVALID', `invalid JSON: ${(err as Error).message}`)
+  }
+}
+
+/** The first few zod issues as `path: message`, the path written as in the OTLP/JSON document. */
+const describe = (error: z.ZodError): string =>
+  error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.').replace(/\.(\d+)/g, '[$1]') || 'body'}: ${issue.message}`)
+    .join('; ')
+
+/** Decodes an OTLP/JSON ExportTraceServiceRequest; throws OtlpDecodeError when it is not one. */
+export function decodeJsonRequest(body: Buffer, projectId: string): DecodedRequest {
+  const parsed = exportRequestSchema.safeParse(parseOtlpJson(body.toString('utf8')))
+  if (!parsed.success) throw new OtlpDecodeError('JSON_SHAPE', `not an OTLP ExportTraceServiceRequest: ${describe(parsed.error)}`)
+  const out = new DecodedRequest()
+  ;(parsed.data.resourceSpans ?? []).forEach((rs, ri) => {
+    const resource = attributesOf(rs.resource?.attributes)
+    const serviceName = serviceNameOf(resource)
+    ;(rs.scopeSpans ?? []).forEach((ss, si) => {
+      const scope = { name: ss.scope?.name ?? '', version: ss.scope?.version ?? '', attributes: attributesOf(ss.scope?.attributes) }
+      ;(ss.spans ?? []).forEach((raw, i) => {
+        const where = spanPath(ri, si, i)
+        const json = spanSchema.safeParse(raw)
+        if (!json.success) return out.reject(where, describe(json.error))
+        let span: Span
+        try {
+          span = toSpan(json.data, projectId, serviceName, resource, scope)
+        } catch (err) {
+          if (err instanceof SpanFieldError) return out.reject(where, err.message)
+          throw err
+        }
+        const problem = spanProblem(span)
+        if (problem === undefined) out.spans.push(span)
+        else out.reject(where, problem)
+      })
+    })
+  })
+  return out
+}
+
+class SpanFieldError extends Error {}
+
+function toSpan(s: SpanJson, projectId: string, serviceName: string, resource: Attributes, scope: Span['scope']): Span {
+  return {
+    projectId,
+    traceId: hexId(s.traceId, 'trace id'),
+    spanId: hexId(s.spanId, 'span id'),
+    parentSpanId: hexId(s.parentSpanId, 'parent span id'),
+    traceState: s.traceState ?? '',
+    name: s.name ?? '',
+    kind: enumName(SPAN_KINDS, s.kind, 'SPAN_KIND_'),
+    startTimeUnixNano: nanos(s.startTimeUnixNano),
+    endTimeUnixNano: nanos(s.endTimeUnixNano),
+    status: { code: enumName(STATUS_CODES, s.status?.code, 'STATUS_CODE_'), message: s.status?.message ?? '' },
+    flags: s.flags ?? 0,
+    serviceName,
+    scope,
+    attributes: attributesOf(s.attributes),
+    resource,
+    events: (s.events ?? []).map((e) => ({
+      timeUnixNano: nanos(e.timeUnixNano),
+      name: e.name ?? '',
+      attributes: attributesOf(e.attributes),
+      droppedAttributesCount: e.droppedAttributesCount ?? 0,
+    })),
+    links: (s.links ?? []).map((l) => ({
+      traceId: hexId(l.traceId, 'link trace id'),
+      spanId: hexId(l.spanId, 'link span id'),
+      traceState: l.traceState ?? '',
+      attributes: attributesOf(l.attributes),
+      flags: l.flags ?? 0,
+      droppedAttributesCount: l.droppedAttributesCount ?? 0,
+    })),
+    droppedAttributesCount: s.droppedAttributesCount ?? 0,
+    droppedEventsCount: s.droppedEventsCount ?? 0,
+    droppedLinksCount: s.droppedLinksCount ?? 0,
+  }
+}
+
+/** OTLP/JSON ids are hex (either case); Sieve's are lower-case. Length is checked with the span. */
+function hexId(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') return ''
+  if (value.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(value)) throw new SpanFieldError(`${what} '${value.slice(0, 40)}' is not hex`)
+  return value.toLowerCase()
+}
+
+const nanos = (value: string | number | undefined): string => (value === undefined ? '0' : BigInt(value).toString())
+
+function enumName<T extends string>(names: readonly T[], value: string | number | undefined, prefix: string): T {
+  if (typeof value === 'number') return names[value] ?? names[0]!
+  if (value === undefined) return names[0]!
+  return value.slice(prefix.length) as T
+}
+
+function attributesOf(list: KeyValueJson[] | undefined): Attributes {
+  const out: Attributes = {}
+  if (list) for (const kv of list) out[kv.key] = valueOf(kv.value)
+  return out
+}
+
+/** Mirrors the protobuf decoder: exact ints (string beyond 2^53), bytes as base64, empty as null. */
+function valueOf(v: AnyValueJson | undefined): AttributeValue {
+  if (v === undefined) return null
+  if (v.stringValue !== undefined) return v.stringValue
+  if (v.boolValue !== undefined) return v.boolValue
+  if (v.intValue !== undefined) {
+    if (typeof v.intValue === 'number') return v.intValue
+    const n = Number(v.intValue)
+    return Number.isSafeInteger(n) ? n : BigInt(v.intValue).toString()
+  }
+  if (v.doubleValue !== undefined) return Number(v.doubleValue)
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf)
+  if (v.kvlistValue !== undefined) return attributesOf(v.kvlistValue.values)
+  // Re-encoded so URL-safe or unpadded base64 reads back as the protobuf path writes it.
+  if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue, 'base64').toString('base64')
+  return null
+}

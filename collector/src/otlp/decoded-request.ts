@@ -1,0 +1,26 @@
+import type { Span } from '@sieve/core'
+
+/** How many rejection reasons a response spells out; the count covers them all. */
+const MAX_REASONS = 5
+
+/** What one OTLP request turned into: the spans kept and an account of those rejected. */
+export class DecodedRequest {
+  readonly spans: Span[] = []
+  rejected = 0
+  readonly reasons: string[] = []
+
+  reject(where: string, why: string): void {
+    this.rejected++
+    if (this.reasons.length < MAX_REASONS) this.reasons.push(`${where}: ${why}`)
+  }
+
+  /** The `error_message` of a partial success; '' when nothing was rejected. */
+  get errorMessage(): string {
+    if (this.rejected === 0) return ''
+    const more = this.rejected - this.reasons.length
+    return `rejected ${this.rejected} span${this.rejected === 1 ? '' : 's'}: ${this.reasons.join('; ')}${more > 0 ? `; and ${more} more` : ''}`
+  }
+}
+
+export const spanPath = (resource: number, scope: number, span: number): string =>
+  `resourceSpans[${resource}].scopeSpans[${scope}].spans[${span}]`

@@ -1,0 +1,5 @@
+export { DecodedRequest } from './decoded-request.js'
+export { decodeJsonRequest, parseOtlpJson } from './decode-json.js'
+export { decodeProtobufRequest } from './decode-protobuf.js'
+export { OtlpDecodeError } from './otlp-error.js'
+export { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from './encode-response.js'

@@ -1,0 +1,111 @@
+import { SPAN_KINDS, STATUS_CODES } from '@sieve/core'
+import { z } from 'zod'
+
+/*
+ * OTLP/JSON (the protobuf JSON mapping with the OTLP exceptions: ids as hex, enums as numbers
+ * or names, lowerCamelCase field names). 64-bit integers may be numbers or strings; by the time
+ * this schema sees them, integers too large for a double have been turned into strings (see
+ * `parseOtlpJson`). Unknown fields are ignored, as the spec requires.
+ */
+
+const uint64 = z.union([z.string().regex(/^\d+$/, 'expected a decimal integer'), z.number().int().nonnegative()])
+const count = z.number().int().nonnegative()
+const int64 = z.union([z.string().regex(/^-?\d+$/, 'expected a decimal integer'), z.number().int()])
+const double = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
+
+export const anyValueSchema = z.object({
+  stringValue: z.string().optional(),
+  boolValue: z.boolean().optional(),
+  intValue: int64.optional(),
+  doubleValue: double.optional(),
+  get arrayValue() {
+    return z.object({ values: z.array(anyValueSchema).optional() }).optional()
+  },
+  get kvlistValue() {
+    return z.object({ values: z.array(keyValueSchema).optional() }).optional()
+  },
+  bytesValue: z.string().optional(),
+})
+
+export const keyValueSchema = z.object({
+  key: z.string(),
+  get value() {
+    return anyValueSchema.optional()
+  },
+})
+
+const attributes = z.array(keyValueSchema).optional()
+
+const enumValue = <const T extends readonly string[]>(names: T, prefix: string) =>
+  z.union([z.number().int(), z.enum(names.map((n) => `${prefix}${n}`) as [string, ...string[]])]).optional()
+
+export const spanSchema = z.object({
+  traceId: z.string().optional(),
+  spanId: z.string().optional(),
+  traceState: z.string().optional(),
+  parentSpanId: z.string().optional(),
+  flags: count.optional(),
+  name: z.string().optional(),
+  kind: enumValue(SPAN_KINDS, 'SPAN_KIND_'),
+  startTimeUnixNano: uint64.optional(),
+  endTimeUnixNano: uint64.optional(),
+  attributes,
+  droppedAttributesCount: count.optional(),
+  events: z
+    .array(
+      z.object({
+        timeUnixNano: uint64.optional(),
+        name: z.string().optional(),
+        attributes,
+        droppedAttributesCount: count.optional(),
+      }),
+    )
+    .optional(),
+  droppedEventsCount: count.optional(),
+  links: z
+    .array(
+      z.object({
+        traceId: z.string().optional(),
+        spanId: z.string().optional(),
+        traceState: z.string().optional(),
+        attributes,
+        droppedAttributesCount: count.optional(),
+        flags: count.optional(),
+      }),
+    )
+    .optional(),
+  droppedLinksCount: count.optional(),
+  status: z.object({ message: z.string().optional(), code: enumValue(STATUS_CODES, 'STATUS_CODE_') }).optional(),
+})
+
+/** The request down to the spans, which are checked one by one so a bad span does not sink the rest. */
+export const exportRequestSchema = z.object({
+  resourceSpans: z
+    .array(
+      z.object({
+        resource: z.object({ attributes, droppedAttributesCount: count.optional() }).optional(),
+        scopeSpans: z
+          .array(
+            z.object({
+              scope: z
+                .object({
+                  name: z.string().optional(),
+                  version: z.string().optional(),
+                  attributes,
+                  droppedAttributesCount: count.optional(),
+                })
+                .optional(),
+              spans: z.array(z.unknown()).optional(),
+              schemaUrl: z.string().optional(),
+            }),
+          )
+          .optional(),
+        schemaUrl: z.string().optional(),
+      }),
+    )
+    .optional(),
+})
+
+export type AnyValueJson = z.infer<typeof anyValueSchema>
+export type KeyValueJson = z.infer<typeof keyValueSchema>
+export type SpanJson = z.infer<typeof spanSchema>

@@ -1,0 +1,103 @@
+import type { SpanQueue } from '@sieve/core'
+import { Router, type Request, type Response } from 'express'
+import { z } from 'zod'
+import type { CollectorMetrics } from '../metrics.js'
+import { decodeJsonRequest } from '../otlp/decode-json.js'
+import { decodeProtobufRequest } from '../otlp/decode-protobuf.js'
+import { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from '../otlp/encode-response.js'
+import { OtlpDecodeError } from '../otlp/otlp-error.js'
+import { projectOf } from './authenticate.js'
+import { gunzipBody, readBody } from './read-body.js'
+import { ReceiverError, badRequest } from './receiver-error.js'
+import { formatOf, isGzip, requireFormat } from './request-format.js'
+
+export const otlpRouterOptionsSchema = z.object({
+  queue: z.custom<SpanQueue>((q) => typeof (q as SpanQueue | null)?.publish === 'function', 'queue must be a SpanQueue'),
+  /** API key → project id; empty: no auth, everything goes to project `default`. */
+  apiKeys: z.custom<ReadonlyMap<string, string>>((m) => m instanceof Map, 'apiKeys must be a Map of key to project'),
+  /** Limit on the body, both as sent and once decompressed. */
+  maxBodyBytes: z.number().int().positive(),
+  metrics: z.custom<CollectorMetrics>((m) => typeof (m as CollectorMetrics | null)?.registry === 'object', 'metrics must come from createMetrics()'),
+})
+
+export type OtlpRouterOptions = z.infer<typeof otlpRouterOptionsSchema>
+
+const CONTENT_TYPE: Record<OtlpFormat, string> = { protobuf: 'application/x-protobuf', json: 'application/json' }
+/** Seconds a sender should wait before retrying when the queue fails for a reason it did not name. */
+const DEFAULT_RETRY_AFTER = 5
+
+/**
+ * `POST /v1/traces` per the OTLP/HTTP spec: protobuf or JSON, optionally gzip, authenticated by
+ * API key. A 200 goes out only once the queue has taken the spans; invalid spans are rejected
+ * one by one (reported in partial_success) while the valid ones in the same request are kept.
+ */
+export function createOtlpRouter(options: OtlpRouterOptions): Router {
+  const { queue, apiKeys, maxBodyBytes, metrics } = otlpRouterOptionsSchema.parse(options)
+  const router = Router()
+
+  router.post('/v1/traces', async (req: Request, res: Response) => {
+    const stopTimer = metrics.requestDuration.startTimer()
+    res.on('finish', () => stopTimer({ status: String(res.statusCode) }))
+    // Errors are answered in the request's format when it names one, else in JSON.
+    const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
+    try {
+      const project = projectOf(req.headers, apiKeys)
+      const format = requireFormat(req.headers)
+      const gzip = isGzip(req.headers)
+      let body = await readBody(req, maxBodyBytes)
+      if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
+      if (body.length === 0) {
+        send(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
+        return
+      }
+
+      const decoded = decodeBody(format, body, project)
+      metrics.spansReceived.inc({ project }, decoded.spans.length + decoded.rejected)
+      if (decoded.rejected > 0) metrics.spansRejected.inc({ project, reason: 'invalid' }, decoded.rejected)
+      if (decoded.spans.length === 0 && decoded.rejected > 0) throw badRequest(decoded.errorMessage)
+
+      if (decoded.spans.length > 0) {
+        try {
+          await queue.publish(decoded.spans)
+        } catch (err) {
+          throw queueError(err, project, decoded.spans.length, metrics)
+        }
+        metrics.spansAccepted.inc({ project }, decoded.spans.length)
+      }
+      send(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage))
+    } catch (err) {
+      if (res.headersSent || res.destroyed) return
+      const failure = err instanceof ReceiverError ? err : new ReceiverError(500, RPC_CODE.INTERNAL, `internal error: ${(err as Error).message}`)
+      if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds))
+      if (failure.status === 401) res.setHeader('WWW-Authenticate', 'Bearer')
+      send(res, failure.status, replyFormat, encodeStatus(replyFormat, failure.rpcCode, failure.message))
+    }
+  })
+  return router
+}
+
+function decodeBody(format: OtlpFormat, body: Buffer, project: string) {
+  try {
+    return format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw badRequest(err.message)
+    throw err
+  }
+}
+
+/** Backpressure as the OTLP spec wants it: 429/503 with Retry-After, which senders retry. */
+function queueError(err: unknown, project: string, spans: number, metrics: CollectorMetrics): ReceiverError {
+  const { code, message, retryAfterSeconds } = err as { code?: string; message?: string; retryAfterSeconds?: number }
+  const retryAfter = retryAfterSeconds ?? DEFAULT_RETRY_AFTER
+  if (code === 'QUEUE_FULL') {
+    metrics.spansRejected.inc({ project, reason: 'queue_full' }, spans)
+    return new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, `queue is full, retry later: ${message}`, retryAfter)
+  }
+  metrics.spansRejected.inc({ project, reason: 'queue_unavailable' }, spans)
+  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable, retry later: ${message}`, retryAfter)
+}
+
+function send(res: Response, status: number, format: OtlpFormat, body: Buffer): void {
+  res.writeHead(status, { 'Content-Type': CONTENT_TYPE[format], 'Content-Length': body.length })
+  res.end(body)
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http'
+import { promisify } from 'node:util'
+import { gunzip } from 'node:zlib'
+import { badRequest, tooLarge } from './receiver-error.js'
+
+const gunzipAsync = promisify(gunzip)
+
+/**
+ * The request body, at most `maxBytes` on the wire. Past the limit it answers 413 at once and
+ * discards the rest as it arrives, so the sender can still read the answer.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'])
+    let refused = declared > maxBytes
+    if (refused) reject(tooLarge(`body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`))
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > maxBytes) {
+        refused = true
+        chunks.length = 0
+        reject(tooLarge(`body exceeds the limit of ${maxBytes} bytes`))
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks, size)))
+    req.on('error', reject)
+  })
+}
+
+/** Inflates a gzip body, stopping as soon as it outgrows `maxBytes` (a gzip bomb is never inflated whole). */
+export async function gunzipBody(body: Buffer, maxBytes: number): Promise<Buffer> {
+  try {
+    return await gunzipAsync(body, { maxOutputLength: maxBytes })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw tooLarge(`decompressed body exceeds the limit of ${maxBytes} bytes`)
+    }
+    throw badRequest(`body is not valid gzip: ${(err as Error).message}`)
+  }
+}

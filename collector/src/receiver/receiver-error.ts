@@ -1,0 +1,18 @@
+import { RPC_CODE } from '../otlp/encode-response.js'
+
+/** A request the receiver answers with an error status; the message goes to the sender as is. */
+export class ReceiverError extends Error {
+  constructor(
+    readonly status: number,
+    readonly rpcCode: (typeof RPC_CODE)[keyof typeof RPC_CODE],
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message)
+  }
+}
+
+export const badRequest = (message: string) => new ReceiverError(400, RPC_CODE.INVALID_ARGUMENT, message)
+export const unauthorized = (message: string) => new ReceiverError(401, RPC_CODE.UNAUTHENTICATED, message)
+export const tooLarge = (message: string) => new ReceiverError(413, RPC_CODE.INVALID_ARGUMENT, message)
+export const unsupported = (message: string) => new ReceiverError(415, RPC_CODE.INVALID_ARGUMENT, message)

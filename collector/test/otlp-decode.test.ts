@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { test } from 'node:test'
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError } from '../src/otlp/index.js'
+import { otelSpans } from './support/otel-spans.js'
+import { sharedFile } from './support/shared-file.js'
+
+const exampleTrace = readFileSync(sharedFile('datasets/otlp/trace.json'))
+
+test('decodes the official OTLP/JSON example with upper-case ids', () => {
+  const { spans, rejected } = decodeJsonRequest(exampleTrace, 'proj')
+  assert.equal(rejected, 0)
+  assert.deepEqual(spans, [
+    {
+      projectId: 'proj',
+      traceId: '5b8efff798038103d269b633813fc60c',
+      spanId: 'eee19b7ec3c1b174',
+      parentSpanId: 'eee19b7ec3c1b173',
+      traceState: '',
+      name: "I'm a server span",
+      kind: 'SERVER',
+      startTimeUnixNano: '1544712660000000000',
+      endTimeUnixNano: '1544712661000000000',
+      status: { code: 'UNSET', message: '' },
+      flags: 0,
+      serviceName: 'my.service',
+      scope: { name: 'my.library', version: '1.0.0', attributes: { 'my.scope.attribute': 'some scope attribute' } },
+      attributes: { 'my.span.attr': 'some value' },
+      resource: { 'service.name': 'my.service' },
+      events: [],
+      links: [],
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    },
+  ])
+})
+
+const hrToNanos = ([s, ns]: [number, number]): string => (BigInt(s) * 1_000_000_000n + BigInt(ns)).toString()
+
+test('protobuf and JSON from the OpenTelemetry serializers decode to the same spans, field by field', async () => {
+  const readable = await otelSpans()
+  const fromProtobuf = decodeProtobufRequest(Buffer.from(ProtobufTraceSerializer.serializeRequest(readable)!), 'p1')
+  const fromJson = decodeJsonRequest(Buffer.from(JsonTraceSerializer.serializeRequest(readable)!), 'p1')
+  assert.equal(fromProtobuf.rejected, 0)
+  assert.equal(fromProtobuf.spans.length, 3)
+  assert.deepEqual(fromProtobuf.spans, fromJson.spans)
+
+  for (const want of readable) {
+    const ctx = want.spanContext()
+    const got = fromProtobuf.spans.find((s) => s.spanId === ctx.spanId)
+    assert.ok(got, `span ${want.name} decoded`)
+    assert.equal(got.projectId, 'p1')
+    assert.equal(got.traceId, ctx.traceId)
+    assert.equal(got.parentSpanId, want.parentSpanContext?.spanId ?? '')
+    assert.equal(got.name, want.name)
+    assert.equal(got.kind, ['INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'][want.kind])
+    assert.equal(got.startTimeUnixNano, hrToNanos(want.startTime))
+    assert.equal(got.endTimeUnixNano, hrToNanos(want.endTime))
+    assert.equal(got.status.code, ['UNSET', 'OK', 'ERROR'][want.status.code])
+    assert.equal(got.status.message, want.status.message ?? '')
+    assert.equal(got.flags & 0xff, ctx.traceFlags)
+    assert.equal(got.serviceName, 'support-agent')
+    assert.deepEqual(got.resource, { 'service.name': 'support-agent', 'service.version': '1.4.0', 'host.cores': 2 })
+    assert.deepEqual(got.scope, { name: 'sieve-tests', version: '0.9.1', attributes: {} })
+    assert.equal(got.events.length, want.events.length)
+    want.events.forEach((e, i) => {
+      assert.equal(got.events[i]!.name, e.name)
+      assert.equal(got.events[i]!.timeUnixNano, hrToNanos(e.time))
+      assert.deepEqual(got.events[i]!.attributes, e.attributes ?? {})
+    })
+    assert.deepEqual(
+      got.links.map((l) => [l.traceId, l.spanId, l.attributes]),
+      want.links.map((l) => [l.context.traceId, l.context.spanId, l.attributes]),
+    )
+    assert.equal(got.droppedAttributesCount, want.droppedAttributesCount)
+    assert.equal(got.droppedEventsCount, want.droppedEventsCount)
+    assert.equal(got.droppedLinksCount, want.droppedLinksCount)
+  }
+  const chat = fromProtobuf.spans.find((s) => s.name === 'chat gpt-4o')!
+  assert.deepEqual(chat.attributes, {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'gpt-4o',
+    'gen_ai.usage.input_tokens': 1234,
+    'gen_ai.request.temperature': 0.25,
+    'gen_ai.response.finish_reasons': ['stop', 'length'],
+    streaming: false,
+    'negative.int': -42,
+    'gen_ai.tool.definitions': { name: 'lookup', params: { required: ['id'], strict: true } },
+    'payload.bytes': Buffer.from([0, 1, 2, 250, 255]).toString('base64'),
+  })
+  assert.equal(chat.links[0]!.traceState, '')
+  assert.equal(chat.links[0]!.flags & 0xff, 1)
+})
+
+test('keeps every digit of 64-bit integers given as JSON numbers or strings', () => {
+  const body = `{"resourceSpans":[{"scopeSpans":[{"spans":[{
+    "traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708",
+    "startTimeUnixNano":1700000000123456789,"endTimeUnixNano":"1700000000987654321",
+    "kind":"SPAN_KIND_CONSUMER","status":{"code":"STATUS_CODE_ERROR","message":"x \\"1234567890123456789\\""},
+    "attributes":[
+      {"key":"big","value":{"intValue":9007199254740993}},
+      {"key":"min","value":{"intValue":"-9223372036854775808"}},
+      {"key":"small","value":{"intValue":"17"}},
+      {"key":"float","value":{"doubleValue":12345678901234567.5}},
+      {"key":"exp","value":{"doubleValue":1e300}},
+      {"key":"text","value":{"stringValue":"9999999999999999999"}},
+      {"key":"empty","value":{}},
+      {"key":"list","value":{"arrayValue":{"values":[{"intValue":1},{"boolValue":true},{"arrayValue":{}}]}}},
+      {"key":"bytes","value":{"bytesValue":"AAEC-v8"}}
+    ]}]}]}]}`
+  const { spans, rejected, errorMessage } = decodeJsonRequest(Buffer.from(body), 'p')
+  assert.equal(rejected, 0, errorMessage)
+  const [span] = spans
+  assert.equal(span!.startTimeUnixNano, '1700000000123456789')
+  assert.equal(span!.endTimeUnixNano, '1700000000987654321')
+  assert.equal(span!.kind, 'CONSUMER')
+  assert.deepEqual(span!.status, { code: 'ERROR', message: 'x "1234567890123456789"' })
+  assert.equal(span!.serviceName, 'unknown_service')
+  assert.deepEqual(span!.attributes, {
+    big: '9007199254740993',
+    min: '-9223372036854775808',
+    small: 17,
+    float: 12345678901234567.5,
+    exp: 1e300,
+    text: '9999999999999999999',
+    empty: null,
+    list: [1, true, []],
+    bytes: Buffer.from([0, 1, 2, 250, 255]).toString('base64'),
+  })
+})
+
+test('rejects invalid JSON spans, keeps the valid ones and says why for each', () => {
+  const good = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '10', endTimeUnixNano: '20' }
+  const spans = [
+    good,
+    { ...good, traceId: '0102' },
+    { ...good, spanId: 'zz02030405060708' },
+    { ...good, startTimeUnixNano: undefined },
+    { ...good, endTimeUnixNano: '9' },
+    { ...good, name: 5 },
+    { ...good, traceId: '00000000000000000000000000000000' },
+    { ...good, spanId: '0a0b' },
+  ]
+  const out = decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] })), 'p')
+  assert.equal(out.spans.length, 1)
+  assert.equal(out.rejected, 7)
+  const path = (i: number) => `resourceSpans[0].scopeSpans[0].spans[${i}]`
+  assert.match(out.errorMessage, /^rejected 7 spans: /)
+  assert.ok(out.errorMessage.includes(`${path(1)}: trace id must be 16 bytes, got 2`), out.errorMessage)
+  assert.ok(out.errorMessage.includes(`${path(2)}: span id 'zz02030405060708' is not hex`), out.errorMessage)
+  assert.ok(out.errorMessage.includes(`${path(3)}: start time is missing`), out.errorMessage)
+  assert.ok(out.errorMessage.includes(`${path(4)}: end time is before start time`), out.errorMessage)
+  assert.ok(out.errorMessage.includes(`${path(5)}: name: `), out.errorMessage)
+  assert.ok(out.errorMessage.endsWith('and 2 more'), out.errorMessage)
+})
+
+test('rejects protobuf spans with ids of the wrong length and keeps the others', async () => {
+  const readable = await otelSpans()
+  const bad = readable[1]!
+  const ctx = bad.spanContext()
+  const tampered = Object.create(bad, { spanContext: { value: () => ({ ...ctx, traceId: '00ff' }) } })
+  const out = decodeProtobufRequest(Buffer.from(ProtobufTraceSerializer.serializeRequest([readable[0]!, tampered, readable[2]!])!), 'p')
+  assert.equal(out.spans.length, 2)
+  assert.equal(out.rejected, 1)
+  assert.equal(out.errorMessage, 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: trace id must be 16 bytes, got 2')
+})
+
+test('a protobuf body cut anywhere is reported as malformed, never half-read', async () => {
+  const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(await otelSpans())!)
+  for (let cut = 1; cut < body.length; cut++) {
+    assert.throws(
+      () => decodeProtobufRequest(body.subarray(0, cut), 'p'),
+      (err) => err instanceof OtlpDecodeError && /^malformed protobuf: /.test(err.message),
+      `cut at ${cut}`,
+    )
+  }
+})
+
+test('random bytes either decode or fail as malformed protobuf, nothing else', () => {
+  let seed = 12345
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+  for (let i = 0; i < 2000; i++) {
+    const body = Buffer.from(Array.from({ length: next() % 64 }, () => next() % 256))
+    try {
+      decodeProtobufRequest(body, 'p')
+    } catch (err) {
+      assert.ok(err instanceof OtlpDecodeError, `unexpected ${String(err)} for ${body.toString('hex')}`)
+    }
+  }
+})
+
+test('invalid JSON and a body that is not an export request are request errors naming the problem', () => {
+  assert.throws(() => decodeJsonRequest(Buffer.from('{"resourceSpans": ['), 'p'), (err) => err instanceof OtlpDecodeError && err.code === 'JSON_INVALID' && /^invalid JSON: /.test(err.message))
+  assert.throws(
+    () => decodeJsonRequest(Buffer.from('{"resourceSpans": {"spans": []}}'), 'p'),
+    (err) => err instanceof OtlpDecodeError && err.code === 'JSON_SHAPE' && /resourceSpans: /.test(err.message),
+  )
+  assert.throws(() => decodeJsonRequest(Buffer.from('[1, 2]'), 'p'), (err) => err instanceof OtlpDecodeError && err.code === 'JSON_SHAPE')
+})
+
+test('an empty request decodes to no spans in both formats', () => {
+  for (const out of [decodeProtobufRequest(Buffer.alloc(0), 'p'), decodeJsonRequest(Buffer.from('{}'), 'p')]) {
+    assert.deepEqual([out.spans, out.rejected, out.errorMessage], [[], 0, ''])
+  }
+})

@@ -1,0 +1,27 @@
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import express from 'express'
+import type { SpanQueue } from '@sieve/core'
+import { createMetrics, createOtlpRouter, type CollectorMetrics } from '../../src/index.js'
+
+export interface ReceiverServer {
+  url: string
+  metrics: CollectorMetrics
+  close(): Promise<void>
+}
+
+/** An express app with just the OTLP router, listening on an ephemeral loopback port. */
+export async function startReceiver(options: { queue: SpanQueue; apiKeys?: Map<string, string>; maxBodyBytes?: number }): Promise<ReceiverServer> {
+  const metrics = createMetrics()
+  const app = express()
+  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics }))
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s))
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    metrics,
+    close: () => new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  }
+}

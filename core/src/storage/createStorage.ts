@@ -1,0 +1,56 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { createChdbConnection, type ChdbConnection } from 'chdb/connection'
+import { mkdirSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Config } from '../config.js'
+
+export type StorageConfig = Config['clickhouse']
+
+/** Storage could not be opened; the message says which store and why. */
+export class StorageError extends Error {
+  readonly code = 'STORAGE_UNAVAILABLE'
+}
+
+/** Raw inserts handed straight to the embedded engine, for clients that run over chDB. */
+const embedded = new WeakMap<ClickHouseClient, ChdbConnection>()
+
+export function chdbConnectionOf(client: ClickHouseClient): ChdbConnection | undefined {
+  return embedded.get(client)
+}
+
+const quoteIdentifier = (name: string): string => `\`${name.replace(/`/g, '``')}\``
+
+/**
+ * Opens the ClickHouse client Sieve's storage code is written against: over chDB in this process
+ * (embedded, one on-disk path per process) or over HTTP to a server. The database is created if
+ * missing and is the default for every statement that follows.
+ */
+export async function createStorage(config: StorageConfig): Promise<ClickHouseClient> {
+  const database = quoteIdentifier(config.database)
+  if (config.kind === 'embedded') {
+    const path = resolve(config.path)
+    let connection: ChdbConnection
+    try {
+      mkdirSync(path, { recursive: true })
+      connection = createChdbConnection({ path })
+    } catch (err) {
+      throw new StorageError(`cannot open the embedded ClickHouse engine at ${path}: ${(err as Error).message}`)
+    }
+    // chDB ignores the client's `database` setting; its session keeps the database chosen by USE.
+    const client = createClient({ connection } as Parameters<typeof createClient>[0])
+    embedded.set(client, connection)
+    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+    await client.command({ query: `USE ${database}` })
+    return client
+  }
+  const auth = { url: config.url, username: config.username, password: config.password }
+  const admin = createClient({ ...auth, request_timeout: 10_000 })
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+  } catch (err) {
+    throw new StorageError(`cannot reach ClickHouse at ${config.url}: ${(err as Error).message}`)
+  } finally {
+    await admin.close()
+  }
+  return createClient({ ...auth, database: config.database })
+}

@@ -1,0 +1,7 @@
+export * from './createStorage.js'
+export * from './migrate.js'
+export * from './spanRow.js'
+export * from './insertSpans.js'
+export * from './traceRollup.js'
+export * from './readTrace.js'
+export * from './listTraces.js'

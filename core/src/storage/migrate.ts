@@ -1,0 +1,113 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+/** The numbered SQL files at the repository root, shared by the embedded engine and a server. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url))
+
+export interface Migration {
+  version: string
+  name: string
+  statements: string[]
+}
+
+export interface MigrateOptions {
+  retentionDays: number
+  dir?: string
+}
+
+export interface MigrateResult {
+  applied: string[]
+  /** Tables whose TTL was changed to the configured retention. */
+  retentionUpdated: string[]
+}
+
+export class MigrationError extends Error {
+  readonly code = 'MIGRATION_FAILED'
+}
+
+const FILE = /^(\d+)_([\w-]+)\.sql$/
+
+/** Splits a file into statements at `;` ending a line; comments stay with their statement. */
+function statementsOf(sql: string): string[] {
+  return sql.split(/;\s*(?:\n|$)/).map((s) => s.trim()).filter((s) => s.replace(/--.*$/gm, '').trim() !== '')
+}
+
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => FILE.test(f))
+    .sort()
+    .map((f) => {
+      const [, version = '', name = ''] = FILE.exec(f) ?? []
+      return { version, name, statements: statementsOf(readFileSync(`${dir}/${f}`, 'utf8')) }
+    })
+}
+
+/** `CREATE TABLE ... TTL <expr> + INTERVAL {retention_days} DAY` → table and TTL expression. */
+function retentionTtls(migrations: Migration[]): { table: string; expression: string }[] {
+  const found: { table: string; expression: string }[] = []
+  for (const statement of migrations.flatMap((m) => m.statements)) {
+    const table = /CREATE TABLE (?:IF NOT EXISTS )?(\w+)/i.exec(statement)?.[1]
+    const ttl = /\bTTL\s+(.+?\{retention_days\}\s*DAY)/is.exec(statement)?.[1]
+    if (table && ttl) found.push({ table, expression: ttl })
+  }
+  return found
+}
+
+async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  const result = await client.query({ query, query_params: params, format: 'JSONEachRow' })
+  return result.json<T>()
+}
+
+/**
+ * Brings the schema up to date: applies, in order, every migration not yet recorded in
+ * `schema_migrations`, then makes each table's TTL match the configured retention. Safe to run
+ * any number of times and from every start-up.
+ */
+export async function migrate(client: ClickHouseClient, options: MigrateOptions): Promise<MigrateResult> {
+  const days = options.retentionDays
+  if (!Number.isInteger(days) || days <= 0) throw new MigrationError(`retention must be a positive number of days (got ${days})`)
+  const migrations = loadMigrations(options.dir)
+  await client.command({
+    query: `CREATE TABLE IF NOT EXISTS schema_migrations
+      (version String, name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
+      ENGINE = ReplacingMergeTree ORDER BY version`,
+  })
+  const done = new Set((await rows<{ version: string }>(client, 'SELECT version FROM schema_migrations FINAL')).map((r) => r.version))
+  const applied: string[] = []
+  for (const migration of migrations) {
+    if (done.has(migration.version)) continue
+    for (const statement of migration.statements) {
+      try {
+        await client.command({ query: statement.replaceAll('{retention_days}', String(days)) })
+      } catch (err) {
+        throw new MigrationError(`migration ${migration.version}_${migration.name} failed: ${(err as Error).message}`)
+      }
+    }
+    await client.insert({ table: 'schema_migrations', values: [{ version: migration.version, name: migration.name }], format: 'JSONEachRow' })
+    applied.push(`${migration.version}_${migration.name}`)
+  }
+
+  const retentionUpdated: string[] = []
+  const engines = new Map(
+    (await rows<{ name: string; engine_full: string }>(client, 'SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()'))
+      .map((t) => [t.name, t.engine_full]),
+  )
+  for (const { table, expression } of retentionTtls(migrations)) {
+    const engine = engines.get(table)
+    if (engine === undefined || engine.includes(`toIntervalDay(${days})`)) continue
+    await client.command({ query: `ALTER TABLE ${table} MODIFY TTL ${expression.replaceAll('{retention_days}', String(days))}` })
+    retentionUpdated.push(table)
+  }
+  return { applied, retentionUpdated }
+}
+
+/** True when every migration file is recorded as applied (for readiness checks). */
+export async function migrationsApplied(client: ClickHouseClient, dir = MIGRATIONS_DIR): Promise<boolean> {
+  try {
+    const done = new Set((await rows<{ version: string }>(client, 'SELECT version FROM schema_migrations FINAL')).map((r) => r.version))
+    return loadMigrations(dir).every((m) => done.has(m.version))
+  } catch {
+    return false
+  }
+}

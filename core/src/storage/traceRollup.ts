@@ -1,0 +1,48 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { LLM_OPERATIONS } from '../genai.js'
+
+export interface TraceKey {
+  projectId: string
+  traceId: string
+}
+
+const literal = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
+
+/** The root span's value when it has one, else the earliest span's that has the field set. */
+const fromRoot = (column: string): string =>
+  `argMinIf(${column}, (parent_span_id != '', start_time), ${column} != '') AS r_${column}`
+
+const llm = [...LLM_OPERATIONS].map(literal).join(', ')
+
+/**
+ * Rewrites the `traces` row of each given trace from `spans FINAL`, so the rollup counts every
+ * distinct span once however often it was delivered. ReplacingMergeTree(updated_at) keeps the
+ * newest row per trace.
+ */
+export async function refreshTraceRollups(client: ClickHouseClient, keys: readonly TraceKey[]): Promise<void> {
+  if (keys.length === 0) return
+  const tuples = keys.map((k) => `(${literal(k.projectId)}, ${literal(k.traceId)})`).join(', ')
+  await client.command({
+    query: `INSERT INTO traces (project_id, trace_id, service_name, root_span_id, root_name, start_time, end_time,
+        duration_ns, span_count, llm_call_count, tool_call_count, error_count, input_tokens, output_tokens,
+        agent_name, agent_version, prompt_version, model, session_id, user_id, environment)
+      -- r_ aliases: an alias named like a column would shadow it inside the other aggregates.
+      SELECT project_id, trace_id,
+        argMin(service_name, (parent_span_id != '', start_time)) AS r_service_name,
+        argMinIf(span_id, start_time, parent_span_id = '') AS r_root_span_id,
+        argMin(name, (parent_span_id != '', start_time)) AS r_root_name,
+        min(start_time) AS r_start_time, max(end_time) AS r_end_time,
+        toUnixTimestamp64Nano(max(end_time)) - toUnixTimestamp64Nano(min(start_time)) AS r_duration_ns,
+        count() AS r_span_count,
+        countIf(gen_ai_operation IN (${llm}) OR (gen_ai_operation = '' AND (request_model != '' OR gen_ai_system != ''))) AS r_llm_call_count,
+        countIf(gen_ai_operation = 'execute_tool') AS r_tool_call_count,
+        countIf(status_code = 'ERROR') AS r_error_count,
+        sum(input_tokens) AS r_input_tokens, sum(output_tokens) AS r_output_tokens,
+        ${fromRoot('agent_name')}, ${fromRoot('agent_version')}, ${fromRoot('prompt_version')},
+        argMinIf(if(response_model != '', response_model, request_model), start_time, request_model != '' OR response_model != '') AS r_model,
+        ${fromRoot('session_id')}, ${fromRoot('user_id')}, ${fromRoot('environment')}
+      FROM spans FINAL
+      WHERE (project_id, trace_id) IN (${tuples})
+      GROUP BY project_id, trace_id`,
+  })
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { ClickHouseClient } from '@clickhouse/client'
+import {
+  createStorage, insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups,
+  type Span,
+} from '@sieve/core'
+
+// Recent times: rows older than the retention are dropped by the TTL at the next merge.
+const NOW = BigInt(Date.now()) * 1_000_000n + 123_456_789n
+const at = (offsetMs: number): string => (NOW + BigInt(offsetMs) * 1_000_000n).toString()
+
+const dir = mkdtempSync(join(tmpdir(), 'sieve-storage-'))
+let client: ClickHouseClient
+
+function span(overrides: Partial<Span> = {}): Span {
+  return {
+    projectId: 'p1', traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', parentSpanId: '',
+    traceState: 'k=v', name: 'invoke_agent support', kind: 'SERVER',
+    startTimeUnixNano: at(0), endTimeUnixNano: at(1864),
+    status: { code: 'OK', message: '' }, flags: 257, serviceName: 'support-agent',
+    scope: { name: 'sieve-test', version: '1.0.0', attributes: { 'scope.flag': true } },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', 'user.id': 'u-1',
+      count: 3, ratio: 0.25, ok: false, nothing: null, list: ['a', 1, true], nested: { a: { b: [1, 2] } }, text: "it's\t\"quoted\"\n",
+    },
+    resource: { 'service.name': 'support-agent', 'service.version': '2.0.0', pid: 1234 },
+    events: [{ timeUnixNano: at(377), name: 'gen_ai.choice', attributes: { index: 0 }, droppedAttributesCount: 1 }],
+    links: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', traceState: '', attributes: { why: 'retry' }, flags: 1, droppedAttributesCount: 0 }],
+    droppedAttributesCount: 2, droppedEventsCount: 3, droppedLinksCount: 4,
+    ...overrides,
+  }
+}
+
+const llmChild = (traceId: string, spanId: string, tokens: number, start: string): Span => span({
+  traceId, spanId, parentSpanId: 'b7ad6b7169203331', name: 'chat gpt-4o', kind: 'CLIENT', startTimeUnixNano: start,
+  endTimeUnixNano: (BigInt(start) + 1000n).toString(), status: { code: 'ERROR', message: 'rate limited' },
+  attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': tokens, 'gen_ai.usage.output_tokens': 1 },
+  events: [], links: [],
+})
+
+before(async () => {
+  client = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve_test' })
+})
+after(async () => {
+  await client.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('migrations', () => {
+  test('apply every file once, record it, and do nothing the second time', async () => {
+    const first = await migrate(client, { retentionDays: 30 })
+    assert.deepEqual(first.applied, loadMigrations().map((m) => `${m.version}_${m.name}`))
+    const second = await migrate(client, { retentionDays: 30 })
+    assert.deepEqual(second, { applied: [], retentionUpdated: [] })
+    assert.equal(await migrationsApplied(client), true)
+    const tables = await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
+    assert.deepEqual(tables.map((t) => t.name), ['feedback', 'schema_migrations', 'scores', 'spans', 'traces'])
+  })
+
+  test('a changed retention rewrites the TTL of every table', async () => {
+    const changed = await migrate(client, { retentionDays: 7 })
+    assert.deepEqual(changed.retentionUpdated.sort(), ['feedback', 'scores', 'spans', 'traces'])
+    const engines = await (await client.query({ query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'spans'", format: 'JSONEachRow' })).json<{ engine_full: string }>()
+    assert.match(engines[0]!.engine_full, /toIntervalDay\(7\)/)
+    assert.deepEqual((await migrate(client, { retentionDays: 7 })).retentionUpdated, [])
+    await migrate(client, { retentionDays: 30 })
+  })
+})
+
+describe('spans', () => {
+  test('a span reads back field for field, nanoseconds and attribute types included', async () => {
+    const root = span()
+    await insertSpans(client, [root])
+    const trace = await readTrace(client, 'p1', root.traceId)
+    assert.ok(trace)
+    assert.deepEqual(trace.spans, [root])
+    assert.equal(trace.complete, true)
+  })
+
+  test('a span delivered twice is read and counted once', async () => {
+    const traceId = '11111111111111111111111111111111'
+    const root = span({ traceId })
+    const a = llmChild(traceId, '00000000000000a1', 10, at(200))
+    const b = llmChild(traceId, '00000000000000b2', 20, at(300))
+    await insertSpans(client, [root, a])
+    await refreshTraceRollups(client, [{ projectId: 'p1', traceId }])
+    await insertSpans(client, [a, b, b])
+    await refreshTraceRollups(client, [{ projectId: 'p1', traceId }])
+    const trace = await readTrace(client, 'p1', traceId)
+    assert.deepEqual(trace?.spans.map((s) => s.spanId), [root.spanId, a.spanId, b.spanId])
+    const [summary] = (await listTraces(client, 'p1', { limit: 100 })).filter((t) => t.traceId === traceId)
+    assert.ok(summary)
+    assert.equal(summary.spanCount, 3)
+    assert.equal(summary.llmCallCount, 2)
+    assert.equal(summary.errorCount, 2)
+    assert.equal(summary.inputTokens, 30)
+    assert.equal(summary.rootSpanId, root.spanId)
+    assert.equal(summary.rootName, 'invoke_agent support')
+    assert.equal(summary.agentName, 'support')
+    assert.equal(summary.model, 'gpt-4o')
+    assert.equal(summary.startTimeUnixNano, root.startTimeUnixNano)
+    assert.equal(summary.endTimeUnixNano, root.endTimeUnixNano)
+  })
+
+  test('a root span arriving after its children moves the trace start without leaving a second row', async () => {
+    const traceId = '22222222222222222222222222222222'
+    await insertSpans(client, [llmChild(traceId, '00000000000000c3', 5, at(400))])
+    await refreshTraceRollups(client, [{ projectId: 'p1', traceId }])
+    await insertSpans(client, [span({ traceId, startTimeUnixNano: at(-3_600_000) })])
+    await refreshTraceRollups(client, [{ projectId: 'p1', traceId }])
+    const rows = (await listTraces(client, 'p1', { limit: 100 })).filter((t) => t.traceId === traceId)
+    assert.equal(rows.length, 1)
+    assert.equal(rows[0]!.startTimeUnixNano, at(-3_600_000))
+    assert.equal(rows[0]!.spanCount, 2)
+  })
+
+  test('a span that started long ago but just arrived outlives merges for the full retention', async () => {
+    const traceId = '33333333333333333333333333333333'
+    await insertSpans(client, [span({ traceId, startTimeUnixNano: '1544712660000000000', endTimeUnixNano: '1544712661000000000' })])
+    await client.command({ query: 'OPTIMIZE TABLE spans FINAL' })
+    assert.equal((await readTrace(client, 'p1', traceId))?.spans[0]?.startTimeUnixNano, '1544712660000000000')
+  })
+
+  test('reads see only the asked project', async () => {
+    const root = span()
+    assert.equal(await readTrace(client, 'other', root.traceId), undefined)
+    assert.deepEqual(await listTraces(client, 'other', { limit: 10 }), [])
+  })
+
+  test('listing filters by start time and service and respects the limit', async () => {
+    const all = await listTraces(client, 'p1', { limit: 100 })
+    assert.ok(all.length >= 2)
+    assert.deepEqual(await listTraces(client, 'p1', { limit: 100, service: 'nope' }), [])
+    const recent = await listTraces(client, 'p1', { limit: 100, sinceUnixNano: at(-60_000) })
+    assert.ok(recent.every((t) => BigInt(t.startTimeUnixNano) >= BigInt(at(-60_000))))
+    assert.ok(recent.length < all.length)
+    assert.equal((await listTraces(client, 'p1', { limit: 1 })).length, 1)
+  })
+})
