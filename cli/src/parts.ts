@@ -1,12 +1,12 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, listen, startIngester, type CollectorMetrics, type InProcessQueue } from '@sieve/collector'
-import type { Config } from '@sieve/core'
+import { createApp, InProcessQueue, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
+import type { Config, SpanQueue } from '@sieve/core'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
   storage: ClickHouseClient
-  queue: InProcessQueue
+  queue: SpanQueue
   metrics: CollectorMetrics
 }
 
@@ -27,7 +27,8 @@ export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
 
 export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth: () => queue.depth(),
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes,
+    queueDepth: queue instanceof InProcessQueue ? () => queue.depth() : undefined,
   })
   const server = await listen(app, config.host, config.port)
   return {
@@ -39,6 +40,13 @@ export const collectorPart: Part = async ({ config, queue, storage, metrics }) =
     ],
     stop: () => server.stop(),
   }
+}
+
+/** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
+export const opsPart: Part = async ({ config, queue, storage, metrics }) => {
+  const app = createApp({ queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, serveTraffic: false })
+  const server = await listen(app, config.host, config.port)
+  return { name: 'ops', banner: [`Metrics:          ${server.url}/metrics`], stop: () => server.stop() }
 }
 
 /**

@@ -13,6 +13,11 @@ export interface AppOptions {
   metrics: CollectorMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
   queueDepth?: () => number
+  /**
+   * Serve OTLP ingest and the read API (default). `false` leaves health, readiness and metrics
+   * only, for a process that consumes the queue and takes no traffic (`sieve ingester`).
+   */
+  serveTraffic?: boolean
 }
 
 /** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
@@ -44,8 +49,10 @@ export function createApp(options: AppOptions): Express {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
 
-  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
-  app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+  if (options.serveTraffic !== false) {
+    app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
+    app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+  }
 
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })

@@ -1,6 +1,8 @@
 import type { Command } from '../command.js'
+import { collectorCommand } from './collector.js'
+import { ingesterCommand } from './ingester.js'
 import { migrateCommand } from './migrate.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [upCommand, migrateCommand]
+export const commands: Command[] = [upCommand, collectorCommand, ingesterCommand, migrateCommand]

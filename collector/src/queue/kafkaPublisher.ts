@@ -1,7 +1,7 @@
 import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
 import { QueueUnavailableError, type Span } from '@sieve/core'
 import { encodeSpanRecord } from './spanRecord.js'
-import type { KafkaQueueMetrics } from './kafkaMetrics.js'
+import type { CollectorMetrics } from '../metrics.js'
 
 export interface PublisherOptions {
   topic: string
@@ -55,14 +55,14 @@ export class KafkaPublisher {
   constructor(
     private readonly kafka: Kafka,
     private readonly options: PublisherOptions,
-    private readonly metrics: KafkaQueueMetrics,
+    private readonly metrics: CollectorMetrics,
   ) {}
 
   publish(spans: Span[]): Promise<void> {
     if (spans.length === 0) return Promise.resolve()
     if (this.closed) return Promise.reject(new QueueUnavailableError('the Kafka queue is shut down'))
     if (Date.now() < this.failedUntil) {
-      this.metrics.produceFailures.inc()
+      this.metrics.kafkaProduceFailures.inc()
       return Promise.reject(this.unavailable(this.lastError))
     }
     let bytes = 0
@@ -108,10 +108,10 @@ export class KafkaPublisher {
     waiter.settled = true
     clearTimeout(waiter.deadline)
     if (err) {
-      this.metrics.produceFailures.inc()
+      this.metrics.kafkaProduceFailures.inc()
       waiter.reject(err)
     } else {
-      this.metrics.producedSpans.inc(waiter.messages.length)
+      this.metrics.kafkaProducedSpans.inc(waiter.messages.length)
       waiter.resolve()
     }
   }

@@ -5,12 +5,11 @@ import SnappyCodec from 'kafkajs-snappy'
 // kafkajs is CommonJS: its runtime values come off the default export.
 const { CompressionCodecs, CompressionTypes, Kafka, logLevel: kafkaLogLevel } = kafkajs
 import type { Config, Span, SpanQueue, SubscribeOptions, Subscription } from '@sieve/core'
-import type { Registry } from 'prom-client'
 import { KafkaPublisher, type PublisherOptions } from './kafkaPublisher.js'
 import { KafkaSubscription, type SubscriptionSettings } from './kafkaSubscription.js'
 import { DeadLetterSink } from './deadLetter.js'
 import { ensureTopics } from './kafkaTopics.js'
-import { kafkaQueueMetrics } from './kafkaMetrics.js'
+import { createMetrics, type CollectorMetrics } from '../metrics.js'
 
 // Snappy: little CPU per byte (the collector's two cores go to parsing OTLP), a ratio of about
 // 3-4x on span JSON, and every Kafka client and broker reads it. gzip compresses better but
@@ -23,8 +22,8 @@ export interface KafkaQueueOptions {
   kafka: KafkaSettings
   publish?: Partial<PublisherOptions>
   consume?: Partial<Omit<SubscriptionSettings, 'topic'>>
-  /** Where the queue's metrics go (default: prom-client's global registry). */
-  registry?: Registry
+  /** The process's metrics (served at /metrics); a private set when absent. */
+  metrics?: CollectorMetrics
   /** Create missing topics at start (default true); otherwise start-up fails saying how to create them. */
   createTopics?: boolean
   logLevel?: Config['logLevel']
@@ -47,6 +46,7 @@ export class KafkaSpanQueue implements SpanQueue {
     private readonly client: kafkajs.Kafka,
     private readonly options: KafkaQueueOptions,
     private readonly publisher: KafkaPublisher,
+    private readonly metrics: CollectorMetrics,
   ) {}
 
   static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
@@ -70,12 +70,13 @@ export class KafkaSpanQueue implements SpanQueue {
     } finally {
       await admin.disconnect().catch(() => {})
     }
+    const metrics = options.metrics ?? createMetrics()
     const publisher = new KafkaPublisher(
       client,
       { topic: kafka.spansTopic, timeoutMs: 5000, lingerMs: 2, maxBatchBytes: 900 * 1024, failFastMs: 1000, ...options.publish },
-      kafkaQueueMetrics(options.registry),
+      metrics,
     )
-    return new KafkaSpanQueue(client, options, publisher)
+    return new KafkaSpanQueue(client, options, publisher, metrics)
   }
 
   publish(spans: Span[]): Promise<void> {
@@ -97,7 +98,7 @@ export class KafkaSpanQueue implements SpanQueue {
         ...this.options.consume,
       },
       new DeadLetterSink(this.deadLetterProducer, this.options.kafka.deadLetterTopic),
-      kafkaQueueMetrics(this.options.registry),
+      this.metrics,
     )
     const closeOne = subscription.close.bind(subscription)
     this.subscriptions.add(subscription)

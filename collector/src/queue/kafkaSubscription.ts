@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
 import { decodeSpanRecord, encodeSpanRecord } from './spanRecord.js'
-import type { KafkaQueueMetrics } from './kafkaMetrics.js'
+import type { CollectorMetrics } from '../metrics.js'
 import type { DeadLetterSink } from './deadLetter.js'
 
 export interface SubscriptionSettings {
@@ -30,7 +30,7 @@ export class KafkaSubscription implements Subscription {
     private readonly options: SubscribeOptions,
     private readonly settings: SubscriptionSettings,
     private readonly deadLetter: DeadLetterSink,
-    private readonly metrics: KafkaQueueMetrics,
+    private readonly metrics: CollectorMetrics,
   ) {}
 
   static async start(
@@ -38,7 +38,7 @@ export class KafkaSubscription implements Subscription {
     options: SubscribeOptions,
     settings: SubscriptionSettings,
     deadLetter: DeadLetterSink,
-    metrics: KafkaQueueMetrics,
+    metrics: CollectorMetrics,
   ): Promise<KafkaSubscription> {
     const consumer = kafka.consumer({
       groupId: options.group,
@@ -90,10 +90,10 @@ export class KafkaSubscription implements Subscription {
         }
       }
       if (poison.length) await this.deadLetter.send(poison.map((p) => this.deadLetterRecord(partition, p.message, p.error)))
-      this.metrics.deadLetters.inc({ group }, poison.length)
+      this.metrics.kafkaDeadLetters.inc({ group }, poison.length)
       if (spans.length) await this.deliver(spans, partition, heartbeat)
     } catch (err) {
-      this.metrics.batchFailures.inc({ group })
+      this.metrics.kafkaBatchFailures.inc({ group })
       const delay = Math.min(this.settings.maxBackoffMs, (this.backoff.get(partition) ?? this.settings.minBackoffMs / 2) * 2)
       this.backoff.set(partition, delay)
       // Not resolving the offsets makes kafkajs fetch this batch again once the partition resumes.
@@ -110,8 +110,8 @@ export class KafkaSubscription implements Subscription {
     resolveOffset(last.offset)
     const next = (BigInt(last.offset) + 1n).toString()
     if (this.options.autoCommit !== false) await this.commit(partition, next)
-    this.metrics.handledSpans.inc({ group }, batch.messages.length)
-    this.metrics.consumerLag.set({ group, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))))
+    this.metrics.kafkaHandledSpans.inc({ group }, batch.messages.length)
+    this.metrics.kafkaConsumerLag.set({ group, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))))
     await heartbeat()
   }
 
@@ -133,7 +133,7 @@ export class KafkaSubscription implements Subscription {
             headers: this.errorHeaders(partition, offset, err.message),
           },
         ])
-        this.metrics.deadLetters.inc({ group: this.options.group })
+        this.metrics.kafkaDeadLetters.inc({ group: this.options.group })
         return
       }
       await heartbeat()

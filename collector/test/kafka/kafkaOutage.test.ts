@@ -1,8 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Registry } from 'prom-client'
 import { QueueUnavailableError, type Span } from '@sieve/core'
-import { openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
+import { createMetrics, openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
 import { startPrivateBroker, type PrivateBroker } from '../support/kafkaBroker.js'
 import { makeTraces } from '../support/spans.js'
 
@@ -15,7 +14,7 @@ after(async () => {
 })
 
 test('with the broker gone publish fails with QueueUnavailableError instead of hanging, and recovers when it is back', async () => {
-  const registry = new Registry()
+  const metrics = createMetrics()
   const queue: KafkaSpanQueue = await openKafkaQueue({
     kafka: {
       brokers: broker.brokers,
@@ -26,7 +25,7 @@ test('with the broker gone publish fails with QueueUnavailableError instead of h
       partitions: 2,
       replicationFactor: 1,
     },
-    registry,
+    metrics,
     publish: { timeoutMs: 3000, failFastMs: 500 },
   })
   const accepted: Span[] = []
@@ -65,6 +64,6 @@ test('with the broker gone publish fails with QueueUnavailableError instead of h
   await sub.close()
   await queue.close()
   assert.deepEqual(accepted.filter((s) => !seen.has(s.spanId)), [], 'every acknowledged span is on the topic')
-  const failures = await registry.getSingleMetric('sieve_kafka_produce_failures_total')!.get()
+  const failures = await metrics.kafkaProduceFailures.get()
   assert.ok(failures.values[0]!.value >= 1)
 })

@@ -2,11 +2,11 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
-import { Registry } from 'prom-client'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
 import { KafkaSetupError, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
 import { sharedBrokers } from '../support/kafkaBroker.js'
 import { makeSpan, makeTraces } from '../support/spans.js'
+import { uniqueKafkaSettings, until } from '../support/kafkaStack.js'
 
 let brokers: string[]
 let release: () => Promise<void>
@@ -24,30 +24,10 @@ after(async () => {
   await release()
 })
 
-/** Topics of their own per test, so tests sharing the broker never see each other's records. */
-function settings(partitions = 3): KafkaSettings {
-  const id = randomUUID().slice(0, 8)
-  return {
-    brokers,
-    clientId: 'sieve-test',
-    spansTopic: `spans-${id}`,
-    scoresTopic: `scores-${id}`,
-    deadLetterTopic: `spans-${id}.dead-letter`,
-    partitions,
-    replicationFactor: 1,
-  }
-}
+const settings = (partitions = 3): KafkaSettings => uniqueKafkaSettings(brokers, partitions)
 
 async function open(kafka: KafkaSettings): Promise<KafkaSpanQueue> {
-  return openKafkaQueue({ kafka, registry: new Registry(), consume: { minBackoffMs: 50, maxBackoffMs: 200, sessionTimeoutMs: 6000 } })
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 60_000): Promise<void> {
-  const end = Date.now() + limitMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  return openKafkaQueue({ kafka, consume: { minBackoffMs: 50, maxBackoffMs: 200, sessionTimeoutMs: 6000 } })
 }
 
 async function committed(group: string, topic: string): Promise<Map<number, string>> {
@@ -224,10 +204,10 @@ test('two members of a group share the partitions; a member leaving mid-stream l
 test('a missing topic is created with the configured partitions, or start-up says how to create it', async () => {
   const kafka = settings(5)
   await assert.rejects(
-    openKafkaQueue({ kafka, registry: new Registry(), createTopics: false }),
+    openKafkaQueue({ kafka, createTopics: false }),
     (e: Error) => e instanceof KafkaSetupError && e.message.includes(`kafka-topics.sh --bootstrap-server ${brokers.join(',')} --create --topic ${kafka.spansTopic} --partitions 5`),
   )
-  const queue = await openKafkaQueue({ kafka, registry: new Registry() })
+  const queue = await openKafkaQueue({ kafka, })
   const meta = await admin.fetchTopicMetadata({ topics: [kafka.spansTopic] })
   assert.equal(meta.topics[0]!.partitions.length, 5)
   await queue.close()
