@@ -4,6 +4,10 @@ import { QueueUnavailableError, type Span } from '@sieve/core'
 import { createMetrics, openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
 import { startPrivateBroker, type PrivateBroker } from '../support/kafkaBroker.js'
 import { makeTraces } from '../support/spans.js'
+import { countRows, startKafkaStack, until } from '../support/kafkaStack.js'
+import { otelSpans } from '../support/otel-spans.js'
+import { ExportResultCode } from '@opentelemetry/core'
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 
 let broker: PrivateBroker
 before(async () => {
@@ -66,4 +70,49 @@ test('with the broker gone publish fails with QueueUnavailableError instead of h
   assert.deepEqual(accepted.filter((s) => !seen.has(s.spanId)), [], 'every acknowledged span is on the topic')
   const failures = await metrics.kafkaProduceFailures.get()
   assert.ok(failures.values[0]!.value >= 1)
+})
+
+test('broker outage while an OpenTelemetry exporter sends: 503 meanwhile, its retries complete, nothing accepted is lost', async () => {
+  const stack = await startKafkaStack(broker.brokers)
+  // Users raise OTEL_EXPORTER_OTLP_TIMEOUT for the same reason: retries must outlast a broker restart.
+  const exporter = new OTLPTraceExporter({ url: stack.url, timeoutMillis: 60_000 })
+  type Phase = 'before' | 'outage' | 'after'
+  const now = { phase: 'before' as Phase }
+  let sending = true
+  const accepted: string[] = []
+  const results: { startedIn: Phase; ok: boolean }[] = []
+  const sender = (async () => {
+    while (sending) {
+      const spans = await otelSpans()
+      const startedIn = now.phase
+      const result = await new Promise<{ code: ExportResultCode }>((resolve) => exporter.export(spans, resolve))
+      const ok = result.code === ExportResultCode.SUCCESS
+      results.push({ startedIn, ok })
+      if (ok) accepted.push(...spans.map((s) => s.spanContext().spanId))
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
+  const unavailable = async () =>
+    (await stack.metrics.spansRejected.get()).values.filter((v) => v.labels.reason === 'queue_unavailable').reduce((n, v) => n + v.value, 0)
+
+  try {
+    await until('exports before the outage', () => accepted.length >= 9)
+    now.phase = 'outage'
+    await broker.stop()
+    await until('a 503 from the collector', async () => (await unavailable()) > 0)
+    await broker.start()
+    now.phase = 'after'
+    await until('an export begun after the restart to succeed', () => results.some((r) => r.startedIn === 'after' && r.ok), 120_000)
+  } finally {
+    sending = false
+    await sender
+    await exporter.shutdown()
+  }
+  assert.ok(
+    results.some((r) => r.startedIn === 'outage' && r.ok),
+    `an export begun during the outage completed through its retries: ${JSON.stringify(results)}`,
+  )
+  const ids = accepted.map((id) => `'${id}'`).join(',')
+  await until('every accepted span stored', async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN (${ids})`)) === accepted.length)
+  await stack.close()
 })
