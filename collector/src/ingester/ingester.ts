@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { insertSpans, refreshTraceRollups, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
+import { classifyInsertError } from './insertErrors.js'
 
 export interface IngesterOptions {
   queue: SpanQueue
@@ -37,7 +38,9 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     onBatch: async (batch) => {
       const traces = touchedTraces(batch)
       let stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
-      await insertSpans(storage, batch.map((q) => q.span))
+      await insertSpans(storage, batch.map((q) => q.span)).catch((err: unknown) => {
+        throw classifyInsertError(err)
+      })
       stopTimer?.()
       metrics?.insertRows.inc({ table: 'spans' }, batch.length)
       stopTimer = metrics?.insertDuration.startTimer({ table: 'traces' })

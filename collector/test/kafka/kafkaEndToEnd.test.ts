@@ -3,11 +3,12 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { readTrace, type Span } from '@sieve/core'
-import { decodeJsonRequest, decodeProtobufRequest } from '@sieve/collector'
+import { decodeJsonRequest, decodeProtobufRequest, decodeSpanRecord } from '@sieve/collector'
 import kafkajs from 'kafkajs'
 import { sharedBrokers } from '../support/kafkaBroker.js'
 import { countRows, startKafkaStack, until, type KafkaStack } from '../support/kafkaStack.js'
 import { otelSpans } from '../support/otel-spans.js'
+import { makeSpan, makeTraces } from '../support/spans.js'
 import { sharedFile } from '../support/shared-file.js'
 
 let stack: KafkaStack
@@ -31,6 +32,21 @@ async function storedTrace(traceId: string, spans: number): Promise<Span[]> {
     return stored.length === spans
   })
   return stored.sort(bySpanId)
+}
+
+async function readDeadLetters(count: number): Promise<{ key: string; error: string; value: Buffer }[]> {
+  const raw = new kafkajs.Kafka({ clientId: 'dead-letter-check', brokers: stack.kafka.brokers, logLevel: kafkajs.logLevel.NOTHING })
+  const consumer = raw.consumer({ groupId: `dead-letter-check-${count}` })
+  await consumer.connect()
+  await consumer.subscribe({ topic: stack.kafka.deadLetterTopic, fromBeginning: true })
+  const dead: { key: string; error: string; value: Buffer }[] = []
+  await consumer.run({
+    eachMessage: async ({ message }) =>
+      void dead.push({ key: String(message.key), error: String(message.headers?.['sieve.error']), value: message.value! }),
+  })
+  await until('dead letters', () => dead.length >= count)
+  await consumer.disconnect()
+  return dead
 }
 
 async function post(contentType: string, body: Buffer): Promise<number> {
@@ -96,18 +112,22 @@ test('a poison record on the topic goes to the dead-letter topic and the spans a
   assert.equal(await post('application/x-protobuf', Buffer.from(ProtobufTraceSerializer.serializeRequest(otel)!)), 200)
   await storedTrace(otel[0]!.spanContext().traceId, otel.length)
 
-  const consumer = raw.consumer({ groupId: 'dead-letter-check' })
-  await consumer.connect()
-  await consumer.subscribe({ topic: stack.kafka.deadLetterTopic, fromBeginning: true })
-  const dead: { key: string; error: string }[] = []
-  await consumer.run({
-    eachMessage: async ({ message }) => void dead.push({ key: String(message.key), error: String(message.headers?.['sieve.error']) }),
-  })
-  await until('the dead letter', () => dead.length === 1)
-  await consumer.disconnect()
+  const dead = await readDeadLetters(1)
   assert.equal(dead[0]!.key, 'poison')
   assert.match(dead[0]!.error, /^span record: projectId: /)
   assert.equal((await stack.metrics.kafkaDeadLetters.get()).values[0]!.value, 1)
+})
+
+test('a span ClickHouse can never hold (a start time past 2262) is dead-lettered alone; its batch-mates are stored', async () => {
+  const [good1, good2] = makeTraces(2, 1)
+  const bad = makeSpan({ traceId: good1!.traceId, startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '18446744073709551615' })
+  await stack.queue.publish([good1!, bad, good2!])
+  await until('the good spans', async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN ('${good1!.spanId}', '${good2!.spanId}')`)) === 2)
+  const dead = await readDeadLetters(2)
+  assert.equal(dead[1]!.key, bad.traceId)
+  assert.match(dead[1]!.error, /Code: 41\./)
+  assert.equal(decodeSpanRecord(dead[1]!.value).spanId, bad.spanId, 'the dead letter holds the span, replayable')
+  assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id = '${bad.spanId}'`), 0)
 })
 
 test('/metrics shows Kafka produce and handling rates and the consumer lag', async () => {
