@@ -3,6 +3,7 @@
  * the two ceilings measured in the same run (protobuf decode alone; inserting the same spans
  * straight into the engine). Prints spans/s, request latency, peak RSS and the ratios.
  * BENCH_REQUESTS (default 160) requests of 512 spans, BENCH_CONCURRENCY (default 4) in flight.
+ * With `--kafka`: the production path through a real broker instead (see ingestKafka.ts).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -13,6 +14,11 @@ import { fileURLToPath } from 'node:url'
 import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
+
+if (process.argv.includes('--kafka')) {
+  await import('./ingestKafka.js')
+  process.exit(0)
+}
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)

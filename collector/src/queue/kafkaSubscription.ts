@@ -3,6 +3,7 @@ import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type S
 import { decodeSpanRecord, encodeSpanRecord } from './spanRecord.js'
 import type { CollectorMetrics } from '../metrics.js'
 import type { DeadLetterSink } from './deadLetter.js'
+import { BatchCoalescer } from './batchCoalescer.js'
 
 export interface SubscriptionSettings {
   topic: string
@@ -11,6 +12,11 @@ export interface SubscriptionSettings {
   maxBackoffMs: number
   sessionTimeoutMs: number
   maxBytesPerPartition: number
+  /** Partitions handled at once; their batches are joined into one onBatch call (see BatchCoalescer). */
+  concurrentPartitions: number
+  /** How long a partition's batch waits for others to join, and the most spans in one onBatch call. */
+  coalesceMs: number
+  maxBatchSpans: number
 }
 
 /**
@@ -24,6 +30,7 @@ export interface SubscriptionSettings {
 export class KafkaSubscription implements Subscription {
   private readonly backoff = new Map<number, number>()
   private readonly resumes = new Set<NodeJS.Timeout>()
+  private readonly coalescer: BatchCoalescer<QueuedSpan>
 
   private constructor(
     private readonly consumer: Consumer,
@@ -31,7 +38,9 @@ export class KafkaSubscription implements Subscription {
     private readonly settings: SubscriptionSettings,
     private readonly deadLetter: DeadLetterSink,
     private readonly metrics: CollectorMetrics,
-  ) {}
+  ) {
+    this.coalescer = new BatchCoalescer((spans) => this.deliver(spans), settings.coalesceMs, settings.maxBatchSpans)
+  }
 
   static async start(
     kafka: Kafka,
@@ -58,6 +67,7 @@ export class KafkaSubscription implements Subscription {
     await consumer.connect()
     await consumer.subscribe({ topic: settings.topic, fromBeginning: true })
     await consumer.run({
+      partitionsConsumedConcurrently: settings.concurrentPartitions,
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => subscription.handle(payload),
@@ -91,7 +101,7 @@ export class KafkaSubscription implements Subscription {
       }
       if (poison.length) await this.deadLetter.send(poison.map((p) => this.deadLetterRecord(partition, p.message, p.error)))
       this.metrics.kafkaDeadLetters.inc({ group }, poison.length)
-      if (spans.length) await this.deliver(spans, partition, heartbeat)
+      if (spans.length) await this.coalescer.add(spans)
     } catch (err) {
       this.metrics.kafkaBatchFailures.inc({ group })
       const delay = Math.min(this.settings.maxBackoffMs, (this.backoff.get(partition) ?? this.settings.minBackoffMs / 2) * 2)
@@ -119,13 +129,13 @@ export class KafkaSubscription implements Subscription {
    * Hands the spans to the subscriber. When it says some of them can never be handled, the
    * batch is halved until the failing spans are alone; those go to the dead-letter topic.
    */
-  private async deliver(spans: QueuedSpan[], partition: number, heartbeat: () => Promise<void>): Promise<void> {
+  private async deliver(spans: QueuedSpan[]): Promise<void> {
     try {
       await this.options.onBatch(spans)
     } catch (err) {
       if (!(err instanceof UnprocessableSpansError)) throw err
       if (spans.length === 1) {
-        const { span, offset } = spans[0]!
+        const { span, offset, partition } = spans[0]!
         await this.deadLetter.send([
           {
             key: span.traceId,
@@ -136,10 +146,9 @@ export class KafkaSubscription implements Subscription {
         this.metrics.kafkaDeadLetters.inc({ group: this.options.group })
         return
       }
-      await heartbeat()
       const half = Math.ceil(spans.length / 2)
-      await this.deliver(spans.slice(0, half), partition, heartbeat)
-      await this.deliver(spans.slice(half), partition, heartbeat)
+      await this.deliver(spans.slice(0, half))
+      await this.deliver(spans.slice(half))
     }
   }
 

@@ -51,14 +51,21 @@ async function readDeadLetters(topic: string, count: number) {
   return seen
 }
 
-test('every published span reaches the group once committed, all spans of a trace on one partition', async () => {
+test('every published span reaches the group once, in partition order, all spans of a trace on one partition', async () => {
   const kafka = settings()
   const queue = await open(kafka)
   const spans = makeTraces(200, 5)
   await Promise.all([queue.publish(spans.slice(0, 500)), queue.publish(spans.slice(500))])
 
   const received: QueuedSpan[] = []
-  const sub = await queue.subscribe({ group: 'ingester', onBatch: async (batch) => void received.push(...batch) })
+  const partitionsPerCall: number[] = []
+  const sub = await queue.subscribe({
+    group: 'ingester',
+    onBatch: async (batch) => {
+      received.push(...batch)
+      partitionsPerCall.push(new Set(batch.map((q) => q.partition)).size)
+    },
+  })
   await until('all spans', () => received.length >= spans.length)
   await until('commits', async () => {
     const offsets = await committed('ingester', kafka.spansTopic)
@@ -77,6 +84,11 @@ test('every published span reaches the group once committed, all spans of a trac
     partitionOfTrace.set(r.span.traceId, r.partition)
   }
   assert.ok(new Set(partitionOfTrace.values()).size > 1, 'traces spread over the partitions')
+  assert.ok(Math.max(...partitionsPerCall) > 1, 'the partitions of a fetch are joined into one onBatch call')
+  for (const partition of new Set(received.map((q) => q.partition))) {
+    const offsets = received.filter((q) => q.partition === partition).map((q) => Number(q.offset))
+    assert.deepEqual(offsets, offsets.map((_, i) => i), `partition ${partition} in order, each record once`)
+  }
 })
 
 test('a failing batch is delivered again after a pause and nothing is committed until it succeeds', async () => {
