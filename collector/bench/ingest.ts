@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
+import { percentile, rate } from './stats.js'
 
 if (process.argv.includes('--kafka')) {
   await import('./ingestKafka.js')
@@ -27,8 +28,6 @@ const INSERT_BATCH = 8192
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-'))
 
-const rate = (spans: number, ms: number): number => Math.round((spans / ms) * 1000)
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)

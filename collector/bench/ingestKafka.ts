@@ -21,6 +21,7 @@ import { createStorage, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
 import { rawProduceSpansPerSecond } from './kafkaProduce.js'
+import { median, percentile, rate } from './stats.js'
 import { startPrivateBroker } from '../test/support/kafkaBroker.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
@@ -31,9 +32,6 @@ const PARTITIONS = 6
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-kafka-'))
 
-const rate = (spans: number, ms: number): number => Math.round((spans / ms) * 1000)
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 
 const privateBroker = process.env.KAFKA_BROKERS ? undefined : await startPrivateBroker()
 const brokers = privateBroker?.brokers ?? process.env.KAFKA_BROKERS!.split(',')
