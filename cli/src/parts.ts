@@ -20,8 +20,12 @@ export interface RunningPart {
 
 export type Part = (context: UpContext) => Promise<RunningPart>
 
-export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
-  const ingester = await startIngester({ queue, storage, metrics })
+export const ingesterPart: Part = async ({ config, queue, storage, metrics }) => {
+  const ingester = await startIngester({
+    queue, storage, metrics,
+    commitAfterRollup: config.kafka !== undefined,
+    onError: (error) => console.error(`sieve ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
+  })
   return { name: 'ingester', stop: () => ingester.stop() }
 }
 

@@ -4,7 +4,7 @@ import { jsonBatch, protobufBatch } from './genai-batch.js'
 /*
  * Decode speed of the OTLP receiver's two formats on realistic GenAI batches (512 spans), with
  * plain JSON.parse of the same JSON body as the baseline measured in the same run.
- * Run: npm run bench:decode -w @sieve/collector
+ * Run: npm run bench:decode (or -w @sieve/collector)
  */
 
 const BATCH = 512

@@ -2,7 +2,7 @@
  * `npm run bench:ingest`: OTLP protobuf load against `sieve up` on the embedded default, with
  * the two ceilings measured in the same run (protobuf decode alone; inserting the same spans
  * straight into the engine). Prints spans/s, request latency, peak RSS and the ratios.
- * BENCH_REQUESTS (default 160) requests of 512 spans, BENCH_CONCURRENCY (default 4) in flight.
+ * BENCH_REQUESTS (default 160) requests of 512 spans, BENCH_CONCURRENCY (default 16) in flight.
  * With `--kafka`: the production path through a real broker instead (see ingestKafka.ts).
  */
 import { spawn } from 'node:child_process'
@@ -22,7 +22,7 @@ if (process.argv.includes('--kafka')) {
 }
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const SPANS_PER_REQUEST = 512
 const INSERT_BATCH = 8192
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -92,6 +92,10 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
 const elapsed = performance.now() - started
 const metrics = await (await fetch(new URL('/metrics', url))).text()
 const stored = Number(/^sieve_insert_rows_total\{table="spans"\} (\d+)/m.exec(metrics)?.[1] ?? NaN)
+const seconds = (name: string, table: string): number => Number(new RegExp(`^${name}_sum\\{table="${table}"\\} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN)
+const inserts = Number(/^sieve_insert_duration_seconds_count\{table="spans"\} (\d+)/m.exec(metrics)?.[1] ?? NaN)
+const spanInsertSeconds = seconds('sieve_insert_duration_seconds', 'spans')
+const rollupSeconds = seconds('sieve_insert_duration_seconds', 'traces')
 const peakRssMb = Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024)
 child.kill('SIGTERM')
 await once(child, 'exit')
@@ -110,6 +114,7 @@ Ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${totalSpan
   collector: stored                          ${storedRate} spans/s
   request latency                            p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms
   collector peak RSS                         ${peakRssMb} MiB
+  collector batches                          ${inserts} (${Math.round(stored / inserts)} spans each), ${spanInsertSeconds.toFixed(1)} s in span inserts, ${rollupSeconds.toFixed(1)} s in rollup rewrites
 
   stored / storage ceiling                   ${((storedRate / ceilingRate) * 100).toFixed(0)}%
   stored / decode                            ${((storedRate / decodeRate) * 100).toFixed(0)}%

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { migrationsApplied, type SpanQueue } from '@sieve/core'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import { createTraceRoutes } from './api/traceRoutes.js'
+import { createFeedbackRoutes } from './feedback/feedbackRoutes.js'
 import type { CollectorMetrics } from './metrics.js'
 import { createOtlpRouter } from './receiver/index.js'
 
@@ -52,6 +53,7 @@ export function createApp(options: AppOptions): Express {
   if (options.serveTraffic !== false) {
     app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
     app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+    app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
   }
 
   app.use((req, res) => {

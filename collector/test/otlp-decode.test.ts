@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError } from '../src/otlp/index.js'
-import { otelSpans } from './support/otel-spans.js'
+import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, parseExactJson } from '../src/otlp/index.js'
+import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans } from './support/otel-spans.js'
 import { sharedFile } from './support/shared-file.js'
 
 const exampleTrace = readFileSync(sharedFile('datasets/otlp/trace.json'))
@@ -60,10 +60,12 @@ test('protobuf and JSON from the OpenTelemetry serializers decode to the same sp
     assert.equal(got.endTimeUnixNano, hrToNanos(want.endTime))
     assert.equal(got.status.code, ['UNSET', 'OK', 'ERROR'][want.status.code])
     assert.equal(got.status.message, want.status.message ?? '')
-    assert.equal(got.flags & 0xff, ctx.traceFlags)
+    assert.equal(got.traceState, ctx.traceState?.serialize() ?? '')
+    // Low byte: W3C trace flags; bits 8 and 9: whether the parent is known, and remote.
+    assert.equal(got.flags, ctx.traceFlags | 0x100 | (want.parentSpanContext?.isRemote ? 0x200 : 0))
     assert.equal(got.serviceName, 'support-agent')
     assert.deepEqual(got.resource, { 'service.name': 'support-agent', 'service.version': '1.4.0', 'host.cores': 2 })
-    assert.deepEqual(got.scope, { name: 'sieve-tests', version: '0.9.1', attributes: {} })
+    assert.deepEqual(got.scope, { name: 'sieve-tests', version: '0.9.1', attributes: SCOPE_ATTRIBUTES })
     assert.equal(got.events.length, want.events.length)
     want.events.forEach((e, i) => {
       assert.equal(got.events[i]!.name, e.name)
@@ -71,8 +73,8 @@ test('protobuf and JSON from the OpenTelemetry serializers decode to the same sp
       assert.deepEqual(got.events[i]!.attributes, e.attributes ?? {})
     })
     assert.deepEqual(
-      got.links.map((l) => [l.traceId, l.spanId, l.attributes]),
-      want.links.map((l) => [l.context.traceId, l.context.spanId, l.attributes]),
+      got.links.map((l) => [l.traceId, l.spanId, l.traceState, l.attributes]),
+      want.links.map((l) => [l.context.traceId, l.context.spanId, l.context.traceState?.serialize() ?? '', l.attributes ?? {}]),
     )
     assert.equal(got.droppedAttributesCount, want.droppedAttributesCount)
     assert.equal(got.droppedEventsCount, want.droppedEventsCount)
@@ -90,8 +92,12 @@ test('protobuf and JSON from the OpenTelemetry serializers decode to the same sp
     'gen_ai.tool.definitions': { name: 'lookup', params: { required: ['id'], strict: true } },
     'payload.bytes': Buffer.from([0, 1, 2, 250, 255]).toString('base64'),
   })
-  assert.equal(chat.links[0]!.traceState, '')
+  assert.equal(chat.links[0]!.traceState, REMOTE_PARENT.traceState)
   assert.equal(chat.links[0]!.flags & 0xff, 1)
+  assert.deepEqual([chat.droppedEventsCount, chat.droppedLinksCount], [1, 1])
+  const root = fromProtobuf.spans.find((s) => s.name === 'invoke_agent support')!
+  assert.deepEqual([root.parentSpanId, root.traceId, root.traceState], [REMOTE_PARENT.spanId, REMOTE_PARENT.traceId, REMOTE_PARENT.traceState])
+  assert.equal(fromProtobuf.spans.find((s) => s.name === 'execute_tool lookup')!.droppedAttributesCount, 3)
 })
 
 test('keeps every digit of 64-bit integers given as JSON numbers or strings', () => {
@@ -204,4 +210,30 @@ test('an empty request decodes to no spans in both formats', () => {
   for (const out of [decodeProtobufRequest(Buffer.alloc(0), 'p'), decodeJsonRequest(Buffer.from('{}'), 'p')]) {
     assert.deepEqual([out.spans, out.rejected, out.errorMessage], [[], 0, ''])
   }
+})
+
+test('reads long JSON integers as exact strings and leaves strings, floats and short numbers alone', () => {
+  // Strings ending in an escaped backslash, and holding escaped quotes before digits, must be skipped whole.
+  const strings = { s: 'q\\', t: '"x":12345678901234567', u: '\\"12345678901234567' }
+  const text = `{"a":[12345678901234567,-9223372036854775808,123456789012345,1.2345678901234567e25,1234567890123456.5],` +
+    Object.entries(strings).map(([k, v]) => `"${k}":${JSON.stringify(v)}`).join(',') + '}'
+  assert.deepEqual(parseExactJson(text), {
+    a: ['12345678901234567', '-9223372036854775808', 123456789012345, 1.2345678901234567e25, 1234567890123456.5],
+    ...strings,
+  })
+})
+
+test('a malformed value nested in an attribute rejects its span, or the whole request when it sits in the resource', () => {
+  const span = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '10', endTimeUnixNano: '20' }
+  const badList = { key: 'list', value: { arrayValue: { values: [{ stringValue: 'ok' }, { intValue: 'twelve' }] } } }
+  const out = decodeJsonRequest(
+    Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span, { ...span, attributes: [badList] }] }] }] })),
+    'p',
+  )
+  assert.equal(out.spans.length, 1)
+  assert.equal(out.errorMessage, 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: attribute value: intValue: expected a decimal integer')
+  assert.throws(
+    () => decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [badList] }, scopeSpans: [{ spans: [span] }] }] })), 'p'),
+    (err) => err instanceof OtlpDecodeError && err.message === 'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a decimal integer',
+  )
 })

@@ -5,27 +5,32 @@ import { ExportResultCode } from '@opentelemetry/core'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { QueueFullError, QueueUnavailableError } from '@sieve/core'
+import type { SpanQueue } from '@sieve/core'
 import protobuf from 'protobufjs'
 import { otelSpans } from './support/otel-spans.js'
-import { RecordingQueue } from './support/recording-queue.js'
+import { QueueRecorder } from './support/queue-recorder.js'
 import { startReceiver, type ReceiverServer } from './support/receiver-server.js'
 
 type BodyInit = NonNullable<RequestInit['body']>
 
 const LIMIT = 256 * 1024
-const queue = new RecordingQueue()
+const API_KEYS = new Map([['k-acme', 'acme'], ['k-beta', 'beta']])
+let queue: QueueRecorder
 let authed: ReceiverServer
+let openQueue: QueueRecorder
 let open: ReceiverServer
-const openQueue = new RecordingQueue()
 
 before(async () => {
-  authed = await startReceiver({ queue, apiKeys: new Map([['k-acme', 'acme'], ['k-beta', 'beta']]), maxBodyBytes: LIMIT })
-  open = await startReceiver({ queue: openQueue })
+  queue = await QueueRecorder.start()
+  authed = await startReceiver({ queue: queue.queue, apiKeys: API_KEYS, maxBodyBytes: LIMIT })
+  openQueue = await QueueRecorder.start()
+  open = await startReceiver({ queue: openQueue.queue })
 })
 after(async () => {
   await authed.close()
   await open.close()
+  await queue.queue.close()
+  await openQueue.queue.close()
 })
 
 const PROTOBUF = { 'content-type': 'application/x-protobuf', authorization: 'Bearer k-acme' }
@@ -94,13 +99,13 @@ test('with no API keys configured, everything goes to project default', async ()
   assert.equal(openQueue.spans.at(-1)!.projectId, 'default')
 })
 
-test('acks only after the queue has taken the spans', async () => {
+test('acks only after the queue\'s storing consumer has handled the spans', async () => {
   let release!: () => void
   queue.next(() => new Promise<void>((resolve) => (release = resolve)))
-  const calls = queue.published.length
+  const batches = queue.batches
   let answered = false
   const response = post(authed.url, JSON_TYPE, jsonRequest([validSpan(0)])).then((r) => ((answered = true), r))
-  await queue.publishCalls(calls + 1)
+  await queue.batchesSeen(batches + 1)
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
   assert.equal(answered, false, 'answered before publish resolved')
   release()
@@ -136,13 +141,13 @@ test('a request whose every span is invalid is a 400 naming the problem', async 
 
 test('truncated protobuf is a 400 with a google.rpc.Status in protobuf', async () => {
   const body = ProtobufTraceSerializer.serializeRequest(await otelSpans())!
-  const calls = queue.published.length
+  const batches = queue.batches
   const res = await post(authed.url, PROTOBUF, body.subarray(0, body.length - 7) as BodyInit)
   assert.equal(res.status, 400)
   const status = readStatus(res.bytes)
   assert.equal(status.code, 3)
   assert.match(status.message, /^malformed protobuf: .* at byte \d+ of \d+$/)
-  assert.equal(queue.published.length, calls)
+  assert.equal(queue.batches, batches)
 })
 
 test('invalid JSON and JSON of the wrong shape are 400s naming the problem', async () => {
@@ -154,10 +159,10 @@ test('invalid JSON and JSON of the wrong shape are 400s naming the problem', asy
   assert.match(json(wrong.bytes).message, /^not an OTLP ExportTraceServiceRequest: resourceSpans\[0\]\.scopeSpans: /)
 })
 
-test('an empty body is an empty export: 200 with a note, nothing queued', async () => {
-  const calls = queue.published.length
-  for (const headers of [PROTOBUF, JSON_TYPE]) {
-    const res = await post(authed.url, headers, '')
+test('an empty body or a request without spans is an empty export: 200 with a note, nothing queued', async () => {
+  const batches = queue.batches
+  for (const [headers, body] of [[PROTOBUF, ''], [JSON_TYPE, ''], [JSON_TYPE, '{"resourceSpans": [{"scopeSpans": []}]}']] as const) {
+    const res = await post(authed.url, headers, body)
     assert.equal(res.status, 200)
     if (headers === JSON_TYPE) {
       assert.deepEqual(json(res.bytes), { partialSuccess: { rejectedSpans: '0', errorMessage: 'empty request: no spans received' } })
@@ -165,7 +170,7 @@ test('an empty body is an empty export: 200 with a note, nothing queued', async 
       assert.equal(ProtobufTraceSerializer.deserializeResponse(res.bytes).partialSuccess?.errorMessage, 'empty request: no spans received')
     }
   }
-  assert.equal(queue.published.length, calls)
+  assert.equal(queue.batches, batches)
 })
 
 test('a body over the limit is a 413, whether its length is declared or streamed', async () => {
@@ -217,46 +222,81 @@ test('a missing or wrong API key is a 401', async () => {
   assert.deepEqual(readStatus(wrong.bytes), { code: 16, message: 'API key not recognized' })
 })
 
-test('a full queue is a 429 and an unavailable or failing one a 503, all with Retry-After', async () => {
-  const cases: Array<[() => Promise<void>, number, string, RegExp]> = [
-    [async () => { throw new QueueFullError('64 batches waiting', 2) }, 429, '2', /^queue is full, retry later: 64 batches waiting$/],
-    [async () => { throw new QueueUnavailableError('storage is down', 7) }, 503, '7', /^queue is unavailable, retry later: storage is down$/],
-    [async () => { throw new Error('disk on fire') }, 503, '5', /^queue is unavailable, retry later: disk on fire$/],
-  ]
-  for (const [outcome, status, retryAfter, message] of cases) {
-    queue.next(outcome)
-    const res = await post(authed.url, JSON_TYPE, jsonRequest([validSpan(0)]))
-    assert.equal(res.status, status)
-    assert.equal(res.headers.get('retry-after'), retryAfter)
-    assert.match(json(res.bytes).message, message)
+test('a full queue is a 429 with Retry-After', async () => {
+  const small = await QueueRecorder.start({ capacity: 1 })
+  const server = await startReceiver({ queue: small.queue })
+  try {
+    const res = await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0), validSpan(1)]))
+    assert.equal(res.status, 429)
+    assert.equal(res.headers.get('retry-after'), '1')
+    assert.deepEqual(json(res.bytes), { code: 8, message: 'queue is full: the queue holds 0 of 1 spans; retry later' })
+    assert.equal((await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0)]))).status, 200)
+  } finally {
+    await server.close()
+    await small.queue.close()
   }
-  const after = await post(authed.url, JSON_TYPE, jsonRequest([validSpan(0)]))
-  assert.equal(after.status, 200, 'still serving after queue failures')
+})
+
+test('storage failing behind the queue is a 503 with Retry-After, and the receiver keeps serving', async () => {
+  const failing = await QueueRecorder.start({ gateAttempts: 2, retryInitialMs: 1 })
+  const server = await startReceiver({ queue: failing.queue })
+  try {
+    failing.next(async () => { throw new Error('disk full') })
+    failing.next(async () => { throw new Error('disk full') })
+    const res = await post(server.url, { 'content-type': 'application/x-protobuf' }, ProtobufTraceSerializer.serializeRequest(await otelSpans())! as BodyInit)
+    assert.equal(res.status, 503)
+    assert.equal(res.headers.get('retry-after'), '5')
+    assert.deepEqual(readStatus(res.bytes), {
+      code: 14,
+      message: 'queue is unavailable: storing spans failed 2 times (disk full); they stay queued and are retried',
+    })
+    assert.equal((await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0)]))).status, 200)
+  } finally {
+    await server.close()
+    await failing.queue.close()
+  }
+})
+
+test('a closed queue, or one failing in a way it does not name, is a 503 with Retry-After', async () => {
+  const closed = await QueueRecorder.start()
+  await closed.queue.close()
+  const broken: SpanQueue = {
+    publish: async () => { throw new Error('socket hang up') },
+    subscribe: () => closed.queue.subscribe({ group: 'unused', onBatch: async () => {} }),
+    close: async () => {},
+  }
+  for (const [queue, message] of [
+    [closed.queue, 'queue is unavailable: the queue is shutting down'],
+    [broken, 'queue is unavailable: socket hang up'],
+  ] as const) {
+    const server = await startReceiver({ queue })
+    try {
+      const res = await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0)]))
+      assert.equal(res.status, 503)
+      assert.equal(res.headers.get('retry-after'), '5')
+      assert.deepEqual(json(res.bytes), { code: 14, message })
+    } finally {
+      await server.close()
+    }
+  }
 })
 
 test('counts received, accepted and rejected spans by project, and request latency by status', async () => {
-  const { metrics } = await startReceiverForMetrics()
-  const text = await metrics.registry.metrics()
-  assert.match(text, /^sieve_spans_received_total\{project="default"\} 3$/m)
+  const small = await QueueRecorder.start({ capacity: 1 })
+  const server = await startReceiver({ queue: small.queue })
+  try {
+    await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0), { ...validSpan(1), spanId: '' }]))
+    await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0), validSpan(1)]))
+  } finally {
+    await server.close()
+    await small.queue.close()
+  }
+  const text = await server.metrics.registry.metrics()
+  assert.match(text, /^sieve_spans_received_total\{project="default"\} 4$/m)
   assert.match(text, /^sieve_spans_accepted_total\{project="default"\} 1$/m)
   assert.match(text, /^sieve_spans_rejected_total\{project="default",reason="invalid"\} 1$/m)
-  assert.match(text, /^sieve_spans_rejected_total\{project="default",reason="queue_full"\} 1$/m)
+  assert.match(text, /^sieve_spans_rejected_total\{project="default",reason="queue_full"\} 2$/m)
   assert.match(text, /^sieve_otlp_request_duration_seconds_count\{status="200"\} 1$/m)
   assert.match(text, /^sieve_otlp_request_duration_seconds_count\{status="429"\} 1$/m)
   assert.match(text, /^process_cpu_user_seconds_total /m)
 })
-
-async function startReceiverForMetrics() {
-  const q = new RecordingQueue()
-  const server = await startReceiver({ queue: q })
-  try {
-    await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0), { ...validSpan(1), spanId: '' }]))
-    q.next(async () => {
-      throw new QueueFullError('full')
-    })
-    await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0)]))
-  } finally {
-    await server.close()
-  }
-  return server
-}

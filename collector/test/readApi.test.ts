@@ -5,12 +5,13 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, migrate, type Span } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue, listen, startIngester, type RunningServer } from '@sieve/collector'
+import { createApp, createMetrics, InProcessQueue, listen, startIngester, type Ingester, type RunningServer } from '@sieve/collector'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-read-api-'))
 let storage: ClickHouseClient
 let queue: InProcessQueue
 let server: RunningServer
+let ingester: Ingester
 const keys = new Map([['key-one', 'p1'], ['key-two', 'p2']])
 const NOW = BigInt(Date.now()) * 1_000_000n
 
@@ -49,13 +50,15 @@ before(async () => {
   await migrate(storage, { retentionDays: 30 })
   queue = new InProcessQueue()
   const metrics = createMetrics()
-  await startIngester({ queue, storage, metrics })
+  ingester = await startIngester({ queue, storage, metrics })
   server = await listen(createApp({ queue, storage, apiKeys: keys, maxBodyBytes: 1 << 20, metrics, queueDepth: () => queue.depth() }), '127.0.0.1', 0)
   await queue.publish([...trace1, ...trace2])
+  await ingester.flush()
 })
 
 after(async () => {
   await server.stop()
+  await ingester.stop()
   await queue.close()
   await storage.close()
   rmSync(dir, { recursive: true, force: true })
@@ -123,6 +126,7 @@ describe('read API', () => {
   test('spans delivered again are stored and counted once', async () => {
     await queue.publish([trace1[1]!, trace1[2]!])
     await queue.publish(trace1)
+    await ingester.flush()
     const { body } = await get(`/api/traces/${T1}`, 'key-one')
     assert.equal(body.trace.spanCount, 4)
     const list = await get('/api/traces', 'key-one')

@@ -2,26 +2,14 @@ import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Attributes, type Sp
 import type { z } from 'zod'
 import { DecodedRequest, spanPath } from './decoded-request.js'
 import { OtlpDecodeError } from './otlp-error.js'
-import { exportRequestSchema, spanSchema, type AnyValueJson, type KeyValueJson, type SpanJson } from './otlp-json-schema.js'
+import { parseExactJson } from './parse-exact-json.js'
+import { anyValueSchema, exportRequestSchema, keyValueSchema, spanSchema, type AnyValueJson, type KeyValueJson, type SpanJson } from './otlp-json-schema.js'
 import { serviceNameOf, spanProblem } from './span-checks.js'
 
 /*
  * OTLP/JSON into Span objects. JSON numbers beyond 2^53 (nanosecond timestamps, int64 attribute
- * values) would be rounded by JSON.parse, so their digits are turned into strings first.
+ * values) would be rounded by JSON.parse, so `parseExactJson` reads their digits as strings.
  */
-
-// A whole JSON string (skipped as is), or an integer literal of 16+ digits standing alone.
-const STRING_OR_LONG_INTEGER = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g
-
-/** JSON.parse that keeps every digit of long integers by reading them as strings. */
-export function parseOtlpJson(text: string): unknown {
-  const exact = text.replace(STRING_OR_LONG_INTEGER, (token) => (token.charCodeAt(0) === 0x22 ? token : `"${token}"`))
-  try {
-    return JSON.parse(exact)
-  } catch (err) {
-    throw new OtlpDecodeError('JSON_INVALID', `invalid JSON: ${(err as Error).message}`)
-  }
-}
 
 /** The first few zod issues as `path: message`, the path written as in the OTLP/JSON document. */
 const describe = (error: z.ZodError): string =>
@@ -32,14 +20,15 @@ const describe = (error: z.ZodError): string =>
 
 /** Decodes an OTLP/JSON ExportTraceServiceRequest; throws OtlpDecodeError when it is not one. */
 export function decodeJsonRequest(body: Buffer, projectId: string): DecodedRequest {
-  const parsed = exportRequestSchema.safeParse(parseOtlpJson(body.toString('utf8')))
+  const parsed = exportRequestSchema.safeParse(parseExactJson(body.toString('utf8')))
   if (!parsed.success) throw new OtlpDecodeError('JSON_SHAPE', `not an OTLP ExportTraceServiceRequest: ${describe(parsed.error)}`)
   const out = new DecodedRequest()
   ;(parsed.data.resourceSpans ?? []).forEach((rs, ri) => {
-    const resource = attributesOf(rs.resource?.attributes)
+    const resource = sharedAttributes(rs.resource?.attributes, `resourceSpans[${ri}].resource`)
     const serviceName = serviceNameOf(resource)
     ;(rs.scopeSpans ?? []).forEach((ss, si) => {
-      const scope = { name: ss.scope?.name ?? '', version: ss.scope?.version ?? '', attributes: attributesOf(ss.scope?.attributes) }
+      const attributes = sharedAttributes(ss.scope?.attributes, `resourceSpans[${ri}].scopeSpans[${si}].scope`)
+      const scope = { name: ss.scope?.name ?? '', version: ss.scope?.version ?? '', attributes }
       ;(ss.spans ?? []).forEach((raw, i) => {
         const where = spanPath(ri, si, i)
         const json = spanSchema.safeParse(raw)
@@ -48,7 +37,7 @@ export function decodeJsonRequest(body: Buffer, projectId: string): DecodedReque
         try {
           span = toSpan(json.data, projectId, serviceName, resource, scope)
         } catch (err) {
-          if (err instanceof SpanFieldError) return out.reject(where, err.message)
+          if (err instanceof FieldError) return out.reject(where, err.message)
           throw err
         }
         const problem = spanProblem(span)
@@ -60,7 +49,18 @@ export function decodeJsonRequest(body: Buffer, projectId: string): DecodedReque
   return out
 }
 
-class SpanFieldError extends Error {}
+/** A field of one span (or of the resource or scope it sits in) that cannot be read. */
+class FieldError extends Error {}
+
+/** Resource and scope attributes: a bad one spoils every span beneath, so the whole request is refused. */
+function sharedAttributes(list: KeyValueJson[] | undefined, where: string): Attributes {
+  try {
+    return attributesOf(list)
+  } catch (err) {
+    if (err instanceof FieldError) throw new OtlpDecodeError('JSON_SHAPE', `not an OTLP ExportTraceServiceRequest: ${where}.attributes: ${err.message}`)
+    throw err
+  }
+}
 
 function toSpan(s: SpanJson, projectId: string, serviceName: string, resource: Attributes, scope: Span['scope']): Span {
   return {
@@ -102,7 +102,7 @@ function toSpan(s: SpanJson, projectId: string, serviceName: string, resource: A
 /** OTLP/JSON ids are hex (either case); Sieve's are lower-case. Length is checked with the span. */
 function hexId(value: string | undefined, what: string): string {
   if (value === undefined || value === '') return ''
-  if (value.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(value)) throw new SpanFieldError(`${what} '${value.slice(0, 40)}' is not hex`)
+  if (value.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(value)) throw new FieldError(`${what} '${value.slice(0, 40)}' is not hex`)
   return value.toLowerCase()
 }
 
@@ -120,6 +120,13 @@ function attributesOf(list: KeyValueJson[] | undefined): Attributes {
   return out
 }
 
+/** An item inside an array or key-value list attribute, checked as the decoder reaches it. */
+function nested<T extends z.ZodType>(schema: T, item: unknown): z.infer<T> {
+  const parsed = schema.safeParse(item)
+  if (!parsed.success) throw new FieldError(`attribute value: ${describe(parsed.error)}`)
+  return parsed.data
+}
+
 /** Mirrors the protobuf decoder: exact ints (string beyond 2^53), bytes as base64, empty as null. */
 function valueOf(v: AnyValueJson | undefined): AttributeValue {
   if (v === undefined) return null
@@ -131,8 +138,8 @@ function valueOf(v: AnyValueJson | undefined): AttributeValue {
     return Number.isSafeInteger(n) ? n : BigInt(v.intValue).toString()
   }
   if (v.doubleValue !== undefined) return Number(v.doubleValue)
-  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf)
-  if (v.kvlistValue !== undefined) return attributesOf(v.kvlistValue.values)
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map((item) => valueOf(nested(anyValueSchema, item)))
+  if (v.kvlistValue !== undefined) return attributesOf((v.kvlistValue.values ?? []).map((item) => nested(keyValueSchema, item)))
   // Re-encoded so URL-safe or unpadded base64 reads back as the protobuf path writes it.
   if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue, 'base64').toString('base64')
   return null

@@ -5,7 +5,7 @@ import { z } from 'zod'
  * OTLP/JSON (the protobuf JSON mapping with the OTLP exceptions: ids as hex, enums as numbers
  * or names, lowerCamelCase field names). 64-bit integers may be numbers or strings; by the time
  * this schema sees them, integers too large for a double have been turned into strings (see
- * `parseOtlpJson`). Unknown fields are ignored, as the spec requires.
+ * `parseExactJson`). Unknown fields are ignored, as the spec requires.
  */
 
 const uint64 = z.union([z.string().regex(/^\d+$/, 'expected a decimal integer'), z.number().int().nonnegative()])
@@ -13,26 +13,22 @@ const count = z.number().int().nonnegative()
 const int64 = z.union([z.string().regex(/^-?\d+$/, 'expected a decimal integer'), z.number().int()])
 const double = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
 
+/**
+ * AnyValue one level deep: the items of arrays and key-value lists are checked by the decoder
+ * with these same schemas as it descends. A recursive zod schema would pay for cycle detection
+ * on every attribute of every span.
+ */
 export const anyValueSchema = z.object({
   stringValue: z.string().optional(),
   boolValue: z.boolean().optional(),
   intValue: int64.optional(),
   doubleValue: double.optional(),
-  get arrayValue() {
-    return z.object({ values: z.array(anyValueSchema).optional() }).optional()
-  },
-  get kvlistValue() {
-    return z.object({ values: z.array(keyValueSchema).optional() }).optional()
-  },
+  arrayValue: z.object({ values: z.array(z.unknown()).optional() }).optional(),
+  kvlistValue: z.object({ values: z.array(z.unknown()).optional() }).optional(),
   bytesValue: z.string().optional(),
 })
 
-export const keyValueSchema = z.object({
-  key: z.string(),
-  get value() {
-    return anyValueSchema.optional()
-  },
-})
+export const keyValueSchema = z.object({ key: z.string(), value: anyValueSchema.optional() })
 
 const attributes = z.array(keyValueSchema).optional()
 

@@ -3,6 +3,7 @@ import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
 import type { CollectorMetrics } from '../metrics.js'
 import { decodeJsonRequest } from '../otlp/decode-json.js'
+import { DecodedRequest } from '../otlp/decoded-request.js'
 import { decodeProtobufRequest } from '../otlp/decode-protobuf.js'
 import { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from '../otlp/encode-response.js'
 import { OtlpDecodeError } from '../otlp/otlp-error.js'
@@ -46,24 +47,23 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       const gzip = isGzip(req.headers)
       let body = await readBody(req, maxBodyBytes)
       if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
-      if (body.length === 0) {
+      // A zero-length body is the empty export request in protobuf; JSON senders get the same.
+      const decoded = body.length === 0 ? new DecodedRequest() : decodeBody(format, body, project)
+      if (decoded.spans.length === 0 && decoded.rejected === 0) {
         send(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
         return
       }
-
-      const decoded = decodeBody(format, body, project)
       metrics.spansReceived.inc({ project }, decoded.spans.length + decoded.rejected)
       if (decoded.rejected > 0) metrics.spansRejected.inc({ project, reason: 'invalid' }, decoded.rejected)
-      if (decoded.spans.length === 0 && decoded.rejected > 0) throw badRequest(decoded.errorMessage)
+      // Nothing to keep: a failed request (the sender must not retry it), not a partial success.
+      if (decoded.spans.length === 0) throw badRequest(decoded.errorMessage)
 
-      if (decoded.spans.length > 0) {
-        try {
-          await queue.publish(decoded.spans)
-        } catch (err) {
-          throw queueError(err, project, decoded.spans.length, metrics)
-        }
-        metrics.spansAccepted.inc({ project }, decoded.spans.length)
+      try {
+        await queue.publish(decoded.spans)
+      } catch (err) {
+        throw queueError(err, project, decoded.spans.length, metrics)
       }
+      metrics.spansAccepted.inc({ project }, decoded.spans.length)
       send(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage))
     } catch (err) {
       if (res.headersSent || res.destroyed) return
@@ -91,10 +91,10 @@ function queueError(err: unknown, project: string, spans: number, metrics: Colle
   const retryAfter = retryAfterSeconds ?? DEFAULT_RETRY_AFTER
   if (code === 'QUEUE_FULL') {
     metrics.spansRejected.inc({ project, reason: 'queue_full' }, spans)
-    return new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, `queue is full, retry later: ${message}`, retryAfter)
+    return new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, `queue is full: ${message}`, retryAfter)
   }
   metrics.spansRejected.inc({ project, reason: 'queue_unavailable' }, spans)
-  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable, retry later: ${message}`, retryAfter)
+  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable: ${message}`, retryAfter)
 }
 
 function send(res: Response, status: number, format: OtlpFormat, body: Buffer): void {

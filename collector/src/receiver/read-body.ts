@@ -28,7 +28,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       chunks.push(chunk)
     })
     req.on('end', () => resolve(Buffer.concat(chunks, size)))
-    req.on('error', reject)
+    req.on('error', (err) => reject(badRequest(`request body could not be read: ${err.message}`)))
   })
 }
 

@@ -39,14 +39,14 @@ function sieve(command: string, env: Record<string, string>): { child: ChildProc
   return { child, output: () => output }
 }
 
-async function startIngester(env: Record<string, string>): Promise<{ child: ChildProcess; metrics: string }> {
+async function startIngester(env: Record<string, string>): Promise<{ child: ChildProcess; metrics: string; output: () => string }> {
   const { child, output } = sieve('ingester', env)
   await until('the ingester banner', () => {
     if (child.exitCode !== null) throw new Error(`sieve ingester exited ${child.exitCode}:\n${output()}`)
     return /Sieve ingester is up/.test(output())
   })
   const metrics = /Metrics:\s+(\S+)/.exec(output())![1]!
-  return { child, metrics }
+  return { child, metrics, output }
 }
 
 async function handled(metricsUrl: string): Promise<number> {
@@ -84,10 +84,14 @@ test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactl
   const second = await startIngester(env)
   const admin = new kafkajs.Kafka({ clientId: 'crash-check', brokers, logLevel: kafkajs.logLevel.NOTHING }).admin()
   await admin.connect()
+  let committed = ''
   await until('every offset committed', async () => {
     const [offsets] = await admin.fetchOffsets({ groupId: 'ingester', topics: [kafka.spansTopic] })
+    committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
     return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === spans.length
-  }, 180_000)
+  }, 180_000).catch((err: Error) => {
+    throw new Error(`${err.message}; committed ${committed}; handled ${first.output()}\n---\n${second.output()}`)
+  })
   await admin.disconnect()
   second.child.kill('SIGTERM')
   await once(second.child, 'exit')

@@ -49,7 +49,7 @@ export async function startKafkaStack(brokers: string[], apiKeys = new Map<strin
   const metrics = createMetrics()
   const kafka = uniqueKafkaSettings(brokers)
   const queue = await openKafkaQueue({ kafka, metrics, publish: { failFastMs: 2000 }, consume: { minBackoffMs: 100, maxBackoffMs: 1000 } })
-  const ingester = await startIngester({ queue, storage, metrics })
+  const ingester = await startIngester({ queue, storage, metrics, commitAfterRollup: true })
   const server = await listen(createApp({ queue, storage, metrics, apiKeys, maxBodyBytes: 16 << 20 }), '127.0.0.1', 0)
   return {
     url: `${server.url}/v1/traces`,

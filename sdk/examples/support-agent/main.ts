@@ -1,0 +1,34 @@
+import { parseArgs } from 'node:util'
+import { init, shutdown } from '@sieve/sdk'
+import { runSupportAgent } from './run.js'
+
+/**
+ * The refund-outside-policy support agent, traced with the Sieve SDK.
+ *   --broken      use the regressed prompt (refunds outside the policy window)
+ *   --turns N     run N customer turns (default 1)
+ * Talks to OPENAI_BASE_URL / OPENAI_API_KEY (model: OPENAI_MODEL, default gpt-4o-mini); without
+ * them it starts a scripted local model. Traces go to SIEVE_ENDPOINT (default http://localhost:4318).
+ */
+const { values } = parseArgs({ options: { broken: { type: 'boolean', default: false }, turns: { type: 'string', default: '1' } } })
+
+const sdk = init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: values.broken ? 'refund-v4-broken' : 'refund-v3' })
+if (!sdk.ok) console.error(sdk.error.message)
+const endpoint = (process.env.SIEVE_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '')
+
+try {
+  const run = await runSupportAgent({
+    broken: values.broken,
+    turns: Number(values.turns),
+    baseURL: process.env.OPENAI_BASE_URL,
+    apiKey: process.env.OPENAI_API_KEY,
+    model: process.env.OPENAI_MODEL,
+    onTurn(turn) {
+      console.log(`agent: ${turn.answer}`)
+      console.log(`tools: ${turn.toolCalls.join(' → ')}`)
+      console.log(`trace: ${turn.traceId}  (${endpoint}/api/traces/${turn.traceId})`)
+    },
+  })
+  if (run.offline) console.log('(no OPENAI_BASE_URL/OPENAI_API_KEY: answered by the scripted local model)')
+} finally {
+  await shutdown()
+}

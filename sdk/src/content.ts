@@ -1,0 +1,85 @@
+import type { ContentKind, Redact } from './config.js'
+
+/**
+ * Message content in the shape of the GenAI conventions (gen-ai-input-messages.json and
+ * gen-ai-output-messages.json), with the host's redaction applied before anything is recorded.
+ */
+
+export type Part =
+  | { type: 'text'; content: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
+  | { type: 'tool_call_response'; id: string; response: unknown }
+  | { type: 'reasoning'; content: string }
+  | { type: 'uri'; modality: string; uri: string; mime_type?: string }
+  | { type: string; [key: string]: unknown }
+
+export interface Message {
+  role: string
+  parts: Part[]
+  name?: string
+}
+
+export interface OutputMessage extends Message {
+  finish_reason: string
+}
+
+export interface ContentPolicy {
+  capture: boolean
+  redact?: Redact
+  maxLength: number
+}
+
+export const REDACTION_FAILED = '[redaction failed]'
+
+/** The text to record: redacted by the host's hook, then cut to the maximum length. */
+export function scrub(policy: ContentPolicy, value: string, kind: ContentKind): string {
+  let out = value
+  if (policy.redact) {
+    try {
+      const redacted = policy.redact(value, kind)
+      out = typeof redacted === 'string' ? redacted : REDACTION_FAILED
+    } catch {
+      out = REDACTION_FAILED
+    }
+  }
+  return out.length > policy.maxLength ? `${out.slice(0, policy.maxLength)}…[truncated ${out.length - policy.maxLength} chars]` : out
+}
+
+/** Any value as recorded text: strings as they are, the rest JSON-encoded (never throws). */
+export function asText(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (value === undefined) return ''
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/** Scrubbed tool arguments, as an object when they are JSON (the conventions record them structured). */
+export function scrubArguments(policy: ContentPolicy, raw: unknown): unknown {
+  const text = scrub(policy, asText(raw), 'tool.arguments')
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+export const textPart = (policy: ContentPolicy, content: string, kind: ContentKind): Part => ({ type: 'text', content: scrub(policy, content, kind) })
+
+/** Maps a provider finish reason to the conventions' enum (stop | length | content_filter | tool_call | error). */
+export function conventionFinishReason(reason: string | null | undefined): string {
+  switch (reason) {
+    case 'tool_calls':
+    case 'function_call':
+    case 'tool_call':
+      return 'tool_call'
+    case 'length':
+    case 'content_filter':
+    case 'error':
+      return reason
+    default:
+      return 'stop'
+  }
+}

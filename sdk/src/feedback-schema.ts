@@ -1,0 +1,22 @@
+import { z } from 'zod'
+
+/**
+ * The body of `POST /v1/feedback`: one user judgement of a trace (thumbs, a rating, a comment).
+ * Shared by the SDK, which sends it, and the collector, which validates and stores it.
+ */
+export const feedbackSchema = z.object({
+  traceId: z.string().regex(/^[0-9a-fA-F]{32}$/, 'traceId must be 32 hex characters').transform((s) => s.toLowerCase()),
+  spanId: z.string().regex(/^[0-9a-fA-F]{16}$/, 'spanId must be 16 hex characters').transform((s) => s.toLowerCase()).optional(),
+  /** Thumbs as 1 / -1 (or 1 / 0), ratings on the app's own scale. */
+  score: z.number().finite(),
+  comment: z.string().max(10_000).optional(),
+  /** Who judged: `user` (default), `annotator`, `api`... */
+  source: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'source must be 1-64 letters, digits, _ . -').default('user'),
+  userId: z.string().max(256).optional(),
+  /** Makes a resend idempotent: the same id replaces the earlier row. Generated when missing. */
+  feedbackId: z.string().min(1).max(128).optional(),
+  attributes: z.record(z.string().max(256), z.string().max(4096)).optional(),
+})
+
+export type FeedbackInput = z.input<typeof feedbackSchema>
+export type Feedback = z.output<typeof feedbackSchema>

@@ -1,0 +1,140 @@
+import type { Attributes } from '@opentelemetry/api'
+import { asText, conventionFinishReason, scrub, scrubArguments, textPart, type ContentPolicy, type Message, type OutputMessage, type Part } from '../content.js'
+import { GEN_AI } from '../semconv.js'
+import { once } from './memo.js'
+import { put, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
+
+/** `client.chat.completions.create` → GenAI `chat` spans. */
+
+function contentParts(policy: ContentPolicy, content: unknown, kind: 'input' | 'output' | 'system'): Part[] {
+  if (content === null || content === undefined) return []
+  if (typeof content === 'string') return [textPart(policy, content, kind)]
+  if (!Array.isArray(content)) return [textPart(policy, asText(content), kind)]
+  return content.map((part: any): Part => {
+    if (part?.type === 'text') return textPart(policy, String(part.text ?? ''), kind)
+    if (part?.type === 'refusal') return textPart(policy, String(part.refusal ?? ''), kind)
+    if (part?.type === 'image_url') return { type: 'uri', modality: 'image', uri: scrub(policy, String(part.image_url?.url ?? ''), kind) }
+    if (part?.type === 'input_audio') return { type: 'blob', modality: 'audio', mime_type: `audio/${part.input_audio?.format ?? ''}`, content: '' }
+    return { type: String(part?.type ?? 'unknown') }
+  })
+}
+
+function toolCallParts(policy: ContentPolicy, calls: any[] | undefined): Part[] {
+  return (calls ?? []).map((c) => ({
+    type: 'tool_call',
+    id: String(c.id ?? ''),
+    name: String(c.function?.name ?? c.custom?.name ?? ''),
+    arguments: scrubArguments(policy, c.function?.arguments ?? c.custom?.input ?? ''),
+  }))
+}
+
+/** One request message in the conventions' shape: system parts, or a chat message. */
+function convertMessage(policy: ContentPolicy, m: any): { system: Part[] } | Message {
+  if (m?.role === 'system' || m?.role === 'developer') return { system: contentParts(policy, m.content, 'system') }
+  if (m?.role === 'tool') {
+    return { role: 'tool', parts: [{ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') }] }
+  }
+  const parts = [...contentParts(policy, m?.content, 'input'), ...toolCallParts(policy, m?.tool_calls)]
+  return { role: String(m?.role ?? 'user'), parts, ...(m?.name ? { name: String(m.name) } : {}) }
+}
+
+function inputMessages(policy: ContentPolicy, messages: any[]): { system: Part[]; input: Message[] } {
+  const system: Part[] = []
+  const input: Message[] = []
+  for (const m of messages) {
+    const converted = once(m, policy, () => convertMessage(policy, m))
+    if ('system' in converted) system.push(...converted.system)
+    else input.push(converted)
+  }
+  return { system, input }
+}
+
+export const chatCompletionsAdapter: ApiAdapter = {
+  operation: 'chat',
+
+  requestAttributes(p, policy, attrs) {
+    put(attrs, GEN_AI.requestModel, p?.model)
+    put(attrs, GEN_AI.requestMaxTokens, p?.max_completion_tokens ?? p?.max_tokens)
+    put(attrs, GEN_AI.requestTemperature, p?.temperature)
+    put(attrs, GEN_AI.requestTopP, p?.top_p)
+    put(attrs, GEN_AI.requestFrequencyPenalty, p?.frequency_penalty)
+    put(attrs, GEN_AI.requestPresencePenalty, p?.presence_penalty)
+    put(attrs, GEN_AI.requestSeed, p?.seed)
+    put(attrs, GEN_AI.requestStopSequences, typeof p?.stop === 'string' ? [p.stop] : p?.stop)
+    if (typeof p?.n === 'number' && p.n !== 1) put(attrs, GEN_AI.requestChoiceCount, p.n)
+    put(attrs, GEN_AI.requestStream, p?.stream === true)
+    const format = p?.response_format?.type
+    put(attrs, GEN_AI.outputType, format === 'json_object' || format === 'json_schema' ? 'json' : format === 'text' ? 'text' : undefined)
+    if (policy.capture && Array.isArray(p?.messages)) {
+      const { system, input } = inputMessages(policy, p.messages)
+      if (system.length) attrs[GEN_AI.systemInstructions] = JSON.stringify(system)
+      attrs[GEN_AI.inputMessages] = JSON.stringify(input)
+      if (Array.isArray(p.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, () => asText(p.tools))
+    }
+    return attrs
+  },
+
+  responseFacts(r, policy) {
+    const choices: any[] = Array.isArray(r?.choices) ? r.choices : []
+    return facts(
+      policy,
+      r,
+      choices.map((c) => ({ text: c?.message?.content ?? c?.message?.refusal ?? null, toolCalls: c?.message?.tool_calls ?? [], finishReason: c?.finish_reason })),
+    )
+  },
+
+  accumulator(): StreamAccumulator {
+    const head: any = {}
+    const texts: string[] = []
+    const calls: { id: string; function: { name: string; arguments: string } }[] = []
+    let finishReason: string | undefined
+    return {
+      add(chunk) {
+        if (!head.id && chunk?.id) {
+          head.id = chunk.id
+          head.model = chunk.model
+        }
+        if (chunk?.usage) head.usage = chunk.usage
+        const choice = chunk?.choices?.[0]
+        if (!choice) return
+        const delta = choice.delta
+        if (typeof delta?.content === 'string' && delta.content) texts.push(delta.content)
+        for (const t of delta?.tool_calls ?? []) {
+          const call = (calls[t.index ?? 0] ??= { id: '', function: { name: '', arguments: '' } })
+          if (t.id) call.id = t.id
+          if (t.function?.name) call.function.name += t.function.name
+          if (t.function?.arguments) call.function.arguments += t.function.arguments
+        }
+        if (choice.finish_reason) finishReason = choice.finish_reason
+      },
+      finish(policy) {
+        return facts(policy, head, [{ text: texts.length ? texts.join('') : null, toolCalls: calls.filter(Boolean), finishReason }])
+      },
+    }
+  },
+}
+
+function facts(policy: ContentPolicy, r: any, choices: { text: string | null; toolCalls: any[]; finishReason?: string | null }[]): ResponseFacts {
+  const attrs: Attributes = {}
+  put(attrs, GEN_AI.responseId, r?.id)
+  put(attrs, GEN_AI.responseModel, r?.model)
+  const reasons = choices.map((c) => c.finishReason).filter((x): x is string => typeof x === 'string')
+  put(attrs, GEN_AI.responseFinishReasons, reasons)
+  const usage = r?.usage
+  put(attrs, GEN_AI.usageInputTokens, usage?.prompt_tokens)
+  put(attrs, GEN_AI.usageOutputTokens, usage?.completion_tokens)
+  put(attrs, GEN_AI.usageCacheReadInputTokens, usage?.prompt_tokens_details?.cached_tokens)
+  put(attrs, GEN_AI.usageReasoningOutputTokens, usage?.completion_tokens_details?.reasoning_tokens)
+  if (policy.capture) {
+    const output: OutputMessage[] = choices.map((c) => ({
+      role: 'assistant',
+      parts: [...contentParts(policy, c.text, 'output'), ...toolCallParts(policy, c.toolCalls)],
+      finish_reason: conventionFinishReason(c.finishReason),
+    }))
+    attrs[GEN_AI.outputMessages] = JSON.stringify(output)
+  }
+  const toolCalls: RequestedToolCall[] = choices.flatMap((c) =>
+    (c.toolCalls ?? []).map((t: any) => ({ id: String(t.id ?? ''), name: String(t.function?.name ?? ''), arguments: String(t.function?.arguments ?? '') })),
+  )
+  return { attributes: attrs, toolCalls }
+}

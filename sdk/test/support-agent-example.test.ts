@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { after, before, describe, test } from 'node:test'
+import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
+
+const MAIN = fileURLToPath(new URL('../examples/support-agent/main.ts', import.meta.url))
+let sieve: RunningSieve
+
+before(async () => {
+  sieve = await startSieve()
+})
+after(() => sieve.stop())
+
+async function runExample(...args: string[]) {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: sieve.url }
+  delete env.OPENAI_BASE_URL
+  delete env.OPENAI_API_KEY
+  const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, ...args], { env })
+  const traceId = /trace: ([0-9a-f]{32})/.exec(stdout)?.[1]
+  assert.ok(traceId, stdout)
+  const res = await fetch(`${sieve.url}/api/traces/${traceId}`)
+  assert.equal(res.status, 200)
+  const { trace } = (await res.json()) as { trace: { roots: any[]; spanCount: number } }
+  const agent = trace.roots[0]
+  return { stdout, agent, tools: agent.children.filter((c: any) => c.attributes['gen_ai.operation.name'] === 'execute_tool').map((c: any) => c.attributes['gen_ai.tool.name']) }
+}
+
+describe('examples/support-agent, offline with the scripted model', () => {
+  test('follows the refund policy: store credit for an order outside the window, traced in Sieve', async () => {
+    const { stdout, agent, tools } = await runExample()
+    assert.match(stdout, /scripted local model/)
+    assert.deepEqual(tools, ['check_order_status', 'lookup_customer_history', 'create_store_credit'])
+    assert.equal(agent.attributes['sieve.prompt.version'], 'refund-v3')
+    assert.equal(agent.children.filter((c: any) => c.attributes['gen_ai.operation.name'] === 'chat').length, 4)
+  })
+
+  test('--broken refunds outside the policy window', async () => {
+    const { agent, tools } = await runExample('--broken')
+    assert.deepEqual(tools, ['check_order_status', 'lookup_customer_history', 'process_refund'])
+    assert.equal(agent.attributes['sieve.prompt.version'], 'refund-v4-broken')
+    const refund = agent.children.find((c: any) => c.attributes['gen_ai.tool.name'] === 'process_refund')
+    assert.deepEqual(JSON.parse(refund.attributes['gen_ai.tool.call.arguments']), { order_id: 'A-1001', amount: 89.9 })
+    assert.match(refund.attributes['gen_ai.tool.call.id'], /^call_/)
+  })
+})
