@@ -1,12 +1,15 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, InProcessQueue, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
-import type { Config, SpanQueue } from '@sieve/core'
+import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
+import { readTrace, type Config, type SpanQueue } from '@sieve/core'
+import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
   storage: ClickHouseClient
   queue: SpanQueue
+  /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
+  queueDepth?: () => number
   metrics: CollectorMetrics
 }
 
@@ -29,10 +32,38 @@ export const ingesterPart: Part = async ({ config, queue, storage, metrics }) =>
   return { name: 'ingester', stop: () => ingester.stop() }
 }
 
-export const collectorPart: Part = async ({ config, queue, storage, metrics }) => {
+/**
+ * The deterministic scorer, on its own consumer group. The embedded queue keeps nothing across a
+ * restart, so on stop the scorer scores the traces it still holds instead of leaving them.
+ */
+export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
+  const checks = await loadChecksConfig(config.sections)
+  // With Kafka, scores also go to the scores topic, after the table.
+  const topic = config.kafka
+    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic })
+    : undefined
+  const table = clickhouseScoreSink(storage)
+  const scorer = await Scorer.start({
+    queue,
+    checks,
+    sink: topic ? fanOut(table, topic) : table,
+    options: loadScorerOptions(config.sections),
+    metrics: createScorerMetrics(metrics.registry),
+    loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
+    log: (message) => console.error(`sieve up: ${message}`),
+  })
+  return {
+    name: 'scorer',
+    async stop() {
+      await scorer.stop({ flush: true })
+      await topic?.close()
+    },
+  }
+}
+
+export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes,
-    queueDepth: queue instanceof InProcessQueue ? () => queue.depth() : undefined,
+    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
   })
   const server = await listen(app, config.host, config.port)
   return {
@@ -54,8 +85,8 @@ export const opsPart: Part = async ({ config, queue, storage, metrics }) => {
 }
 
 /**
- * The parts `sieve up` runs, in start order. The ingester subscribes before the collector
- * listens, so no accepted span waits for a consumer; on stop the collector stops accepting
+ * The parts `sieve up` runs, in start order. The ingester and the scorer subscribe before the
+ * collector listens, so no accepted span waits for a consumer; on stop the collector stops accepting
  * first, then the ingester drains what is queued.
  */
-export const parts: Part[] = [ingesterPart, collectorPart]
+export const parts: Part[] = [ingesterPart, scorerPart, collectorPart]

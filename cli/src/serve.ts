@@ -1,4 +1,5 @@
 import { once } from 'node:events'
+import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, loadConfig, migrate, type Config, type SpanQueue } from '@sieve/core'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { openQueue } from './queue.js'
@@ -47,7 +48,13 @@ export async function serve(role: Role): Promise<number> {
   }
   if (binding.warn) console.warn(`${name}: ${binding.warn}`)
 
-  const storage = await createStorage(config.clickhouse)
+  let storage: ClickHouseClient
+  try {
+    storage = await createStorage(config.clickhouse)
+  } catch (err) {
+    console.error(`${name}: ${(err as Error).message}`)
+    return 1
+  }
   const running: RunningPart[] = []
   let queue: SpanQueue | undefined
   const stop = async (): Promise<void> => {
@@ -62,10 +69,12 @@ export async function serve(role: Role): Promise<number> {
     }
     const metrics = createMetrics()
     queue = await openQueue(config, metrics, role.name)
-    for (const part of role.parts) running.push(await part({ config, storage, queue, metrics }))
+    const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
+    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics }))
   } catch (err) {
     await stop().catch(() => {})
-    throw err
+    console.error(`${name}: ${(err as Error).message}`)
+    return 1
   }
 
   const where = config.clickhouse.kind === 'embedded' ? `embedded ClickHouse in ${config.clickhouse.path}` : config.clickhouse.url

@@ -80,6 +80,10 @@ describe('sieve up', () => {
       assert.equal(trace.roots[0]?.startTimeUnixNano, '1744712660000000001')
       assert.equal(trace.roots[0]?.serviceName, 'restart-check')
       assert.match(second.output(), /OTLP\/HTTP traces: http:\/\/127\.0\.0\.1:\d+\/v1\/traces/)
+
+      const third = sieve(['up'], {})
+      assert.equal((await once(third.child, 'exit'))[0], 1)
+      assert.match(third.output(), /another `sieve up` running with this SIEVE_DATA_DIR/)
     } finally {
       assert.equal(await stop(second), 0)
     }

@@ -47,6 +47,15 @@ describe('in-process queue', () => {
     assert.deepEqual(sizes, [3, 3, 6])
   })
 
+  // The linger is ten minutes: without the fix this test runs into its timeout.
+  test('a batch that fills up while lingering goes at once instead of waiting out the linger', { timeout: 30_000 }, async () => {
+    const queue = new InProcessQueue({ lingerMs: 600_000, maxBatchSpans: 4 })
+    const sizes: number[] = []
+    await queue.subscribe({ group: 'g', gatesPublish: true, onBatch: async (b) => { sizes.push(b.length) } })
+    await Promise.all([queue.publish(spans('a', 2)), queue.publish(spans('b', 2))])
+    assert.deepEqual(sizes, [4])
+  })
+
   test('publish waits for the gating group and not for the others', async () => {
     const queue = new InProcessQueue({ lingerMs: 0 })
     const stored = gate()

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { SpanKind, SpanStatusCode, context, trace, type HrTime } from '@opentelemetry/api'
@@ -9,33 +7,22 @@ import { OTLPTraceExporter as OTLPHttpJsonExporter } from '@opentelemetry/export
 import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
-import { SPAN_KINDS, STATUS_CODES, createStorage, migrate, type Span } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue, listen, startIngester, type Ingester, type RunningServer } from '@sieve/collector'
+import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
+import type { Ingester, RunningServer } from '@sieve/collector'
+import { startPipeline } from './support/pipeline.js'
 import { sharedFile } from './support/shared-file.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'sieve-e2e-'))
 let storage: ClickHouseClient
-let queue: InProcessQueue
 let ingester: Ingester
+let stop: () => Promise<void>
 let server: RunningServer
 const API_KEY = 'e2e-key'
 
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
-  await migrate(storage, { retentionDays: 30 })
-  queue = new InProcessQueue()
-  const metrics = createMetrics()
-  ingester = await startIngester({ queue, storage, metrics })
-  server = await listen(createApp({ queue, storage, metrics, apiKeys: new Map([[API_KEY, 'agents']]), maxBodyBytes: 4 << 20 }), '127.0.0.1', 0)
+  ;({ storage, ingester, server, stop } = await startPipeline(new Map([[API_KEY, 'agents']])))
 })
 
-after(async () => {
-  await server.stop()
-  await ingester.stop()
-  await queue.close()
-  await storage.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+after(() => stop())
 
 // Explicit times with every nanosecond digit set, so any rounding shows.
 const T0 = 1_760_000_000

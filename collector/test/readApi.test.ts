@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createStorage, migrate, type Span } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue, listen, startIngester, type Ingester, type RunningServer } from '@sieve/collector'
+import type { Span } from '@sieve/core'
+import type { InProcessQueue, Ingester, RunningServer } from '@sieve/collector'
+import { startPipeline } from './support/pipeline.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'sieve-read-api-'))
 let storage: ClickHouseClient
 let queue: InProcessQueue
 let server: RunningServer
 let ingester: Ingester
+let stop: () => Promise<void>
 const keys = new Map([['key-one', 'p1'], ['key-two', 'p2']])
 const NOW = BigInt(Date.now()) * 1_000_000n
 
@@ -46,23 +44,12 @@ async function get(path: string, key?: string): Promise<{ status: number; body: 
 }
 
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
-  await migrate(storage, { retentionDays: 30 })
-  queue = new InProcessQueue()
-  const metrics = createMetrics()
-  ingester = await startIngester({ queue, storage, metrics })
-  server = await listen(createApp({ queue, storage, apiKeys: keys, maxBodyBytes: 1 << 20, metrics, queueDepth: () => queue.depth() }), '127.0.0.1', 0)
+  ;({ storage, queue, ingester, server, stop } = await startPipeline(keys))
   await queue.publish([...trace1, ...trace2])
   await ingester.flush()
 })
 
-after(async () => {
-  await server.stop()
-  await ingester.stop()
-  await queue.close()
-  await storage.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+after(() => stop())
 
 describe('read API', () => {
   test('a trace comes back as a span tree with attributes and events', async () => {

@@ -73,7 +73,11 @@ export function genAiFields(span: Span): GenAiFields {
 export const LLM_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'generate_content', 'text_completion', 'embeddings'])
 
 export function isLlmSpan(span: Span): boolean {
-  const f = genAiFields(span)
+  return isLlmCall(genAiFields(span))
+}
+
+/** `isLlmSpan` for callers that already extracted the span's fields. */
+export function isLlmCall(f: GenAiFields): boolean {
   return LLM_OPERATIONS.has(f.operation) || (!f.operation && (f.requestModel !== '' || f.system !== ''))
 }
 

@@ -125,6 +125,14 @@ describe('spans', () => {
     assert.equal((await readTrace(client, 'p1', traceId))?.spans[0]?.startTimeUnixNano, '1544712660000000000')
   })
 
+  test('rewriting the rollup of many thousands of traces at once stays within the query size limit', async () => {
+    const traceIds = Array.from({ length: 9000 }, (_, i) => i.toString(16).padStart(32, 'f'))
+    await insertSpans(client, [span({ traceId: traceIds[8999]!, spanId: 'cccccccccccccccc' })])
+    await refreshTraceRollups(client, traceIds.map((traceId) => ({ projectId: 'p1', traceId })))
+    const rows = (await listTraces(client, 'p1', { limit: 1000 })).filter((t) => t.traceId === traceIds[8999])
+    assert.equal(rows.length, 1)
+  })
+
   test('reads see only the asked project', async () => {
     const root = span()
     assert.equal(await readTrace(client, 'other', root.traceId), undefined)

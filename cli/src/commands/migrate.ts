@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, loadConfig, migrate } from '@sieve/core'
 import type { Command } from '../command.js'
 
@@ -8,7 +9,13 @@ export const migrateCommand: Command = {
   options: {},
   async run() {
     const config = loadConfig()
-    const storage = await createStorage(config.clickhouse)
+    let storage: ClickHouseClient
+    try {
+      storage = await createStorage(config.clickhouse)
+    } catch (err) {
+      console.error(`sieve migrate: ${(err as Error).message}`)
+      return 1
+    }
     try {
       const result = await migrate(storage, { retentionDays: config.retentionDays })
       console.log(result.applied.length ? `applied: ${result.applied.join(', ')}` : 'schema up to date')
@@ -16,6 +23,9 @@ export const migrateCommand: Command = {
         console.log(`retention set to ${config.retentionDays} days on: ${result.retentionUpdated.join(', ')}`)
       }
       return 0
+    } catch (err) {
+      console.error(`sieve migrate: ${(err as Error).message}`)
+      return 1
     } finally {
       await storage.close()
     }

@@ -5,6 +5,12 @@ export interface RollupRefresherOptions {
   storage: ClickHouseClient
   /** Most traces rewritten by one statement. */
   maxTracesPerRefresh?: number
+  /**
+   * Least time between the starts of two rewrites. Rewriting many traces at once reads each
+   * touched granule of `spans` once for all of them, so under load gathering for a while costs
+   * far less than rewriting after every batch; an idle ingester still rewrites at once.
+   */
+  minIntervalMs?: number
   retryInitialMs?: number
   retryMaxMs?: number
   onError?: (error: unknown) => void
@@ -15,9 +21,9 @@ export interface RollupRefresherOptions {
 /**
  * Keeps the `traces` rollup in step with `spans` off the acknowledgement path: traces touched by
  * stored batches are marked dirty and rewritten from `spans FINAL` by one loop. While a rewrite
- * runs, newly touched traces gather and go into the next one (the same group commit as the
- * queue), so under load one statement covers many batches, and when idle a trace is rewritten
- * right after its spans are stored. A failed rewrite keeps its traces dirty and is retried.
+ * runs (or `minIntervalMs` has not passed), newly touched traces gather and go into the next one,
+ * so under load one statement covers many batches, and when idle a trace is rewritten right
+ * after its spans are stored. A failed rewrite keeps its traces dirty and is retried.
  */
 export class RollupRefresher {
   private dirty = new Map<string, TraceKey>()
@@ -25,9 +31,12 @@ export class RollupRefresher {
   private waiters = new Map<string, (() => void)[]>()
   private running: Promise<void> | undefined
   private readonly maxTraces: number
+  private readonly minIntervalMs: number
+  private lastStart = -Infinity
 
   constructor(private readonly options: RollupRefresherOptions) {
     this.maxTraces = options.maxTracesPerRefresh ?? 10_000
+    this.minIntervalMs = options.minIntervalMs ?? 2000
   }
 
   /**
@@ -66,6 +75,9 @@ export class RollupRefresher {
   private async loop(): Promise<void> {
     let delay = this.options.retryInitialMs ?? 100
     while (this.dirty.size > 0) {
+      const wait = this.lastStart + this.minIntervalMs - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      this.lastStart = performance.now()
       const batch = [...this.dirty.entries()].slice(0, this.maxTraces)
       const waiting = new Map<string, (() => void)[]>()
       for (const [id] of batch) {

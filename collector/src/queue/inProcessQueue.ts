@@ -124,11 +124,12 @@ export class InProcessQueue implements SpanQueue {
   }
 
   private schedule(group: Group): void {
-    if (group.busy || group.timer || group.entries.length === 0) return
+    if (group.busy || group.entries.length === 0) return
     if (group.depth >= this.maxBatchSpans || this.lingerMs === 0) {
       void this.run(group)
       return
     }
+    if (group.timer) return
     group.timer = setTimeout(() => {
       group.timer = undefined
       void this.run(group)

@@ -34,7 +34,10 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
       mkdirSync(path, { recursive: true })
       connection = createChdbConnection({ path })
     } catch (err) {
-      throw new StorageError(`cannot open the embedded ClickHouse engine at ${path}: ${(err as Error).message}`)
+      throw new StorageError(
+        `cannot open the embedded ClickHouse engine at ${path} (${(err as Error).message}). ` +
+          'Only one process can use a data directory: is another `sieve up` running with this SIEVE_DATA_DIR?',
+      )
     }
     // chDB ignores the client's `database` setting; its session keeps the database chosen by USE.
     const client = createClient({ connection } as Parameters<typeof createClient>[0])

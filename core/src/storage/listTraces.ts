@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-/** One row of the `traces` rollup as the read API and the dashboard show it. */
+/** One row of the `traces` rollup as the read API and the dashboard show it (token sums are exact up to 2^53). */
 export interface TraceSummary {
   projectId: string
   traceId: string
@@ -39,7 +39,7 @@ export async function listTraces(client: ClickHouseClient, projectId: string, qu
         toString(toUnixTimestamp64Nano(start_time)) AS startTimeUnixNano,
         toString(toUnixTimestamp64Nano(end_time)) AS endTimeUnixNano, toString(duration_ns) AS durationNs,
         span_count AS spanCount, llm_call_count AS llmCallCount, tool_call_count AS toolCallCount,
-        error_count AS errorCount, toUInt32(input_tokens) AS inputTokens, toUInt32(output_tokens) AS outputTokens,
+        error_count AS errorCount, toFloat64(input_tokens) AS inputTokens, toFloat64(output_tokens) AS outputTokens,
         agent_name AS agentName, agent_version AS agentVersion, prompt_version AS promptVersion, model,
         session_id AS sessionId, user_id AS userId, environment
       FROM traces FINAL

@@ -20,8 +20,22 @@ const llm = [...LLM_OPERATIONS].map(literal).join(', ')
  * newest row per trace.
  */
 export async function refreshTraceRollups(client: ClickHouseClient, keys: readonly TraceKey[]): Promise<void> {
-  if (keys.length === 0) return
-  const tuples = keys.map((k) => `(${literal(k.projectId)}, ${literal(k.traceId)})`).join(', ')
+  const byProject = new Map<string, string[]>()
+  for (const { projectId, traceId } of keys) {
+    const ids = byProject.get(projectId) ?? []
+    if (ids.push(traceId) === 1) byProject.set(projectId, ids)
+  }
+  for (const [projectId, traceIds] of byProject) {
+    for (let i = 0; i < traceIds.length; i += TRACES_PER_STATEMENT) {
+      await rewrite(client, projectId, traceIds.slice(i, i + TRACES_PER_STATEMENT))
+    }
+  }
+}
+
+/** Keeps each statement well under ClickHouse's max_query_size (256 KiB). */
+const TRACES_PER_STATEMENT = 2000
+
+async function rewrite(client: ClickHouseClient, projectId: string, traceIds: string[]): Promise<void> {
   await client.command({
     query: `INSERT INTO traces (project_id, trace_id, service_name, root_span_id, root_name, start_time, end_time,
         duration_ns, span_count, llm_call_count, tool_call_count, error_count, input_tokens, output_tokens,
@@ -42,7 +56,7 @@ export async function refreshTraceRollups(client: ClickHouseClient, keys: readon
         argMinIf(if(response_model != '', response_model, request_model), start_time, request_model != '' OR response_model != '') AS r_model,
         ${fromRoot('session_id')}, ${fromRoot('user_id')}, ${fromRoot('environment')}
       FROM spans FINAL
-      WHERE (project_id, trace_id) IN (${tuples})
+      WHERE project_id = ${literal(projectId)} AND trace_id IN (${traceIds.map(literal).join(', ')})
       GROUP BY project_id, trace_id`,
   })
 }

@@ -1,0 +1,270 @@
+import type { AttributeValue, Attributes, Span } from './span.js'
+
+/**
+ * The conversation content of a span (prompts, answers, tool calls), read from whichever shape
+ * the instrumentation used: the current `gen_ai.input.messages` / `gen_ai.output.messages` /
+ * `gen_ai.system_instructions` attributes (or the `gen_ai.client.inference.operation.details`
+ * event carrying them), the deprecated per-message events (`gen_ai.user.message`, `gen_ai.choice`,
+ * ...), and the older `gen_ai.prompt` / `gen_ai.completion` attributes, including their
+ * OpenLLMetry-style indexed form (`gen_ai.prompt.0.content`). Content is opt-in in the
+ * conventions, so every function here returns empty results rather than failing when it is absent.
+ */
+
+export type MessagePart =
+  | { type: 'text'; content: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: unknown }
+  | { type: 'tool_call_response'; id: string; response: unknown }
+  | { type: 'other'; kind: string; value: unknown }
+
+export interface ChatMessage {
+  role: string
+  parts: MessagePart[]
+  finishReason: string
+}
+
+export interface SpanContent {
+  systemInstructions: string
+  input: ChatMessage[]
+  output: ChatMessage[]
+}
+
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
+
+/** Attribute values that hold JSON are often sent as strings (OTel attributes cannot nest). */
+export function parseJsonValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  const trimmed = value.trim()
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return value
+  try {
+    return JSON.parse(trimmed)
+  } catch {
+    return value
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
+
+function normalizePart(raw: unknown): MessagePart | undefined {
+  if (typeof raw === 'string') return { type: 'text', content: raw }
+  if (!raw || typeof raw !== 'object') return undefined
+  const p = raw as Record<string, unknown>
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+      if (p.type === 'reasoning') return { type: 'other', kind: 'reasoning', value: p.content }
+      return { type: 'text', content: str(p.content ?? p.text) }
+    case 'tool_call':
+      return { type: 'tool_call', id: str(p.id), name: str(p.name), arguments: parseJsonValue(p.arguments) }
+    case 'tool_call_response':
+      // The spec example writes `result`, the JSON schema `response`: accept both.
+      return { type: 'tool_call_response', id: str(p.id), response: parseJsonValue(p.response ?? p.result) }
+    default:
+      return { type: 'other', kind: str(p.type), value: p }
+  }
+}
+
+/** One message in the current schema ({role, parts}) or the OpenAI chat shape ({role, content, tool_calls}). */
+function normalizeMessage(raw: unknown, fallbackRole: string): ChatMessage | undefined {
+  if (typeof raw === 'string') return { role: fallbackRole, parts: [{ type: 'text', content: raw }], finishReason: '' }
+  if (!raw || typeof raw !== 'object') return undefined
+  const m = raw as Record<string, unknown>
+  const role = str(m.role) || fallbackRole
+  const finishReason = str(m.finish_reason ?? m.finishReason)
+  const parts: MessagePart[] = []
+  if (Array.isArray(m.parts)) {
+    for (const p of m.parts) {
+      const part = normalizePart(p)
+      if (part) parts.push(part)
+    }
+  } else {
+    const content = parseJsonValue(m.content)
+    if (Array.isArray(content)) {
+      for (const c of content) {
+        const part = normalizePart(c)
+        if (part) parts.push(part)
+      }
+    } else if (content !== undefined && content !== null && content !== '') {
+      parts.push(role === 'tool' ? { type: 'tool_call_response', id: str(m.tool_call_id ?? m.id), response: content } : { type: 'text', content: str(content) })
+    }
+    const toolCalls = parseJsonValue(m.tool_calls)
+    if (Array.isArray(toolCalls)) {
+      for (const call of toolCalls as Record<string, unknown>[]) {
+        const fn = (call.function ?? call) as Record<string, unknown>
+        parts.push({ type: 'tool_call', id: str(call.id), name: str(fn.name), arguments: parseJsonValue(fn.arguments) })
+      }
+    }
+  }
+  return { role, parts, finishReason }
+}
+
+/** How attribute text becomes values; callers reading many spans of one trace may memoize it. */
+export type ContentParser = (value: unknown, attribute: string) => unknown
+
+const defaultParser: ContentParser = (value) => parseJsonValue(value)
+
+function messageList(value: unknown, fallbackRole: string, parse: ContentParser = defaultParser, attribute = ''): ChatMessage[] {
+  const parsed = parse(value, attribute)
+  if (parsed === undefined || parsed === null || parsed === '') return []
+  const items = Array.isArray(parsed) ? parsed : [parsed]
+  const out: ChatMessage[] = []
+  for (const item of items) {
+    const message = normalizeMessage(item, fallbackRole)
+    if (message) out.push(message)
+  }
+  return out
+}
+
+function instructionsText(value: unknown, parse: ContentParser = defaultParser): string {
+  const parsed = parse(value, 'gen_ai.system_instructions')
+  if (parsed === undefined || parsed === null) return ''
+  if (typeof parsed === 'string') return parsed
+  const items = Array.isArray(parsed) ? parsed : [parsed]
+  return items
+    .map((p) => normalizePart(p))
+    .map((p) => (p?.type === 'text' ? p.content : ''))
+    .filter(Boolean)
+    .join('\n')
+}
+
+/** `gen_ai.prompt.0.role`, `gen_ai.prompt.0.content`, ... into a message list. */
+function indexedMessages(attributes: Attributes, prefix: string, fallbackRole: string): ChatMessage[] {
+  const byIndex = new Map<number, Record<string, AttributeValue>>()
+  const head = `${prefix}.`
+  for (const [key, value] of Object.entries(attributes)) {
+    if (!key.startsWith(head)) continue
+    const rest = key.slice(head.length)
+    const dot = rest.indexOf('.')
+    if (dot <= 0) continue
+    const index = Number(rest.slice(0, dot))
+    if (!Number.isInteger(index)) continue
+    const entry = byIndex.get(index) ?? {}
+    entry[rest.slice(dot + 1)] = value
+    byIndex.set(index, entry)
+  }
+  return [...byIndex.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, m]) => normalizeMessage(m, fallbackRole))
+    .filter((m): m is ChatMessage => m !== undefined)
+}
+
+const DEPRECATED_EVENT_ROLES: Record<string, string> = {
+  'gen_ai.system.message': 'system',
+  'gen_ai.user.message': 'user',
+  'gen_ai.assistant.message': 'assistant',
+  'gen_ai.tool.message': 'tool',
+}
+
+function eventBody(attributes: Attributes): Record<string, unknown> {
+  const body = parseJsonValue(attributes['gen_ai.event.content'] ?? attributes['event.body'])
+  return body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>), ...attributes } : attributes
+}
+
+export function spanContent(span: Span, parse: ContentParser = defaultParser): SpanContent {
+  const a = span.attributes
+  let systemInstructions = instructionsText(a['gen_ai.system_instructions'], parse)
+  let input = messageList(a['gen_ai.input.messages'], 'user', parse, 'gen_ai.input.messages')
+  let output = messageList(a['gen_ai.output.messages'], 'assistant', parse, 'gen_ai.output.messages')
+
+  for (const event of span.events) {
+    if (event.name === DETAILS_EVENT) {
+      if (!systemInstructions) systemInstructions = instructionsText(event.attributes['gen_ai.system_instructions'])
+      if (!input.length) input = messageList(event.attributes['gen_ai.input.messages'], 'user')
+      if (!output.length) output = messageList(event.attributes['gen_ai.output.messages'], 'assistant')
+    }
+  }
+
+  if (!input.length && !output.length) {
+    const deprecatedInput: ChatMessage[] = []
+    const deprecatedOutput: ChatMessage[] = []
+    for (const event of span.events) {
+      const role = DEPRECATED_EVENT_ROLES[event.name]
+      const body = eventBody(event.attributes)
+      if (role) {
+        const message = normalizeMessage({ role, ...body }, role)
+        if (message) deprecatedInput.push(message)
+      } else if (event.name === 'gen_ai.choice') {
+        const message = normalizeMessage(parseJsonValue(body.message) ?? body, 'assistant')
+        if (message) deprecatedOutput.push({ ...message, finishReason: message.finishReason || str(body.finish_reason) })
+      }
+    }
+    input = deprecatedInput
+    output = deprecatedOutput
+  }
+
+  if (!input.length) input = messageList(a['gen_ai.prompt'], 'user')
+  if (!output.length) output = messageList(a['gen_ai.completion'], 'assistant')
+  if (!input.length) input = indexedMessages(a, 'gen_ai.prompt', 'user')
+  if (!output.length) output = indexedMessages(a, 'gen_ai.completion', 'assistant')
+
+  if (!systemInstructions) {
+    const system = input.filter((m) => m.role === 'system')
+    systemInstructions = system.map(messageText).join('\n')
+  }
+  return { systemInstructions, input: input.filter((m) => m.role !== 'system'), output }
+}
+
+/** The text parts of a message, joined. */
+export function messageText(message: ChatMessage): string {
+  let text = ''
+  for (const part of message.parts) {
+    if (part.type !== 'text' || !part.content) continue
+    text = text ? `${text}\n${part.content}` : part.content
+  }
+  return text
+}
+
+/** `gen_ai.response.finish_reasons` plus the finish reasons of the output messages. */
+export function finishReasons(span: Span, content: SpanContent = spanContent(span)): string[] {
+  const declared = parseJsonValue(span.attributes['gen_ai.response.finish_reasons'])
+  const reasons = Array.isArray(declared) ? declared.map(str) : typeof declared === 'string' && declared ? [declared] : []
+  for (const m of content.output) if (m.finishReason) reasons.push(m.finishReason)
+  return [...new Set(reasons)]
+}
+
+export interface ToolInvocation {
+  spanId: string
+  name: string
+  callId: string
+  /** Parsed JSON when the arguments were JSON text; the raw value otherwise; undefined when not captured. */
+  arguments: unknown
+  /** The raw text of the arguments, to report arguments that do not parse. */
+  rawArguments: string | undefined
+  result: unknown
+  error: string
+  startTimeUnixNano: string
+}
+
+/** An `execute_tool` span as a tool invocation. */
+export function toolInvocation(span: Span): ToolInvocation {
+  const a = span.attributes
+  const rawArgs = a['gen_ai.tool.call.arguments']
+  const error =
+    span.status.code === 'ERROR'
+      ? span.status.message || str(a['error.type']) || 'error status'
+      : str(a['error.type'])
+  return {
+    spanId: span.spanId,
+    name: str(a['gen_ai.tool.name']),
+    callId: str(a['gen_ai.tool.call.id']),
+    arguments: parseJsonValue(rawArgs),
+    rawArguments: rawArgs === undefined || rawArgs === null ? undefined : str(rawArgs),
+    result: parseJsonValue(a['gen_ai.tool.call.result']),
+    error,
+    startTimeUnixNano: span.startTimeUnixNano,
+  }
+}
+
+/** Tool definitions offered to the model on this span (`gen_ai.tool.definitions`): name → JSON schema of its parameters. */
+export function toolDefinitions(span: Span, parse: ContentParser = defaultParser): Map<string, unknown> {
+  const defs = new Map<string, unknown>()
+  const parsed = parse(span.attributes['gen_ai.tool.definitions'], 'gen_ai.tool.definitions')
+  if (!Array.isArray(parsed)) return defs
+  for (const raw of parsed) {
+    if (!raw || typeof raw !== 'object') continue
+    const d = raw as Record<string, unknown>
+    const fn = (d.function && typeof d.function === 'object' ? d.function : d) as Record<string, unknown>
+    const name = str(fn.name)
+    if (name) defs.set(name, parseJsonValue(fn.parameters ?? fn.input_schema ?? fn.inputSchema))
+  }
+  return defs
+}

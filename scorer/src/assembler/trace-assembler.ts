@@ -1,0 +1,256 @@
+import type { QueuedSpan, Span, Trace } from '@sieve/core'
+import { z } from 'zod'
+
+/**
+ * Turns the span stream into whole traces. No I/O and an injected clock: the scorer drives it.
+ *
+ * - A trace closes when its root span has arrived (spans are exported when they end) and no span
+ *   of it arrived for `quietPeriodMs`; or, as incomplete, when `maxTraceAgeMs` passed since its
+ *   first span without its root; or, as incomplete, when it is the oldest open trace and the
+ *   open traces exceed `maxOpenTraces` / `maxOpenSpans` (an eviction).
+ * - Offsets: for each partition, `commitPoints()` gives the offset of the oldest span of any trace
+ *   not yet finished (open, closed, or being scored); everything before it may be committed. A
+ *   crash therefore re-delivers every span of every unfinished trace: re-scored, never skipped.
+ * - Late spans: the spans of the last `rememberSpans` spans' worth of scored traces are kept. A
+ *   new span of such a trace reopens it with all its spans; it is scored again when it closes,
+ *   and the new scores replace the old ones (same check version, same row key). A late span of a
+ *   trace no longer remembered starts a new, rootless trace; the scorer may complete it from
+ *   storage when it closes (see Scorer's `loadStoredTrace`). A span already seen is ignored.
+ */
+export const assemblerOptionsSchema = z
+  .object({
+    quietPeriodMs: z.number().int().min(0).default(3000),
+    maxTraceAgeMs: z.number().int().positive().default(300_000),
+    maxOpenTraces: z.number().int().positive().default(50_000),
+    maxOpenSpans: z.number().int().positive().default(1_000_000),
+    rememberSpans: z.number().int().min(0).default(200_000),
+  })
+  .strict()
+
+export type AssemblerOptions = z.output<typeof assemblerOptionsSchema>
+
+export type CloseReason = 'complete' | 'max_age' | 'evicted'
+
+export interface ClosedTrace {
+  trace: Trace
+  reason: CloseReason
+  /** Scored before: this closing re-scores it (its scores replace the earlier ones). */
+  rescore: boolean
+  /** Assembler time (ms) when the last span of the trace arrived. */
+  lastArrivalMs: number
+}
+
+interface Pending {
+  key: string
+  projectId: string
+  traceId: string
+  spans: Map<string, Span>
+  hasRoot: boolean
+  partition: number
+  /** Oldest offset of a span of this trace not yet committed. */
+  firstOffset: bigint
+  firstSeenMs: number
+  lastSeenMs: number
+  rescore: boolean
+}
+
+const keyOf = (span: Span): string => `${span.projectId}\u0000${span.traceId}`
+
+export class TraceAssembler {
+  readonly options: AssemblerOptions
+  /** Open traces in order of last activity (a Map keeps insertion order; a touched trace moves to the end). */
+  private readonly open = new Map<string, Pending>()
+  /** Quiet but rootless, waiting for their root or their maximum age, in order of going quiet. */
+  private readonly waiting = new Map<string, Pending>()
+  private readonly ready: { pending: Pending; reason: CloseReason }[] = []
+  /** Handed out by takeReady(), not yet finished() or failed(). */
+  private readonly inFlight = new Set<Pending>()
+  /** Closed (ready or in flight) by trace key: a span arriving now reopens the trace with these spans. */
+  private readonly closing = new Map<string, Pending>()
+  /** Which pending entry a handed-out trace came from. */
+  private readonly handedOut = new WeakMap<ClosedTrace, Pending>()
+  /** Scored traces whose spans are kept for late spans, oldest first. */
+  private readonly recent = new Map<string, Span[]>()
+  private recentSpans = 0
+  private openSpanCount = 0
+  private readonly highest = new Map<number, bigint>()
+  private readonly committed = new Map<number, bigint>()
+  evictions = 0
+  lateSpans = 0
+
+  constructor(options: Partial<AssemblerOptions> = {}, private readonly now: () => number = Date.now) {
+    this.options = assemblerOptionsSchema.parse(options)
+  }
+
+  get openTraces(): number {
+    return this.open.size + this.waiting.size
+  }
+
+  get openSpans(): number {
+    return this.openSpanCount
+  }
+
+  add(batch: readonly QueuedSpan[]): void {
+    const now = this.now()
+    for (const { span, partition, offset } of batch) {
+      const position = BigInt(offset)
+      if (position > (this.highest.get(partition) ?? -1n)) this.highest.set(partition, position)
+      const key = keyOf(span)
+      let pending = this.open.get(key) ?? this.waiting.get(key)
+      if (pending) {
+        this.open.delete(key)
+        this.waiting.delete(key)
+      } else {
+        pending = this.reopen(key, span, partition, position, now)
+        if (!pending) continue
+      }
+      if (!pending.spans.has(span.spanId)) {
+        pending.spans.set(span.spanId, span)
+        this.openSpanCount++
+        if (span.parentSpanId === '') pending.hasRoot = true
+      }
+      if (position < pending.firstOffset) pending.firstOffset = position
+      pending.lastSeenMs = now
+      this.open.set(key, pending)
+      // A trace that keeps growing past its maximum age closes now rather than never.
+      if (now - pending.firstSeenMs >= this.options.maxTraceAgeMs) this.close(pending, pending.hasRoot ? 'complete' : 'max_age')
+    }
+    this.enforceLimits()
+  }
+
+  /** A new pending trace for a span with no open trace: fresh, or a scored trace receiving a late span. */
+  private reopen(key: string, span: Span, partition: number, position: bigint, now: number): Pending | undefined {
+    const closing = this.closing.get(key)
+    const remembered = closing ? [...closing.spans.values()] : this.recent.get(key)
+    const pending: Pending = {
+      key, projectId: span.projectId, traceId: span.traceId, spans: new Map(), hasRoot: false, partition,
+      firstOffset: position, firstSeenMs: now, lastSeenMs: now, rescore: false,
+    }
+    if (remembered) {
+      if (remembered.some((s) => s.spanId === span.spanId)) return undefined // re-delivered, already scored
+      if (!closing) {
+        this.recent.delete(key)
+        this.recentSpans -= remembered.length
+      }
+      for (const s of remembered) {
+        pending.spans.set(s.spanId, s)
+        if (s.parentSpanId === '') pending.hasRoot = true
+      }
+      this.openSpanCount += remembered.length
+      pending.rescore = true
+      this.lateSpans++
+    }
+    return pending
+  }
+
+  private close(pending: Pending, reason: CloseReason): void {
+    this.open.delete(pending.key)
+    this.waiting.delete(pending.key)
+    this.openSpanCount -= pending.spans.size
+    this.closing.set(pending.key, pending)
+    this.ready.push({ pending, reason })
+  }
+
+  private enforceLimits(): void {
+    const { maxOpenTraces, maxOpenSpans } = this.options
+    while (this.openTraces > maxOpenTraces || (this.openSpanCount > maxOpenSpans && this.openTraces > 0)) {
+      const oldest = this.waiting.values().next().value ?? this.open.values().next().value
+      if (!oldest) break
+      this.evictions++
+      this.close(oldest, 'evicted')
+    }
+  }
+
+  /** Closes every open trace now: complete when its root arrived, else incomplete (at shutdown). */
+  closeAll(): void {
+    for (const pending of [...this.open.values(), ...this.waiting.values()]) this.close(pending, pending.hasRoot ? 'complete' : 'max_age')
+  }
+
+  /** Closes what is due and hands out every closed trace; they stay unfinished until finished() or failed(). */
+  takeReady(): ClosedTrace[] {
+    const now = this.now()
+    const { quietPeriodMs, maxTraceAgeMs } = this.options
+    for (const pending of this.open.values()) {
+      if (now - pending.lastSeenMs < quietPeriodMs) break
+      if (pending.hasRoot) this.close(pending, 'complete')
+      else {
+        this.open.delete(pending.key)
+        this.waiting.set(pending.key, pending)
+      }
+    }
+    for (const pending of this.waiting.values()) {
+      if (now - pending.firstSeenMs >= maxTraceAgeMs) this.close(pending, 'max_age')
+    }
+    const out: ClosedTrace[] = []
+    for (const { pending, reason } of this.ready.splice(0)) {
+      this.inFlight.add(pending)
+      out.push({
+        trace: {
+          projectId: pending.projectId,
+          traceId: pending.traceId,
+          spans: [...pending.spans.values()],
+          complete: reason !== 'evicted' && pending.hasRoot,
+        },
+        reason,
+        rescore: pending.rescore,
+        lastArrivalMs: pending.lastSeenMs,
+      })
+      this.handedOut.set(out[out.length - 1]!, pending)
+    }
+    return out
+  }
+
+  /** The traces are scored and their scores stored: release their offsets, remember their spans. */
+  finished(traces: readonly ClosedTrace[]): void {
+    for (const closed of traces) {
+      const pending = this.handedOut.get(closed)
+      if (!pending || !this.inFlight.delete(pending)) continue
+      if (this.closing.get(pending.key) === pending) this.closing.delete(pending.key)
+      if (this.options.rememberSpans > 0 && !this.open.has(pending.key) && !this.waiting.has(pending.key)) {
+        const spans = [...pending.spans.values()]
+        this.recent.delete(pending.key)
+        this.recent.set(pending.key, spans)
+        this.recentSpans += spans.length
+        for (const [key, old] of this.recent) {
+          if (this.recentSpans <= this.options.rememberSpans) break
+          this.recent.delete(key)
+          this.recentSpans -= old.length
+        }
+      }
+    }
+  }
+
+  /** Scoring or storing failed: hand the traces out again on the next takeReady(). */
+  failed(traces: readonly ClosedTrace[]): void {
+    for (const closed of traces) {
+      const pending = this.handedOut.get(closed)
+      if (!pending || !this.inFlight.delete(pending)) continue
+      this.ready.push({ pending, reason: closed.reason })
+    }
+  }
+
+  /**
+   * Per partition, the offset up to which everything is finished (exclusive), when it moved since
+   * the last call: the oldest offset of an unfinished trace, else one past the highest offset seen.
+   */
+  commitPoints(): Map<number, string> {
+    const oldest = new Map<number, bigint>()
+    const consider = (p: Pending) => {
+      const current = oldest.get(p.partition)
+      if (current === undefined || p.firstOffset < current) oldest.set(p.partition, p.firstOffset)
+    }
+    for (const p of this.open.values()) consider(p)
+    for (const p of this.waiting.values()) consider(p)
+    for (const p of this.inFlight) consider(p)
+    for (const { pending } of this.ready) consider(pending)
+    const points = new Map<number, string>()
+    for (const [partition, highest] of this.highest) {
+      const point = oldest.get(partition) ?? highest + 1n
+      if (point > (this.committed.get(partition) ?? -1n)) {
+        this.committed.set(partition, point)
+        points.set(partition, point.toString())
+      }
+    }
+    return points
+  }
+}

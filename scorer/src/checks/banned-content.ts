@@ -1,0 +1,62 @@
+import { z } from 'zod'
+import { traceView } from '../trace/view.js'
+import { defineCheck } from './check.js'
+import { regexParam } from './regex-param.js'
+
+/** Defaults that are wrong in any product's answers: boilerplate refusals of old models and leaked secrets. */
+export const DEFAULT_BANNED_PHRASES = ['as an ai language model']
+export const DEFAULT_BANNED_PATTERNS = [
+  '\\bsk-[A-Za-z0-9_-]{20,}', // OpenAI-style API keys
+  '\\bAKIA[0-9A-Z]{16}\\b', // AWS access key ids
+  '-----BEGIN [A-Z ]*PRIVATE KEY-----',
+]
+
+const compiled = new Map<string, RegExp>()
+function compile(source: string): RegExp {
+  let re = compiled.get(source)
+  if (!re) {
+    re = new RegExp(source, 'iu')
+    compiled.set(source, re)
+  }
+  return re
+}
+
+const excerpt = (text: string, at: number, length: number): string =>
+  text.slice(Math.max(0, at - 30), Math.min(text.length, at + length + 30)).replace(/\s+/g, ' ')
+
+export const bannedContent = defineCheck({
+  name: 'banned_content',
+  version: '1',
+  description: 'No assistant output contains a banned phrase (case-insensitive) or matches a banned pattern.',
+  params: z.object({
+    phrases: z.array(z.string().min(1)).default(DEFAULT_BANNED_PHRASES),
+    patterns: z.array(regexParam).default(DEFAULT_BANNED_PATTERNS),
+  }),
+  evaluate(trace, { phrases, patterns }) {
+    const texts = traceView(trace).assistantTexts
+    if (!texts.length) return { skipped: 'no assistant output captured' }
+    const lowered = phrases.map((p) => p.toLowerCase())
+    const matches: { spanId: string; phrase: string; excerpt: string }[] = []
+    for (const { spanId, text } of texts) {
+      const lower = text.toLowerCase()
+      lowered.forEach((phrase, i) => {
+        const at = lower.indexOf(phrase)
+        if (at >= 0) matches.push({ spanId, phrase: phrases[i]!, excerpt: excerpt(text, at, phrase.length) })
+      })
+      for (const source of patterns) {
+        const m = compile(source).exec(text)
+        if (m) matches.push({ spanId, phrase: source, excerpt: excerpt(text, m.index, m[0].length) })
+      }
+    }
+    return {
+      value: matches.length ? 0 : 1,
+      passed: matches.length === 0,
+      detail: {
+        message: matches.length
+          ? matches.map((m) => `banned '${m.phrase}' in span ${m.spanId}: "${m.excerpt}"`).join('; ')
+          : `no banned phrase in ${texts.length} assistant outputs`,
+        matches,
+      },
+    }
+  },
+})

@@ -1,0 +1,45 @@
+import type { Trace } from '@sieve/core'
+import { isSkipped, type CheckResult, type CheckSkipped } from './checks/check.js'
+import type { ChecksConfig, ConfiguredCheck } from './config/checks-config.js'
+import { traceView } from './trace/view.js'
+
+export interface ScoredCheck extends CheckResult {
+  configHash: string
+  /** Set when the check itself threw: stored as an error row, never as a low score. */
+  error?: string
+}
+
+export interface TraceScore {
+  trace: Trace
+  profile: string
+  agentName: string
+  serviceName: string
+  results: ScoredCheck[]
+  skipped: CheckSkipped[]
+}
+
+function runOne(trace: Trace, configured: ConfiguredCheck): ScoredCheck | CheckSkipped {
+  const { check, params, configHash } = configured
+  try {
+    const outcome = check.run(trace, params)
+    if (isSkipped(outcome)) return outcome
+    return { name: outcome.name, version: outcome.version, value: outcome.value, passed: outcome.passed, detail: outcome.detail, configHash }
+  } catch (err) {
+    const message = `check ${check.name} failed to run: ${(err as Error).message}`
+    return { name: check.name, version: check.version, value: 0, passed: false, detail: { message }, configHash, error: message }
+  }
+}
+
+/** Runs the checks configured for the trace's agent. */
+export function scoreTrace(trace: Trace, config: ChecksConfig): TraceScore {
+  const view = traceView(trace)
+  const profile = config.profileFor(view.agentName, view.serviceName)
+  const results: ScoredCheck[] = []
+  const skipped: CheckSkipped[] = []
+  for (const configured of profile.checks) {
+    const outcome = runOne(trace, configured)
+    if ('skipped' in outcome) skipped.push(outcome)
+    else results.push(outcome)
+  }
+  return { trace, profile: profile.name, agentName: view.agentName, serviceName: view.serviceName, results, skipped }
+}

@@ -1,0 +1,55 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { ScoreRecord } from './score-record.js'
+import type { ScoreSink } from './score-sink.js'
+
+function decimalSeconds(nanos: string): string {
+  const n = BigInt(nanos)
+  return `${n / 1_000_000_000n}.${(n % 1_000_000_000n).toString().padStart(9, '0')}`
+}
+
+/** A record as a row of the `scores` table. */
+export function scoreRow(r: ScoreRecord): Record<string, string | number> {
+  return {
+    project_id: r.projectId,
+    trace_id: r.traceId,
+    span_id: r.spanId,
+    scorer_name: r.scorerName,
+    kind: r.kind,
+    scorer_version: r.scorerVersion,
+    config_hash: r.configHash,
+    value: r.value,
+    passed: r.passed ? 1 : 0,
+    detail: r.detail,
+    evaluation_name: r.evaluationName,
+    evaluation_label: r.evaluationLabel,
+    evaluation_explanation: r.evaluationExplanation,
+    judge_model: r.judgeModel,
+    prompt_version: r.promptVersion,
+    rubric_id: r.rubricId,
+    rubric_version: r.rubricVersion,
+    evidence: r.evidence,
+    sample_reason: r.sampleReason,
+    cost_usd: r.costUsd,
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    error: r.error,
+    trace_start_time: decimalSeconds(r.traceStartTimeUnixNano),
+    service_name: r.serviceName,
+    agent_version: r.agentVersion,
+    trace_prompt_version: r.tracePromptVersion,
+    model: r.model,
+  }
+}
+
+/**
+ * The `scores` table as a sink, on the client from core's createStorage (its database is the
+ * session default). One INSERT per write, so a batch of traces costs one round trip.
+ */
+export function clickhouseScoreSink(client: ClickHouseClient): ScoreSink {
+  return {
+    async write(records) {
+      if (!records.length) return
+      await client.insert({ table: 'scores', values: records.map(scoreRow), format: 'JSONEachRow' })
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { test } from 'node:test'
+import kafkajs from 'kafkajs'
+import { openKafkaScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '../src/index.js'
+import { scenarios } from './support/scenarios.js'
+
+// Runs against the broker `npm test` starts for the Kafka tests (KAFKA_BROKERS); there is no other.
+const brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? []
+
+test('scores produced to the scores topic arrive keyed by trace, one message per score', { skip: brokers.length ? false : 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)' }, async () => {
+  const topic = `sieve.scores.test-${randomUUID()}`
+  const kafka = new kafkajs.Kafka({ clientId: 'scores-test', brokers, logLevel: kafkajs.logLevel.NOTHING })
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true })
+  await admin.disconnect()
+
+  const records = traceScoreRecords(scoreTrace(scenarios.refundOutsidePolicy().trace('kafka'), resolveChecksConfig({})))
+  const sink = await openKafkaScoreSink({ brokers, clientId: 'scores-test', topic })
+  await sink.write(records)
+  await sink.close()
+
+  const consumer = kafka.consumer({ groupId: `scores-test-${randomUUID()}` })
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  const received: { key: string; record: ScoreRecord }[] = []
+  await new Promise<void>((resolve, reject) => {
+    consumer.run({
+      eachMessage: async ({ message }) => {
+        received.push({ key: String(message.key), record: JSON.parse(String(message.value)) })
+        if (received.length === records.length) resolve()
+      },
+    }).catch(reject)
+  })
+  await consumer.disconnect()
+  assert.deepEqual(new Set(received.map((r) => r.key)), new Set([`kafka/${records[0]!.traceId}`]))
+  assert.deepEqual(received.map((r) => r.record).sort((a, b) => a.scorerName.localeCompare(b.scorerName)), [...records].sort((a, b) => a.scorerName.localeCompare(b.scorerName)))
+})
