@@ -7,7 +7,7 @@
  *   3. spans/s the ingester drains from that backlog into ClickHouse,
  *   4. end-to-end lag with both running: request sent → span stored (ClickHouse `ingested_at`).
  * Uses KAFKA_BROKERS when set, else a private broker. BENCH_REQUESTS (default 160) requests of
- * 512 spans, BENCH_CONCURRENCY (default 4) in flight; BENCH_ROUNDS (default 3) rounds of 1-2,
+ * 512 spans, BENCH_CONCURRENCY (default 16) in flight; BENCH_ROUNDS (default 3) rounds of 1-2,
  * medians printed.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -25,7 +25,7 @@ import { median, percentile, rate } from './stats.js'
 import { startPrivateBroker } from '../test/support/kafkaBroker.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SPANS_PER_REQUEST = 512
 const PARTITIONS = 6
@@ -65,9 +65,15 @@ async function stop(run: ReturnType<typeof sieve>): Promise<void> {
   await once(run.child, 'exit')
 }
 
-async function handled(metricsUrl: string): Promise<number> {
-  const text = await (await fetch(metricsUrl)).text()
-  return Number(/^sieve_kafka_handled_spans_total\{group="ingester"\} (\d+)/m.exec(text)?.[1] ?? 0)
+/** Spans the ingester handled, from its /metrics; a busy machine may drop a poll, an exited ingester ends the run. */
+async function handled(run: ReturnType<typeof sieve>, metricsUrl: string): Promise<number> {
+  if (run.child.exitCode !== null) throw new Error(`the ingester exited ${run.child.exitCode}:\n${run.output()}`)
+  try {
+    const text = await (await fetch(metricsUrl)).text()
+    return Number(/^sieve_kafka_handled_spans_total\{group="ingester"\} (\d+)/m.exec(text)?.[1] ?? 0)
+  } catch {
+    return 0
+  }
 }
 
 /** Sends the payloads with CONCURRENCY in flight; returns when each was sent, by index. */
@@ -121,13 +127,13 @@ for (let round = 1; round <= ROUNDS; round++) {
   const ingester = sieve('ingester', env)
   const metricsUrl = await started(ingester, /Sieve ingester is up/, /Metrics:\s+(\S+)/)
   const drainStart = performance.now()
-  while ((await handled(metricsUrl)) < total + 8 * SPANS_PER_REQUEST) await new Promise((r) => setTimeout(r, 50))
+  while ((await handled(ingester, metricsUrl)) < total + 8 * SPANS_PER_REQUEST) await new Promise((r) => setTimeout(r, 50))
   results.drained.push(rate(total, performance.now() - drainStart))
 
   const lag = await send(url, lagPayloads)
   results.refused += lag.refused
   const expected = total * 2 + 8 * SPANS_PER_REQUEST
-  while ((await handled(metricsUrl)) < expected) await new Promise((r) => setTimeout(r, 50))
+  while ((await handled(ingester, metricsUrl)) < expected) await new Promise((r) => setTimeout(r, 50))
   await stop(collector)
   await stop(ingester)
 
