@@ -25,10 +25,11 @@ export interface RunningPart {
 
 export type Part = (context: UpContext) => Promise<RunningPart>
 
-export const ingesterPart: Part = async ({ queue, storage, metrics }) => {
+export const ingesterPart: Part = async ({ config, queue, storage, metrics }) => {
   const ingester = await startIngester({
     queue, storage, metrics,
-    onError: (error) => console.error(`sieve up: rewriting the traces rollup failed, will retry: ${(error as Error).message}`),
+    commitAfterRollup: config.kafka !== undefined,
+    onError: (error) => console.error(`sieve ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
   })
   return { name: 'ingester', stop: () => ingester.stop() }
 }
@@ -91,6 +92,13 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
     ],
     stop: () => server.stop(),
   }
+}
+
+/** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
+export const opsPart: Part = async ({ config, queue, storage, metrics }) => {
+  const app = createApp({ queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, serveTraffic: false })
+  const server = await listen(app, config.host, config.port)
+  return { name: 'ops', banner: [`Metrics:          ${server.url}/metrics`], stop: () => server.stop() }
 }
 
 /**

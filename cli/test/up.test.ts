@@ -21,7 +21,8 @@ interface Sieve {
 function sieve(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], {
     cwd: root,
-    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, ...env },
+    // The embedded default: `npm test` exports KAFKA_BROKERS for the Kafka tests; empty means unset.
+    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, KAFKA_BROKERS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

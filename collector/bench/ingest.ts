@@ -8,6 +8,7 @@
  * rounds and ratios compare measurements taken minutes, not hours, apart.
  * BENCH_REQUESTS (default 180) requests of 512 spans, BENCH_CONCURRENCY (default 16) in flight,
  * BENCH_ROUNDS (default 3).
+ * With `--kafka`: the production path through a real broker instead (see ingestKafka.ts).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -18,6 +19,12 @@ import { fileURLToPath } from 'node:url'
 import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
+import { median, percentile, rate } from './stats.js'
+
+if (process.argv.includes('--kafka')) {
+  await import('./ingestKafka.js')
+  process.exit(0)
+}
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 180)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -27,9 +34,6 @@ const INSERT_BATCH = 8192
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-'))
 
-const rate = (spans: number, ms: number): number => Math.round((spans / ms) * 1000)
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)

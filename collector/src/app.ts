@@ -16,6 +16,11 @@ export interface AppOptions {
   queueDepth?: () => number
   /** More routes mounted ahead of the read API (the dashboard's /api and /ui), by path prefix. */
   routes?: { path: string; handler: RequestHandler }[]
+  /**
+   * Serve OTLP ingest and the read API (default). `false` leaves health, readiness and metrics
+   * only, for a process that consumes the queue and takes no traffic (`sieve ingester`).
+   */
+  serveTraffic?: boolean
 }
 
 /** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
@@ -47,10 +52,12 @@ export function createApp(options: AppOptions): Express {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
 
-  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
-  for (const route of options.routes ?? []) app.use(route.path, route.handler)
-  app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
-  app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+  if (options.serveTraffic !== false) {
+    app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
+    for (const route of options.routes ?? []) app.use(route.path, route.handler)
+    app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+    app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
+  }
 
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })

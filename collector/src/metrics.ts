@@ -20,6 +20,18 @@ export interface CollectorMetrics {
   insertDuration: Histogram<'table'>
   /** Rows written by ClickHouse inserts, by table. */
   insertRows: Counter<'table'>
+  /** Kafka queue: spans the brokers acknowledged. */
+  kafkaProducedSpans: Counter
+  /** Kafka queue: publish() calls that failed or timed out (answered 503). */
+  kafkaProduceFailures: Counter
+  /** Kafka queue: spans a consumer group handled and committed. */
+  kafkaHandledSpans: Counter<'group'>
+  /** Kafka queue: records moved to the dead-letter topic. */
+  kafkaDeadLetters: Counter<'group'>
+  /** Kafka queue: batches that failed and were retried after a pause. */
+  kafkaBatchFailures: Counter<'group'>
+  /** Kafka queue: records after the last one the group handled, per partition. */
+  kafkaConsumerLag: Gauge<'group' | 'partition'>
 }
 
 export function createMetrics(): CollectorMetrics {
@@ -68,6 +80,40 @@ export function createMetrics(): CollectorMetrics {
       name: 'sieve_insert_rows_total',
       help: 'Rows written to ClickHouse, by table',
       labelNames: ['table'],
+      registers: [registry],
+    }),
+    kafkaProducedSpans: new Counter({
+      name: 'sieve_kafka_produced_spans_total',
+      help: 'Spans the Kafka brokers acknowledged',
+      registers: [registry],
+    }),
+    kafkaProduceFailures: new Counter({
+      name: 'sieve_kafka_produce_failures_total',
+      help: 'Publishes to Kafka that failed or timed out (the sender got 503)',
+      registers: [registry],
+    }),
+    kafkaHandledSpans: new Counter({
+      name: 'sieve_kafka_handled_spans_total',
+      help: 'Spans a consumer group handled (e.g. stored) and committed',
+      labelNames: ['group'],
+      registers: [registry],
+    }),
+    kafkaDeadLetters: new Counter({
+      name: 'sieve_kafka_dead_letter_records_total',
+      help: 'Records moved to the dead-letter topic',
+      labelNames: ['group'],
+      registers: [registry],
+    }),
+    kafkaBatchFailures: new Counter({
+      name: 'sieve_kafka_batch_failures_total',
+      help: 'Batches a consumer could not handle now (partition paused, retried after a back-off)',
+      labelNames: ['group'],
+      registers: [registry],
+    }),
+    kafkaConsumerLag: new Gauge({
+      name: 'sieve_kafka_consumer_lag',
+      help: 'Records on the partition after the last one the group handled',
+      labelNames: ['group', 'partition'],
       registers: [registry],
     }),
   }

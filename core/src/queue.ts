@@ -59,3 +59,13 @@ export class QueueFullError extends Error {
     super(message)
   }
 }
+
+/**
+ * A subscriber rejects a batch with this when the data itself cannot be handled (the database
+ * refuses a row), so retrying cannot help. The queue narrows the batch down to the spans that
+ * fail and moves them, with this message, to the dead-letter topic; any other rejection means
+ * "not now" and the batch is delivered again after a back-off.
+ */
+export class UnprocessableSpansError extends Error {
+  readonly code = 'SPANS_UNPROCESSABLE'
+}

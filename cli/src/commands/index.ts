@@ -1,4 +1,7 @@
 import type { Command } from '../command.js'
+import { collectorCommand } from './collector.js'
+import { ingesterCommand } from './ingester.js'
+import { scorerCommand } from './scorer.js'
 import { checksCommand } from './checks.js'
 import { dashboardCommand } from './dashboard.js'
 import { datasetCommand } from './dataset.js'
@@ -11,4 +14,7 @@ import { scrubCommand } from './scrub.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
-export const commands: Command[] = [upCommand, migrateCommand, scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, scrubCommand, dashboardCommand]
+export const commands: Command[] = [
+  upCommand, collectorCommand, ingesterCommand, scorerCommand, dashboardCommand, migrateCommand,
+  scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, scrubCommand,
+]

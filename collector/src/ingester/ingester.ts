@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { insertSpans, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
+import { classifyInsertError } from './insertErrors.js'
 import { RollupRefresher } from './rollupRefresher.js'
 
 export interface IngesterOptions {
@@ -10,6 +11,12 @@ export interface IngesterOptions {
   /** Consumer group name; one ingester group stores every span once. */
   group?: string
   onError?: (error: unknown) => void
+  /**
+   * Commit the queue's offsets only once the `traces` rollup covers the batch (Kafka). Kafka
+   * keeps the spans, so a crash after the insert but before the rollup replays the batch instead
+   * of leaving its traces without a rollup. The embedded queue acknowledges on insert.
+   */
+  commitAfterRollup?: boolean
 }
 
 export interface Ingester {
@@ -45,20 +52,49 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       metrics?.insertRows.inc({ table: 'traces' }, traces)
     },
   })
+  const commitAfterRollup = options.commitAfterRollup ?? false
+  let ready!: (subscription: Subscription) => void
+  const subscribed = new Promise<Subscription>((resolve) => (ready = resolve))
+  // Commits run in batch order, each after its rollup, so a commit never passes an unrolled batch.
+  let commits = Promise.resolve()
+  const commitWhen = (rolled: Promise<void>, batch: QueuedSpan[]) => {
+    const next = new Map<number, bigint>()
+    for (const q of batch) {
+      const after = BigInt(q.offset) + 1n
+      if ((next.get(q.partition) ?? -1n) < after) next.set(q.partition, after)
+    }
+    commits = commits
+      .then(() => rolled)
+      .then(async () => {
+        const subscription = await subscribed
+        for (const [partition, offset] of next) await subscription.commit(partition, offset.toString())
+      })
+      // A partition lost in a rebalance cannot be committed here; its new owner replays from the last commit.
+      .catch((error: unknown) => options.onError?.(error))
+  }
   const subscription: Subscription = await options.queue.subscribe({
     group: options.group ?? 'ingester',
     gatesPublish: true,
+    autoCommit: !commitAfterRollup,
     onBatch: async (batch) => {
       const stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
-      await insertSpans(storage, batch.map((q) => q.span))
+      await insertSpans(storage, batch.map((q) => q.span)).catch((err: unknown) => {
+        throw classifyInsertError(err)
+      })
       stopTimer?.()
       metrics?.insertRows.inc({ table: 'spans' }, batch.length)
-      rollups.mark(touchedTraces(batch))
+      const rolled = rollups.mark(touchedTraces(batch))
+      if (commitAfterRollup) commitWhen(rolled, batch)
     },
   })
+  ready(subscription)
   return {
     flush: () => rollups.flush(),
     stop: async () => {
+      if (commitAfterRollup) {
+        await rollups.flush()
+        await commits
+      }
       await subscription.close()
       await rollups.flush()
     },

@@ -27,6 +27,8 @@ export interface RollupRefresherOptions {
  */
 export class RollupRefresher {
   private dirty = new Map<string, TraceKey>()
+  /** Who waits for a trace's next rewrite (see `mark`). */
+  private waiters = new Map<string, (() => void)[]>()
   private running: Promise<void> | undefined
   private readonly maxTraces: number
   private readonly minIntervalMs: number
@@ -37,9 +39,32 @@ export class RollupRefresher {
     this.minIntervalMs = options.minIntervalMs ?? 2000
   }
 
-  mark(keys: Iterable<TraceKey>): void {
-    for (const key of keys) this.dirty.set(`${key.projectId}\u0000${key.traceId}`, key)
-    this.running ??= this.loop().finally(() => { this.running = undefined })
+  /**
+   * Marks traces dirty. The promise resolves once a rewrite that began after this call covered
+   * them all; a Kafka ingester commits its offsets only then, so a crash never leaves stored
+   * spans without their rollup.
+   */
+  mark(keys: Iterable<TraceKey>): Promise<void> {
+    const done: Promise<void>[] = []
+    for (const key of keys) {
+      const id = `${key.projectId}\u0000${key.traceId}`
+      this.dirty.set(id, key)
+      done.push(new Promise<void>((resolve) => {
+        const list = this.waiters.get(id)
+        if (list) list.push(resolve)
+        else this.waiters.set(id, [resolve])
+      }))
+    }
+    this.kick()
+    return Promise.all(done).then(() => undefined)
+  }
+
+  /** Starts the loop unless it runs; traces marked while a finished loop was settling start it again. */
+  private kick(): void {
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined
+      if (this.dirty.size > 0) this.kick()
+    })
   }
 
   /** Resolves once every trace marked so far has been rewritten. */
@@ -54,15 +79,24 @@ export class RollupRefresher {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
       this.lastStart = performance.now()
       const batch = [...this.dirty.entries()].slice(0, this.maxTraces)
-      for (const [id] of batch) this.dirty.delete(id)
+      const waiting = new Map<string, (() => void)[]>()
+      for (const [id] of batch) {
+        this.dirty.delete(id)
+        waiting.set(id, this.waiters.get(id) ?? [])
+        this.waiters.delete(id)
+      }
       const started = performance.now()
       try {
         await refreshTraceRollups(this.options.storage, batch.map(([, key]) => key))
         this.options.onRefresh?.(batch.length, (performance.now() - started) / 1000)
+        for (const resolvers of waiting.values()) for (const resolve of resolvers) resolve()
         delay = this.options.retryInitialMs ?? 100
       } catch (error) {
         this.options.onError?.(error)
-        for (const [id, key] of batch) if (!this.dirty.has(id)) this.dirty.set(id, key)
+        for (const [id, key] of batch) {
+          if (!this.dirty.has(id)) this.dirty.set(id, key)
+          this.waiters.set(id, [...waiting.get(id)!, ...(this.waiters.get(id) ?? [])])
+        }
         await new Promise((resolve) => setTimeout(resolve, delay))
         delay = Math.min(delay * 2, this.options.retryMaxMs ?? 5000)
       }

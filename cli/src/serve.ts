@@ -1,0 +1,101 @@
+import { once } from 'node:events'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { createStorage, loadConfig, migrate, type Config, type SpanQueue } from '@sieve/core'
+import { InProcessQueue, createMetrics } from '@sieve/collector'
+import { openQueue } from './queue.js'
+import type { Part, RunningPart } from './parts.js'
+
+const DRAIN_TIMEOUT_MS = 30_000
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/
+
+/** Refuses an open port without keys; returns the warning to print when running keyless on loopback. */
+export function bindingProblem(config: Config): { refuse?: string; warn?: string } {
+  if (config.apiKeys.size > 0) return {}
+  if (!LOOPBACK.test(config.host)) {
+    return {
+      refuse: `SIEVE_HOST=${config.host} is reachable from other machines, but no API keys are configured. ` +
+        'Set SIEVE_API_KEYS (e.g. SIEVE_API_KEYS=mykey:myproject) or listen on 127.0.0.1.',
+    }
+  }
+  return { warn: 'No SIEVE_API_KEYS set: listening on loopback only; all traffic goes to project `default`.' }
+}
+
+export interface Role {
+  /** The command name, for messages. */
+  name: string
+  parts: Part[]
+  /** Apply migrations at start (`sieve up`); production roles leave that to `sieve migrate`. */
+  migrate: boolean
+  /** Roles that only make sense with Kafka between them (`collector`, `ingester`). */
+  needsKafka: boolean
+}
+
+/**
+ * Runs a role until SIGINT/SIGTERM: storage, queue (Kafka or in-process, see queue.ts) and the
+ * role's parts; on a signal the parts stop in reverse order so accepted spans drain first.
+ */
+export async function serve(role: Role): Promise<number> {
+  const config = loadConfig()
+  const name = `sieve ${role.name}`
+  if (role.needsKafka && !config.kafka) {
+    console.error(`${name}: set KAFKA_BROKERS (e.g. KAFKA_BROKERS=kafka:9092); without Kafka run \`sieve up\`, which holds every part in one process.`)
+    return 2
+  }
+  const binding = bindingProblem(config)
+  if (binding.refuse) {
+    console.error(`${name}: ${binding.refuse}`)
+    return 2
+  }
+  if (binding.warn) console.warn(`${name}: ${binding.warn}`)
+
+  let storage: ClickHouseClient
+  try {
+    storage = await createStorage(config.clickhouse)
+  } catch (err) {
+    console.error(`${name}: ${(err as Error).message}`)
+    return 1
+  }
+  const running: RunningPart[] = []
+  let queue: SpanQueue | undefined
+  const stop = async (): Promise<void> => {
+    for (const part of running.reverse()) await part.stop()
+    await queue?.close()
+    await storage.close()
+  }
+  try {
+    if (role.migrate) {
+      const migrated = await migrate(storage, { retentionDays: config.retentionDays })
+      if (migrated.applied.length) console.log(`${name}: applied migrations ${migrated.applied.join(', ')}`)
+    }
+    const metrics = createMetrics()
+    queue = await openQueue(config, metrics, role.name)
+    const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
+    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics }))
+  } catch (err) {
+    await stop().catch(() => {})
+    console.error(`${name}: ${(err as Error).message}`)
+    return 1
+  }
+
+  const where = config.clickhouse.kind === 'embedded' ? `embedded ClickHouse in ${config.clickhouse.path}` : config.clickhouse.url
+  const via = config.kafka ? `Kafka ${config.kafka.brokers.join(',')} (topic ${config.kafka.spansTopic})` : 'in-process'
+  console.log([
+    role.name === 'up' ? 'Sieve is up.' : `Sieve ${role.name} is up.`,
+    ...running.flatMap((p) => p.banner ?? []),
+    `Queue:            ${via}`,
+    `Storage:          ${where}`,
+  ].join('\n'))
+
+  const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
+  console.log(`${name}: ${String(signal[0] ?? 'signal')} received, draining and stopping`)
+  // Storage may be down for good; do not hang forever on spans that cannot be written.
+  const timeout = setTimeout(() => {
+    const left = queue instanceof InProcessQueue ? ` with ${queue.depth()} spans not stored` : ''
+    console.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left}`)
+    process.exit(1)
+  }, DRAIN_TIMEOUT_MS)
+  await stop()
+  clearTimeout(timeout)
+  console.log(`${name}: stopped`)
+  return 0
+}

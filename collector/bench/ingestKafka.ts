@@ -1,0 +1,173 @@
+/**
+ * `npm run bench:ingest -- --kafka`: the production path on this machine. One `sieve collector`
+ * process takes OTLP protobuf and produces to Kafka; one `sieve ingester` process drains the
+ * topic into the embedded ClickHouse engine. Measured in the same run:
+ *   1. raw kafkajs produce of the same spans to the same broker (the baseline),
+ *   2. spans/s the collector accepts (HTTP 200 = Kafka acknowledged), ingester not running,
+ *   3. spans/s the ingester drains from that backlog into ClickHouse,
+ *   4. end-to-end lag with both running: request sent → span stored (ClickHouse `ingested_at`).
+ * Uses KAFKA_BROKERS when set, else a private broker. BENCH_REQUESTS (default 160) requests of
+ * 512 spans, BENCH_CONCURRENCY (default 16) in flight; BENCH_ROUNDS (default 3) rounds of 1-2,
+ * medians printed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { randomUUID } from 'node:crypto'
+import { createStorage, type Span } from '@sieve/core'
+import { decodeProtobufRequest } from '@sieve/collector'
+import { protobufBatch } from './genai-batch.js'
+import { rawProduceSpansPerSecond } from './kafkaProduce.js'
+import { median, percentile, rate } from './stats.js'
+import { startPrivateBroker } from '../test/support/kafkaBroker.js'
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const SPANS_PER_REQUEST = 512
+const PARTITIONS = 6
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const work = mkdtempSync(join(tmpdir(), 'sieve-bench-kafka-'))
+
+
+const privateBroker = process.env.KAFKA_BROKERS ? undefined : await startPrivateBroker()
+const brokers = privateBroker?.brokers ?? process.env.KAFKA_BROKERS!.split(',')
+
+const children = new Set<ChildProcess>()
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')))
+
+function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
+    cwd: root,
+    env: { ...process.env, SIEVE_PORT: '0', SIEVE_API_KEYS: '', KAFKA_BROKERS: brokers.join(','), ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  return { child, output: () => output }
+}
+
+async function started(run: ReturnType<typeof sieve>, banner: RegExp, url: RegExp): Promise<string> {
+  while (!banner.test(run.output())) {
+    if (run.child.exitCode !== null) throw new Error(`exited ${run.child.exitCode}:\n${run.output()}`)
+    await Promise.race([once(run.child.stdout!, 'data'), once(run.child, 'exit')])
+  }
+  return url.exec(run.output())![1]!
+}
+
+async function stop(run: ReturnType<typeof sieve>): Promise<void> {
+  run.child.kill('SIGTERM')
+  await once(run.child, 'exit')
+}
+
+/** Spans the ingester handled, from its /metrics; a busy machine may drop a poll, an exited ingester ends the run. */
+async function handled(run: ReturnType<typeof sieve>, metricsUrl: string): Promise<number> {
+  if (run.child.exitCode !== null) throw new Error(`the ingester exited ${run.child.exitCode}:\n${run.output()}`)
+  try {
+    const text = await (await fetch(metricsUrl)).text()
+    return Number(/^sieve_kafka_handled_spans_total\{group="ingester"\} (\d+)/m.exec(text)?.[1] ?? 0)
+  } catch {
+    return 0
+  }
+}
+
+/** Sends the payloads with CONCURRENCY in flight; returns when each was sent, by index. */
+async function send(url: string, payloads: Buffer[]): Promise<{ elapsedMs: number; sentAt: number[]; refused: number }> {
+  const sentAt: number[] = []
+  let refused = 0
+  let next = 0
+  const startedAt = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < payloads.length) {
+        const i = next++
+        sentAt[i] = Date.now()
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: payloads[i] })
+        await res.arrayBuffer()
+        if (res.status !== 200) refused++
+      }
+    }),
+  )
+  return { elapsedMs: performance.now() - startedAt, sentAt, refused }
+}
+
+console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
+const total = REQUESTS * SPANS_PER_REQUEST
+const results = { raw: [] as number[], accepted: [] as number[], drained: [] as number[], p50: [] as number[], p99: [] as number[], refused: 0 }
+
+for (let round = 1; round <= ROUNDS; round++) {
+  const payloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
+  const lagPayloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
+  const spans: Span[] = payloads.flatMap((p) => decodeProtobufRequest(p, 'default').spans)
+  const id = randomUUID().slice(0, 8)
+  const env = {
+    SIEVE_DATA_DIR: join(work, `round-${round}`),
+    KAFKA_SPANS_TOPIC: `bench-${id}`,
+    KAFKA_DEAD_LETTER_TOPIC: `bench-${id}.dead-letter`,
+    KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+  }
+
+  results.raw.push(await rawProduceSpansPerSecond(brokers, `bench-${id}-raw`, PARTITIONS, spans))
+
+  const migrate = sieve('migrate', env)
+  await once(migrate.child, 'exit')
+  // The collector opens storage only for its read API; the embedded engine allows one process per directory.
+  const collector = sieve('collector', { ...env, SIEVE_DATA_DIR: join(work, `round-${round}-collector`) })
+  const url = await started(collector, /Sieve collector is up/, /OTLP\/HTTP traces: (\S+)/)
+  await send(url, payloads.slice(0, 8)) // warm-up: connections, JIT
+  const accepted = await send(url, payloads)
+  results.accepted.push(rate(total, accepted.elapsedMs))
+  results.refused += accepted.refused
+
+  const ingester = sieve('ingester', env)
+  const metricsUrl = await started(ingester, /Sieve ingester is up/, /Metrics:\s+(\S+)/)
+  const drainStart = performance.now()
+  while ((await handled(ingester, metricsUrl)) < total + 8 * SPANS_PER_REQUEST) await new Promise((r) => setTimeout(r, 50))
+  results.drained.push(rate(total, performance.now() - drainStart))
+
+  const lag = await send(url, lagPayloads)
+  results.refused += lag.refused
+  const expected = total * 2 + 8 * SPANS_PER_REQUEST
+  while ((await handled(ingester, metricsUrl)) < expected) await new Promise((r) => setTimeout(r, 50))
+  await stop(collector)
+  await stop(ingester)
+
+  // Lag per trace: when its request was sent → when its last span was stored (ingested_at).
+  const sentAtOfTrace = new Map<string, number>()
+  lagPayloads.forEach((p, i) => {
+    for (const s of decodeProtobufRequest(p, 'default').spans) sentAtOfTrace.set(s.traceId, lag.sentAt[i]!)
+  })
+  const storage = await createStorage({ kind: 'embedded', path: join(env.SIEVE_DATA_DIR, 'clickhouse'), database: 'sieve' })
+  const rows = (await (
+    await storage.query({ query: 'SELECT trace_id, toUnixTimestamp64Milli(max(ingested_at)) AS at FROM spans GROUP BY trace_id', format: 'JSONEachRow' })
+  ).json()) as { trace_id: string; at: string }[]
+  await storage.close()
+  const lags = rows.filter((r) => sentAtOfTrace.has(r.trace_id)).map((r) => Number(r.at) - sentAtOfTrace.get(r.trace_id)!).sort((a, b) => a - b)
+  results.p50.push(percentile(lags, 50))
+  results.p99.push(percentile(lags, 99))
+  console.log(
+    `round ${round}: raw ${Math.round(results.raw.at(-1)!)}, accepted ${results.accepted.at(-1)}, drained ${results.drained.at(-1)} spans/s; ` +
+      `lag p50 ${results.p50.at(-1)} ms, p99 ${results.p99.at(-1)} ms (${lags.length} traces)`,
+  )
+}
+
+await privateBroker?.destroy()
+rmSync(work, { recursive: true, force: true })
+
+const raw = median(results.raw)
+const accepted = median(results.accepted)
+console.log(`
+Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${total} spans), ${CONCURRENCY} in flight, ${PARTITIONS} partitions, median of ${ROUNDS} rounds
+
+  baseline: raw kafkajs produce (same spans, same broker)  ${Math.round(raw)} spans/s
+  one collector: accepted into Kafka (HTTP 200)            ${accepted} spans/s  (${results.refused} requests refused)
+  one ingester: drained from Kafka into ClickHouse         ${median(results.drained)} spans/s
+  end-to-end lag, sent → stored, both running              p50 ${median(results.p50)} ms, p99 ${median(results.p99)} ms
+
+  collector accepted / raw kafkajs produce                 ${((accepted / raw) * 100).toFixed(0)}%
+`)

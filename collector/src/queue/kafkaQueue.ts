@@ -1,0 +1,125 @@
+import kafkajs, { type Producer } from 'kafkajs'
+// @ts-expect-error kafkajs-snappy ships no type declarations; it is a kafkajs codec factory.
+import SnappyCodec from 'kafkajs-snappy'
+
+// kafkajs is CommonJS: its runtime values come off the default export.
+const { CompressionCodecs, CompressionTypes, Kafka, logLevel: kafkaLogLevel } = kafkajs
+import type { Config, Span, SpanQueue, SubscribeOptions, Subscription } from '@sieve/core'
+import { KafkaPublisher, type PublisherOptions } from './kafkaPublisher.js'
+import { KafkaSubscription, type SubscriptionSettings } from './kafkaSubscription.js'
+import { DeadLetterSink } from './deadLetter.js'
+import { ensureTopics } from './kafkaTopics.js'
+import { createMetrics, type CollectorMetrics } from '../metrics.js'
+
+// Snappy: little CPU per byte (the collector's two cores go to parsing OTLP), a ratio of about
+// 3-4x on span JSON, and every Kafka client and broker reads it. gzip compresses better but
+// costs several times the CPU; zstd and lz4 would need native codecs.
+CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec
+
+export type KafkaSettings = NonNullable<Config['kafka']>
+
+export interface KafkaQueueOptions {
+  kafka: KafkaSettings
+  publish?: Partial<PublisherOptions>
+  consume?: Partial<Omit<SubscriptionSettings, 'topic'>>
+  /** The process's metrics (served at /metrics); a private set when absent. */
+  metrics?: CollectorMetrics
+  /** Create missing topics at start (default true); otherwise start-up fails saying how to create them. */
+  createTopics?: boolean
+  logLevel?: Config['logLevel']
+}
+
+// kafkajs logs every retriable protocol error (coordinator loading, rebalancing) as an ERROR;
+// Sieve reports what matters itself (503s, set-up errors, consumer crashes), so only debug shows them.
+const KAFKAJS_LEVEL = { debug: kafkaLogLevel.INFO, info: kafkaLogLevel.NOTHING, warn: kafkaLogLevel.NOTHING, error: kafkaLogLevel.NOTHING }
+
+/**
+ * The production `SpanQueue`: spans go to a Kafka topic keyed by trace id, consumer groups read
+ * them. See kafkaPublisher.ts for when publish() resolves and kafkaSubscription.ts for how
+ * offsets are committed. Start it with `openKafkaQueue`, which also sets up the topics.
+ */
+export class KafkaSpanQueue implements SpanQueue {
+  private readonly subscriptions = new Set<Subscription>()
+  private deadLetterProducer: Producer | undefined
+
+  private constructor(
+    private readonly client: kafkajs.Kafka,
+    private readonly options: KafkaQueueOptions,
+    private readonly publisher: KafkaPublisher,
+    private readonly metrics: CollectorMetrics,
+  ) {}
+
+  static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
+    const { kafka } = options
+    const client = new Kafka({
+      clientId: kafka.clientId,
+      brokers: kafka.brokers,
+      connectionTimeout: 2000,
+      requestTimeout: 10000,
+      logLevel: KAFKAJS_LEVEL[options.logLevel ?? 'info'],
+      retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2000 },
+    })
+    const admin = client.admin()
+    try {
+      await admin.connect()
+      const specs = [
+        { topic: kafka.spansTopic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor },
+        { topic: kafka.deadLetterTopic, partitions: 1, replicationFactor: kafka.replicationFactor },
+      ]
+      await ensureTopics(admin, specs, kafka.brokers, options.createTopics ?? true)
+    } finally {
+      await admin.disconnect().catch(() => {})
+    }
+    const metrics = options.metrics ?? createMetrics()
+    const publisher = new KafkaPublisher(
+      client,
+      { topic: kafka.spansTopic, timeoutMs: 5000, lingerMs: 2, maxBatchBytes: 900 * 1024, failFastMs: 1000, ...options.publish },
+      metrics,
+    )
+    return new KafkaSpanQueue(client, options, publisher, metrics)
+  }
+
+  publish(spans: Span[]): Promise<void> {
+    return this.publisher.publish(spans)
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    this.deadLetterProducer ??= this.client.producer({ idempotent: true, maxInFlightRequests: 1 })
+    await this.deadLetterProducer.connect()
+    const subscription = await KafkaSubscription.start(
+      this.client,
+      options,
+      {
+        topic: this.options.kafka.spansTopic,
+        minBackoffMs: 250,
+        maxBackoffMs: 30_000,
+        sessionTimeoutMs: 30_000,
+        maxBytesPerPartition: 4 * 1024 * 1024,
+        concurrentPartitions: 6,
+        coalesceMs: 20,
+        maxBatchSpans: 20_000,
+        ...this.options.consume,
+      },
+      new DeadLetterSink(this.deadLetterProducer, this.options.kafka.deadLetterTopic),
+      this.metrics,
+    )
+    const closeOne = subscription.close.bind(subscription)
+    this.subscriptions.add(subscription)
+    return {
+      commit: (partition, offset) => subscription.commit(partition, offset),
+      close: async () => {
+        this.subscriptions.delete(subscription)
+        await closeOne()
+      },
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()))
+    this.subscriptions.clear()
+    await this.publisher.close()
+    await this.deadLetterProducer?.disconnect().catch(() => {})
+  }
+}
+
+export const openKafkaQueue = (options: KafkaQueueOptions) => KafkaSpanQueue.open(options)

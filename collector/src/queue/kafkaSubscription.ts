@@ -1,0 +1,168 @@
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
+import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
+import { decodeSpanRecord, encodeSpanRecord } from './spanRecord.js'
+import type { CollectorMetrics } from '../metrics.js'
+import type { DeadLetterSink } from './deadLetter.js'
+import { BatchCoalescer } from './batchCoalescer.js'
+
+export interface SubscriptionSettings {
+  topic: string
+  /** First and longest pause after a batch failed (doubling in between). */
+  minBackoffMs: number
+  maxBackoffMs: number
+  sessionTimeoutMs: number
+  maxBytesPerPartition: number
+  /** Partitions handled at once; their batches are joined into one onBatch call (see BatchCoalescer). */
+  concurrentPartitions: number
+  /** How long a partition's batch waits for others to join, and the most spans in one onBatch call. */
+  coalesceMs: number
+  maxBatchSpans: number
+}
+
+/**
+ * One consumer-group member. Each fetched partition batch is decoded; records that are not
+ * spans go to the dead-letter topic; the spans go to `onBatch`. Only when that resolved is the
+ * partition's position advanced and (with `autoCommit`) committed. A failed batch pauses its
+ * partition for a growing back-off and is fetched again, nothing committed meanwhile. A batch
+ * whose member lost the partition in a rebalance is neither advanced nor committed: the new
+ * owner starts from the last commit, and storage collapses what it sees twice.
+ */
+export class KafkaSubscription implements Subscription {
+  private readonly backoff = new Map<number, number>()
+  private readonly resumes = new Set<NodeJS.Timeout>()
+  private readonly coalescer: BatchCoalescer<QueuedSpan>
+
+  private constructor(
+    private readonly consumer: Consumer,
+    private readonly options: SubscribeOptions,
+    private readonly settings: SubscriptionSettings,
+    private readonly deadLetter: DeadLetterSink,
+    private readonly metrics: CollectorMetrics,
+  ) {
+    this.coalescer = new BatchCoalescer((spans) => this.deliver(spans), settings.coalesceMs, settings.maxBatchSpans)
+  }
+
+  static async start(
+    kafka: Kafka,
+    options: SubscribeOptions,
+    settings: SubscriptionSettings,
+    deadLetter: DeadLetterSink,
+    metrics: CollectorMetrics,
+  ): Promise<KafkaSubscription> {
+    const consumer = kafka.consumer({
+      groupId: options.group,
+      sessionTimeout: settings.sessionTimeoutMs,
+      heartbeatInterval: Math.max(500, Math.floor(settings.sessionTimeoutMs / 10)),
+      rebalanceTimeout: settings.sessionTimeoutMs * 2,
+      maxBytesPerPartition: settings.maxBytesPerPartition,
+      maxWaitTimeInMs: 200,
+      // Keep reconnecting: an ingester outlives broker restarts.
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5000 },
+    })
+    const subscription = new KafkaSubscription(consumer, options, settings, deadLetter, metrics)
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      const restart = payload.restart ? '; restarting' : ''
+      console.error(`sieve: Kafka consumer of group '${options.group}' failed: ${payload.error.message}${restart}`)
+    })
+    await consumer.connect()
+    await consumer.subscribe({ topic: settings.topic, fromBeginning: true })
+    await consumer.run({
+      partitionsConsumedConcurrently: settings.concurrentPartitions,
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => subscription.handle(payload),
+    })
+    return subscription
+  }
+
+  async commit(partition: number, offset: string): Promise<void> {
+    await this.consumer.commitOffsets([{ topic: this.settings.topic, partition, offset }])
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.resumes) clearTimeout(timer)
+    await this.consumer.disconnect()
+  }
+
+  private async handle({ batch, resolveOffset, heartbeat, isRunning, isStale, pause }: EachBatchPayload): Promise<void> {
+    const last = batch.messages.at(-1)
+    if (!last || !isRunning() || isStale()) return
+    const { partition } = batch
+    const group = this.options.group
+    try {
+      const spans: QueuedSpan[] = []
+      const poison: { message: KafkaMessage; error: string }[] = []
+      for (const message of batch.messages) {
+        try {
+          spans.push({ span: decodeSpanRecord(message.value), partition, offset: message.offset })
+        } catch (err) {
+          poison.push({ message, error: (err as Error).message })
+        }
+      }
+      if (poison.length) await this.deadLetter.send(poison.map((p) => this.deadLetterRecord(partition, p.message, p.error)))
+      this.metrics.kafkaDeadLetters.inc({ group }, poison.length)
+      if (spans.length) await this.coalescer.add(spans)
+    } catch (err) {
+      this.metrics.kafkaBatchFailures.inc({ group })
+      const delay = Math.min(this.settings.maxBackoffMs, (this.backoff.get(partition) ?? this.settings.minBackoffMs / 2) * 2)
+      this.backoff.set(partition, delay)
+      // Not resolving the offsets makes kafkajs fetch this batch again once the partition resumes.
+      const resume = pause()
+      const timer = setTimeout(() => {
+        this.resumes.delete(timer)
+        resume()
+      }, delay)
+      this.resumes.add(timer)
+      return
+    }
+    this.backoff.delete(partition)
+    if (!isRunning() || isStale()) return
+    resolveOffset(last.offset)
+    const next = (BigInt(last.offset) + 1n).toString()
+    if (this.options.autoCommit !== false) await this.commit(partition, next)
+    this.metrics.kafkaHandledSpans.inc({ group }, batch.messages.length)
+    this.metrics.kafkaConsumerLag.set({ group, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))))
+    await heartbeat()
+  }
+
+  /**
+   * Hands the spans to the subscriber. When it says some of them can never be handled, the
+   * batch is halved until the failing spans are alone; those go to the dead-letter topic.
+   */
+  private async deliver(spans: QueuedSpan[]): Promise<void> {
+    try {
+      await this.options.onBatch(spans)
+    } catch (err) {
+      if (!(err instanceof UnprocessableSpansError)) throw err
+      if (spans.length === 1) {
+        const { span, offset, partition } = spans[0]!
+        await this.deadLetter.send([
+          {
+            key: span.traceId,
+            value: encodeSpanRecord(span),
+            headers: this.errorHeaders(partition, offset, err.message),
+          },
+        ])
+        this.metrics.kafkaDeadLetters.inc({ group: this.options.group })
+        return
+      }
+      const half = Math.ceil(spans.length / 2)
+      await this.deliver(spans.slice(0, half))
+      await this.deliver(spans.slice(half))
+    }
+  }
+
+  private deadLetterRecord(partition: number, message: KafkaMessage, error: string) {
+    return { key: message.key, value: message.value, headers: this.errorHeaders(partition, message.offset, error) }
+  }
+
+  private errorHeaders(partition: number, offset: string, error: string): IHeaders {
+    return {
+      'sieve.error': error,
+      'sieve.source.topic': this.settings.topic,
+      'sieve.source.partition': String(partition),
+      'sieve.source.offset': offset,
+      'sieve.consumer.group': this.options.group,
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import type { Admin } from 'kafkajs'
+
+export interface TopicSpec {
+  topic: string
+  partitions: number
+  replicationFactor: number
+}
+
+/** Kafka is not there or the topics cannot be set up; start-up stops with this message. */
+export class KafkaSetupError extends Error {
+  readonly code = 'KAFKA_SETUP'
+}
+
+function howToCreate(spec: TopicSpec, brokers: string[]): string {
+  return (
+    `kafka-topics.sh --bootstrap-server ${brokers.join(',')} --create --topic ${spec.topic} ` +
+    `--partitions ${spec.partitions} --replication-factor ${spec.replicationFactor}`
+  )
+}
+
+function missingError(missing: TopicSpec[], brokers: string[], reason: string): KafkaSetupError {
+  const many = missing.length > 1
+  return new KafkaSetupError(
+    `Kafka topic${many ? 's' : ''} ${missing.map((s) => `'${s.topic}'`).join(', ')} missing (${reason}). ` +
+      `Create ${many ? 'them' : 'it'} with:\n` +
+      missing.map((s) => `  ${howToCreate(s, brokers)}`).join('\n'),
+  )
+}
+
+/**
+ * Creates the topics that are missing with the configured partitions (unless `create` is false:
+ * then a missing topic is a start-up error). Existing topics are left as they are: fewer
+ * partitions than configured only limit how many consumers share the work.
+ */
+export async function ensureTopics(admin: Admin, specs: TopicSpec[], brokers: string[], create: boolean): Promise<void> {
+  let existing: string[]
+  try {
+    existing = await admin.listTopics()
+  } catch (err) {
+    throw new KafkaSetupError(`cannot reach Kafka at ${brokers.join(',')}: ${(err as Error).message}. Check KAFKA_BROKERS.`)
+  }
+  const missing = specs.filter((s) => !existing.includes(s.topic))
+  if (missing.length === 0) return
+  if (!create) throw missingError(missing, brokers, 'creating topics is turned off')
+  try {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((s) => ({ topic: s.topic, numPartitions: s.partitions, replicationFactor: s.replicationFactor })),
+    })
+  } catch (err) {
+    // Another collector may have created it at the same moment; only a topic still missing is an error.
+    const now = await admin.listTopics().catch(() => [] as string[])
+    const still = missing.filter((s) => !now.includes(s.topic))
+    if (still.length === 0) return
+    throw missingError(still, brokers, `could not create: ${(err as Error).message}`)
+  }
+}

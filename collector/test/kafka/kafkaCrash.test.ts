@@ -1,0 +1,108 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import kafkajs from 'kafkajs'
+import { createStorage } from '@sieve/core'
+import { openKafkaQueue } from '@sieve/collector'
+import { sharedBrokers } from '../support/kafkaBroker.js'
+import { countRows, uniqueKafkaSettings, until } from '../support/kafkaStack.js'
+import { makeTraces } from '../support/spans.js'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+let brokers: string[]
+let release: () => Promise<void>
+let dataDir: string
+before(async () => {
+  ;({ brokers, release } = await sharedBrokers())
+  dataDir = await mkdtemp(join(tmpdir(), 'sieve-crash-'))
+})
+after(async () => {
+  await release?.()
+  await rm(dataDir, { recursive: true, force: true })
+})
+
+/** The real CLI in a child process, as production runs it. */
+function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
+    cwd: root,
+    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  return { child, output: () => output }
+}
+
+async function startIngester(env: Record<string, string>): Promise<{ child: ChildProcess; metrics: string; output: () => string }> {
+  const { child, output } = sieve('ingester', env)
+  await until('the ingester banner', () => {
+    if (child.exitCode !== null) throw new Error(`sieve ingester exited ${child.exitCode}:\n${output()}`)
+    return /Sieve ingester is up/.test(output())
+  })
+  const metrics = /Metrics:\s+(\S+)/.exec(output())![1]!
+  return { child, metrics, output }
+}
+
+async function handled(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text()
+  return Number(/^sieve_kafka_handled_spans_total\{group="ingester"\} (\d+)/m.exec(text)?.[1] ?? 0)
+}
+
+test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactly 50,000 spans stored, counted once', async () => {
+  const kafka = uniqueKafkaSettings(brokers)
+  const env = {
+    KAFKA_BROKERS: brokers.join(','),
+    KAFKA_SPANS_TOPIC: kafka.spansTopic,
+    KAFKA_DEAD_LETTER_TOPIC: kafka.deadLetterTopic,
+    KAFKA_TOPIC_PARTITIONS: String(kafka.partitions),
+  }
+  const migrate = sieve('migrate', env)
+  const [code] = await once(migrate.child, 'exit')
+  assert.equal(code, 0, migrate.output())
+
+  const spans = makeTraces(10_000, 5)
+  const queue = await openKafkaQueue({ kafka })
+  const publish = async (from: number, to: number) => {
+    for (let i = from; i < to; i += 500) await queue.publish(spans.slice(i, Math.min(to, i + 500)))
+  }
+  await publish(0, 15_000)
+
+  const first = await startIngester(env)
+  const rest = publish(15_000, spans.length)
+  await until('the first ingester to store 10,000 spans', async () => (await handled(first.metrics)) >= 10_000)
+  first.child.kill('SIGKILL')
+  await once(first.child, 'exit')
+  await rest
+  await queue.close()
+
+  const second = await startIngester(env)
+  const admin = new kafkajs.Kafka({ clientId: 'crash-check', brokers, logLevel: kafkajs.logLevel.NOTHING }).admin()
+  await admin.connect()
+  let committed = ''
+  await until('every offset committed', async () => {
+    const [offsets] = await admin.fetchOffsets({ groupId: 'ingester', topics: [kafka.spansTopic] })
+    committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
+    return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === spans.length
+  }, 180_000).catch((err: Error) => {
+    throw new Error(`${err.message}; committed ${committed}; handled ${first.output()}\n---\n${second.output()}`)
+  })
+  await admin.disconnect()
+  second.child.kill('SIGTERM')
+  await once(second.child, 'exit')
+
+  const storage = await createStorage({ kind: 'embedded', path: join(dataDir, 'clickhouse'), database: 'sieve' })
+  try {
+    assert.equal(await countRows(storage, 'SELECT count() FROM spans FINAL'), 50_000)
+    assert.equal(await countRows(storage, 'SELECT uniqExact(project_id, trace_id, span_id) FROM spans'), 50_000)
+    assert.equal(await countRows(storage, 'SELECT count() FROM traces FINAL'), 10_000)
+    assert.equal(await countRows(storage, 'SELECT sum(span_count) FROM traces FINAL'), 50_000)
+  } finally {
+    await storage.close()
+  }
+})

@@ -1,0 +1,82 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { createStorage, migrate } from '@sieve/core'
+import {
+  createApp,
+  createMetrics,
+  listen,
+  openKafkaQueue,
+  startIngester,
+  type CollectorMetrics,
+  type KafkaSettings,
+  type KafkaSpanQueue,
+} from '@sieve/collector'
+
+/** Kafka settings with topics of their own, so tests sharing a broker never see each other's records. */
+export function uniqueKafkaSettings(brokers: string[], partitions = 3): KafkaSettings {
+  const id = randomUUID().slice(0, 8)
+  return {
+    brokers,
+    clientId: 'sieve-test',
+    spansTopic: `spans-${id}`,
+    scoresTopic: `scores-${id}`,
+    deadLetterTopic: `spans-${id}.dead-letter`,
+    partitions,
+    replicationFactor: 1,
+  }
+}
+
+/**
+ * The production path in one process: OTLP/HTTP collector → Kafka → ingester → embedded
+ * ClickHouse (one chDB engine per test file, as chDB allows one path per process).
+ */
+export interface KafkaStack {
+  url: string
+  storage: ClickHouseClient
+  queue: KafkaSpanQueue
+  metrics: CollectorMetrics
+  kafka: KafkaSettings
+  close(): Promise<void>
+}
+
+export async function startKafkaStack(brokers: string[], apiKeys = new Map<string, string>()): Promise<KafkaStack> {
+  const dir = await mkdtemp(join(tmpdir(), 'sieve-kafka-stack-'))
+  const storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  await migrate(storage, { retentionDays: 30 })
+  const metrics = createMetrics()
+  const kafka = uniqueKafkaSettings(brokers)
+  const queue = await openKafkaQueue({ kafka, metrics, publish: { failFastMs: 2000 }, consume: { minBackoffMs: 100, maxBackoffMs: 1000 } })
+  const ingester = await startIngester({ queue, storage, metrics, commitAfterRollup: true })
+  const server = await listen(createApp({ queue, storage, metrics, apiKeys, maxBodyBytes: 16 << 20 }), '127.0.0.1', 0)
+  return {
+    url: `${server.url}/v1/traces`,
+    storage,
+    queue,
+    metrics,
+    kafka,
+    close: async () => {
+      await server.stop()
+      await ingester.stop()
+      await queue.close()
+      await storage.close()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 90_000): Promise<void> {
+  const end = Date.now() + limitMs
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export async function countRows(storage: ClickHouseClient, query: string): Promise<number> {
+  const result = await storage.query({ query, format: 'JSONEachRow' })
+  const [row] = (await result.json()) as Record<string, string | number>[]
+  return Number(Object.values(row ?? { n: 0 })[0])
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto'
+import type { Span } from '@sieve/core'
+
+export const hexId = (bytes: number) => randomBytes(bytes).toString('hex')
+
+/** A complete, valid span; `overrides` set what a test looks at. */
+export function makeSpan(overrides: Partial<Span> = {}): Span {
+  const start = 1_764_400_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e12))
+  return {
+    projectId: 'default',
+    traceId: hexId(16),
+    spanId: hexId(8),
+    parentSpanId: '',
+    traceState: '',
+    name: 'chat gpt-4o',
+    kind: 'CLIENT',
+    startTimeUnixNano: start.toString(),
+    endTimeUnixNano: (start + 1_250_000_000n).toString(),
+    status: { code: 'OK', message: '' },
+    flags: 1,
+    serviceName: 'support-agent',
+    scope: { name: 'sieve-test', version: '1.0.0', attributes: {} },
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 812,
+      'gen_ai.usage.output_tokens': 95,
+      'gen_ai.request.stop_sequences': ['\n\n', 'END'],
+      'sieve.test.flag': true,
+    },
+    resource: { 'service.name': 'support-agent', 'deployment.environment.name': 'test' },
+    events: [{ timeUnixNano: start.toString(), name: 'gen_ai.user.message', attributes: { content: 'Where is my order?' }, droppedAttributesCount: 0 }],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+    ...overrides,
+  }
+}
+
+/** `traces` traces of `perTrace` spans each (the first a root, the others its children). */
+export function makeTraces(traces: number, perTrace: number): Span[] {
+  const spans: Span[] = []
+  for (let t = 0; t < traces; t++) {
+    const traceId = hexId(16)
+    const root = makeSpan({ traceId, name: 'invoke_agent support' })
+    spans.push(root)
+    for (let i = 1; i < perTrace; i++) spans.push(makeSpan({ traceId, parentSpanId: root.spanId }))
+  }
+  return spans
+}
