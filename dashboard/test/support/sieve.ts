@@ -18,7 +18,8 @@ export async function startSieve(
 ): Promise<{ url: string; dashboard: string; dataDir: string; output: () => string; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
     cwd: repo,
-    env: { ...process.env, SIEVE_HOST: '127.0.0.1', SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, ...env },
+    // The embedded default: `npm test` exports KAFKA_BROKERS for the Kafka tests; empty means unset.
+    env: { ...process.env, SIEVE_HOST: '127.0.0.1', SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, KAFKA_BROKERS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -57,7 +58,7 @@ export async function startSieve(
 export async function runSieve(args: string[], dataDir: string): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], {
     cwd: repo,
-    env: { ...process.env, SIEVE_DATA_DIR: dataDir },
+    env: { ...process.env, SIEVE_DATA_DIR: dataDir, KAFKA_BROKERS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
