@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,8 +21,8 @@ before(async () => {
   mkdirSync(artifacts, { recursive: true })
   // The support agent must never refund: its broken prompt does, and the scorer says so.
   const dir = mkdtempSync(join(tmpdir(), 'sieve-dashboard-e2e-'))
-  const config = join(dir, 'sieve.yaml')
-  writeFileSync(config, 'checks:\n  agents:\n    support-agent:\n      prohibited_tools: { tools: [process_refund] }\n')
+  // The config the README's first-trace steps use.
+  const config = join(dirname(fileURLToPath(import.meta.url)), '../../sdk/examples/support-agent/sieve.yaml')
   sieve = await startSieve('up', join(dir, 'data'), { SIEVE_CONFIG_FILE: config })
   await runSupportAgent(sieve.url, false)
   await runSupportAgent(sieve.url, false)
