@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
 import { readTrace, type Config, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
-import { createDatasetExporter } from './datasetExporter.js'
+import { createDatasetExporter } from './dataset-exporter.js'
 import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, pollFeedback, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */

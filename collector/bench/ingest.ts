@@ -8,7 +8,7 @@
  * rounds and ratios compare measurements taken minutes, not hours, apart.
  * BENCH_REQUESTS (default 180) requests of 512 spans, BENCH_CONCURRENCY (default 16) in flight,
  * BENCH_ROUNDS (default 3).
- * With `--kafka`: the production path through a real broker instead (see ingestKafka.ts).
+ * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -22,7 +22,7 @@ import { protobufBatch } from './genai-batch.js'
 import { median, percentile, rate } from './stats.js'
 
 if (process.argv.includes('--kafka')) {
-  await import('./ingestKafka.js')
+  await import('./ingest-kafka.js')
   process.exit(0)
 }
 

@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { migrationsApplied, type SpanQueue } from '@sieve/core'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
-import { createTraceRoutes } from './api/traceRoutes.js'
-import { createFeedbackRoutes } from './feedback/feedbackRoutes.js'
+import { createTraceRoutes } from './api/trace-routes.js'
+import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import type { CollectorMetrics } from './metrics.js'
 import { createOtlpRouter } from './receiver/index.js'
 

@@ -8,7 +8,7 @@ import { compareQuery, exportBody, qualityQuery, traceIdParam, worstQuery } from
 import { pipelineCounters } from './pipeline.js'
 import { compare } from './queries/compare.js'
 import { quality } from './queries/quality.js'
-import { traceQuality } from './queries/traceQuality.js'
+import { traceQuality } from './queries/trace-quality.js'
 import { worst } from './queries/worst.js'
 
 export interface DashboardApiOptions {

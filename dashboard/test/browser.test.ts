@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { startSieve } from './support/sieve.js'
-import { runSupportAgent } from './support/supportAgent.js'
+import { runSupportAgent } from './support/support-agent.js'
 
 const CHROMIUM = process.env.SIEVE_CHROMIUM ?? '/usr/bin/chromium'
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), '../../test-artifacts/dashboard')

@@ -1,8 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { insertSpans, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
-import { classifyInsertError } from './insertErrors.js'
-import { RollupRefresher } from './rollupRefresher.js'
+import { classifyInsertError } from './insert-errors.js'
+import { RollupRefresher } from './rollup-refresher.js'
 
 export interface IngesterOptions {
   queue: SpanQueue

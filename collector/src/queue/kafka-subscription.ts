@@ -1,9 +1,9 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
-import { decodeSpanRecord, encodeSpanRecord } from './spanRecord.js'
+import { decodeSpanRecord, encodeSpanRecord } from './span-record.js'
 import type { CollectorMetrics } from '../metrics.js'
-import type { DeadLetterSink } from './deadLetter.js'
-import { BatchCoalescer } from './batchCoalescer.js'
+import type { DeadLetterSink } from './dead-letter.js'
+import { BatchCoalescer } from './batch-coalescer.js'
 
 export interface SubscriptionSettings {
   topic: string

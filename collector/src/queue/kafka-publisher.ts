@@ -1,6 +1,6 @@
 import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
 import { QueueUnavailableError, type Span } from '@sieve/core'
-import { encodeSpanRecord } from './spanRecord.js'
+import { encodeSpanRecord } from './span-record.js'
 import type { CollectorMetrics } from '../metrics.js'
 
 export interface PublisherOptions {

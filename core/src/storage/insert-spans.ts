@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Span } from '../span.js'
-import { chdbConnectionOf } from './createStorage.js'
-import { SPAN_COLUMNS, spanToRow } from './spanRow.js'
+import { chdbConnectionOf } from './create-storage.js'
+import { SPAN_COLUMNS, spanToRow } from './span-row.js'
 
 /**
  * Collapsing re-delivered spans is left to merges and FINAL reads; collapsing them again inside

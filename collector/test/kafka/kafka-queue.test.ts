@@ -4,9 +4,9 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
 import { KafkaSetupError, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
-import { sharedBrokers } from '../support/kafkaBroker.js'
+import { sharedBrokers } from '../support/kafka-broker.js'
 import { makeSpan, makeTraces } from '../support/spans.js'
-import { uniqueKafkaSettings, until } from '../support/kafkaStack.js'
+import { uniqueKafkaSettings, until } from '../support/kafka-stack.js'
 
 let brokers: string[]
 let release: () => Promise<void>

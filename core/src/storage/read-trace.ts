@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Trace } from '../span.js'
-import { rowToSpan, SPAN_SELECT, type SpanReadRow } from './spanRow.js'
+import { rowToSpan, SPAN_SELECT, type SpanReadRow } from './span-row.js'
 
 /** All spans of one trace of one project, each once, in start order; undefined when none is stored. */
 export async function readTrace(client: ClickHouseClient, projectId: string, traceId: string): Promise<Trace | undefined> {

@@ -2,9 +2,9 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { listTraces, readTrace } from '@sieve/core'
 import { Router, type Response } from 'express'
 import type { z } from 'zod'
-import { requireProject } from './requireProject.js'
-import { listTracesQuerySchema, traceIdSchema } from './traceQuery.js'
-import { traceTree } from './traceTree.js'
+import { requireProject } from './require-project.js'
+import { listTracesQuerySchema, traceIdSchema } from './trace-query.js'
+import { traceTree } from './trace-tree.js'
 
 export interface TraceRoutesOptions {
   storage: ClickHouseClient

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { decodeSpanRecord } from '@sieve/collector'
-import { sharedBrokers } from '../../collector/test/support/kafkaBroker.js'
+import { sharedBrokers } from '../../collector/test/support/kafka-broker.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-roles-'))

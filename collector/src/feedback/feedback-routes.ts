@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { feedbackSchema } from '@sieve/sdk/feedback-schema'
 import express, { Router, type ErrorRequestHandler } from 'express'
-import { requireProject } from '../api/requireProject.js'
-import { insertFeedback } from './feedbackRows.js'
+import { requireProject } from '../api/require-project.js'
+import { insertFeedback } from './feedback-rows.js'
 
 export interface FeedbackRoutesOptions {
   storage: ClickHouseClient

@@ -20,9 +20,9 @@ import { randomUUID } from 'node:crypto'
 import { createStorage, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
-import { rawProduceSpansPerSecond } from './kafkaProduce.js'
+import { rawProduceSpansPerSecond } from './kafka-produce.js'
 import { median, percentile, rate } from './stats.js'
-import { startPrivateBroker } from '../test/support/kafkaBroker.js'
+import { startPrivateBroker } from '../test/support/kafka-broker.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)

@@ -5,10 +5,10 @@ import SnappyCodec from 'kafkajs-snappy'
 // kafkajs is CommonJS: its runtime values come off the default export.
 const { CompressionCodecs, CompressionTypes, Kafka, logLevel: kafkaLogLevel } = kafkajs
 import type { Config, Span, SpanQueue, SubscribeOptions, Subscription } from '@sieve/core'
-import { KafkaPublisher, type PublisherOptions } from './kafkaPublisher.js'
-import { KafkaSubscription, type SubscriptionSettings } from './kafkaSubscription.js'
-import { DeadLetterSink } from './deadLetter.js'
-import { ensureTopics } from './kafkaTopics.js'
+import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
+import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscription.js'
+import { DeadLetterSink } from './dead-letter.js'
+import { ensureTopics } from './kafka-topics.js'
 import { createMetrics, type CollectorMetrics } from '../metrics.js'
 
 // Snappy: little CPU per byte (the collector's two cores go to parsing OTLP), a ratio of about
@@ -35,7 +35,7 @@ const KAFKAJS_LEVEL = { debug: kafkaLogLevel.INFO, info: kafkaLogLevel.NOTHING, 
 
 /**
  * The production `SpanQueue`: spans go to a Kafka topic keyed by trace id, consumer groups read
- * them. See kafkaPublisher.ts for when publish() resolves and kafkaSubscription.ts for how
+ * them. See kafka-publisher.ts for when publish() resolves and kafka-subscription.ts for how
  * offsets are committed. Start it with `openKafkaQueue`, which also sets up the topics.
  */
 export class KafkaSpanQueue implements SpanQueue {

@@ -1,6 +1,6 @@
 import kafkajs from 'kafkajs'
 import type { Span } from '@sieve/core'
-import { encodeSpanRecord } from '../src/queue/spanRecord.js'
+import { encodeSpanRecord } from '../src/queue/span-record.js'
 
 /**
  * The baseline for the Kafka benchmark: kafkajs alone producing the same spans to the same

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
 import { openKafkaQueue } from '@sieve/collector'
-import { sharedBrokers } from '../support/kafkaBroker.js'
-import { countRows, uniqueKafkaSettings, until } from '../support/kafkaStack.js'
+import { sharedBrokers } from '../support/kafka-broker.js'
+import { countRows, uniqueKafkaSettings, until } from '../support/kafka-stack.js'
 import { makeTraces } from '../support/spans.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
