@@ -45,7 +45,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   const checks = await loadChecksConfig(config.sections)
   // With Kafka, scores also go to the scores topic, after the table.
   const topic = config.kafka
-    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic })
+    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic, partitions: config.kafka.partitions, replicationFactor: config.kafka.replicationFactor })
     : undefined
   const table = clickhouseScoreSink(storage)
   const sink = topic ? fanOut(table, topic) : table

@@ -25,11 +25,25 @@ export interface KafkaScoresOptions {
   brokers: string[]
   clientId: string
   topic: string
+  /** Partitions and replication of the scores topic when it does not exist yet (it is created). */
+  partitions?: number
+  replicationFactor?: number
 }
 
 /** Connects an idempotent producer for the scores topic; `close()` disconnects it. */
 export async function openKafkaScoreSink(options: KafkaScoresOptions): Promise<ScoreSink & { close(): Promise<void> }> {
   const kafka = new kafkajs.Kafka({ clientId: `${options.clientId}-scorer`, brokers: options.brokers, logLevel: kafkajs.logLevel.NOTHING })
+  // Brokers run with topic auto-creation off: without this, every score write fails forever.
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await admin.createTopics({
+      topics: [{ topic: options.topic, numPartitions: options.partitions ?? 1, replicationFactor: options.replicationFactor ?? 1 }],
+      waitForLeaders: true,
+    })
+  } finally {
+    await admin.disconnect()
+  }
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
   await producer.connect()
   const sink = kafkaScoreSink(producer, options.topic)
