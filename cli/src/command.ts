@@ -18,3 +18,11 @@ export interface Command {
 export class UsageError extends Error {
   readonly code = 'USAGE'
 }
+
+/** An optional `--name` option that must be a number in [0, 1] (a score threshold). */
+export function fractionOption(name: string, raw: unknown): number | undefined {
+  if (raw === undefined) return undefined
+  const x = Number(raw)
+  if (!(x >= 0 && x <= 1)) throw new UsageError(`--${name} must be a number in [0, 1] (got '${String(raw)}')`)
+  return x
+}

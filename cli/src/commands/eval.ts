@@ -2,14 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { loadConfig } from '@sieve/core'
 import { runGate, summaryMarkdown } from '@sieve/exporter'
 import { loadChecksConfig } from '@sieve/scorer'
-import { UsageError, type Command } from '../command.js'
-
-function fraction(name: string, raw: unknown): number | undefined {
-  if (raw === undefined) return undefined
-  const x = Number(raw)
-  if (!(x >= 0 && x <= 1)) throw new UsageError(`--${name} must be a number in [0, 1] (got '${String(raw)}')`)
-  return x
-}
+import { fractionOption, UsageError, type Command } from '../command.js'
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -37,8 +30,8 @@ export const evalCommand: Command = {
     const timeout = Number(values.timeout)
     if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
     if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
-    const failBelow = fraction('fail-below', values['fail-below'])
-    const warnBelow = fraction('warn-below', values['warn-below'])
+    const failBelow = fractionOption('fail-below', values['fail-below'])
+    const warnBelow = fractionOption('warn-below', values['warn-below'])
 
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)

@@ -1,7 +1,7 @@
 import { createStorage, loadConfig, migrate } from '@sieve/core'
 import { BUCKETS, createScrubber, exportDataset, loadScrubOptions, sinceUnixNano, type GoldenExample } from '@sieve/exporter'
 import { loadChecksConfig } from '@sieve/scorer'
-import { UsageError, type Command } from '../command.js'
+import { fractionOption, UsageError, type Command } from '../command.js'
 
 export const exportCommand: Command = {
   name: 'export',
@@ -24,9 +24,8 @@ export const exportCommand: Command = {
     const out = values.out
     if (typeof out !== 'string' || !out) throw new UsageError('--out <file> is required')
     const score = values.score as string | undefined
-    const below = values.below === undefined ? undefined : Number(values.below)
+    const below = fractionOption('below', values.below)
     if ((score === undefined) !== (below === undefined)) throw new UsageError('--score and --below go together')
-    if (below !== undefined && !(below >= 0 && below <= 1)) throw new UsageError(`--below must be a number in [0, 1] (got '${String(values.below)}')`)
     const since = sinceUnixNano(String(values.since))
     if (!since) throw new UsageError(`--since must look like 7d, 12h, 30m or 2024-05-01 (got '${String(values.since)}')`)
     const limit = Number(values.limit)
