@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { failWith, say, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { dimensionOf, verdict } from '../../scorer/test/judge/fixtures.js'
+import { refundExample, writeDataset } from './support/golden-example.js'
 
 /**
  * `sieve eval` with the judge: the real CLI, the real agent traced with the OpenTelemetry SDK, and
@@ -36,30 +37,12 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function example(id: string, bucket: string) {
-  return {
-    version: 1,
-    id,
-    input: { messages: [{ role: 'user', content: 'I am <PERSON_1>, refund order A-1001 please, it arrived 45 days ago.' }] },
-    context: { retrievedDocumentIds: [], toolResults: [] },
-    expected: { checks: { prohibited_tools: { tools: [{ name: 'process_refund' }] } }, prohibited_tools: ['process_refund'] },
-    observed: { output: 'Refunded order A-1001.', toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-1001' } }] },
-    bucket,
-    tags: ['failed:prohibited_tools'],
-    source: { traceId: 'b'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: 'v12', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' },
-    scores: [
-      { name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false },
-      { name: 'generic', kind: 'judge', value: 0.2, passed: false },
-    ],
-    reviewBy: '2026-04-15',
-  }
-}
-
-function dataset(name: string, ...examples: object[]): string {
-  const path = join(dir, name)
-  writeFileSync(path, examples.map((e) => JSON.stringify(e)).join('\n') + '\n')
-  return path
-}
+const example = (id: string, bucket: string) =>
+  refundExample(id, bucket, [
+    { name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false },
+    { name: 'generic', kind: 'judge', value: 0.2, passed: false },
+  ])
+const dataset = (name: string, ...examples: object[]) => writeDataset(dir, name, ...examples)
 
 interface EvalRun {
   code: number
