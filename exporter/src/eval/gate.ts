@@ -220,8 +220,10 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
 function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined): RunResult {
   const base = { traceId: score.traceId, checks: score.checks, ...(judge ? { judge } : {}), ...(error ? { error } : {}) }
   if (score.checks.length) return { ...base, value: score.value, passed: score.passed && !error && judge?.passed !== false }
-  if (judge?.passed === undefined) return error || !judge ? { ...base, value: 0, passed: false } : { ...base, value: 0, passed: false, unscored: true }
-  return { ...base, value: judge.score ?? 0, passed: judge.passed && !error }
+  // An example with only a judge rubric: no trace or a failed agent is a failed run, a judge error is none.
+  if (!judge || error) return { ...base, value: judge?.score ?? 0, passed: false }
+  if (judge.passed === undefined) return { ...base, value: 0, passed: false, unscored: true }
+  return { ...base, value: judge.score ?? 0, passed: judge.passed }
 }
 
 function exampleResult(example: GoldenExample, runs: RunResult[]): ExampleResult {
