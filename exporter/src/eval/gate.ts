@@ -108,6 +108,7 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
   const results: ExampleResult[] = []
   const models = new Map<string, number>()
   let judgeReached = false
+  const callsBefore = o.judge?.metrics.total('calls') ?? 0
   try {
     for (const [index, { example }] of examples.entries()) {
       const runs: RunResult[] = []
@@ -143,7 +144,7 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
   const overall = { mean: round(mean(scored.map((e) => e.mean))), passRate: round(mean(scored.map((e) => e.passRate))) }
   const judgeTotals = o.judge
     ? overallJudge(o.judge.model, results.map((e) => e.judge), results.flatMap((e) => e.runs.flatMap((r) => (r.judge ? [r.judge] : []))), {
-        calls: o.judge.metrics.total('calls'),
+        calls: o.judge.metrics.total('calls') - callsBefore,
         priced: o.judge.priced,
       })
     : undefined
