@@ -16,7 +16,7 @@ const NOT_A_PHONE = /(?:order|invoice|ticket|tracking|sku|ref|reference|account|
 /** Dates and dotted quads are digit groups too, and never phone numbers. */
 const OTHER_SHAPE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3})$/
 
-const GATE = /\d[\d ().-]{5,}\d/
+const GATE = /\d[\d ().-]{6}/
 
 function digitCount(s: string): number {
   let n = 0
@@ -76,5 +76,5 @@ export const phone: Detector = {
   type: 'PHONE',
   priority: 6,
   // Seven digits at least, whatever the separators: most strings have no such run and are skipped at once.
-  find: (text) => (GATE.test(text) ? international(text).concat(national(text)).map((f) => unbalanced(text, f)) : []),
+  find: (text, scan) => (scan.hasDigit && GATE.test(text) ? international(text).concat(national(text)).map((f) => unbalanced(text, f)) : []),
 }
