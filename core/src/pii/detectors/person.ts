@@ -194,14 +194,15 @@ export const person: Detector = {
   find(text) {
     const lex = nameLexicon()
     const found: Finding[] = []
-    for (const run of runs(text, lex)) {
+    const capitalised = runs(text, lex)
+    for (const run of capitalised) {
       candidates(run, (from, to) => {
         const start = run[from]!.start
         if (isName(run, from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run[to - 1]!.end })
       })
     }
-    // Names typed in lower case are only looked for in text written all in lower case.
-    if (!/\p{Lu}/u.test(text) && /name|i'?m|i am/.test(text)) found.push(...lowerCaseAfterField(text, lex))
+    // Names typed in lower case are only looked for in text written all in lower case (no capitalised word, then no capital).
+    if (!capitalised.length && /name|i'?m|i am/.test(text) && !/\p{Lu}/u.test(text)) found.push(...lowerCaseAfterField(text, lex))
     if (found.length && / (?:and|or|&) \p{Lu}/u.test(text)) found.push(...enumerated(text, found, lex))
     // Speaker labels open a line: only multi-line text, or text that opens with one, can hold them.
     if (text.includes(':') && (text.includes('\n') || FIRST_SPEAKER.test(text))) found.push(...speakers(text, lex))

@@ -41,10 +41,17 @@ function isPossibleInternational(raw: string, digits: number): boolean {
   return verdict
 }
 
+const EXTENSION = /\s?(?:x|ext\.?)\s?\d+$/
+
+/** The number without its extension ("x 204", "ext. 12"); most numbers have none, and no 'x'. */
+function withoutExtension(value: string): string {
+  return value.includes('x') ? value.replace(EXTENSION, '') : value
+}
+
 function international(text: string) {
   if (!text.includes('+') && !text.includes('00')) return []
   return matchAll(text, INTERNATIONAL, 'PHONE', (m) => {
-    const raw = m[0].replace(/^00/, '+').replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
+    const raw = withoutExtension(m[0].replace(/^00/, '+'))
     const digits = digitCount(raw)
     return digits >= 8 && digits <= 15 && isPossibleInternational(raw, digits)
   })
@@ -54,7 +61,7 @@ function national(text: string) {
   return matchAll(text, NATIONAL, 'PHONE', (m) => {
     const value = m[0]
     if (value.length < 7) return false
-    const main = value.replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
+    const main = withoutExtension(value)
     const digits = digitCount(main)
     if (digits < 7 || digits > 13 || OTHER_SHAPE.test(main)) return false
     const near = before(text, m.index, 40)
