@@ -99,7 +99,7 @@ function leadingSeparators(s: string): number {
 
 /**
  * Address blocks exported from tables print a missing field as "nan", "null" or "None"
- * ("Asker nan 1386"): such a marker is passed over when more of the address follows it.
+ * ("Asker nan 1386"): such a marker is passed over when a postcode or number follows it.
  */
 const MISSING = /^[ \t]*,?[ \t\n>?]*(?:nan|null|None|N\/A)(?![\p{L}\p{N}])/u
 
@@ -110,9 +110,10 @@ function extend(text: string, end: number): number {
     const m = skipped ?? TAIL.exec(rest)
     if (!m) break
     if (m === skipped) {
-      // Only kept if a real part of the address comes next.
-      const next = extend(text, end + m[0].length)
-      return next > end + m[0].length ? next : end
+      // Passed over only when a postcode or house number comes next, not a word ("nan\nWhatsApp: …").
+      const after = end + m[0].length
+      const next = TAIL.exec(text.slice(after, after + 80))
+      return next && /\d/.test(next[0]) ? extend(text, after) : end
     }
     STOP_WORDS.lastIndex = leadingSeparators(m[0])
     if (STOP_WORDS.test(m[0])) break
