@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolveChecksConfig } from '@sieve/scorer'
 import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
-import { buildExample, createScrubber } from '../src/index.js'
+import { BUILT_IN_TYPES, buildExample, createScrubber, type ScrubOptions } from '../src/index.js'
 import { presidioDatasetPath } from './presidio.js'
 
 /**
@@ -35,15 +35,18 @@ const examples = Array.from({ length: 3000 }, (_, i) => example(i))
 const bytes = examples.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)
 for (const e of examples.slice(0, 200)) createScrubber().scrub(e) // warm up the JIT and the name lexicon
 
-const runs: number[] = []
-for (let r = 0; r < 5; r++) {
+/** CPU seconds to scrub every example once with a fresh scrubber (no strings remembered from an earlier run). */
+function scrubAll(options: ScrubOptions = {}): number {
   // CPU time, not wall time: other processes on the machine must not count against the scrubber.
-  const scrubber = createScrubber() // fresh: no strings remembered from an earlier run
+  const scrubber = createScrubber(options)
   const t0 = process.cpuUsage()
   for (const e of examples) scrubber.scrub(e)
   const used = process.cpuUsage(t0)
-  runs.push((used.user + used.system) / 1e6)
+  return (used.user + used.system) / 1e6
 }
+
+const runs: number[] = []
+for (let r = 0; r < 5; r++) runs.push(scrubAll())
 /**
  * Baseline measured in the same run: a JSON round trip of the same examples, which every export
  * pays anyway. The ratio to it says how the scrubber fares whatever else loads the machine.
@@ -99,6 +102,24 @@ for (let r = 0; r < 5; r++) {
 const exportMedian = medianOf(exportRuns)
 console.log(`as part of export: ${traces.length} traces, ${(traceBytes / 1e6).toFixed(1)} MB of span attributes`)
 console.log(`  ${(traceBytes / 1e6 / exportMedian).toFixed(1)} MB/s   ${Math.round(traces.length / exportMedian)} examples/s`)
+
+/**
+ * `--by-detector`: what each detector costs, as the time saved by switching it off, alternated with
+ * runs of all of them so that both see the same load.
+ */
+if (process.argv.includes('--by-detector')) {
+  console.log('by detector: CPU ms of the alone run saved by switching it off (median of 3)')
+  const saved = BUILT_IN_TYPES.map((type) => {
+    const all: number[] = []
+    const without: number[] = []
+    for (let r = 0; r < 3; r++) {
+      all.push(scrubAll())
+      without.push(scrubAll({ disable: [type] }))
+    }
+    return { type, ms: (medianOf(all) - medianOf(without)) * 1000 }
+  })
+  for (const { type, ms } of saved.sort((a, b) => b.ms - a.ms)) console.log(`  ${type.padEnd(16)} ${String(Math.round(ms) || 0).padStart(5)} ms`)
+}
 
 function medianOf(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!

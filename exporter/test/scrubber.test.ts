@@ -39,6 +39,24 @@ test('scrubs every string in nested tool arguments and results, and leaves numbe
   })
 })
 
+test('takes a postcode after a postcode cue or right after a place named after "in", and keeps years and counts there', () => {
+  const scrubber = createScrubber()
+  assert.equal(scrubber.scrub('ZIP: 94107-1234'), 'ZIP: <ZIP_CODE_1>')
+  assert.equal(scrubber.scrub('my postcode is SW1A 1AA'), 'my postcode is <ZIP_CODE_1>')
+  assert.equal(scrubber.scrub('We moved to an office in København K 1421.'), 'We moved to an office in København K <ZIP_CODE_1>.')
+  assert.equal(scrubber.scrub('Looking to support Allianz in Acquapendente 1021 in its mission'), 'Looking to support Allianz in Acquapendente <ZIP_CODE_1> in its mission')
+  for (const kept of ['The office opened in Paris 2019.', 'In Munich 12000 people came.', 'Stock in Warehouse 4031 is low', 'Order ORD-40311 shipped in 2 boxes']) {
+    assert.equal(scrubber.scrub(kept), kept)
+  }
+})
+
+test('an address block reads past a missing-field marker ("nan", "null") to the postcode after it, and not past one that ends it', () => {
+  const scrubber = createScrubber()
+  const block = scrubber.scrub('Billing address: Ana Dias\n    31401 ul. Słowicza 10 Apt. 360\n   Wrocław\n    nan\n    53-320')
+  assert.ok(!block.includes('53-320') && !block.includes('Słowicza'), block)
+  assert.equal(scrubber.scrub('12 Main Street\nSpringfield\nnan\nNone of this is right'), '<ADDRESS_1>\nnan\nNone of this is right')
+})
+
 test('does not take a 16-digit number that fails the Luhn check for a card', () => {
   assert.equal(createScrubber().scrub('order 4111 1111 1111 1112 shipped'), 'order 4111 1111 1111 1112 shipped')
 })

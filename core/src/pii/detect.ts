@@ -1,5 +1,6 @@
 import type { Detector, Finding } from './finding.js'
 import { resolve } from './resolve.js'
+import { TextScan } from './text-scan.js'
 
 /**
  * Runs detectors over one string and settles their overlaps (see resolve.ts): where personal and
@@ -8,8 +9,9 @@ import { resolve } from './resolve.js'
 export function detectPii(text: string, detectors: readonly Detector[]): Finding[] {
   const all: Finding[] = []
   const priorities = new Map<string, number>()
+  const scan = new TextScan(text)
   for (const d of detectors) {
-    for (const f of d.find(text)) {
+    for (const f of d.find(text, scan)) {
       // A detector may report more than one type (URL_CREDENTIALS and URL_PARAM): each ranks as its detector.
       priorities.set(f.type, d.priority)
       all.push(f)

@@ -1,3 +1,5 @@
+import type { TextScan } from './text-scan.js'
+
 /**
  * What a detector reports: the kind of personal or secret value and where it sits in the text.
  * Offsets are UTF-16 indices into the scanned string, `end` exclusive, like String.prototype.slice.
@@ -9,14 +11,15 @@ export interface Finding {
 }
 
 /**
- * One kind of detection. `find` is pure and sees only the text, so detectors can run in any order;
- * overlaps between them are settled afterwards (see resolve.ts). `priority` breaks ties between
- * findings of equal length: checksum-verified kinds outrank heuristic ones.
+ * One kind of detection. `find` is pure and sees only the text (and what one pass over it found,
+ * shared by all detectors), so detectors can run in any order; overlaps between them are settled
+ * afterwards (see resolve.ts). `priority` breaks ties between findings of equal length:
+ * checksum-verified kinds outrank heuristic ones.
  */
 export interface Detector {
   readonly type: string
   readonly priority: number
-  find(text: string): Finding[]
+  find(text: string, scan: TextScan): Finding[]
 }
 
 /** Runs a global regex over text and turns each match (or one of its groups) into a finding. */

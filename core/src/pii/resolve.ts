@@ -6,6 +6,7 @@ import type { Finding } from './finding.js'
  * email is replaced rather than pieces of it.
  */
 export function resolve(findings: Finding[], priorityOf: (type: string) => number): Finding[] {
+  if (findings.length < 2) return findings.filter((f) => f.end > f.start)
   const ranked = findings
     .filter((f) => f.end > f.start)
     .sort((a, b) => b.end - b.start - (a.end - a.start) || priorityOf(b.type) - priorityOf(a.type) || a.start - b.start)

@@ -29,8 +29,10 @@ export class Placeholders {
   }
 }
 
+const NUMBERS = new Set(['PHONE', 'CREDIT_CARD', 'IBAN', 'SSN'])
+
 /** Spellings of one value that should share a placeholder: case for emails and names, separators for numbers. */
 function normalise(type: string, value: string): string {
-  if (/^(?:PHONE|CREDIT_CARD|IBAN|SSN)$/.test(type)) return value.replace(/[^0-9A-Za-z+]/g, '').toUpperCase()
+  if (NUMBERS.has(type)) return value.replace(/[^0-9A-Za-z+]/g, '').toUpperCase()
   return value.toLowerCase().replace(/\s+/g, ' ').trim()
 }

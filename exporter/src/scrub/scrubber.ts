@@ -75,7 +75,7 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     if (Array.isArray(value)) return value.map((v) => deep(v, placeholders))
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(value)) out[k] = deep(v, placeholders)
+      for (const k of Object.keys(value)) out[k] = deep((value as Record<string, unknown>)[k], placeholders)
       return out
     }
     return value

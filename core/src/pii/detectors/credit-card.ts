@@ -11,8 +11,8 @@ const ISSUER = /^(?:4|5[0-9]|2(?:2[2-9]|[3-6]|7[01]|720)|3[0-8]|6|1800|2131)/
 export const creditCard: Detector = {
   type: 'CREDIT_CARD',
   priority: 10,
-  find: (text) =>
-    !GATE.test(text) ? [] : matchAll(text, CANDIDATE, 'CREDIT_CARD', (m) => {
+  find: (text, scan) =>
+    !scan.hasDigit || !GATE.test(text) ? [] : matchAll(text, CANDIDATE, 'CREDIT_CARD', (m) => {
       const digits = m[0].replace(/[ -]/g, '')
       return ISSUER.test(digits) && luhnValid(digits)
     }),

@@ -22,13 +22,11 @@ const BOUNDED = new RegExp(`(?<![\\p{L}\\p{N}])(?:${DATE.source})(?![\\p{L}\\p{N
 const CUE = /(?:born|birth|\bdob\b|d\.o\.b|birthday|geboren|née? le|nacimiento|nascita)/
 const YEAR_CUE = /(?:born|birth|\bdob\b)\W*(?:in|on)?\W*$/
 
-const GATE = /born|birth|dob|d\.o\.b|geboren|née? le|nacimiento|nascita/i
-
 export const dateOfBirth: Detector = {
   type: 'DATE_OF_BIRTH',
   priority: 5,
-  find: (text) =>
-    !GATE.test(text) ? [] : matchAll(text, BOUNDED, 'DATE_OF_BIRTH', (m) => {
+  find: (text, scan) =>
+    !scan.hasDigit || !scan.mentions('BIRTH_CUE') ? [] : matchAll(text, BOUNDED, 'DATE_OF_BIRTH', (m) => {
       const near = before(text, m.index, 40)
       if (/^\d{4}$/.test(m[0])) return YEAR_CUE.test(near)
       return CUE.test(near)

@@ -9,8 +9,8 @@ const IPV6 = /(?<![\p{L}\p{N}_:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|
 export const ipAddress: Detector = {
   type: 'IP_ADDRESS',
   priority: 7,
-  find(text) {
-    const v4 = !/\d\.\d/.test(text) ? [] : matchAll(text, IPV4, 'IP_ADDRESS')
+  find(text, scan) {
+    const v4 = !scan.hasDigit || !/\d\.\d/.test(text) ? [] : matchAll(text, IPV4, 'IP_ADDRESS')
     // Clock times and MAC addresses also have colons; node's parser keeps only real IPv6.
     const v6 = /[0-9a-fA-F]:[0-9a-fA-F:]/.test(text) ? matchAll(text, IPV6, 'IP_ADDRESS', (m) => m[0].length > 4 && m[0] !== '::' && isIPv6(m[0])) : []
     return v4.concat(v6)

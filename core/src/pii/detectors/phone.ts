@@ -16,7 +16,7 @@ const NOT_A_PHONE = /(?:order|invoice|ticket|tracking|sku|ref|reference|account|
 /** Dates and dotted quads are digit groups too, and never phone numbers. */
 const OTHER_SHAPE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3})$/
 
-const GATE = /\d[\d ().-]{5,}\d/
+const GATE = /\d[\d ().-]{6}/
 
 function digitCount(s: string): number {
   let n = 0
@@ -41,10 +41,17 @@ function isPossibleInternational(raw: string, digits: number): boolean {
   return verdict
 }
 
+const EXTENSION = /\s?(?:x|ext\.?)\s?\d+$/
+
+/** The number without its extension ("x 204", "ext. 12"); most numbers have none, and no 'x'. */
+function withoutExtension(value: string): string {
+  return value.includes('x') ? value.replace(EXTENSION, '') : value
+}
+
 function international(text: string) {
   if (!text.includes('+') && !text.includes('00')) return []
   return matchAll(text, INTERNATIONAL, 'PHONE', (m) => {
-    const raw = m[0].replace(/^00/, '+').replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
+    const raw = withoutExtension(m[0].replace(/^00/, '+'))
     const digits = digitCount(raw)
     return digits >= 8 && digits <= 15 && isPossibleInternational(raw, digits)
   })
@@ -54,7 +61,7 @@ function national(text: string) {
   return matchAll(text, NATIONAL, 'PHONE', (m) => {
     const value = m[0]
     if (value.length < 7) return false
-    const main = value.replace(/\s?(?:x|ext\.?)\s?\d+$/, '')
+    const main = withoutExtension(value)
     const digits = digitCount(main)
     if (digits < 7 || digits > 13 || OTHER_SHAPE.test(main)) return false
     const near = before(text, m.index, 40)
@@ -76,5 +83,5 @@ export const phone: Detector = {
   type: 'PHONE',
   priority: 6,
   // Seven digits at least, whatever the separators: most strings have no such run and are skipped at once.
-  find: (text) => (GATE.test(text) ? international(text).concat(national(text)).map((f) => unbalanced(text, f)) : []),
+  find: (text, scan) => (scan.hasDigit && GATE.test(text) ? international(text).concat(national(text)).map((f) => unbalanced(text, f)) : []),
 }

@@ -17,7 +17,6 @@ const KNOWN_FORMATS = new RegExp(
   ].join('|'),
   'g',
 )
-const KNOWN_GATE = /sk-|[spr]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|eyJ|-----BEGIN/
 const BOUNDED_KNOWN = new RegExp(`(?<![A-Za-z0-9_])(?:${KNOWN_FORMATS.source})`, 'g')
 
 /** The value after an Authorization scheme or after a key named like a secret. */
@@ -82,15 +81,15 @@ function longestKeyRun(text: string): number {
 export const secret: Detector = {
   type: 'SECRET',
   priority: 9,
-  find(text) {
+  find(text, scan) {
     // Every secret shape has a run of key characters: six at least, eight for a known format
     // (eyJ + 5, -----BEGIN), 24 for a generated token.
     // Prose rarely has such runs, so one pass over the text settles which patterns can apply.
     const run = longestKeyRun(text)
     if (run < 6) return []
-    const found: Finding[] = run >= 8 && KNOWN_GATE.test(text) ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
-    if (/bearer|basic|token|bot/i.test(text)) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
-    if (/[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
+    const found: Finding[] = run >= 8 && scan.mentions('KEY_PREFIX') ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
+    if (scan.mentions('AUTH_SCHEME') || scan.mentions('TOKEN')) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
+    if ((scan.mentions('KEY_NAME') || scan.mentions('TOKEN')) && /[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
     if (run >= 24) found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
     return found
   },

@@ -1,4 +1,5 @@
 import { matchAll, type Detector, type Finding } from '../finding.js'
+import type { TextScan } from '../text-scan.js'
 
 const WORD = "\\p{Lu}[\\p{L}\\p{M}'’.-]*"
 const ANY_WORD = "[\\p{L}\\p{M}][\\p{L}\\p{M}'’.-]*"
@@ -45,7 +46,7 @@ function fusedBeforeNumber(text: string): boolean {
  * Street-line shapes, each with a cheap gate: the full pattern (costly, it backtracks over words)
  * runs only on text where the gate finds the literal part of the shape.
  */
-const SHAPES: { gate: (text: string) => boolean; pattern: string }[] = [
+const SHAPES: { gate: (text: string, scan: TextScan) => boolean; pattern: string }[] = [
   // 12 Main Street / 2450 Crown St / 903 83 Dora Creek (the street type always follows a space)
   { gate: tester(new RegExp(` (?:${SUFFIX})(?![A-Za-z])`)), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
   // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53 (the street type opens the text or follows a non-alphanumeric)
@@ -53,11 +54,11 @@ const SHAPES: { gate: (text: string) => boolean; pattern: string }[] = [
   // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
   { gate: fusedBeforeNumber, pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
   // P.O. Box 211 / PSC 3294, Box 9168
-  { gate: tester(/Box \d|Postfach|Apartado/), pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
+  { gate: (_, scan) => scan.mentions('PO_BOX'), pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
   // An address block's street line, "20789 Allika 46": postcode or house number, name, number
   { gate: tester(/(?:^|\n)[ \t>?]*\d{3}/), pattern: `(?<=^|\\n)[ \\t>?]*\\d{3,6} (?:${WORD} ){1,3}${NUMBER}(?=[ \\t]*(?:\\n|,|$))` },
   // Apt. 117 / Suite 464 standing alone
-  { gate: tester(/(?:Apt|Apartment|Suite|Unit|Flat)\.? #?\d/), pattern: `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?` },
+  { gate: (_, scan) => scan.mentions('UNIT'), pattern: `(?:Apt\\.?|Apartment|Suite|Unit|Flat) #?\\d{1,5}[A-Za-z]?` },
 ]
 const CORE = SHAPES.map(({ gate, pattern }) => ({ gate, regex: new RegExp(`(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])`, 'gu') }))
 
@@ -96,11 +97,24 @@ function leadingSeparators(s: string): number {
   return i
 }
 
+/**
+ * Address blocks exported from tables print a missing field as "nan", "null" or "None"
+ * ("Asker nan 1386"): such a marker is passed over when a postcode or number follows it.
+ */
+const MISSING = /^[ \t]*,?[ \t\n>?]*(?:nan|null|None|N\/A)(?![\p{L}\p{N}])/u
+
 function extend(text: string, end: number): number {
   for (let steps = 0; steps < 8; steps++) {
     const rest = text.slice(end, end + 80)
-    const m = TAIL.exec(rest)
+    const skipped = MISSING.exec(rest)
+    const m = skipped ?? TAIL.exec(rest)
     if (!m) break
+    if (m === skipped) {
+      // Passed over only when a postcode or house number comes next, not a word ("nan\nWhatsApp: …").
+      const after = end + m[0].length
+      const next = TAIL.exec(text.slice(after, after + 80))
+      return next && /\d/.test(next[0]) ? extend(text, after) : end
+    }
     STOP_WORDS.lastIndex = leadingSeparators(m[0])
     if (STOP_WORDS.test(m[0])) break
     end += m[0].length
@@ -115,9 +129,11 @@ function withTail(found: Finding[], text: string): Finding[] {
 export const streetAddress: Detector = {
   type: 'ADDRESS',
   priority: 4,
-  find(text) {
-    if (!/\d/.test(text)) return []
-    const core = CORE.flatMap(({ gate, regex }) => (gate(text) ? matchAll(text, regex, 'ADDRESS') : []))
-    return withTail(core.concat(afterCues(text)), text)
+  find(text, scan) {
+    if (!scan.hasDigit) return []
+    const found: Finding[] = []
+    for (const { gate, regex } of CORE) if (gate(text, scan)) found.push(...matchAll(text, regex, 'ADDRESS'))
+    if (scan.mentions('ADDRESS_CUE')) found.push(...afterCues(text))
+    return withTail(found, text)
   },
 }
