@@ -9,7 +9,7 @@ import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
 import { reopenForFeedback, type LateFeedbackDeps } from './late-feedback.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
-import { RANDOM_SLICE, selectingSlices } from './sampling.js'
+import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
 import type { ScoreSink } from '../scores/score-sink.js'
 import { Semaphore } from './semaphore.js'
 import type { SliceFacts } from './slices.js'
@@ -46,6 +46,8 @@ export interface JudgeStageDeps {
 /** Traces remembered as judged for negative feedback; older ones are checked in the scores table. */
 const FEEDBACK_TAKEN_MAX = 100_000
 
+const traceKey = (projectId: string, traceId: string) => `${projectId}\u0000${traceId.toLowerCase()}`
+
 interface Job {
   trace: Trace
   rubric: Rubric
@@ -75,6 +77,9 @@ export class JudgeStage {
   private readonly needsUsers: boolean
   private readonly needsFeedback: boolean
   private readonly sampling: JudgeConfig['sampling']
+  private readonly newUserSlices: JudgeConfig['sampling']['slices']
+  /** Traces whose user's history is being looked up. */
+  private userLookups = 0
   private readonly late: LateFeedbackDeps | undefined
   /** Traces queued for a negative-feedback slice by this process: never twice for that reason. */
   private readonly feedbackTaken = new Set<string>()
@@ -97,22 +102,26 @@ export class JudgeStage {
     this.needsLengthFacts = kinds.has('long_conversation')
     this.needsUsers = kinds.has('new_user')
     this.needsFeedback = kinds.has('negative_feedback')
-    const firstTraces = Math.max(0, ...config.sampling.slices.map((s) => (s.match.kind === 'new_user' ? s.match.firstTraces : 0)))
+    this.newUserSlices = config.sampling.slices.filter((s) => s.match.kind === 'new_user')
+    const firstTraces = Math.max(0, ...this.newUserSlices.map((s) => (s.match.kind === 'new_user' ? s.match.firstTraces : 0)))
     if (this.needsUsers && !deps.storage) throw new Error('judge: the new_user slice counts a user\'s traces in storage, and the judge stage was given none')
     this.users = this.needsUsers ? new UserPositions(deps.storage!, firstTraces) : undefined
     // Late feedback is offered to the negative-feedback slices alone, in their order.
     const negative = config.sampling.slices.filter((s) => s.match.kind === 'negative_feedback')
     this.sampling = { ...config.sampling, rate: 0, slices: negative }
     this.feedbackReasons = new Set(negative.map((s) => s.name))
-    const key = (projectId: string, traceId: string) => `${projectId}\u0000${traceId.toLowerCase()}`
     this.late =
       negative.length && deps.storage
         ? {
             storage: deps.storage,
             reasons: [...this.feedbackReasons],
             maxScore: Math.max(...negative.map((s) => (s.match.kind === 'negative_feedback' ? s.match.maxScore : -Infinity))),
-            taken: (projectId, traceId) => this.feedbackTaken.has(key(projectId, traceId)),
-            offer: (trace, lowest) => this.offerPicks(trace, selectingSlices(this.sampling, { trace, checks: [], userTurns: 0, tokens: 0, userTraceIndex: undefined, lowestFeedback: lowest })),
+            taken: (projectId, traceId) => this.feedbackTaken.has(traceKey(projectId, traceId)),
+            offer: (trace, lowest) => {
+              const picks = selectingSlices(this.sampling, { trace, checks: [], userTurns: 0, tokens: 0, userTraceIndex: undefined, lowestFeedback: lowest })
+              // Not picked (the slice's rate): counted as not sampled when it was scored already.
+              return picks.length ? this.offerPicks(trace, picks) : undefined
+            },
           }
         : undefined
     for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
@@ -143,9 +152,11 @@ export class JudgeStage {
     const { storage } = this.deps
     const lowest = this.late ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined
     const negative = lowest !== undefined && lowest <= this.late!.maxScore && !this.feedbackTaken.has(this.takenKey(trace))
-    if (this.closed || (!this.users && !negative)) return Promise.resolve(this.offer(candidate))
+    const users = this.users && this.mayTakeNewUser(trace) ? this.users : undefined
+    if (this.closed || (!users && !negative)) return Promise.resolve(this.offer(candidate))
+    if (users) this.userLookups++
     const looked = Promise.all([
-      this.users?.positionOf(trace),
+      users?.positionOf(trace).finally(() => this.userLookups--),
       negative ? storedVerdicts(storage!, trace.projectId, [trace.traceId], this.late!.reasons).then((v) => v.get(trace.traceId.toLowerCase())!.judged) : false,
     ]).then(
       ([userTraceIndex, feedbackJudged]) => this.offer({ ...candidate, userTraceIndex, feedbackJudged }),
@@ -193,8 +204,18 @@ export class JudgeStage {
     )
   }
 
+  /**
+   * Whether a new-user slice would take the trace if its user were new: its rate picks the trace
+   * and its budget has room for it besides the traces being looked up already. Otherwise the
+   * user's history is not worth a query.
+   */
+  private mayTakeNewUser(trace: Trace): boolean {
+    const calls = this.callsFor(this.rubricFor(trace)) * (this.userLookups + 1)
+    return this.newUserSlices.some((s) => hashUnit(trace.traceId, s.name) < s.rate && this.ledger.wouldReserve(s.name, calls).ok)
+  }
+
   private takenKey(trace: Trace): string {
-    return `${trace.projectId}\u0000${trace.traceId.toLowerCase()}`
+    return traceKey(trace.projectId, trace.traceId)
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
