@@ -21,7 +21,7 @@ import {
   type ScoreRecord,
 } from '@sieve/scorer'
 import { startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
-import { conversation, traceId, verdict } from './fixtures.js'
+import { traceId, userTrace, verdict } from './fixtures.js'
 
 let dir: string
 let storage: ClickHouseClient
@@ -38,23 +38,6 @@ after(async () => {
   await server.close()
   await storage.close()
 })
-
-const BASE = 1_760_000_000_000_000_000n
-const SECOND = 1_000_000_000n
-
-/** A support conversation of `user` in project `project` whose earliest span starts `at` seconds after BASE. */
-function userTrace(project: string, id: string, user: string | undefined, at: bigint): Trace {
-  const trace = conversation(id, user ? { user } : {})
-  const first = trace.spans.reduce((m, s) => (BigInt(s.startTimeUnixNano) < m ? BigInt(s.startTimeUnixNano) : m), BigInt(trace.spans[0]!.startTimeUnixNano))
-  const shift = BASE + at * SECOND - first
-  trace.projectId = project
-  for (const s of trace.spans) {
-    s.projectId = project
-    s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + shift)
-    s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + shift)
-  }
-  return trace
-}
 
 /** What the ingester does with a batch: the spans, then the traces rollup. */
 async function store(traces: Trace[]): Promise<void> {
