@@ -196,3 +196,25 @@ test('negative feedback after a trace was scored has it judged once for that rea
   assert.equal(restarted.stage.metrics.get('reopened{reason=negative_feedback}'), 0)
   assert.equal(judge.stage.metrics.get('reopened{reason=negative_feedback}'), 1)
 })
+
+test('a trace rated down is judged once for it when the scorer offers it while the feedback read re-opens it', async () => {
+  const p = 'race'
+  const trace = userTrace(p, traceId(0x5001), 'gus', 1n)
+  await store([trace])
+  await storage.insert({ table: 'scores', values: [{ project_id: p, trace_id: trace.traceId, span_id: '', scorer_name: 'trace_complete', kind: 'deterministic', scorer_version: '1' }], format: 'JSONEachRow' })
+  const config = loadJudgeConfig({
+    judge: { baseUrl: server.baseURL, apiKey: 'k', model: 'judge-2025-01-01', allowModelAlias: false },
+    sections: { judge: { sampling: { rate: 0, slices: [{ name: 'thumbs-down', match: { kind: 'negative_feedback' } }] } } },
+  })!
+  const metrics = new JudgeMetrics()
+  const records: ScoreRecord[] = []
+  const stage = new JudgeStage({ config, client: new JudgeClient(config, metrics), metrics, rubrics, storage, sink: { write: async (r) => void records.push(...r) } })
+  // Both look the trace up in storage at the same time, and both find it scored and not judged.
+  const reopened = stage.feedbackArrived([{ projectId: p, traceId: trace.traceId, lowest: 0 }])
+  const offered = stage.consider({ trace, checks: [] })
+  await Promise.all([reopened, offered])
+  await stage.drain()
+  assert.equal(metrics.get('sampled{slice=thumbs-down}'), 1)
+  assert.deepEqual([...new Set(records.map((r) => `${r.traceId} ${r.sampleReason}`))], [`${trace.traceId} thumbs-down`])
+  assert.equal(records.length, 5, 'four dimensions and the rubric, once')
+})
