@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { userIdOf, type Trace } from '@sieve/core'
-import { traceView } from '../trace/view.js'
+import { compareNanos, traceView } from '../trace/view.js'
 
 /** A trace's place in its user's history: traces are ordered by start time, then trace id. */
 interface Entry {
@@ -19,16 +19,24 @@ const before = (a: Entry, b: Entry) => a.startNs < b.startNs || (a.startNs === b
 /** Users per statement: keeps each query well under ClickHouse's max_query_size. */
 const USERS_PER_QUERY = 1000
 
-/** The user a trace belongs to: the root span's `user.id` when it names one, else the first span's that does. */
+/**
+ * The user a trace belongs to, as the `traces` rollup takes it: the root span's `user.id` when it
+ * names one, else that of the earliest span that does.
+ */
 export function traceUserId(trace: Trace): string {
   const root = trace.spans.find((s) => s.parentSpanId === '')
   const fromRoot = root ? userIdOf(root) : ''
   if (fromRoot) return fromRoot
+  let user = ''
+  let earliest = ''
   for (const s of trace.spans) {
     const u = userIdOf(s)
-    if (u) return u
+    if (u && (!user || compareNanos(s.startTimeUnixNano, earliest) < 0)) {
+      user = u
+      earliest = s.startTimeUnixNano
+    }
   }
-  return ''
+  return user
 }
 
 /**
