@@ -3,7 +3,7 @@ import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/
 import { readTrace, type Config, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
-import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, pollFeedback, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -49,8 +49,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     : undefined
   const table = clickhouseScoreSink(storage)
   const sink = topic ? fanOut(table, topic) : table
-  const judge = createJudge(config, sink, metrics.registry)
-  const feedback = judge && pollFeedback(storage, judge.stage.feedback, { onError: (err) => console.error(`sieve up: reading feedback for the judge failed: ${err.message}`) })
+  const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => console.error(`sieve up: ${message}`) })
   const scorer = await Scorer.start({
     queue,
     checks,
@@ -66,7 +65,6 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     ...(judge ? { banner: [`LLM judge:        ${config.judge.model} at ${config.judge.baseUrl}`] } : {}),
     async stop() {
       await scorer.stop({ flush: !config.kafka })
-      feedback?.stop()
       await judge?.stop()
       await topic?.close()
     },

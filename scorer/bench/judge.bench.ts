@@ -5,13 +5,17 @@
  *    200 ms, at the configured concurrency, against the bound's ideal (concurrency / 0.2 s calls/s).
  * 2. Deterministic scorer throughput with the judge enabled (sampling, slices, budgets, judging in
  *    the background against the same server) versus disabled, in alternating rounds of one run.
- *    Target: enabled >= 90% of disabled.
+ *    Target: enabled >= 90% of disabled. The new-user slice counts users' traces in an embedded
+ *    engine (in this process, so its queries count as the scorer's CPU).
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { Trace } from '@sieve/core'
+import { createStorage, insertSpans, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
 import {
   JudgeClient,
   JudgeMetrics,
@@ -41,6 +45,8 @@ const [firstLine] = (await once(child.stdout!, 'data')) as [Buffer]
 const server = { baseURL: firstLine.toString().trim() }
 const nullSink: ScoreSink = { write: async () => {} }
 const rubrics = loadRubrics()
+const storage = await createStorage({ kind: 'embedded', path: mkdtempSync(join(tmpdir(), 'sieve-bench-judge-')), database: 'sieve' })
+await migrate(storage, { retentionDays: 1 })
 
 function judgeConfig(section: unknown): JudgeConfig {
   return { ...judgeSectionSchema.parse(section), baseUrl: server.baseURL, apiKey: 'bench', model: 'judge-2025-01-01' }
@@ -48,7 +54,7 @@ function judgeConfig(section: unknown): JudgeConfig {
 
 function newStage(config: JudgeConfig) {
   const metrics = new JudgeMetrics()
-  return new JudgeStage({ config, client: new JudgeClient(config, metrics), rubrics, sink: nullSink, metrics })
+  return new JudgeStage({ config, client: new JudgeClient(config, metrics), rubrics, sink: nullSink, metrics, storage })
 }
 
 const traces = (n: number): Trace[] =>
@@ -79,6 +85,14 @@ console.log(`judge throughput at concurrency ${concurrency}, ${LATENCY_MS} ms pe
 // --- 2. deterministic scorer throughput, judge enabled vs disabled ---------------------------
 const checks = resolveChecksConfig(undefined)
 const corpus = traces(arg('traces', 10_000))
+// Five traces a user, stored as the ingester would (root spans suffice for the users' histories).
+const roots = corpus.map((t, i) => {
+  const root = t.spans.find((s) => s.parentSpanId === '')!
+  root.attributes['user.id'] = `user-${i % Math.ceil(corpus.length / 5)}`
+  return { ...root, attributes: { 'user.id': root.attributes['user.id'] } }
+})
+await insertSpans(storage, roots)
+await refreshTraceRollups(storage, roots)
 const BATCH = 1000 // the scorer's writeBatchTraces: it yields to the event loop between batches
 
 /** Traces per CPU second of this process (scorer and judge stage share it), so other load on the machine does not count. */
@@ -118,7 +132,7 @@ async function enabledRound(): Promise<number> {
   const stage = newStage(realistic)
   judged = stage
   // The calls in flight when the loop ends are finished within the round (what still waits is skipped).
-  return scoreAll((trace, score) => stage.offer({ trace, checks: score.results }), () => stage.close())
+  return scoreAll((trace, score) => void stage.consider({ trace, checks: score.results }), () => stage.close())
 }
 // Alternating which goes first, so garbage one round leaves behind is not always paid by the same side.
 for (let round = 0; round < 7; round++) {
@@ -135,3 +149,4 @@ console.log(`deterministic scoring, ${corpus.length} traces of 20 spans, per CPU
 console.log(`judge stage in the last enabled round: ${JSON.stringify(judged!.metrics.snapshot())}`)
 child.stdin!.end()
 await once(child, 'exit')
+await storage.close()

@@ -64,6 +64,15 @@ export class BudgetLedger {
 
   /** Reserves `calls` for `slice`, or says which limit refused them. */
   tryReserve(slice: string, calls: number): { ok: true } | { ok: false; reason: SkipReason } {
+    const verdict = this.wouldReserve(slice, calls)
+    if (!verdict.ok) return verdict
+    const own = this.sliceWindows(slice)
+    for (const w of [this.minute, this.day, own.minute, own.day]) w.calls += calls
+    return verdict
+  }
+
+  /** Whether tryReserve would reserve `calls` for `slice` now; reserves nothing. */
+  wouldReserve(slice: string, calls: number): { ok: true } | { ok: false; reason: SkipReason } {
     const sl = this.sliceLimits.get(slice) ?? { stopAt: 1 }
     const minute = this.roll(this.minute, MINUTE)
     const day = this.roll(this.day, DAY)
@@ -73,10 +82,6 @@ export class BudgetLedger {
     if (this.limits.spendPerDay !== undefined && this.spentToday() >= this.limits.spendPerDay * sl.stopAt) return { ok: false, reason: 'spend_per_day' }
     if (!within(own.minute.calls + calls, sl.callsPerMinute, 1)) return { ok: false, reason: 'slice_calls_per_minute' }
     if (!within(own.day.calls + calls, sl.callsPerDay, 1)) return { ok: false, reason: 'slice_calls_per_day' }
-    minute.calls += calls
-    day.calls += calls
-    own.minute.calls += calls
-    own.day.calls += calls
     return { ok: true }
   }
 

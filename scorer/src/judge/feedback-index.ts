@@ -1,6 +1,7 @@
 /**
- * The lowest feedback score given on each trace, for the negative-feedback slice. Fed by whatever
- * sees feedback (the ingester, or a poll of the `feedback` table); bounded like UserHistory.
+ * The lowest feedback score given on each trace, for the negative-feedback slice. Fed by the poll
+ * of the `feedback` table (JudgeStage.feedbackArrived); bounded: past `maxTraces` the traces
+ * rated first are forgotten.
  */
 export class FeedbackIndex {
   private readonly lowest = new Map<string, number>()

@@ -1,5 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import type { FeedbackIndex } from './feedback-index.js'
+
+/** Feedback read in one poll: the lowest score among a trace's new feedback rows. */
+export interface FeedbackSeen {
+  projectId: string
+  traceId: string
+  lowest: number
+}
 
 export interface FeedbackPollOptions {
   intervalMs?: number
@@ -9,11 +15,11 @@ export interface FeedbackPollOptions {
 }
 
 /**
- * Keeps the judge's feedback index current from the `feedback` table, so the negative-feedback
- * slice sees what users said about a trace before it was scored. Reads only rows newer than the
- * last read (by `created_at`).
+ * Reads the `feedback` table for the judge: feedback given before a trace is scored steers its
+ * sampling, feedback given after re-opens it (JudgeStage.feedbackArrived). Reads only rows newer
+ * than the last read (by `created_at`); a poll ends when `onFeedback` has handled its rows.
  */
-export function pollFeedback(storage: ClickHouseClient, index: FeedbackIndex, options: FeedbackPollOptions = {}) {
+export function pollFeedback(storage: ClickHouseClient, onFeedback: (rows: FeedbackSeen[]) => void | Promise<void>, options: FeedbackPollOptions = {}) {
   const intervalMs = options.intervalMs ?? 2000
   let since = new Date(Date.now() - (options.lookbackMs ?? 86_400_000)).toISOString().replace('T', ' ').replace('Z', '')
   let running: Promise<void> | undefined
@@ -25,10 +31,12 @@ export function pollFeedback(storage: ClickHouseClient, index: FeedbackIndex, op
       query_params: { since },
       format: 'JSONEachRow',
     })
-    for (const row of await result.json<{ project_id: string; trace_id: string; lowest: number; last: string }>()) {
-      index.record(row.project_id, row.trace_id, Number(row.lowest))
-      if (row.last > since) since = row.last
-    }
+    const rows = await result.json<{ project_id: string; trace_id: string; lowest: number; last: string }>()
+    let last = since
+    for (const row of rows) if (row.last > last) last = row.last
+    if (rows.length) await onFeedback(rows.map((r) => ({ projectId: r.project_id, traceId: r.trace_id, lowest: Number(r.lowest) })))
+    // Moved on only once handled: rows whose handling failed are read again by the next poll.
+    since = last
   }
   const tick = () => {
     running ??= poll()

@@ -1,24 +1,32 @@
+import type { ClickHouseClient } from '@clickhouse/client'
 import type { Trace } from '@sieve/core'
 import { BudgetLedger, type SliceLimits } from './budget.js'
 import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
+import type { FeedbackSeen } from './feedback-poller.js'
 import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
+import { reopenForFeedback, type LateFeedbackDeps } from './late-feedback.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { rubricFor } from './rubric-for.js'
-import { RANDOM_SLICE, selectingSlices } from './sampling.js'
+import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
 import type { ScoreSink } from '../scores/score-sink.js'
 import { Semaphore } from './semaphore.js'
 import type { SliceFacts } from './slices.js'
+import { storedVerdicts } from './stored-verdicts.js'
 import { buildTranscript } from './transcript.js'
-import { UserHistory } from './user-history.js'
+import { UserPositions } from './user-positions.js'
 import { traceView } from '../trace/view.js'
 
 /** What the deterministic scorer hands over for every trace it scored. */
 export interface JudgeCandidate {
   trace: Trace
   checks: ReadonlyArray<{ name: string; passed: boolean }>
+  /** The trace's position among its user's traces, as UserPositions tells it (consider() looks it up). */
+  userTraceIndex?: number | undefined
+  /** A judge score for negative feedback is stored for the trace already (consider() looks it up). */
+  feedbackJudged?: boolean
 }
 
 export interface JudgeStageDeps {
@@ -27,10 +35,19 @@ export interface JudgeStageDeps {
   rubrics: ReadonlyMap<string, Rubric>
   sink: ScoreSink
   metrics?: JudgeMetrics
-  users?: UserHistory
+  /**
+   * Where the new-user and negative-feedback slices read what one trace cannot tell: the user's
+   * earlier traces, judge scores already stored, traces scored before their feedback came.
+   */
+  storage?: ClickHouseClient
   feedback?: FeedbackIndex
   now?: () => number
 }
+
+/** Traces remembered as judged for negative feedback; older ones are checked in the scores table. */
+const FEEDBACK_TAKEN_MAX = 100_000
+
+const traceKey = (projectId: string, traceId: string) => `${projectId}\u0000${traceId.toLowerCase()}`
 
 interface Job {
   trace: Trace
@@ -46,7 +63,7 @@ interface Job {
  */
 export class JudgeStage {
   readonly metrics: JudgeMetrics
-  readonly users: UserHistory
+  readonly users: UserPositions | undefined
   readonly feedback: FeedbackIndex
   private readonly ledger: BudgetLedger
   private readonly slots: Semaphore
@@ -60,11 +77,20 @@ export class JudgeStage {
   private readonly needsLengthFacts: boolean
   private readonly needsUsers: boolean
   private readonly needsFeedback: boolean
+  private readonly sampling: JudgeConfig['sampling']
+  private readonly newUserSlices: JudgeConfig['sampling']['slices']
+  /** Traces whose user's history is being looked up. */
+  private userLookups = 0
+  private readonly late: LateFeedbackDeps | undefined
+  /** Traces queued for a negative-feedback slice by this process: never twice for that reason. */
+  private readonly feedbackTaken = new Set<string>()
+  private readonly feedbackReasons: ReadonlySet<string>
+  /** consider() and feedbackArrived() still looking things up in storage; drain() waits for them. */
+  private readonly pending = new Set<Promise<unknown>>()
 
   constructor(private readonly deps: JudgeStageDeps) {
     const { config } = deps
     this.metrics = deps.metrics ?? new JudgeMetrics()
-    this.users = deps.users ?? new UserHistory()
     this.feedback = deps.feedback ?? new FeedbackIndex()
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
     limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
@@ -77,6 +103,28 @@ export class JudgeStage {
     this.needsLengthFacts = kinds.has('long_conversation')
     this.needsUsers = kinds.has('new_user')
     this.needsFeedback = kinds.has('negative_feedback')
+    this.newUserSlices = config.sampling.slices.filter((s) => s.match.kind === 'new_user')
+    const firstTraces = Math.max(0, ...this.newUserSlices.map((s) => (s.match.kind === 'new_user' ? s.match.firstTraces : 0)))
+    if (this.needsUsers && !deps.storage) throw new Error('judge: the new_user slice counts a user\'s traces in storage, and the judge stage was given none')
+    this.users = this.needsUsers ? new UserPositions(deps.storage!, firstTraces) : undefined
+    // Late feedback is offered to the negative-feedback slices alone, in their order.
+    const negative = config.sampling.slices.filter((s) => s.match.kind === 'negative_feedback')
+    this.sampling = { ...config.sampling, rate: 0, slices: negative }
+    this.feedbackReasons = new Set(negative.map((s) => s.name))
+    this.late =
+      negative.length && deps.storage
+        ? {
+            storage: deps.storage,
+            reasons: [...this.feedbackReasons],
+            maxScore: Math.max(...negative.map((s) => (s.match.kind === 'negative_feedback' ? s.match.maxScore : -Infinity))),
+            taken: (projectId, traceId) => this.feedbackTaken.has(traceKey(projectId, traceId)),
+            offer: (trace, lowest) => {
+              const picks = selectingSlices(this.sampling, { trace, checks: [], userTurns: 0, tokens: 0, userTraceIndex: undefined, lowestFeedback: lowest })
+              // Not picked (the slice's rate): counted as not sampled when it was scored already.
+              return picks.length ? this.offerPicks(trace, picks) : undefined
+            },
+          }
+        : undefined
     for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
       if (!deps.rubrics.has(id)) throw new Error(`judge: rubric '${id}' is configured but not loaded (known: ${[...deps.rubrics.keys()].join(', ')})`)
     }
@@ -93,21 +141,92 @@ export class JudgeStage {
     return calls
   }
 
+  /**
+   * offer(), once storage has told what the trace's slices need and one trace cannot tell: its
+   * position among its user's traces (new-user slice) and, when the user rated it down, whether
+   * it was judged for that already (before a restart, say). Without such slices it is offer().
+   */
+  consider(candidate: JudgeCandidate): Promise<string | undefined> {
+    const { trace } = candidate
+    const { storage } = this.deps
+    const lowest = this.late ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined
+    const negative = lowest !== undefined && lowest <= this.late!.maxScore && !this.feedbackTaken.has(this.takenKey(trace))
+    const users = this.users && this.mayTakeNewUser(trace) ? this.users : undefined
+    if (this.closed || (!users && !negative)) return Promise.resolve(this.offer(candidate))
+    if (users) this.userLookups++
+    const looked = Promise.all([
+      users?.positionOf(trace).finally(() => this.userLookups--),
+      negative ? storedVerdicts(storage!, trace.projectId, [trace.traceId], this.late!.reasons).then((v) => v.get(trace.traceId.toLowerCase())!.judged) : false,
+    ]).then(
+      ([userTraceIndex, feedbackJudged]) => this.offer({ ...candidate, userTraceIndex, feedbackJudged }),
+      (err: Error) => {
+        // Without storage the storage-backed slices cannot decide: they pass, the others still can.
+        this.metrics.inc('lookup_errors')
+        console.error(`judge: looking up trace ${trace.traceId} in storage failed, its new-user and feedback slices are skipped: ${err.message}`)
+        return this.offer({ ...candidate, userTraceIndex: undefined, feedbackJudged: true })
+      },
+    )
+    return this.track(looked)
+  }
+
   /** Decides and queues; returns the slice that got the trace, or undefined when it is not judged. */
   offer(candidate: JudgeCandidate): string | undefined {
     if (this.closed) return undefined
     const { trace } = candidate
     // The scorer has built (and cached) the trace view already: the length facts cost nothing.
     const view = this.needsLengthFacts ? traceView(trace) : undefined
+    const feedbackOpen = this.needsFeedback && !candidate.feedbackJudged && !this.feedbackTaken.has(this.takenKey(trace))
     const facts: SliceFacts = {
       trace,
       checks: candidate.checks,
       userTurns: view?.userTexts.length ?? 0,
       tokens: view?.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) ?? 0,
-      userTraceIndex: this.needsUsers ? this.users.observe(trace) : undefined,
-      lowestFeedback: this.needsFeedback ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined,
+      userTraceIndex: candidate.userTraceIndex,
+      lowestFeedback: feedbackOpen ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined,
     }
-    const picks = selectingSlices(this.deps.config.sampling, facts)
+    return this.offerPicks(trace, selectingSlices(this.deps.config.sampling, facts))
+  }
+
+  /**
+   * Feedback read from the `feedback` table: remembered for traces still to be scored, and
+   * negative feedback on a trace scored already re-opens it for the negative-feedback slices.
+   * Resolves once those traces are queued (or turned away); rejects when storage failed, for the
+   * poller to read the rows again.
+   */
+  feedbackArrived(rows: readonly FeedbackSeen[]): Promise<void> {
+    for (const r of rows) this.feedback.record(r.projectId, r.traceId, r.lowest)
+    if (!this.late || this.closed) return Promise.resolve()
+    return this.track(
+      reopenForFeedback(this.late, rows).then((traces) => {
+        for (const t of traces) this.metrics.inc('reopened', { reason: 'negative_feedback' })
+      }),
+    )
+  }
+
+  /**
+   * Whether a new-user slice would take the trace if its user were new: its rate picks the trace
+   * and its budget has room for it besides the traces being looked up already. Otherwise the
+   * user's history is not worth a query.
+   */
+  private mayTakeNewUser(trace: Trace): boolean {
+    const calls = this.callsFor(this.rubricFor(trace)) * (this.userLookups + 1)
+    return this.newUserSlices.some((s) => hashUnit(trace.traceId, s.name) < s.rate && this.ledger.wouldReserve(s.name, calls).ok)
+  }
+
+  private takenKey(trace: Trace): string {
+    return traceKey(trace.projectId, trace.traceId)
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.pending.add(work)
+    const done = () => void this.pending.delete(work)
+    work.then(done, done)
+    return work
+  }
+
+  /** The first of the slices that picked the trace with budget for it gets it. */
+  private offerPicks(trace: Trace, picks: string[]): string | undefined {
+    if (this.closed) return undefined
     if (picks.length === 0) {
       this.metrics.inc('not_sampled')
       return undefined
@@ -126,6 +245,10 @@ export class JudgeStage {
         return undefined
       }
       this.metrics.inc('sampled', { slice })
+      if (this.feedbackReasons.has(slice)) {
+        this.feedbackTaken.add(this.takenKey(trace))
+        if (this.feedbackTaken.size > FEEDBACK_TAKEN_MAX) this.feedbackTaken.delete(this.feedbackTaken.values().next().value!)
+      }
       this.queue.push({ trace, rubric, slice, calls })
       this.pump()
       return slice
@@ -178,8 +301,9 @@ export class JudgeStage {
     await this.drain()
   }
 
-  /** Resolves when everything queued so far has been judged and stored. */
-  drain(): Promise<void> {
+  /** Resolves when everything offered so far has been judged and stored. */
+  async drain(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending])
     if (this.active === 0 && this.queue.length === 0) return Promise.resolve()
     return new Promise((resolve) => this.idle.push(resolve))
   }

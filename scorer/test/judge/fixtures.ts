@@ -93,6 +93,23 @@ export function conversation(id: string, o: ConversationOptions = {}): Trace {
   return { projectId: 'default', traceId: id, spans: [root, llm1, tool, llm2], complete: true }
 }
 
+const USER_TRACE_BASE = 1_760_000_000_000_000_000n
+const SECOND = 1_000_000_000n
+
+/** A support conversation of `user` in project `project` whose earliest span starts `at` seconds after a fixed instant. */
+export function userTrace(project: string, id: string, user: string | undefined, at: bigint): Trace {
+  const trace = conversation(id, user ? { user } : {})
+  const first = trace.spans.reduce((m, s) => (BigInt(s.startTimeUnixNano) < m ? BigInt(s.startTimeUnixNano) : m), BigInt(trace.spans[0]!.startTimeUnixNano))
+  const shift = USER_TRACE_BASE + at * SECOND - first
+  trace.projectId = project
+  for (const s of trace.spans) {
+    s.projectId = project
+    s.startTimeUnixNano = String(BigInt(s.startTimeUnixNano) + shift)
+    s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + shift)
+  }
+  return trace
+}
+
 /** The turn and span a judge prompt shows first, so scripted verdicts cite something real. */
 export function firstCitation(request: ModelRequest): { turn: number; span_id: string } {
   const user: string = request.body.messages.find((m: { role: string }) => m.role === 'user').content

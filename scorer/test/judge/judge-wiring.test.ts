@@ -93,7 +93,7 @@ test('feedback stored in the feedback table reaches the judge, lowest score per 
   })
   const index = new FeedbackIndex()
   const errors: Error[] = []
-  const poller = pollFeedback(storage, index, { intervalMs: 60_000, onError: (e) => errors.push(e) })
+  const poller = pollFeedback(storage, (rows) => rows.forEach((r) => index.record(r.projectId, r.traceId, r.lowest)), { intervalMs: 60_000, onError: (e) => errors.push(e) })
   await poller.poll()
   poller.stop()
   assert.deepEqual(errors, [])

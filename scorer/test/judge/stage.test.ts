@@ -203,13 +203,6 @@ test('when the judge queue is full, sampled traces are skipped and counted rathe
   assert.equal(s.budget().callsToday, 12, 'calls reserved for skipped traces are given back')
 })
 
-test('the new-user slice takes only the first traces of each user', async () => {
-  const { stage: s } = stage({ sampling: { rate: 0, slices: [{ name: 'new-users', match: { kind: 'new_user', firstTraces: 2 } }] } }, (r) => verdict(r, 3))
-  const taken = [1, 2, 3, 4].map((i) => s.offer({ trace: conversation(traceId(i), { user: i === 4 ? 'bob' : 'alice' }), checks: [] }))
-  assert.deepEqual(taken, ['new-users', 'new-users', undefined, 'new-users'])
-  await s.drain()
-})
-
 test('the negative-feedback slice takes traces the user rated down', async () => {
   const { stage: s } = stage({ sampling: { rate: 0, slices: [{ name: 'thumbs-down', match: { kind: 'negative_feedback' } }] } }, (r) => verdict(r, 3))
   s.feedback.record('default', traceId(2), 0)
