@@ -1,16 +1,16 @@
 import type { Trace } from '@sieve/core'
 import { BudgetLedger, type SliceLimits } from './budget.js'
-import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
+import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
-import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
+import { inThreadRunner, type JudgeRunner } from './judge-job.js'
+import { JudgeThread, JudgeThreadError } from './judge-thread.js'
+import { judgesFor } from './judge-trace.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { RANDOM_SLICE, selectingSlices } from './sampling.js'
 import type { ScoreSink } from '../scores/score-sink.js'
-import { Semaphore } from './semaphore.js'
 import type { SliceFacts } from './slices.js'
-import { buildTranscript } from './transcript.js'
 import { UserHistory } from './user-history.js'
 import { traceView } from '../trace/view.js'
 
@@ -22,7 +22,11 @@ export interface JudgeCandidate {
 
 export interface JudgeStageDeps {
   config: JudgeConfig
-  client: JudgeClient
+  /**
+   * Judge calls through this client, on this thread (tools, tests with a scripted clock). Without
+   * one, the calls run on a worker thread (`JudgeThread`), off the scoring thread.
+   */
+  client?: JudgeClient
   rubrics: ReadonlyMap<string, Rubric>
   sink: ScoreSink
   metrics?: JudgeMetrics
@@ -48,7 +52,7 @@ export class JudgeStage {
   readonly users: UserHistory
   readonly feedback: FeedbackIndex
   private readonly ledger: BudgetLedger
-  private readonly slots: Semaphore
+  readonly runner: JudgeRunner
   private readonly calls = new Map<Rubric, number>()
   private readonly queue: Job[] = []
   private active = 0
@@ -68,9 +72,13 @@ export class JudgeStage {
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
     limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
     this.ledger = new BudgetLedger(config.budgets, limits, deps.now)
-    this.slots = new Semaphore(config.concurrency)
     this.judge = { model: config.model, seed: config.seed }
     this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
+    const judges = { judge: this.judge, panel: this.panel }
+    const { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices } = config
+    this.runner = deps.client
+      ? inThreadRunner(deps.client, judges, config.concurrency)
+      : new JudgeThread({ client: { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices }, concurrency: config.concurrency, judges, rubrics: [...deps.rubrics.values()] }, this.metrics)
     // Facts no configured slice reads are not gathered: this runs for every trace the scorer scores.
     const kinds = new Set(config.sampling.slices.map((s) => s.match.kind))
     this.needsLengthFacts = kinds.has('long_conversation')
@@ -148,17 +156,19 @@ export class JudgeStage {
   }
 
   private async run(job: Job): Promise<void> {
-    const transcript = buildTranscript(job.trace)
-    const ask: AskJudge = (j, r, d, t) => this.slots.run(() => this.deps.client.judgeDimension(j, r, d, t))
-    const results = await Promise.all(job.rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), job.rubric, d, transcript)))
-    const records = toScoreRecords({ trace: job.trace, rubric: job.rubric, sampleReason: job.slice }, results)
-    for (const r of results) {
-      for (const o of r.outcomes) this.ledger.addSpend(o.costUsd)
-      if (r.error) this.metrics.inc('dimension_errors', { code: r.error.code })
-      if (r.needsReview) this.metrics.inc('needs_review', { dimension: `${job.rubric.id}.${r.dimension.id}` })
-    }
+    let judged
     try {
-      await this.deps.sink.write(records)
+      judged = await this.runner.judge(job, (usd) => this.ledger.addSpend(usd))
+    } catch (err) {
+      // No verdict is not a low verdict: nothing is stored for the trace; its calls stay spent.
+      this.metrics.inc('skipped', { slice: job.slice, reason: err instanceof JudgeThreadError ? err.reason : 'judge_failed' })
+      console.error(`judge: trace ${job.trace.traceId} was not judged: ${(err as Error).message}`)
+      return
+    }
+    for (const code of judged.errors) this.metrics.inc('dimension_errors', { code })
+    for (const dimension of judged.needsReview) this.metrics.inc('needs_review', { dimension })
+    try {
+      await this.deps.sink.write(judged.records)
       this.metrics.inc('traces_judged')
     } catch (err) {
       this.metrics.inc('write_errors')
@@ -177,6 +187,12 @@ export class JudgeStage {
     }
     this.closed = true
     await this.drain()
+    await this.runner.close()
+  }
+
+  /** Resolves once judge calls can start at once (the worker thread has loaded). */
+  ready(): Promise<void> {
+    return this.runner.ready()
   }
 
   /** Resolves when everything queued so far has been judged and stored. */

@@ -2,7 +2,6 @@ import type { Config } from '@sieve/core'
 import type { Registry } from 'prom-client'
 import type { TraceScore } from '../score-trace.js'
 import type { ScoreSink } from '../scores/score-sink.js'
-import { JudgeClient } from './client.js'
 import { loadJudgeConfig } from './config.js'
 import { JudgeMetrics } from './metrics.js'
 import { loadRubrics } from './rubric.js'
@@ -20,13 +19,15 @@ export interface JudgeRuntime {
 
 /**
  * The judge stage as configured (JUDGE_* variables and the `judge` section), storing through the
- * scorer's score sink; undefined when no judge model is configured.
+ * scorer's score sink, its calls on a worker thread; undefined when no judge model is configured.
  */
 export function createJudge(config: Config, sink: ScoreSink, registry?: Registry): JudgeRuntime | undefined {
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const metrics = new JudgeMetrics(registry)
-  const stage = new JudgeStage({ config: judge, client: new JudgeClient(judge, metrics), rubrics: loadRubrics(judge.rubricsDir), sink, metrics })
+  const stage = new JudgeStage({ config: judge, rubrics: loadRubrics(judge.rubricsDir), sink, metrics })
+  // The worker thread loads now, not when the first sampled trace waits for it; a failure is reported by the stage.
+  stage.ready().catch(() => {})
   return {
     stage,
     onScored(score) {
