@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import {
-  BUILTIN_RUBRICS_DIR,
-  JudgeClient,
-  JudgeMetrics,
-  JudgeStage,
-  JudgeThread,
-  loadJudgeConfig,
-  loadRubricDir,
-  scoreRecordSchema,
-  type ScoreRecord,
-} from '@sieve/scorer'
+import { JudgeStage, JudgeThread, scoreRecordSchema, type ScoreRecord } from '@sieve/scorer'
 import { failWith, malformed, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { conversation, dimensionOf, traceId, verdict } from './fixtures.js'
+import { judgeStage } from './stage-harness.js'
 
 /*
  * The judge's calls on its worker thread (the stage built without a client, as `sieve up` builds
  * it), against the local OpenAI-compatible server over real HTTP.
  */
-const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 let server: FakeOpenAI
 
 before(async () => {
@@ -26,24 +16,7 @@ before(async () => {
 })
 after(() => server.close())
 
-function stage(section: Record<string, unknown>, script: (r: ModelRequest) => Step | Promise<Step>, options: { inThread?: boolean } = {}) {
-  server.requests.length = 0
-  server.setScript(script)
-  const config = loadJudgeConfig({
-    judge: { baseUrl: server.baseURL, apiKey: 'k', model: 'judge-2025-01-01', allowModelAlias: false },
-    sections: { judge: { backoff: { baseMs: 1, maxMs: 2 }, maxRetries: 2, prices: { 'judge-2025-01-01': { input: 1, output: 2 } }, ...section } },
-  })!
-  const metrics = new JudgeMetrics()
-  const records: ScoreRecord[] = []
-  const s = new JudgeStage({
-    config,
-    ...(options.inThread ? { client: new JudgeClient(config, metrics) } : {}),
-    rubrics,
-    metrics,
-    sink: { write: async (r) => void records.push(...r) },
-  })
-  return { stage: s, records, metrics }
-}
+const stage = (section: Record<string, unknown>, script: (r: ModelRequest) => Step | Promise<Step>, options: { inThread?: boolean } = {}) => judgeStage(server, section, script, options)
 
 const thread = (s: JudgeStage) => {
   assert.ok(s.runner instanceof JudgeThread, 'a stage without a client judges on a worker thread')
