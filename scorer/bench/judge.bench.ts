@@ -16,6 +16,7 @@ import type { Trace } from '@sieve/core'
 import {
   JudgeMetrics,
   JudgeStage,
+  JudgeThread,
   judgeSectionSchema,
   loadRubrics,
   resolveChecksConfig,
@@ -47,9 +48,10 @@ function judgeConfig(section: unknown): JudgeConfig {
   return { ...judgeSectionSchema.parse(section), baseUrl: server.baseURL, apiKey: 'bench', model: 'judge-2025-01-01' }
 }
 
+let roundMetrics = new JudgeMetrics()
 function newStage(config: JudgeConfig) {
-  const metrics = new JudgeMetrics()
-  return new JudgeStage({ config, rubrics, sink: nullSink, metrics })
+  const metrics = (roundMetrics = new JudgeMetrics())
+  return new JudgeStage({ config, runner: judgeThread, rubrics, sink: nullSink, metrics })
 }
 
 const traces = (n: number): Trace[] =>
@@ -60,6 +62,9 @@ const traces = (n: number): Trace[] =>
 
 // --- 1. judge throughput at the configured concurrency ---------------------------------------
 const concurrency = arg('concurrency', judgeSectionSchema.parse({}).concurrency)
+// One judge thread for the whole benchmark, as a scorer has one for its lifetime: each round's stage
+// (fresh budgets and queue) hands it its traces, and the thread's counters go to that round's stage.
+const judgeThread = JudgeThread.forConfig(judgeConfig({ concurrency }), rubrics, { inc: (name, labels, by) => roundMetrics.inc(name, labels, by) })
 const rounds: number[] = []
 const cpuPerCall: number[] = []
 const processCpuPerCall: number[] = []
@@ -131,7 +136,7 @@ await scoreAll() // warm-up
 wholeProcess.off.length = 0
 async function enabledRound(): Promise<number> {
   const stage = newStage(realistic)
-  await stage.ready() // a scorer starts its judge thread once, not per round
+  await stage.ready()
   judged = stage
   // The calls in flight when the loop ends are finished within the round (what still waits is skipped).
   return scoreAll((trace, score) => stage.offer({ trace, checks: score.results }), () => stage.close())
@@ -152,5 +157,6 @@ console.log(`deterministic scoring, ${corpus.length} traces of 20 spans, per CPU
 console.log(`  per CPU second of the whole process (worker thread and V8 helper threads included): disabled ${median(wholeProcess.off).toFixed(0)}, enabled ${median(wholeProcess.on).toFixed(0)} traces/s; ratio ${(median(wholeProcess.on) / median(wholeProcess.off)).toFixed(3)}`)
 console.log(`  rounds, ratio enabled/disabled each: ${on.map((x, i) => (x / off[i]!).toFixed(3)).join(' ')}`)
 console.log(`judge stage in the last enabled round: ${JSON.stringify(judged!.metrics.snapshot())}`)
+await judgeThread.close()
 child.stdin!.end()
 await once(child, 'exit')

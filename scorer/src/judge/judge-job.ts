@@ -1,5 +1,6 @@
 import type { Trace } from '@sieve/core'
 import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
+import type { JudgeConfig } from './config.js'
 import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
 import type { Rubric } from './rubric.js'
 import type { ScoreRecord } from '../scores/score-record.js'
@@ -26,6 +27,13 @@ export interface JudgedTrace {
 export interface Judges {
   judge: JudgeRef
   panel: JudgeRef[] | undefined
+}
+
+export function judgesOf(config: Pick<JudgeConfig, 'model' | 'seed' | 'panel'>): Judges {
+  return {
+    judge: { model: config.model, seed: config.seed },
+    panel: config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed })),
+  }
 }
 
 /** Where the judge calls of a trace run: this thread, or the judge's worker thread. */

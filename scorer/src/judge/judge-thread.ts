@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads'
-import type { JudgedTrace, JudgeJob, JudgeRunner } from './judge-job.js'
+import { judgesOf, type JudgedTrace, type JudgeJob, type JudgeRunner } from './judge-job.js'
 import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-protocol.js'
+import type { JudgeConfig } from './config.js'
 import type { JudgeMetrics } from './metrics.js'
+import type { Rubric } from './rubric.js'
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts')
 
@@ -53,6 +55,12 @@ export class JudgeThread implements JudgeRunner {
     private readonly init: JudgeWorkerInit,
     private readonly metrics: Pick<JudgeMetrics, 'inc'>,
   ) {}
+
+  /** A thread judging as `config` says with `rubrics`; its counters go to `metrics`. */
+  static forConfig(config: JudgeConfig, rubrics: ReadonlyMap<string, Rubric>, metrics: Pick<JudgeMetrics, 'inc'>): JudgeThread {
+    const { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices, concurrency } = config
+    return new JudgeThread({ client: { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices }, concurrency, judges: judgesOf(config), rubrics: [...rubrics.values()] }, metrics)
+  }
 
   judge(job: JudgeJob, onSpend: (usd: number) => void): Promise<JudgedTrace> {
     if (this.closed) return Promise.reject(new JudgeThreadError('judge_failed', 'the judge thread is closed'))

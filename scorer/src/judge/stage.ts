@@ -3,7 +3,7 @@ import { BudgetLedger, type SliceLimits } from './budget.js'
 import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
-import { inThreadRunner, type JudgeRunner } from './judge-job.js'
+import { inThreadRunner, judgesOf, type JudgeRunner } from './judge-job.js'
 import { JudgeThread, JudgeThreadError } from './judge-thread.js'
 import { judgesFor } from './judge-trace.js'
 import { JudgeMetrics } from './metrics.js'
@@ -27,6 +27,8 @@ export interface JudgeStageDeps {
    * one, the calls run on a worker thread (`JudgeThread`), off the scoring thread.
    */
   client?: JudgeClient
+  /** Where judge calls run, shared with other stages (a benchmark's rounds); the stage does not close it. */
+  runner?: JudgeRunner
   rubrics: ReadonlyMap<string, Rubric>
   sink: ScoreSink
   metrics?: JudgeMetrics
@@ -53,6 +55,7 @@ export class JudgeStage {
   readonly feedback: FeedbackIndex
   private readonly ledger: BudgetLedger
   readonly runner: JudgeRunner
+  private readonly ownsRunner: boolean
   private readonly calls = new Map<Rubric, number>()
   private readonly queue: Job[] = []
   private active = 0
@@ -72,13 +75,11 @@ export class JudgeStage {
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
     limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
     this.ledger = new BudgetLedger(config.budgets, limits, deps.now)
-    this.judge = { model: config.model, seed: config.seed }
-    this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
-    const judges = { judge: this.judge, panel: this.panel }
-    const { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices } = config
-    this.runner = deps.client
-      ? inThreadRunner(deps.client, judges, config.concurrency)
-      : new JudgeThread({ client: { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices }, concurrency: config.concurrency, judges, rubrics: [...deps.rubrics.values()] }, this.metrics)
+    const judges = judgesOf(config)
+    this.judge = judges.judge
+    this.panel = judges.panel
+    this.ownsRunner = !deps.runner
+    this.runner = deps.runner ?? (deps.client ? inThreadRunner(deps.client, judges, config.concurrency) : JudgeThread.forConfig(config, deps.rubrics, this.metrics))
     // Facts no configured slice reads are not gathered: this runs for every trace the scorer scores.
     const kinds = new Set(config.sampling.slices.map((s) => s.match.kind))
     this.needsLengthFacts = kinds.has('long_conversation')
@@ -135,7 +136,10 @@ export class JudgeStage {
         return undefined
       }
       this.metrics.inc('sampled', { slice })
-      this.queue.push({ trace, rubric, slice, calls })
+      // The spans wait, not the trace view the scorer cached on the trace: the worker thread builds its
+      // own, and hundreds of waiting views would keep their parsed content alive into the old generation.
+      const { projectId, traceId, spans, complete } = trace
+      this.queue.push({ trace: { projectId, traceId, spans, complete }, rubric, slice, calls })
       this.pump()
       return slice
     }
@@ -187,7 +191,7 @@ export class JudgeStage {
     }
     this.closed = true
     await this.drain()
-    await this.runner.close()
+    if (this.ownsRunner) await this.runner.close()
   }
 
   /** Resolves once judge calls can start at once (the worker thread has loaded). */
