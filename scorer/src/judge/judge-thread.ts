@@ -50,6 +50,9 @@ export class JudgeThread implements JudgeRunner {
   private readonly inProgress = new Map<number, InProgress>()
   private nextId = 0
   private closed = false
+  /** Threads in a row that died before they were ready, and when the next may start. */
+  private failedStarts = 0
+  private retryAt = 0
 
   constructor(
     private readonly init: JudgeWorkerInit,
@@ -64,6 +67,10 @@ export class JudgeThread implements JudgeRunner {
 
   judge(job: JudgeJob, onSpend: (usd: number) => void): Promise<JudgedTrace> {
     if (this.closed) return Promise.reject(new JudgeThreadError('judge_failed', 'the judge thread is closed'))
+    // A thread that cannot even start is not restarted for every trace: traces are skipped (counted) until it may try again.
+    if (!this.worker && Date.now() < this.retryAt) {
+      return Promise.reject(new JudgeThreadError('worker_crash', `the judge's worker thread failed to start ${this.failedStarts} time(s) in a row; next try at ${new Date(this.retryAt).toISOString()}`))
+    }
     const worker = this.worker ?? this.start()
     const id = this.nextId++
     const { projectId, traceId, spans, complete } = job.trace
@@ -95,14 +102,15 @@ export class JudgeThread implements JudgeRunner {
   private start(): Worker {
     const worker = startWorker(this.init)
     let failure: Error | undefined
+    let ready = false
     this.started = new Promise((resolve, reject) => {
       worker.once('message', () => resolve()) // the first message is 'ready'
       worker.once('exit', () => reject(new JudgeThreadError('worker_crash', `the judge's worker thread did not start: ${failure?.message ?? 'it exited'}`)))
     })
-    this.started.catch(() => {}) // reported by `exited`; a caller of `ready` hears it too
+    this.started.then(() => (ready = true)).catch(() => {}) // a failure is reported by `exited`; a caller of `ready` hears it too
     worker.on('message', (m: WorkerMessage) => this.receive(worker, m))
     worker.on('error', (err) => (failure = err))
-    worker.on('exit', (code) => this.exited(worker, code, failure))
+    worker.on('exit', (code) => this.exited(worker, code, failure, ready))
     worker.unref()
     this.worker = worker
     return worker
@@ -120,12 +128,16 @@ export class JudgeThread implements JudgeRunner {
     else job.reject(new JudgeThreadError('judge_failed', m.message))
   }
 
-  private exited(worker: Worker, code: number, failure: Error | undefined): void {
+  private exited(worker: Worker, code: number, failure: Error | undefined, wasReady: boolean): void {
     if (this.worker === worker) this.worker = undefined
     if (this.closed && this.inProgress.size === 0) return
     this.metrics.inc('worker_crashes')
+    // Up to a minute between attempts while the thread keeps failing to start (a broken install, say).
+    this.failedStarts = wasReady ? 0 : this.failedStarts + 1
+    this.retryAt = wasReady ? 0 : Date.now() + Math.min(60_000, 1000 * 2 ** (this.failedStarts - 1))
     const why = failure ? failure.message : `exit code ${code}`
-    console.error(`judge: the judge's worker thread stopped (${why}); ${this.inProgress.size} trace(s) in progress are skipped, the next trace starts a new thread`)
+    const next = wasReady ? 'the next trace starts a new thread' : `traces are skipped until ${new Date(this.retryAt).toISOString()}, then a new thread is tried`
+    console.error(`judge: the judge's worker thread stopped (${why}); ${this.inProgress.size} trace(s) in progress are skipped, ${next}`)
     for (const job of this.inProgress.values()) job.reject(new JudgeThreadError('worker_crash', `the judge's worker thread stopped (${why})`))
     this.inProgress.clear()
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { JudgeStage, JudgeThread, scoreRecordSchema, type ScoreRecord } from '@sieve/scorer'
+import { BUILTIN_RUBRICS_DIR, JudgeMetrics, JudgeStage, JudgeThread, JudgeThreadError, loadRubricDir, scoreRecordSchema, type ScoreRecord } from '@sieve/scorer'
 import { failWith, malformed, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { conversation, dimensionOf, traceId, verdict } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
@@ -151,4 +151,28 @@ test('closing the stage skips what waits, finishes what the worker thread is jud
   assert.equal(metrics.get('skipped{slice=random,reason=shutdown}'), 2)
   assert.equal(thread(s).thread, undefined)
   assert.equal(s.budget().callsToday, 4, 'calls reserved for skipped traces are given back')
+})
+
+test('a worker thread that cannot start is not started again for every trace: traces are skipped until it may try again', async () => {
+  const metrics = new JudgeMetrics()
+  const client = { baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 1000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }
+  // Rubrics that are not a list: the worker's entry throws while loading, as a broken install would.
+  const broken = new JudgeThread({ client, concurrency: 1, judges: { judge: { model: 'judge-2025-01-01', seed: 7 }, panel: undefined }, rubrics: null as never }, metrics)
+  const job = { trace: conversation(traceId(20)), rubric: loadRubricDir(BUILTIN_RUBRICS_DIR).get('generic')!, slice: 'random' }
+  server.requests.length = 0
+  const original = console.error
+  const logged: string[] = []
+  console.error = (line: string) => void logged.push(line)
+  try {
+    await assert.rejects(broken.judge(job, () => {}), (err) => err instanceof JudgeThreadError && err.reason === 'worker_crash')
+    await assert.rejects(broken.judge(job, () => {}), /failed to start 1 time\(s\) in a row/)
+    assert.equal(broken.thread, undefined, 'the second trace started no thread')
+  } finally {
+    console.error = original
+    await broken.close()
+  }
+  assert.equal(metrics.get('worker_crashes'), 1)
+  assert.equal(logged.length, 1)
+  assert.match(logged[0]!, /traces are skipped until .*, then a new thread is tried/)
+  assert.equal(server.requests.length, 0)
 })
