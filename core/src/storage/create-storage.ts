@@ -1,5 +1,5 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
-import { createChdbConnection, type ChdbConnection } from 'chdb/connection'
+import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
@@ -29,6 +29,9 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
   const database = quoteIdentifier(config.database)
   if (config.kind === 'embedded') {
     const path = resolve(config.path)
+    // Loaded here, not at import: a process (or worker thread) that never opens the embedded engine
+    // must not load its native library, which does not survive being loaded by two threads at once.
+    const { createChdbConnection } = await import('chdb/connection')
     let connection: ChdbConnection
     try {
       mkdirSync(path, { recursive: true })

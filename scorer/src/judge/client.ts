@@ -51,7 +51,7 @@ export class JudgeClient {
 
   constructor(
     private readonly options: JudgeClientOptions,
-    private readonly metrics: JudgeMetrics,
+    private readonly metrics: Pick<JudgeMetrics, 'inc'>,
   ) {
     // The SDK's own retries are off: ours are counted and honour the configured backoff.
     this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs, fetch: keepAliveFetch })

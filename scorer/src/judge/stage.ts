@@ -1,21 +1,21 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Trace } from '@sieve/core'
 import { BudgetLedger, type SliceLimits } from './budget.js'
-import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
+import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
 import type { FeedbackSeen } from './feedback-poller.js'
-import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
+import { inThreadRunner, judgesOf, type JudgeRunner } from './judge-job.js'
+import { JudgeThread, JudgeThreadError } from './judge-thread.js'
+import { judgesFor } from './judge-trace.js'
 import { reopenForFeedback, type LateFeedbackDeps } from './late-feedback.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { rubricFor } from './rubric-for.js'
 import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
 import type { ScoreSink } from '../scores/score-sink.js'
-import { Semaphore } from './semaphore.js'
 import type { SliceFacts } from './slices.js'
 import { storedVerdicts } from './stored-verdicts.js'
-import { buildTranscript } from './transcript.js'
 import { UserPositions } from './user-positions.js'
 import { traceView } from '../trace/view.js'
 
@@ -31,7 +31,13 @@ export interface JudgeCandidate {
 
 export interface JudgeStageDeps {
   config: JudgeConfig
-  client: JudgeClient
+  /**
+   * Judge calls through this client, on this thread (tools, tests with a scripted clock). Without
+   * one, the calls run on a worker thread (`JudgeThread`), off the scoring thread.
+   */
+  client?: JudgeClient
+  /** Where judge calls run, shared with other stages (a benchmark's rounds); the stage does not close it. */
+  runner?: JudgeRunner
   rubrics: ReadonlyMap<string, Rubric>
   sink: ScoreSink
   metrics?: JudgeMetrics
@@ -66,7 +72,8 @@ export class JudgeStage {
   readonly users: UserPositions | undefined
   readonly feedback: FeedbackIndex
   private readonly ledger: BudgetLedger
-  private readonly slots: Semaphore
+  readonly runner: JudgeRunner
+  private readonly ownsRunner: boolean
   private readonly calls = new Map<Rubric, number>()
   private readonly queue: Job[] = []
   private active = 0
@@ -95,9 +102,11 @@ export class JudgeStage {
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
     limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
     this.ledger = new BudgetLedger(config.budgets, limits, deps.now)
-    this.slots = new Semaphore(config.concurrency)
-    this.judge = { model: config.model, seed: config.seed }
-    this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
+    const judges = judgesOf(config)
+    this.judge = judges.judge
+    this.panel = judges.panel
+    this.ownsRunner = !deps.runner
+    this.runner = deps.runner ?? (deps.client ? inThreadRunner(deps.client, judges, config.concurrency) : JudgeThread.forConfig(config, deps.rubrics, this.metrics))
     // Facts no configured slice reads are not gathered: this runs for every trace the scorer scores.
     const kinds = new Set(config.sampling.slices.map((s) => s.match.kind))
     this.needsLengthFacts = kinds.has('long_conversation')
@@ -249,7 +258,10 @@ export class JudgeStage {
         this.feedbackTaken.add(this.takenKey(trace))
         if (this.feedbackTaken.size > FEEDBACK_TAKEN_MAX) this.feedbackTaken.delete(this.feedbackTaken.values().next().value!)
       }
-      this.queue.push({ trace, rubric, slice, calls })
+      // The spans wait, not the trace view the scorer cached on the trace: the worker thread builds its
+      // own, and hundreds of waiting views would keep their parsed content alive into the old generation.
+      const { projectId, traceId, spans, complete } = trace
+      this.queue.push({ trace: { projectId, traceId, spans, complete }, rubric, slice, calls })
       this.pump()
       return slice
     }
@@ -270,17 +282,19 @@ export class JudgeStage {
   }
 
   private async run(job: Job): Promise<void> {
-    const transcript = buildTranscript(job.trace)
-    const ask: AskJudge = (j, r, d, t) => this.slots.run(() => this.deps.client.judgeDimension(j, r, d, t))
-    const results = await Promise.all(job.rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), job.rubric, d, transcript)))
-    const records = toScoreRecords({ trace: job.trace, rubric: job.rubric, sampleReason: job.slice }, results)
-    for (const r of results) {
-      for (const o of r.outcomes) this.ledger.addSpend(o.costUsd)
-      if (r.error) this.metrics.inc('dimension_errors', { code: r.error.code })
-      if (r.needsReview) this.metrics.inc('needs_review', { dimension: `${job.rubric.id}.${r.dimension.id}` })
-    }
+    let judged
     try {
-      await this.deps.sink.write(records)
+      judged = await this.runner.judge(job, (usd) => this.ledger.addSpend(usd))
+    } catch (err) {
+      // No verdict is not a low verdict: nothing is stored for the trace; its calls stay spent.
+      this.metrics.inc('skipped', { slice: job.slice, reason: err instanceof JudgeThreadError ? err.reason : 'judge_failed' })
+      console.error(`judge: trace ${job.trace.traceId} was not judged: ${(err as Error).message}`)
+      return
+    }
+    for (const code of judged.errors) this.metrics.inc('dimension_errors', { code })
+    for (const dimension of judged.needsReview) this.metrics.inc('needs_review', { dimension })
+    try {
+      await this.deps.sink.write(judged.records)
       this.metrics.inc('traces_judged')
     } catch (err) {
       this.metrics.inc('write_errors')
@@ -299,6 +313,12 @@ export class JudgeStage {
     }
     this.closed = true
     await this.drain()
+    if (this.ownsRunner) await this.runner.close()
+  }
+
+  /** Resolves once judge calls can start at once (the worker thread has loaded). */
+  ready(): Promise<void> {
+    return this.runner.ready()
   }
 
   /** Resolves when everything offered so far has been judged and stored. */

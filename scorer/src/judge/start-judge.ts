@@ -3,7 +3,6 @@ import type { Config } from '@sieve/core'
 import type { Registry } from 'prom-client'
 import type { TraceScore } from '../score-trace.js'
 import type { ScoreSink } from '../scores/score-sink.js'
-import { JudgeClient } from './client.js'
 import { loadJudgeConfig } from './config.js'
 import { pollFeedback } from './feedback-poller.js'
 import { JudgeMetrics } from './metrics.js'
@@ -30,15 +29,17 @@ export interface JudgeStorageOptions {
 
 /**
  * The judge stage as configured (JUDGE_* variables and the `judge` section), storing through the
- * scorer's score sink; undefined when no judge model is configured. Given storage, it also reads
- * the `feedback` table (negative-feedback slice, late feedback re-opening scored traces) and
- * counts users' traces there (new-user slice).
+ * scorer's score sink, its calls on a worker thread; undefined when no judge model is configured.
+ * Given storage, it also reads the `feedback` table (negative-feedback slice, late feedback
+ * re-opening scored traces) and counts users' traces there (new-user slice).
  */
 export function createJudge(config: Config, sink: ScoreSink, registry?: Registry, storage?: ClickHouseClient, options: JudgeStorageOptions = {}): JudgeRuntime | undefined {
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const metrics = new JudgeMetrics(registry)
-  const stage = new JudgeStage({ config: judge, client: new JudgeClient(judge, metrics), rubrics: loadRubrics(judge.rubricsDir), sink, metrics, ...(storage ? { storage } : {}) })
+  const stage = new JudgeStage({ config: judge, rubrics: loadRubrics(judge.rubricsDir), sink, metrics, ...(storage ? { storage } : {}) })
+  // The worker thread loads now, not when the first sampled trace waits for it; a failure is reported by the stage.
+  stage.ready().catch(() => {})
   const log = options.log ?? ((message: string) => console.error(message))
   const feedback =
     storage &&

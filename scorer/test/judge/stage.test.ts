@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import {
-  BUILTIN_RUBRICS_DIR,
-  JudgeClient,
-  JudgeMetrics,
-  JudgeStage,
-  loadJudgeConfig,
-  loadRubricDir,
-  scoreRecordSchema,
-  type ScoreRecord,
-} from '@sieve/scorer'
+import { scoreRecordSchema } from '@sieve/scorer'
 import { failWith, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { conversation, dimensionOf, traceId, verdict } from './fixtures.js'
+import { judgeStage } from './stage-harness.js'
 
-const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 let server: FakeOpenAI
 
 before(async () => {
@@ -22,23 +13,8 @@ before(async () => {
 after(() => server.close())
 
 function stage(section: Record<string, unknown>, script: (r: ModelRequest) => Step, now?: () => number) {
-  server.requests.length = 0
-  server.setScript(script)
-  const config = loadJudgeConfig({
-    judge: { baseUrl: server.baseURL, apiKey: 'k', model: 'judge-2025-01-01', allowModelAlias: false },
-    sections: { judge: { backoff: { baseMs: 1, maxMs: 2 }, maxRetries: 2, prices: { 'judge-2025-01-01': { input: 1, output: 2 } }, ...section } },
-  })!
-  const metrics = new JudgeMetrics()
-  const records: ScoreRecord[] = []
-  const s = new JudgeStage({
-    config,
-    client: new JudgeClient(config, metrics),
-    rubrics,
-    metrics,
-    sink: { write: async (r) => void records.push(...r) },
-    ...(now ? { now } : {}),
-  })
-  return { stage: s, records, metrics }
+  // Judge calls on the test's thread: these tests are about what the stage decides.
+  return judgeStage(server, section, script, { inThread: true, ...(now ? { now } : {}) })
 }
 
 test('every judged dimension is stored with rubric, model, prompt version, evidence, cost, tokens and sample reason', async () => {
