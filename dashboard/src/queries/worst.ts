@@ -21,16 +21,20 @@ export interface WorstTrace {
   judgeFailed: string[]
 }
 
+/** The names whose failing scores in effect add up to more than none. */
+const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMap(${column})))`
+
 /**
  * Lowest-scoring traces of a time range: most failed checks first (`sort=checks`), or lowest mean
  * judge score first (`sort=judge`). A top-N over single rollup rows picks candidates without grouping
- * the whole range; the candidates are then aggregated exactly and ranked again.
+ * the whole range; the candidates are then aggregated exactly (a re-score's -1 rows net out, see
+ * migrations/0007) and ranked again.
  */
 export async function worst(client: ClickHouseClient, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
   const f = filterSql(q)
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), check: q.check ?? '', k: q.limit * 4, ...f.params }
   const range = `project_id = {project:String} AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
-  const checkFilter = q.check ? ' AND (has(failed_checks, {check:String}) OR has(judge_failed, {check:String}))' : ''
+  const checkFilter = q.check ? ' AND (failed_checks[{check:String}] > 0 OR judge_failed[{check:String}] > 0)' : ''
   const candidateOrder =
     q.sort === 'checks'
       ? 'checks_failed > 0 ORDER BY checks_failed DESC, trace_start_time DESC'
@@ -51,10 +55,10 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
       checks: number; checks_failed: number; failed_checks: string[]; judge_scores: number; judge_value_sum: number; judge_failed: string[]
     }>(
       client,
-      `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, any(service_name) AS service, any(agent_version) AS agent,
-              any(prompt_version) AS prompt, any(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
-              groupUniqArrayArray(failed_checks) AS failed_checks, sum(judge_scores) AS judge_scores,
-              sum(judge_value_sum) AS judge_value_sum, groupUniqArrayArray(judge_failed) AS judge_failed
+      `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, max(service_name) AS service, max(agent_version) AS agent,
+              max(prompt_version) AS prompt, max(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
+              ${failing('failed_checks')} AS failed_checks, sum(judge_scores) AS judge_scores,
+              sum(judge_value_sum) AS judge_value_sum, ${failing('judge_failed')} AS judge_failed
        FROM trace_quality WHERE project_id = {project:String} AND (trace_start_time, trace_id) IN ${byKey}
        GROUP BY trace_id`,
       { ...params, keys },
@@ -67,7 +71,11 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
     ),
   ])
   const traceById = new Map(traces.map((t) => [t.trace_id, t]))
-  const result: WorstTrace[] = scored.map((r) => {
+  // A candidate row may be one a later re-score took back: keep what still qualifies once netted out.
+  const qualifies = (r: (typeof scored)[number]) =>
+    (q.sort === 'checks' ? r.checks_failed > 0 : r.judge_scores > 0) &&
+    (!q.check || r.failed_checks.includes(q.check) || r.judge_failed.includes(q.check))
+  const result: WorstTrace[] = scored.filter(qualifies).map((r) => {
     const t = traceById.get(r.trace_id)
     return {
       traceId: r.trace_id,
