@@ -35,7 +35,8 @@ DROP TABLE IF EXISTS score_latest;
 DROP TABLE IF EXISTS score_changes;
 
 -- The latest score of every (trace, kind, check, span), check version included as a value: what the
--- rollups currently count. Read by the change view only, by (project_id, trace_id).
+-- rollups currently count. Read by the change view only, by (project_id, trace_id): small granules,
+-- since each lookup reads a few rows for each of many scattered traces.
 CREATE TABLE IF NOT EXISTS score_latest
 (
     project_id          LowCardinality(String),
@@ -60,7 +61,8 @@ CREATE TABLE IF NOT EXISTS score_latest
 ENGINE = ReplacingMergeTree(created_at)
 PARTITION BY toYYYYMM(trace_start_time)
 ORDER BY (project_id, trace_id, kind, scorer_name, span_id)
-TTL toDateTime(greatest(trace_start_time, created_at)) + INTERVAL {retention_days} DAY;
+TTL toDateTime(greatest(trace_start_time, created_at)) + INTERVAL {retention_days} DAY
+SETTINGS index_granularity = 1024;
 
 -- Signed changes, never stored: each one is fanned out to the rollups and score_latest.
 CREATE TABLE IF NOT EXISTS score_changes
@@ -232,7 +234,7 @@ LEFT JOIN
         argMax((scorer_version, trace_start_time, service_name, agent_version, prompt_version, model,
                 passed, value, errored, cost_usd, input_tokens, output_tokens, created_at), created_at) AS stored
     FROM score_latest
-    WHERE (project_id, trace_id) IN (SELECT project_id, trace_id FROM scores WHERE kind != 'calibration')
+    WHERE project_id IN (SELECT project_id FROM scores) AND trace_id IN (SELECT trace_id FROM scores WHERE kind != 'calibration')
     GROUP BY project_id, trace_id, kind, scorer_name, span_id
 ) AS o USING (project_id, trace_id, kind, scorer_name, span_id)
 ARRAY JOIN
