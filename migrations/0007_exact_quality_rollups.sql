@@ -17,6 +17,8 @@
 -- score_latest is written downstream of the lookup, so the lookup never sees the rows of the insert
 -- it is processing. Two inserts of the same key at the same moment could both see the same previous
 -- row; the scorer writes a trace from one place at a time, so this does not happen in practice.
+-- Nor does the lookup see earlier blocks of its own insert: within a block the newest row wins, and
+-- a scorer batch is far below one block (max_insert_block_size).
 -- Value and cost sums are Decimal so that a +x and a -x cancel exactly.
 --
 -- Upgrade: the 0006 rollups are dropped and rebuilt from `scores` (latest row per key), so existing

@@ -214,4 +214,21 @@ describe('dashboard figures when traces are scored again', () => {
     assert.deepEqual(detail.scores.filter((s) => s.name === 'prohibited_tools').map((s) => [s.version, s.passed]).sort(), [[v1, false], ['2', true]].sort())
     await assertMatchesRecount()
   })
+
+  test('the worst list ranks traces by the scores in effect, also before the rollup rows are merged', async () => {
+    const before = await figures()
+    await client.command({ query: 'SYSTEM STOP MERGES trace_quality' })
+    try {
+      // The newest traces, 7 to 11, fail prohibited_tools and then pass it again on a re-score.
+      const newest = first.filter((r) => r.scorerName === 'prohibited_tools' && ids.indexOf(r.traceId) >= 7)
+      assert.equal(newest.length, 5)
+      await sink().write(newest.map((r) => ({ ...r, passed: false, value: 0 })))
+      await sink().write(newest.map((r) => ({ ...r, passed: true, value: 1 })))
+      const top = await worst(client, 'default', worstQuery.parse({ ...range, limit: 1 }))
+      assert.deepEqual(top.map((t) => [t.traceId, t.failedChecks]), [[ids[6], ['prohibited_tools']]])
+      assert.deepEqual(await figures(), before)
+    } finally {
+      await client.command({ query: 'SYSTEM START MERGES trace_quality' })
+    }
+  })
 })

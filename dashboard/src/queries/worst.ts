@@ -26,22 +26,29 @@ const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMa
 
 /**
  * Lowest-scoring traces of a time range: most failed checks first (`sort=checks`), or lowest mean
- * judge score first (`sort=judge`). A top-N over single rollup rows picks candidates without grouping
- * the whole range; the candidates are then aggregated exactly (a re-score's -1 rows net out, see
- * migrations/0007) and ranked again.
+ * judge score first (`sort=judge`). Candidates are the top traces by their netted sums (a re-score's
+ * -1 rows cancel what it replaced, see migrations/0007); they are then read in full by primary key
+ * and ranked again with the tie-breaks.
  */
 export async function worst(client: ClickHouseClient, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
   const f = filterSql(q)
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), check: q.check ?? '', k: q.limit * 4, ...f.params }
   const range = `project_id = {project:String} AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
-  const checkFilter = q.check ? ' AND (failed_checks[{check:String}] > 0 OR judge_failed[{check:String}] > 0)' : ''
-  const candidateOrder =
+  // Candidates are ranked by their sums over the range. Only rows that move one of the sums are
+  // grouped (a trace without failures, or without judge scores, has none), which keeps it cheap.
+  const checkSums = '(sumMap(failed_checks)[{check:String}] > 0 OR sumMap(judge_failed)[{check:String}] > 0)'
+  const checkRows = 'failed_checks[{check:String}] != 0 OR judge_failed[{check:String}] != 0'
+  const [moving, qualifies, rank] =
     q.sort === 'checks'
-      ? 'checks_failed > 0 ORDER BY checks_failed DESC, trace_start_time DESC'
-      : 'judge_scores > 0 ORDER BY judge_value_sum / judge_scores ASC, trace_start_time DESC'
+      ? ['checks_failed != 0', 'sum(checks_failed) > 0', 'sum(checks_failed) DESC']
+      : ['judge_scores != 0 OR judge_value_sum != 0', 'sum(judge_scores) > 0', 'sum(judge_value_sum) / sum(judge_scores) ASC']
   const candidates = await rows<{ trace_id: string; start: string }>(
     client,
-    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality WHERE ${range}${checkFilter} AND ${candidateOrder} LIMIT {k:UInt32}`,
+    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality
+     WHERE ${range} AND (${moving}${q.check ? ` OR ${checkRows}` : ''})
+     GROUP BY trace_start_time, trace_id
+     HAVING ${qualifies}${q.check ? ` AND ${checkSums}` : ''}
+     ORDER BY ${rank}, trace_start_time DESC LIMIT {k:UInt32}`,
     params,
   )
   if (candidates.length === 0) return []
@@ -71,11 +78,7 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
     ),
   ])
   const traceById = new Map(traces.map((t) => [t.trace_id, t]))
-  // A candidate row may be one a later re-score took back: keep what still qualifies once netted out.
-  const qualifies = (r: (typeof scored)[number]) =>
-    (q.sort === 'checks' ? r.checks_failed > 0 : r.judge_scores > 0) &&
-    (!q.check || r.failed_checks.includes(q.check) || r.judge_failed.includes(q.check))
-  const result: WorstTrace[] = scored.filter(qualifies).map((r) => {
+  const result: WorstTrace[] = scored.map((r) => {
     const t = traceById.get(r.trace_id)
     return {
       traceId: r.trace_id,
