@@ -76,7 +76,8 @@ export const qualityQuery = z
     from: z.string().optional(),
     to: z.string().optional(),
     interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]]).optional(),
-    groupBy: z.enum(['check', ...DIMENSIONS]).default('check'),
+    // check_version: one line per version of a check, as counted (a re-scored trace under its newest version).
+    groupBy: z.enum(['check', 'check_version', ...DIMENSIONS]).default('check'),
     kind: z.enum(['deterministic', 'judge']).optional(),
     check: z.string().min(1).max(200).optional(),
     ...filters,

@@ -43,15 +43,18 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     })
 }
 
-/** `CREATE TABLE ... TTL <expr> + INTERVAL {retention_days} DAY` → table and TTL expression. */
+/**
+ * `CREATE TABLE ... TTL <expr> + INTERVAL {retention_days} DAY` → table and TTL expression. A table
+ * a later migration re-creates takes the later definition.
+ */
 function retentionTtls(migrations: Migration[]): { table: string; expression: string }[] {
-  const found: { table: string; expression: string }[] = []
+  const found = new Map<string, string>()
   for (const statement of migrations.flatMap((m) => m.statements)) {
     const table = /CREATE TABLE (?:IF NOT EXISTS )?(\w+)/i.exec(statement)?.[1]
     const ttl = /\bTTL\s+(.+?\{retention_days\}\s*DAY)/is.exec(statement)?.[1]
-    if (table && ttl) found.push({ table, expression: ttl })
+    if (table && ttl) found.set(table, ttl)
   }
-  return found
+  return [...found].map(([table, expression]) => ({ table, expression }))
 }
 
 async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {

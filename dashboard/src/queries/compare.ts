@@ -57,7 +57,8 @@ export async function compare(client: ClickHouseClient, projectId: string, q: Co
        FROM quality_5m
        WHERE project_id = {project:String} AND bucket >= toStartOfFiveMinutes({from:DateTime64(3)}) AND bucket < {to:DateTime64(3)}
          AND ${column} IN ({a:String}, {b:String})${service}
-       GROUP BY kind, check, side`,
+       GROUP BY kind, check, side
+       HAVING scored != 0`,
       params,
     ),
     rows<{ side: string; traces: number }>(

@@ -39,7 +39,10 @@ export interface QualityReport {
 
 const ratio = (n: number, d: number): number | null => (d > 0 ? n / d : null)
 
-/** Pass rates and mean scores per bucket from the 5-minute or hourly rollup, trace counts from `traces`. */
+/**
+ * Pass rates and mean scores per bucket from the 5-minute or hourly rollup (the latest score of each
+ * trace and check: a re-score replaces, see migrations/0007), trace counts from `traces`.
+ */
 export async function quality(client: ClickHouseClient, projectId: string, q: QualityQuery): Promise<QualityReport> {
   const step = INTERVALS[q.interval]
   const first = Math.floor(q.from.getTime() / 1000 / step) * step
@@ -52,7 +55,7 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
   const f = filterSql(q)
   const params = { project: projectId, step, from: chTime(new Date(first * 1000)), to: chTime(q.to), ...f.params }
   const bucketOf = (column: string) => `toUnixTimestamp(toStartOfInterval(${column}, INTERVAL {step:UInt32} SECOND))`
-  const group = q.groupBy === 'check' ? `''` : DIMENSION_COLUMNS[q.groupBy]
+  const group = q.groupBy === 'check' ? `''` : q.groupBy === 'check_version' ? 'scorer_version' : DIMENSION_COLUMNS[q.groupBy]
   const scoreFilter = `${q.kind ? ' AND kind = {kind:String}' : ''}${q.check ? ' AND scorer_name = {check:String}' : ''}`
   const range = (column: string) => `project_id = {project:String} AND ${column} >= {from:DateTime64(3)} AND ${column} < {to:DateTime64(3)}${f.sql}`
 
@@ -62,7 +65,8 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
       `SELECT ${bucketOf('bucket')} AS t, kind, scorer_name AS check, ${group} AS grp,
               sum(scored) AS scored, sum(passed) AS passed, sum(value_sum) AS value_sum, sum(errors) AS errors, sum(cost_usd) AS cost
        FROM ${step % 3600 === 0 ? 'quality_1h' : 'quality_5m'} WHERE ${range('bucket')}${scoreFilter}
-       GROUP BY t, kind, check, grp`,
+       GROUP BY t, kind, check, grp
+       HAVING scored != 0 OR errors != 0`,
       { ...params, kind: q.kind ?? '', check: q.check ?? '' },
     ),
     rows<{ t: number; traces: number; error_traces: number; input_tokens: number; output_tokens: number }>(
@@ -73,10 +77,13 @@ export async function quality(client: ClickHouseClient, projectId: string, q: Qu
        GROUP BY t`,
       params,
     ),
+    // Only rows with judge changes are grouped (one trace in ten is judged), and a trace counts when
+    // its judge scores in effect add up to more than none: a replaced judgment nets out.
     rows<{ t: number; judged: number }>(
       client,
-      `SELECT ${bucketOf('trace_start_time')} AS t, uniqExact(trace_id) AS judged
-       FROM trace_quality WHERE ${range('trace_start_time')} AND judge_scores > 0
+      `SELECT ${bucketOf('trace_start_time')} AS t, count() AS judged
+       FROM (SELECT trace_start_time, trace_id FROM trace_quality WHERE ${range('trace_start_time')} AND judge_scores != 0
+             GROUP BY trace_start_time, trace_id HAVING sum(judge_scores) > 0)
        GROUP BY t`,
       params,
     ),

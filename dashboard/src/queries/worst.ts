@@ -21,23 +21,34 @@ export interface WorstTrace {
   judgeFailed: string[]
 }
 
+/** The names whose failing scores in effect add up to more than none. */
+const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMap(${column})))`
+
 /**
  * Lowest-scoring traces of a time range: most failed checks first (`sort=checks`), or lowest mean
- * judge score first (`sort=judge`). A top-N over single rollup rows picks candidates without grouping
- * the whole range; the candidates are then aggregated exactly and ranked again.
+ * judge score first (`sort=judge`). Candidates are the top traces by their netted sums (a re-score's
+ * -1 rows cancel what it replaced, see migrations/0007); they are then read in full by primary key
+ * and ranked again with the tie-breaks.
  */
 export async function worst(client: ClickHouseClient, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
   const f = filterSql(q)
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), check: q.check ?? '', k: q.limit * 4, ...f.params }
   const range = `project_id = {project:String} AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
-  const checkFilter = q.check ? ' AND (has(failed_checks, {check:String}) OR has(judge_failed, {check:String}))' : ''
-  const candidateOrder =
+  // Candidates are ranked by their sums over the range. Only rows that move one of the sums are
+  // grouped (a trace without failures, or without judge scores, has none), which keeps it cheap.
+  const checkSums = '(sumMap(failed_checks)[{check:String}] > 0 OR sumMap(judge_failed)[{check:String}] > 0)'
+  const checkRows = 'failed_checks[{check:String}] != 0 OR judge_failed[{check:String}] != 0'
+  const [moving, qualifies, rank] =
     q.sort === 'checks'
-      ? 'checks_failed > 0 ORDER BY checks_failed DESC, trace_start_time DESC'
-      : 'judge_scores > 0 ORDER BY judge_value_sum / judge_scores ASC, trace_start_time DESC'
+      ? ['checks_failed != 0', 'sum(checks_failed) > 0', 'sum(checks_failed) DESC']
+      : ['judge_scores != 0 OR judge_value_sum != 0', 'sum(judge_scores) > 0', 'sum(judge_value_sum) / sum(judge_scores) ASC']
   const candidates = await rows<{ trace_id: string; start: string }>(
     client,
-    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality WHERE ${range}${checkFilter} AND ${candidateOrder} LIMIT {k:UInt32}`,
+    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality
+     WHERE ${range} AND (${moving}${q.check ? ` OR ${checkRows}` : ''})
+     GROUP BY trace_start_time, trace_id
+     HAVING ${qualifies}${q.check ? ` AND ${checkSums}` : ''}
+     ORDER BY ${rank}, trace_start_time DESC LIMIT {k:UInt32}`,
     params,
   )
   if (candidates.length === 0) return []
@@ -51,10 +62,10 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
       checks: number; checks_failed: number; failed_checks: string[]; judge_scores: number; judge_value_sum: number; judge_failed: string[]
     }>(
       client,
-      `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, any(service_name) AS service, any(agent_version) AS agent,
-              any(prompt_version) AS prompt, any(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
-              groupUniqArrayArray(failed_checks) AS failed_checks, sum(judge_scores) AS judge_scores,
-              sum(judge_value_sum) AS judge_value_sum, groupUniqArrayArray(judge_failed) AS judge_failed
+      `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, max(service_name) AS service, max(agent_version) AS agent,
+              max(prompt_version) AS prompt, max(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
+              ${failing('failed_checks')} AS failed_checks, sum(judge_scores) AS judge_scores,
+              sum(judge_value_sum) AS judge_value_sum, ${failing('judge_failed')} AS judge_failed
        FROM trace_quality WHERE project_id = {project:String} AND (trace_start_time, trace_id) IN ${byKey}
        GROUP BY trace_id`,
       { ...params, keys },
