@@ -85,7 +85,7 @@ describe('spans', () => {
     const awkward = [
       `it's "quoted" and \\'escaped\\'`, 'tab\there', 'new\nline', 'carriage\r\nreturn', 'back\\slash\\', '\\N', '\\t literally',
       'nul\u0000byte', 'bell\u0007 and del\u007f', '{\'a\':\'b\'}', '[1, "two"]', ',;:=', 'ünïcödé — 日本語 — עברית — 🦀👩‍💻', '',
-    ]
+    ] as const
     const map = Object.fromEntries(awkward.map((s, i) => [`${s}#${i}`, s]))
     const huge = `${'x'.repeat(1_000_000)}\t"\n${'é'.repeat(100_000)}`
     const odd = span({
