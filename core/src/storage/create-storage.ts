@@ -11,7 +11,12 @@ export class StorageError extends Error {
   readonly code = 'STORAGE_UNAVAILABLE'
 }
 
-/** Raw inserts handed straight to the embedded engine, for clients that run over chDB. */
+/**
+ * For clients that run over chDB: a connection of their own for raw inserts, handed straight to
+ * the embedded engine. chDB runs one statement at a time per connection, while connections to the
+ * same path run side by side on the one engine; so span inserts do not queue behind the rollup
+ * rewrites, score inserts and dashboard reads that share the client's connection.
+ */
 const embedded = new WeakMap<ClickHouseClient, ChdbConnection>()
 
 export function chdbConnectionOf(client: ClickHouseClient): ChdbConnection | undefined {
@@ -30,9 +35,11 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
   if (config.kind === 'embedded') {
     const path = resolve(config.path)
     let connection: ChdbConnection
+    let inserts: ChdbConnection
     try {
       mkdirSync(path, { recursive: true })
       connection = createChdbConnection({ path })
+      inserts = createChdbConnection({ path })
     } catch (err) {
       throw new StorageError(
         `cannot open the embedded ClickHouse engine at ${path} (${(err as Error).message}). ` +
@@ -41,9 +48,16 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     }
     // chDB ignores the client's `database` setting; its session keeps the database chosen by USE.
     const client = createClient({ connection } as Parameters<typeof createClient>[0])
-    embedded.set(client, connection)
     await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
     await client.command({ query: `USE ${database}` })
+    await inserts.chdb.queryAsync(`USE ${database}`)
+    embedded.set(client, inserts)
+    // Whoever closes the client closes the insert connection with it.
+    const close = client.close.bind(client)
+    client.close = async () => {
+      await inserts.close()
+      await close()
+    }
     return client
   }
   const auth = { url: config.url, username: config.username, password: config.password }
