@@ -106,6 +106,19 @@ describe('spans', () => {
     assert.deepEqual(extracted, { request_model: awkward[0], session_id: awkward[4], service_name: awkward[12] })
   })
 
+  test('a span insert does not queue behind a long statement on the client', async () => {
+    // Six seconds of sleeping on the client's connection; the insert needs milliseconds.
+    let longStatementDone = false
+    const long = client
+      .command({ query: 'SELECT sum(sleepEachRow(1)) FROM numbers(6) SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 10000000' })
+      .then(() => { longStatementDone = true })
+    const root = span({ traceId: '55555555555555555555555555555555' })
+    await insertSpans(client, [root])
+    assert.equal(longStatementDone, false, 'the insert waited for the statement running on the client')
+    await long
+    assert.deepEqual((await readTrace(client, 'p1', root.traceId))?.spans, [root])
+  })
+
   test('a span delivered twice is read and counted once', async () => {
     const traceId = '11111111111111111111111111111111'
     const root = span({ traceId })
