@@ -49,14 +49,16 @@ function serializer(field: (value: SpanRowValues[number]) => string, separator: 
   }
 }
 
-const FORMATS: { name: string; format: RawInsertFormat; serialize: (rows: SpanRowValues[]) => string; settings?: Record<string, number> }[] = [
+interface Variant { name: string; format: RawInsertFormat; serialize: (rows: SpanRowValues[]) => string; settings?: Record<string, number>; batch?: number }
+const FORMATS: Variant[] = [
   { name: 'JSONCompactEachRow (Sieve)', format: 'JSONCompactEachRow', serialize: (rows) => { let p = ''; for (const r of rows) p += `${JSON.stringify(r)}\n`; return p } },
   { name: 'TabSeparated', format: 'TabSeparated', serialize: serializer((v) => (typeof v === 'string' ? tsvString(v) : typeof v === 'number' ? String(v) : mapText(v)), '\t') },
   { name: 'CSV', format: 'CSV', serialize: serializer((v) => (typeof v === 'string' ? csvString(v) : typeof v === 'number' ? String(v) : csvString(mapText(v))), ',') },
 ]
-const VARIANTS = [
+const VARIANTS: Variant[] = [
   ...FORMATS,
   { ...FORMATS[0]!, name: 'JSONCompactEachRow, parallel parsing off', settings: { input_format_parallel_parsing: 0 } },
+  { ...FORMATS[0]!, name: 'JSONCompactEachRow, batches of 1,024', batch: 1024 },
 ]
 
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-formats-'))
@@ -68,7 +70,7 @@ const chdb = chdbConnectionOf(storage)!
 console.log(`decoding ${REQUESTS} OTLP requests of 512 spans...`)
 const spans: Span[] = []
 for (let i = 0; i < REQUESTS; i++) for (const span of decodeProtobufRequest(protobufBatch(512), 'default').spans) spans.push(span)
-const batches = Array.from({ length: Math.ceil(spans.length / BATCH) }, (_, i) => spans.slice(i * BATCH, (i + 1) * BATCH))
+const batchesOf = (size: number): Span[][] => Array.from({ length: Math.ceil(spans.length / size) }, (_, i) => spans.slice(i * size, (i + 1) * size))
 
 const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 const perCpuSecond = (ms: number): number => Math.round((spans.length / ms) * 1000)
@@ -86,7 +88,7 @@ for (let round = 0; round < ROUNDS; round++) {
     let parseMs = 0
     let bytes = 0
     let buildMs = 0
-    for (const batch of batches) {
+    for (const batch of batchesOf(variant.batch ?? BATCH)) {
       let started = cpuMs()
       const rows = batch.map(spanToRow)
       buildMs += cpuMs() - started
@@ -120,7 +122,7 @@ const base = figures.get(VARIANTS[0]!.name)!
 const total = (f: Figures): number => 1 / (1 / median(f.build) + 1 / median(f.serialize) + 1 / median(f.insert))
 const col = (s: string | number, w: number): string => String(s).padStart(w)
 console.log(`
-Insert formats: ${spans.length} spans in batches of ${BATCH}, ${ROUNDS - 1} measured rounds; spans per CPU-second (engine threads included), medians
+Insert formats: ${spans.length} spans in batches of ${BATCH} unless said, ${ROUNDS - 1} measured rounds; spans per CPU-second (engine threads included), medians
 row building (spanToRow, shared by all): ${median(base.build)}
 
 ${'variant'.padEnd(42)}${col('bytes/span', 11)}${col('serialize', 11)}${col('insert', 9)}${col('parse only', 12)}${col('all three', 11)}${col('vs Sieve', 10)}`)
