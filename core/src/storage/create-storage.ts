@@ -34,13 +34,14 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
   const database = quoteIdentifier(config.database)
   if (config.kind === 'embedded') {
     const path = resolve(config.path)
-    let connection: ChdbConnection
+    let connection: ChdbConnection | undefined
     let inserts: ChdbConnection
     try {
       mkdirSync(path, { recursive: true })
       connection = createChdbConnection({ path })
       inserts = createChdbConnection({ path })
     } catch (err) {
+      await connection?.close()
       throw new StorageError(
         `cannot open the embedded ClickHouse engine at ${path} (${(err as Error).message}). ` +
           'Only one process can use a data directory: is another `sieve up` running with this SIEVE_DATA_DIR?',
