@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { refundExample, writeDataset } from './support/golden-example.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sieve-eval-'))
@@ -13,27 +14,8 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 const AGENT = 'exporter/test/fixtures/refund-agent.ts'
 const node = `"${process.execPath}" --import tsx ${AGENT}`
 
-function example(id: string, bucket: string) {
-  return {
-    version: 1,
-    id,
-    input: { messages: [{ role: 'user', content: 'I am <PERSON_1>, refund order A-1001 please, it arrived 45 days ago.' }] },
-    context: { retrievedDocumentIds: [], toolResults: [] },
-    expected: { checks: { prohibited_tools: { tools: [{ name: 'process_refund' }] } }, prohibited_tools: ['process_refund'] },
-    observed: { output: 'Refunded order A-1001.', toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-1001' } }] },
-    bucket,
-    tags: ['failed:prohibited_tools'],
-    source: { traceId: 'b'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: 'v12', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' },
-    scores: [{ name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false }],
-    reviewBy: '2026-04-15',
-  }
-}
-
-function dataset(name: string, ...examples: object[]): string {
-  const path = join(dir, name)
-  writeFileSync(path, examples.map((e) => JSON.stringify(e)).join('\n') + '\n')
-  return path
-}
+const example = refundExample
+const dataset = (name: string, ...examples: object[]) => writeDataset(dir, name, ...examples)
 
 async function sieveEval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'eval', ...args], { cwd: root })

@@ -5,10 +5,12 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
-import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, resolveChecksConfig, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
+import { startFakeOpenAI } from '@sieve/testkit'
 import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
-import { createScrubber, exportDataset, parseDataset, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
+import { verdict } from '../../scorer/test/judge/fixtures.js'
+import { createScrubber, exportDataset, parseDataset, ReplayJudge, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
 let storage: ClickHouseClient
@@ -133,4 +135,73 @@ test('the exported dataset replays through the regression gate: the fixed agent 
   const broken = await gate(`"${process.execPath}" --import tsx ${agent} --broken`)
   assert.equal(broken.exitCode, 1)
   assert.match(broken.reasons.join('\n'), /known failure ex_[0-9a-f]{16} fails again/)
+})
+
+test('a trace only the judge scored low becomes an example expecting its rubric, with the judge scores that put it there; the gate judges its replay', async () => {
+  // Checks pass (no refund), but the judge found the answer poor: every dimension at level 2.
+  const user = 'Where is order A-1001? I need it before Friday.'
+  const answer = 'Orders usually arrive.'
+  const order = { order_id: 'A-1001', status: 'shipped', eta: 'Thursday' }
+  const r = new AgentRecorder('support')
+  const trace = r
+    .agent(user, () =>
+      r
+        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
+        .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
+        .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, text: answer }),
+    answer)
+    .trace()
+  await insertSpans(storage, trace.spans)
+  const scored = scoreTrace(trace, checks)
+  assert.ok(scored.results.every((c) => c.passed))
+  const rubric = loadRubrics().get('customer-support')!
+  const judgeRef = { model: 'gpt-4o-2024-08-06', seed: 7 }
+  const results = rubric.dimensions.map((dimension) => ({
+    dimension,
+    outcomes: [{ ok: true as const, verdict: { evidence: [{ turn: 1, span_id: trace.spans[0]!.spanId, quote: user }], reasoning: 'Vague.', score: 2 }, judge: judgeRef, usage: { inputTokens: 900, outputTokens: 90 }, costUsd: 0.003 }],
+    level: 2,
+    needsReview: false,
+    error: undefined,
+  }))
+  await clickhouseScoreSink(storage).write([...traceScoreRecords(scored), ...toScoreRecords({ trace, rubric, sampleReason: 'random' }, results)])
+
+  const out = join(dir, 'judged.jsonl')
+  const report = await exportDataset(storage, options(out, { score: 'customer-support', below: 0.7 }))
+  assert.deepEqual(report.added.map((a) => a.traceId), [trace.traceId])
+  const { examples, problems } = parseDataset(readFileSync(out, 'utf8'))
+  assert.deepEqual(problems, [])
+  const example = examples[0]!.example
+  assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support' } })
+  assert.deepEqual(example.tags, ['failed:customer-support'])
+  const overall = example.scores.find((s) => s.name === 'customer-support')
+  assert.deepEqual(overall && { kind: overall.kind, passed: overall.passed }, { kind: 'judge', passed: false })
+  assert.equal(example.scores.filter((s) => s.kind === 'judge').length, rubric.dimensions.length + 1)
+
+  const root = new URL('../../', import.meta.url).pathname
+  const agent = 'exporter/test/fixtures/refund-agent.ts'
+  let level: 'top' | 'bottom' = 'top'
+  const judge = await startFakeOpenAI({
+    script: (request) => {
+      const prompt: string = request.body.messages[1].content
+      const levels = [...prompt.matchAll(/^- (\d+): /gm)].map((m) => Number(m[1]))
+      return verdict(request, level === 'top' ? Math.max(...levels) : Math.min(...levels))
+    },
+  })
+  try {
+    const config = { ...judgeSectionSchema.parse({ maxRetries: 0 }), baseUrl: judge.baseURL, apiKey: 'test', model: judgeRef.model }
+    const gate = (withJudge: boolean) =>
+      runGate({ dataset: out, agent, repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root, ...(withJudge ? { judge: new ReplayJudge({ config, rubrics: loadRubrics() }) } : {}) })
+    const good = await gate(true)
+    assert.equal(good.exitCode, 0, JSON.stringify(good.examples))
+    // The example's rubric, not the config's default (generic) for this agent.
+    assert.equal(good.examples[0]!.judge?.rubric, 'customer-support@1.0.0')
+    assert.equal(good.examples[0]!.mean, 1)
+    level = 'bottom'
+    const poor = await gate(true)
+    assert.equal(poor.exitCode, 1)
+    assert.deepEqual([poor.examples[0]!.mean, poor.examples[0]!.status], [0, 'fail'])
+    await assert.rejects(gate(false), /1 example\(s\) are scored by the judge alone/)
+  } finally {
+    await judge.close()
+  }
 })

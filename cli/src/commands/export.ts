@@ -9,7 +9,7 @@ export const exportCommand: Command = {
   usage: 'sieve export --out golden.jsonl [--score <name> --below <x>] [--failed <check>] [--since 7d] [--service <name>] [--limit 100] [--dry-run]',
   options: {
     out: { type: 'string', description: 'Dataset file to append to (created if missing)' },
-    score: { type: 'string', description: 'Scorer whose value must be below --below (check or judge rubric)' },
+    score: { type: 'string', description: 'Scorer whose value must be below --below: a check, a judge rubric (weighted score) or rubric.dimension' },
     below: { type: 'string', description: 'Threshold for --score, in [0, 1]' },
     failed: { type: 'string', description: 'Only traces where this check failed' },
     since: { type: 'string', default: '7d', description: 'Traces started since: 7d, 12h, 30m or an ISO date (default 7d)' },

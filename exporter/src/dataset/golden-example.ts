@@ -11,7 +11,8 @@ const toolCall = z.object({ name: z.string().min(1), arguments: z.unknown().opti
 /**
  * One regression case, one JSONL line. Everything under input, context and observed has been
  * scrubbed; expected holds the parameters of the checks that failed (from the checks config, not
- * from user data), which the regression gate runs again on a replay.
+ * from user data) and the judge rubric that scored it low, which the regression gate runs again on
+ * a replay.
  */
 export const goldenExampleSchema = z
   .object({
@@ -25,14 +26,18 @@ export const goldenExampleSchema = z
       retrievedDocumentIds: z.array(z.string()).default([]),
       toolResults: z.array(toolCall).default([]),
     }),
-    expected: z.object({
-      /** Check name → parameters; on replay each of these must pass. */
-      checks: z.record(z.string(), z.unknown()).refine((c) => Object.keys(c).length > 0, 'needs at least one check'),
-      prohibited_tools: z.array(z.string()).optional(),
-      required_tools: z.array(z.string()).optional(),
-      must_contain: z.array(z.string()).optional(),
-      schema: z.unknown().optional(),
-    }),
+    expected: z
+      .object({
+        /** Check name → parameters; on replay each of these must pass. */
+        checks: z.record(z.string(), z.unknown()),
+        /** The judge rubric that scored the trace low: on replay (judge enabled) it must pass. */
+        judge: z.object({ rubric: z.string().min(1) }).optional(),
+        prohibited_tools: z.array(z.string()).optional(),
+        required_tools: z.array(z.string()).optional(),
+        must_contain: z.array(z.string()).optional(),
+        schema: z.unknown().optional(),
+      })
+      .refine((e) => Object.keys(e.checks).length > 0 || e.judge !== undefined, { path: ['checks'], message: 'needs at least one check, or a judge rubric' }),
     observed: z.object({ output: z.string(), toolCalls: z.array(toolCall).default([]) }),
     bucket: z.enum(BUCKETS),
     tags: z.array(z.string()).default([]),

@@ -4,8 +4,10 @@ import type { CheckDefinition } from '@sieve/scorer'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { readDataset } from '../dataset/validate-dataset.js'
 import { baselineKey, readBaseline, writeBaseline, type BaselineEntry } from './baseline.js'
+import { exampleJudge, judgeFigures, judgeRegressions, overallJudge, type ExampleJudge, type OverallJudge } from './judge-figures.js'
+import type { ReplayJudge, RunJudgement } from './replay-judge.js'
 import { runAgent } from './run-agent.js'
-import { replayTrace, scoreReplay, type ReplayCheck } from './score-replay.js'
+import { replayTrace, scoreReplay, type ReplayCheck, type ReplayScore } from './score-replay.js'
 import { startSpanReceiver } from './span-receiver.js'
 
 export interface GateOptions {
@@ -18,16 +20,24 @@ export interface GateOptions {
   updateBaseline: boolean
   timeoutMs: number
   checks: readonly CheckDefinition[]
+  /** When given, every run of every example is judged, and a run the judge fails is a failed run. */
+  judge?: ReplayJudge
+  /** Largest drop of a judge score (0..1) below the baseline's that is not a regression; default 0.1. */
+  judgeTolerance?: number
   cwd?: string
   /** Progress lines for the terminal. */
   log?: (line: string) => void
 }
 
 export interface RunResult {
+  /** Mean of the checks' values; the judge's weighted score for an example with no checks. */
   value: number
   passed: boolean
+  /** Neither a check nor a judge verdict: an example with only a judge rubric whose judging failed. */
+  unscored?: true
   traceId: string
   checks: ReplayCheck[]
+  judge?: RunJudgement
   error?: string
 }
 
@@ -35,11 +45,16 @@ export interface ExampleResult {
   id: string
   bucket: GoldenExample['bucket']
   runs: RunResult[]
+  /** Over the scored runs. */
   mean: number
   passRate: number
-  /** pass: every run passed; unstable: some did (an instability); fail: none did (a capability gap). */
-  status: 'pass' | 'unstable' | 'fail'
-  baseline?: { mean: number; passRate: number }
+  /**
+   * pass: every run passed; unstable: some did (an instability); fail: none did (a capability gap);
+   * unscored: no run could be scored (judge errors on a judge-only example).
+   */
+  status: 'pass' | 'unstable' | 'fail' | 'unscored'
+  judge?: ExampleJudge
+  baseline?: BaselineEntry['examples'][string]
 }
 
 export interface GateReport {
@@ -49,6 +64,8 @@ export interface GateReport {
   model: string
   examples: ExampleResult[]
   overall: { mean: number; passRate: number }
+  /** The judge's totals, cost included; absent when the judge was off. */
+  judge?: OverallJudge
   baseline: { path: string; compared: boolean; note: string; overall?: { mean: number; passRate: number } } | undefined
   verdict: 'pass' | 'warn' | 'fail'
   reasons: string[]
@@ -70,20 +87,28 @@ export function datasetVersion(path: string): string {
 
 /**
  * Replays every example `repeats` times through the agent, scores each run with the example's
- * expected checks, compares with the baseline and decides: exit 0 pass (or warn), 1 regression or
- * a known failure failing again, 2 configuration error (raised as GateConfigError).
+ * expected checks (and the judge when given), compares with the baseline and decides: exit 0 pass
+ * (or warn), 1 regression or a known failure failing again, 2 configuration error (raised as
+ * GateConfigError, also when the judge cannot be reached at all).
  */
 export async function runGate(o: GateOptions): Promise<GateReport> {
   const log = o.log ?? (() => {})
   const { examples, problems } = readDataset(o.dataset)
   if (problems.length) throw new GateConfigError(`${o.dataset} has ${problems.length} invalid line(s); run \`sieve dataset validate ${o.dataset}\``)
   if (!examples.length) throw new GateConfigError(`${o.dataset} holds no examples`)
+  const judgeOnly = examples.filter(({ example }) => !Object.keys(example.expected.checks).length).map(({ example }) => example.id)
+  if (judgeOnly.length && !o.judge) {
+    throw new GateConfigError(`${judgeOnly.length} example(s) are scored by the judge alone (${judgeOnly.slice(0, 3).join(', ')}${judgeOnly.length > 3 ? ', …' : ''}): configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`)
+  }
   const baselineFile = o.baseline ? readBaseline(o.baseline) : undefined
   const version = datasetVersion(o.dataset)
+  const tolerance = o.judgeTolerance ?? 0.1
 
   const receiver = await startSpanReceiver()
   const results: ExampleResult[] = []
   const models = new Map<string, number>()
+  let judgeReached = false
+  const callsBefore = o.judge?.metrics.total('calls') ?? 0
   try {
     for (const [index, { example }] of examples.entries()) {
       const runs: RunResult[] = []
@@ -93,52 +118,81 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
         if (index === 0 && r === 0 && (run.exitCode === 127 || run.exitCode === null) && !run.timedOut) {
           throw new GateConfigError(`cannot run the agent '${o.agent}': ${run.stderr || `exit code ${run.exitCode}`}`)
         }
-        const score = scoreReplay(replayTrace(receiver.take()), example, o.checks)
+        const trace = replayTrace(receiver.take())
+        const score = scoreReplay(trace, example, o.checks)
         if (score.model) models.set(score.model, (models.get(score.model) ?? 0) + 1)
         const error = run.timedOut ? `timed out after ${o.timeoutMs} ms` : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${run.stderr.split('\n').slice(-3).join(' ')}` : undefined
-        runs.push({ value: score.value, passed: score.passed && !error, traceId: score.traceId, checks: score.checks, ...(error ? { error } : {}) })
+        const judge = o.judge && trace ? await o.judge.judgeRun(trace, o.judge.rubricFor(trace, example.expected.judge?.rubric)) : undefined
+        if (judge?.unreachable && !judgeReached) {
+          // Not one verdict yet and the endpoint is unreachable or refuses us: a setup problem, not a result.
+          throw new GateConfigError(`the judge cannot be reached: ${judge.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)
+        }
+        if (judge && !judge.unreachable) judgeReached = true
+        runs.push(runResult(score, judge, error))
       }
-      const passRate = runs.filter((r) => r.passed).length / runs.length
-      const status = passRate === 1 ? 'pass' : passRate === 0 ? 'fail' : 'unstable'
-      results.push({ id: example.id, bucket: example.bucket, runs, mean: round(mean(runs.map((r) => r.value))), passRate: round(passRate), status })
-      log(`${example.id}  ${status.padEnd(8)} mean ${round(mean(runs.map((r) => r.value)))}  pass rate ${round(passRate)}`)
+      const result = exampleResult(example, runs)
+      results.push(result)
+      const judged = result.judge?.mean !== undefined ? `  judge ${result.judge.mean} (pass rate ${result.judge.passRate})` : ''
+      log(`${example.id}  ${result.status.padEnd(8)} mean ${result.mean}  pass rate ${result.passRate}${judged}`)
     }
   } finally {
     await receiver.close()
   }
 
   const model = [...models.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? ''
-  const overall = { mean: round(mean(results.map((e) => e.mean))), passRate: round(mean(results.map((e) => e.passRate))) }
+  const scored = results.filter((e) => e.status !== 'unscored')
+  const overall = { mean: round(mean(scored.map((e) => e.mean))), passRate: round(mean(scored.map((e) => e.passRate))) }
+  const judgeTotals = o.judge
+    ? overallJudge(o.judge.model, results.map((e) => e.judge), results.flatMap((e) => e.runs.flatMap((r) => (r.judge ? [r.judge] : []))), {
+        calls: o.judge.metrics.total('calls') - callsBefore,
+        priced: o.judge.priced,
+      })
+    : undefined
   const reasons: string[] = []
   const warnings: string[] = []
   if (o.failBelow !== undefined && overall.mean < o.failBelow) reasons.push(`mean score ${overall.mean} is below --fail-below ${o.failBelow}`)
-  for (const e of results) {
+  for (const e of scored) {
     if (e.bucket === 'known-failure' && e.passRate < 1) reasons.push(`known failure ${e.id} fails again (pass rate ${e.passRate})`)
   }
   if (o.warnBelow !== undefined && overall.mean < o.warnBelow) warnings.push(`mean score ${overall.mean} is below --warn-below ${o.warnBelow}`)
-  for (const e of results) if (e.status === 'unstable') warnings.push(`${e.id} is unstable: passed ${Math.round(e.passRate * o.repeats)} of ${o.repeats} runs`)
+  for (const e of results) if (e.status === 'unstable') warnings.push(`${e.id} is unstable: passed ${e.runs.filter((r) => r.passed).length} of ${o.repeats} runs`)
+  for (const e of results) if (e.status === 'unscored') warnings.push(`${e.id} is unscored: the judge gave no verdict on any run`)
+  if (judgeTotals?.errors) {
+    const first = results.flatMap((e) => e.runs).find((r) => r.judge?.error)?.judge?.error
+    warnings.push(`judge errors on ${judgeTotals.errors} run(s), not counted as low scores (first: ${first})`)
+  }
 
   let baseline: GateReport['baseline']
   if (o.baseline && baselineFile) {
-    const entry = baselineFile.entries[baselineKey(version, model)]
+    const judgeModel = o.judge?.model
+    const entry = baselineFile.entries[baselineKey(version, model, judgeModel)]
     if (!entry) {
-      baseline = { path: o.baseline, compared: false, note: `no baseline for dataset version ${version} and model ${model || '(unknown)'}` }
+      baseline = { path: o.baseline, compared: false, note: `no baseline for dataset version ${version} and model ${model || '(unknown)'}${judgeModel ? ` judged by ${judgeModel}` : ''}` }
     } else {
       baseline = { path: o.baseline, compared: true, note: `baseline of ${entry.createdAt}`, overall: entry.overall }
-      for (const e of results) {
+      for (const e of scored) {
         const before = entry.examples[e.id]
         if (!before) continue
         e.baseline = before
         if (e.passRate < before.passRate) reasons.push(`regression on ${e.id}: pass rate ${before.passRate} → ${e.passRate}`)
+        const judged = judgeRegressions(e.id, e.judge, before.judge, tolerance)
+        reasons.push(...judged.reasons)
+        if (judged.note) warnings.push(judged.note)
       }
     }
     if (o.updateBaseline) {
       const next: BaselineEntry = {
         datasetVersion: version,
         model,
+        ...(judgeModel ? { judgeModel } : {}),
         createdAt: new Date().toISOString(),
         overall,
-        examples: Object.fromEntries(results.map((e) => [e.id, { mean: e.mean, passRate: e.passRate }])),
+        examples: Object.fromEntries(
+          scored.map((e) => {
+            const judge = judgeFigures(e.judge)
+            return [e.id, { mean: e.mean, passRate: e.passRate, ...(judge ? { judge } : {}) }]
+          }),
+        ),
       }
       writeBaseline(o.baseline, baselineFile, next)
     }
@@ -151,10 +205,40 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
     model,
     examples: results,
     overall,
+    ...(judgeTotals ? { judge: judgeTotals } : {}),
     baseline,
     verdict,
     reasons,
     warnings,
     exitCode: reasons.length ? 1 : 0,
+  }
+}
+
+/**
+ * One run's outcome: the checks decide, and the judge too when it gave a verdict. A judge error
+ * is not a low score: the run then stands on its checks alone, or is unscored when it has none.
+ */
+function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined): RunResult {
+  const base = { traceId: score.traceId, checks: score.checks, ...(judge ? { judge } : {}), ...(error ? { error } : {}) }
+  if (score.checks.length) return { ...base, value: score.value, passed: score.passed && !error && judge?.passed !== false }
+  // An example with only a judge rubric: no trace or a failed agent is a failed run, a judge error is none.
+  if (!judge || error) return { ...base, value: judge?.score ?? 0, passed: false }
+  if (judge.passed === undefined) return { ...base, value: 0, passed: false, unscored: true }
+  return { ...base, value: judge.score ?? 0, passed: judge.passed }
+}
+
+function exampleResult(example: GoldenExample, runs: RunResult[]): ExampleResult {
+  const scored = runs.filter((r) => !r.unscored)
+  const passRate = scored.length ? scored.filter((r) => r.passed).length / scored.length : 0
+  const status = !scored.length ? 'unscored' : passRate === 1 ? 'pass' : passRate === 0 ? 'fail' : 'unstable'
+  const judge = exampleJudge(runs.flatMap((r) => (r.judge ? [r.judge] : [])))
+  return {
+    id: example.id,
+    bucket: example.bucket,
+    runs,
+    mean: round(mean(scored.map((r) => r.value))),
+    passRate: round(passRate),
+    status,
+    ...(judge ? { judge } : {}),
   }
 }

@@ -1,4 +1,33 @@
-import type { GateReport } from './gate.js'
+import type { ExampleResult, GateReport } from './gate.js'
+import type { OverallJudge } from './judge-figures.js'
+import type { RunJudgement } from './replay-judge.js'
+
+function judgeLine(j: OverallJudge): string {
+  const scores = j.mean === undefined ? 'no run could be judged' : `mean score **${j.mean}**, pass rate **${j.passRate}**`
+  const errors = j.errors ? `, ${j.errors} run(s) with judge errors (not counted as low scores)` : ''
+  const cost = j.priced ? `$${j.costUsd.toFixed(4)}` : `cost unknown (no price for ${j.model} in judge.prices)`
+  return `Judge ${j.model}: ${scores} over ${j.judgedRuns} judged run(s)${errors}. ${j.calls} call(s), ${j.inputTokens} input / ${j.outputTokens} output tokens, ${cost}.`
+}
+
+function judgeFailures(j: RunJudgement | undefined): string[] {
+  if (!j) return []
+  if (j.error) return ['judge error']
+  const low = j.score !== undefined && j.score < j.passingThreshold ? [`${j.rubric} (judge)`] : []
+  return [...low, ...j.belowFloor.map((d) => `${j.rubric}.${d} (floor)`)]
+}
+
+/** What made an example's runs fail: checks by name, the judge's rubric or dimension floors, agent errors. */
+function failing(e: ExampleResult): string[] {
+  const names = e.runs.flatMap((run) => [...run.checks.filter((c) => !c.passed).map((c) => c.name), ...judgeFailures(run.judge), ...(run.error ? ['agent error'] : [])])
+  return [...new Set(names)]
+}
+
+function judgeCell(e: ExampleResult): string {
+  if (!e.judge) return ''
+  const score = e.judge.mean === undefined ? 'error' : `${e.judge.mean} / ${e.judge.passRate}`
+  const base = e.baseline?.judge ? ` (was ${e.baseline.judge.mean})` : ''
+  return `${score}${base}`
+}
 
 /** The short Markdown summary a CI job posts: verdict, why, and one row per example. */
 export function summaryMarkdown(r: GateReport): string {
@@ -8,16 +37,21 @@ export function summaryMarkdown(r: GateReport): string {
     '',
     `Dataset \`${r.dataset.path}\` (version ${r.dataset.version}, ${r.dataset.examples} examples), agent \`${r.agent}\`, ${r.repeats} run(s) each, model ${r.model || 'unknown'}.`,
     '',
-    `Mean score **${r.overall.mean}**, pass rate **${r.overall.passRate}**${r.baseline?.overall ? ` (baseline ${r.baseline.overall.mean} / ${r.baseline.overall.passRate})` : ''}.`,
+    `${r.judge ? 'Mean check score' : 'Mean score'} **${r.overall.mean}**, pass rate${r.judge ? ' (checks and judge)' : ''} **${r.overall.passRate}**${r.baseline?.overall ? ` (baseline ${r.baseline.overall.mean} / ${r.baseline.overall.passRate})` : ''}.`,
   ]
+  if (r.judge) lines.push('', judgeLine(r.judge))
   if (r.baseline && !r.baseline.compared) lines.push('', `Baseline not compared: ${r.baseline.note}.`)
   if (r.reasons.length) lines.push('', '### Why it fails', '', ...r.reasons.map((x) => `- ${x}`))
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((x) => `- ${x}`))
-  lines.push('', '| example | bucket | status | mean | pass rate | baseline | failing checks |', '|---|---|---|---|---|---|---|')
+  const judged = r.judge !== undefined
+  lines.push(
+    '',
+    `| example | bucket | status | mean | pass rate | baseline |${judged ? ' judge mean / pass rate |' : ''} failing |`,
+    `|---|---|---|---|---|---|${judged ? '---|' : ''}---|`,
+  )
   for (const e of r.examples) {
-    const failing = [...new Set(e.runs.flatMap((run) => [...run.checks.filter((c) => !c.passed).map((c) => c.name), ...(run.error ? ['agent error'] : [])]))]
     const base = e.baseline ? `${e.baseline.passRate}` : ''
-    lines.push(`| ${e.id} | ${e.bucket} | ${e.status} | ${e.mean} | ${e.passRate} | ${base} | ${failing.join(', ')} |`)
+    lines.push(`| ${e.id} | ${e.bucket} | ${e.status} | ${e.mean} | ${e.passRate} | ${base} |${judged ? ` ${judgeCell(e)} |` : ''} ${failing(e).join(', ')} |`)
   }
   return `${lines.join('\n')}\n`
 }

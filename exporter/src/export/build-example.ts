@@ -55,16 +55,26 @@ function expectations(failed: string[], trace: Trace, checks: ChecksConfig): Gol
 }
 
 /**
+ * The judge rubric whose score failed (its weighted score, or one of its dimensions, named
+ * `rubric.dimension`): the gate judges the replay with it.
+ */
+function failedRubric(scores: StoredScore[]): string | undefined {
+  return scores.find((s) => s.kind === 'judge' && !s.passed)?.name.split('.')[0]
+}
+
+/**
  * Turns a failing trace into a golden example. Returns undefined when the trace has no user turn
- * (content capture was off) or none of its failed checks is configured any more: such a case could
- * not be replayed.
+ * (content capture was off), or neither a failed check that is still configured nor a failed judge
+ * score: such a case could not be replayed.
  */
 export function buildExample(trace: Trace, scores: StoredScore[], options: BuildOptions): GoldenExample | undefined {
   const view = traceView(trace)
   if (!view.userTexts.length) return undefined
   const failed = scores.filter((s) => !s.passed && s.kind === 'deterministic').map((s) => s.name)
   const expected = expectations(failed, trace, options.checks)
-  if (!Object.keys(expected.checks).length) return undefined
+  const rubric = failedRubric(scores)
+  if (rubric) expected.judge = { rubric }
+  if (!Object.keys(expected.checks).length && !rubric) return undefined
   const fields = traceFields(trace)
 
   // One placeholder scope for the whole example: the customer named in the input is the same <PERSON_1> in the output.
@@ -89,7 +99,7 @@ export function buildExample(trace: Trace, scores: StoredScore[], options: Build
     expected,
     observed: { output: scrub(view.finalAnswer?.text ?? ''), toolCalls },
     bucket: options.bucket,
-    tags: failed.map((name) => `failed:${name}`),
+    tags: [...failed, ...(rubric ? [rubric] : [])].map((name) => `failed:${name}`),
     source: {
       traceId: trace.traceId,
       projectId: trace.projectId,

@@ -69,7 +69,7 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
     }
     const built = buildExample(trace, candidate.scores, { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, now, reviewAfterDays: o.reviewAfterDays })
     if (!built) {
-      report.skipped.push({ traceId: candidate.traceId, reason: 'no user turn captured, or none of its failed checks is configured' })
+      report.skipped.push({ traceId: candidate.traceId, reason: 'no user turn captured, or neither a failed check that is still configured nor a failed judge score' })
       continue
     }
     const example = goldenExampleSchema.parse(built)

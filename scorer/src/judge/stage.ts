@@ -6,6 +6,7 @@ import { FeedbackIndex } from './feedback-index.js'
 import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
+import { rubricFor } from './rubric-for.js'
 import { RANDOM_SLICE, selectingSlices } from './sampling.js'
 import type { ScoreSink } from '../scores/score-sink.js'
 import { Semaphore } from './semaphore.js'
@@ -83,9 +84,7 @@ export class JudgeStage {
 
   /** By agent name, then service name, as the scorer picks a checks profile. */
   rubricFor(trace: Trace): Rubric {
-    const { byAgent, default: fallback } = this.deps.config.rubrics
-    const { agentName, serviceName } = traceView(trace)
-    return this.deps.rubrics.get((agentName && byAgent[agentName]) || (serviceName && byAgent[serviceName]) || fallback)!
+    return rubricFor(this.deps.config.rubrics, this.deps.rubrics, trace)!
   }
 
   callsFor(rubric: Rubric): number {

@@ -1,0 +1,142 @@
+import type { Trace } from '@sieve/core'
+import {
+  buildTranscript,
+  JudgeClient,
+  judgeDimension,
+  JudgeMetrics,
+  judgesFor,
+  rubricFor,
+  priceOf,
+  Semaphore,
+  toScoreRecords,
+  type AskJudge,
+  type JudgeConfig,
+  type JudgeRef,
+  type Rubric,
+} from '@sieve/scorer'
+
+/** One dimension of one judged run, on the 0..1 scale every score uses. */
+export interface DimensionJudgement {
+  value?: number
+  level?: number
+  passed?: boolean
+  /** `CODE: message` when no verdict could be had. */
+  error?: string
+}
+
+/** The judge's verdict on one run: the rubric's weighted score, or why there is none. */
+export interface RunJudgement {
+  rubric: string
+  rubricVersion: string
+  passingThreshold: number
+  /** Weighted over the dimensions; absent when any dimension has no verdict. */
+  score?: number
+  /** Score at or above the rubric's passing threshold and every floor met; absent on a judge error. */
+  passed?: boolean
+  dimensions: Record<string, DimensionJudgement>
+  /** Dimensions below a floor given with --judge-floor. */
+  belowFloor: string[]
+  /** The first judge error of the run; an error is never a low score. */
+  error?: string
+  /** Every call failed because the endpoint could not be reached or refused the requests. */
+  unreachable: boolean
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  costUsd: number
+}
+
+export interface ReplayJudgeOptions {
+  config: JudgeConfig
+  rubrics: ReadonlyMap<string, Rubric>
+  /** Minimum normalised value per dimension, keyed `dimension` or `rubric.dimension`. */
+  floors?: Readonly<Record<string, number>>
+}
+
+export class ReplayJudgeError extends Error {
+  readonly code = 'EVAL_CONFIG'
+}
+
+const UNREACHABLE = new Set(['PROVIDER_UNAVAILABLE', 'REQUEST_REJECTED'])
+
+/**
+ * The scorer's judge for replays: the same client, prompt, panel and weighted score as online, but
+ * every dimension of every run and no sampling or budgets, since the gate runs offline on a
+ * dataset chosen to be judged.
+ */
+export class ReplayJudge {
+  readonly metrics = new JudgeMetrics()
+  private readonly client: JudgeClient
+  private readonly slots: Semaphore
+  private readonly judge: JudgeRef
+  private readonly panel: JudgeRef[] | undefined
+
+  constructor(private readonly o: ReplayJudgeOptions) {
+    const { config } = o
+    this.client = new JudgeClient(config, this.metrics)
+    this.slots = new Semaphore(config.concurrency)
+    this.judge = { model: config.model, seed: config.seed }
+    this.panel = config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed }))
+    for (const key of Object.keys(o.floors ?? {})) {
+      const [rubricId, dimension] = key.includes('.') ? key.split('.', 2) : [undefined, key]
+      const known = [...o.rubrics.values()].some((r) => (!rubricId || r.id === rubricId) && r.dimensions.some((d) => d.id === dimension))
+      if (!known) throw new ReplayJudgeError(`--judge-floor ${key}: no loaded rubric has a dimension '${key}' (rubrics: ${[...o.rubrics.keys()].join(', ')})`)
+    }
+  }
+
+  get model(): string {
+    return this.judge.model
+  }
+
+  /** Whether judge.prices has a price for every judge model, so the cost reported is the whole cost. */
+  get priced(): boolean {
+    return [this.judge, ...(this.panel ?? [])].every((j) => priceOf(j.model, this.o.config.prices) !== undefined)
+  }
+
+  /** The rubric an example asks for, else the one the judge config picks for the trace. */
+  rubricFor(trace: Trace, requested: string | undefined): Rubric {
+    const rubric = requested ? this.o.rubrics.get(requested) : rubricFor(this.o.config.rubrics, this.o.rubrics, trace)
+    if (!rubric) {
+      const id = requested ?? this.o.config.rubrics.default
+      throw new ReplayJudgeError(`rubric '${id}' is not loaded (known: ${[...this.o.rubrics.keys()].join(', ')}); add it to judge.rubricsDir`)
+    }
+    return rubric
+  }
+
+  async judgeRun(trace: Trace, rubric: Rubric): Promise<RunJudgement> {
+    const transcript = buildTranscript(trace)
+    const ask: AskJudge = (j, r, d, t) => this.slots.run(() => this.client.judgeDimension(j, r, d, t))
+    const results = await Promise.all(rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), rubric, d, transcript)))
+    // The scorer's own score rows: the weighted score and pass are computed in one place.
+    const records = toScoreRecords({ trace, rubric, sampleReason: 'eval' }, results)
+    const overall = records.find((r) => r.scorerName === rubric.id)
+    const dimensions: Record<string, DimensionJudgement> = {}
+    const belowFloor: string[] = []
+    for (const r of results) {
+      const row = records.find((x) => x.scorerName === `${rubric.id}.${r.dimension.id}`)!
+      if (r.error || r.level === undefined) {
+        dimensions[r.dimension.id] = { error: row.error || 'no verdict' }
+        continue
+      }
+      dimensions[r.dimension.id] = { value: row.value, level: r.level, passed: row.passed }
+      const floor = this.o.floors?.[`${rubric.id}.${r.dimension.id}`] ?? this.o.floors?.[r.dimension.id]
+      if (floor !== undefined && row.value < floor) belowFloor.push(r.dimension.id)
+    }
+    const outcomes = results.flatMap((r) => r.outcomes)
+    const errors = results.flatMap((r) => (r.error ? [r.error] : []))
+    return {
+      rubric: rubric.id,
+      rubricVersion: rubric.version,
+      passingThreshold: rubric.passingThreshold,
+      ...(overall ? { score: overall.value, passed: overall.passed && belowFloor.length === 0 } : {}),
+      dimensions,
+      belowFloor,
+      ...(errors.length ? { error: `${errors[0]!.code}: ${errors[0]!.message}` } : {}),
+      unreachable: errors.length === results.length && errors.every((e) => UNREACHABLE.has(e.code)),
+      calls: outcomes.length,
+      inputTokens: outcomes.reduce((n, x) => n + x.usage.inputTokens, 0),
+      outputTokens: outcomes.reduce((n, x) => n + x.usage.outputTokens, 0),
+      costUsd: outcomes.reduce((n, x) => n + x.costUsd, 0),
+    }
+  }
+}
