@@ -20,6 +20,7 @@ import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
 import { median, percentile, rate } from './stats.js'
+import { THREAD_GROUPS, threadCpu } from './thread-cpu.js'
 
 if (process.argv.includes('--kafka')) {
   await import('./ingest-kafka.js')
@@ -74,6 +75,9 @@ const figures = {
   ceilingPerCpu: [] as number[], storedPerCpu: [] as number[],
 }
 const latencies: number[] = []
+/** CPU seconds of the collector's threads while it took the load, summed over the rounds. */
+const threadSeconds = Object.fromEntries(THREAD_GROUPS.map((g) => [g, 0]))
+let storedTotal = 0
 let refused = 0
 
 for (const [index, slice] of rounds.entries()) {
@@ -105,6 +109,7 @@ for (const [index, slice] of rounds.entries()) {
   // The collector takes the same requests over HTTP.
   const storedBefore = storedSpans(await collectorMetrics())
   const childCpuBefore = childCpu()
+  const threadsBefore = threadCpu(child.pid!)
   let next = 0
   let accepted = 0
   started = performance.now()
@@ -122,6 +127,9 @@ for (const [index, slice] of rounds.entries()) {
   const elapsed = performance.now() - started
   figures.accepted.push(rate(accepted, elapsed))
   const storedNow = storedSpans(await collectorMetrics()) - storedBefore
+  const threadsAfter = threadCpu(child.pid!)
+  for (const g of THREAD_GROUPS) threadSeconds[g]! += threadsAfter[g] - threadsBefore[g]
+  storedTotal += storedNow
   figures.stored.push(rate(storedNow, elapsed))
   figures.storedPerCpu.push(Math.round(storedNow / (childCpu() - childCpuBefore)))
   console.log(`round ${index + 1}/${rounds.length}: decode ${figures.decode.at(-1)}, ceiling ${figures.ceiling.at(-1)}, stored ${figures.stored.at(-1)} spans/s`)
@@ -154,7 +162,8 @@ Ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${(payloadB
   collector batches                          ${inserts} (${Math.round(storedSpans(metrics) / inserts)} spans each); ${seconds('spans').toFixed(1)} s in span inserts, ${seconds('traces').toFixed(1)} s in ${rewrites} rollup rewrites
 
   storage ceiling per CPU-second             ${m.ceilingPerCpu} spans (the engine's threads included)
-  collector stored per CPU-second            ${m.storedPerCpu} spans (decode, HTTP, insert, rollup, merges)
+  collector stored per CPU-second            ${m.storedPerCpu} spans (decode, HTTP, insert, rollup, scoring, merges)
+  collector CPU per stored span, by thread   ${THREAD_GROUPS.map((g) => `${g} ${Math.round((threadSeconds[g]! / storedTotal) * 1e6)} µs`).join(', ')}
 
   stored / storage ceiling                   ${(median(ratios) * 100).toFixed(0)}% (per round: ${ratios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})
   same, per CPU-second                       ${(median(cpuRatios) * 100).toFixed(0)}% (per round: ${cpuRatios.map((r) => `${(r * 100).toFixed(0)}%`).join(', ')})

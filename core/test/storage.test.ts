@@ -81,6 +81,44 @@ describe('spans', () => {
     assert.equal(trace.complete, true)
   })
 
+  test('awkward strings in every text field and map read back byte for byte', async () => {
+    const awkward = [
+      `it's "quoted" and \\'escaped\\'`, 'tab\there', 'new\nline', 'carriage\r\nreturn', 'back\\slash\\', '\\N', '\\t literally',
+      'nul\u0000byte', 'bell\u0007 and del\u007f', '{\'a\':\'b\'}', '[1, "two"]', ',;:=', 'ünïcödé — 日本語 — עברית — 🦀👩‍💻', '',
+    ] as const
+    const map = Object.fromEntries(awkward.map((s, i) => [`${s}#${i}`, s]))
+    const huge = `${'x'.repeat(1_000_000)}\t"\n${'é'.repeat(100_000)}`
+    const odd = span({
+      traceId: '44444444444444444444444444444444', spanId: '4444444444444444',
+      name: awkward.join(' | '), traceState: awkward[0], status: { code: 'ERROR', message: awkward.join('\n') },
+      serviceName: awkward[12], scope: { name: awkward[1], version: awkward[2], attributes: map },
+      attributes: { ...map, huge, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': awkward[0], 'gen_ai.conversation.id': awkward[4] },
+      resource: { ...map, 'service.name': awkward[12] },
+      events: [{ timeUnixNano: at(1), name: awkward[3], attributes: map, droppedAttributesCount: 0 }],
+      links: [],
+    })
+    await insertSpans(client, [odd])
+    const trace = await readTrace(client, 'p1', odd.traceId)
+    assert.deepEqual(trace?.spans, [odd])
+    const [extracted] = await (await client.query({
+      query: `SELECT request_model, session_id, service_name FROM spans WHERE trace_id = '${odd.traceId}'`, format: 'JSONEachRow',
+    })).json<{ request_model: string; session_id: string; service_name: string }>()
+    assert.deepEqual(extracted, { request_model: awkward[0], session_id: awkward[4], service_name: awkward[12] })
+  })
+
+  test('a span insert does not queue behind a long statement on the client', async () => {
+    // Six seconds of sleeping on the client's connection; the insert needs milliseconds.
+    let longStatementDone = false
+    const long = client
+      .command({ query: 'SELECT sum(sleepEachRow(1)) FROM numbers(6) SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 10000000' })
+      .then(() => { longStatementDone = true })
+    const root = span({ traceId: '55555555555555555555555555555555' })
+    await insertSpans(client, [root])
+    assert.equal(longStatementDone, false, 'the insert waited for the statement running on the client')
+    await long
+    assert.deepEqual((await readTrace(client, 'p1', root.traceId))?.spans, [root])
+  })
+
   test('a span delivered twice is read and counted once', async () => {
     const traceId = '11111111111111111111111111111111'
     const root = span({ traceId })

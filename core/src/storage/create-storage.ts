@@ -11,7 +11,12 @@ export class StorageError extends Error {
   readonly code = 'STORAGE_UNAVAILABLE'
 }
 
-/** Raw inserts handed straight to the embedded engine, for clients that run over chDB. */
+/**
+ * For clients that run over chDB: a connection of their own for raw inserts, handed straight to
+ * the embedded engine. chDB runs one statement at a time per connection, while connections to the
+ * same path run side by side on the one engine; so span inserts do not queue behind the rollup
+ * rewrites, score inserts and dashboard reads that share the client's connection.
+ */
 const embedded = new WeakMap<ClickHouseClient, ChdbConnection>()
 
 export function chdbConnectionOf(client: ClickHouseClient): ChdbConnection | undefined {
@@ -32,11 +37,14 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     // Loaded here, not at import: a process (or worker thread) that never opens the embedded engine
     // must not load its native library, which does not survive being loaded by two threads at once.
     const { createChdbConnection } = await import('chdb/connection')
-    let connection: ChdbConnection
+    let connection: ChdbConnection | undefined
+    let inserts: ChdbConnection
     try {
       mkdirSync(path, { recursive: true })
       connection = createChdbConnection({ path })
+      inserts = createChdbConnection({ path })
     } catch (err) {
+      await connection?.close()
       throw new StorageError(
         `cannot open the embedded ClickHouse engine at ${path} (${(err as Error).message}). ` +
           'Only one process can use a data directory: is another `sieve up` running with this SIEVE_DATA_DIR?',
@@ -44,9 +52,16 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     }
     // chDB ignores the client's `database` setting; its session keeps the database chosen by USE.
     const client = createClient({ connection } as Parameters<typeof createClient>[0])
-    embedded.set(client, connection)
     await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
     await client.command({ query: `USE ${database}` })
+    await inserts.chdb.queryAsync(`USE ${database}`)
+    embedded.set(client, inserts)
+    // Whoever closes the client closes the insert connection with it.
+    const close = client.close.bind(client)
+    client.close = async () => {
+      await inserts.close()
+      await close()
+    }
     return client
   }
   const auth = { url: config.url, username: config.username, password: config.password }

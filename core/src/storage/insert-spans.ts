@@ -10,9 +10,12 @@ import { SPAN_COLUMNS, spanToRow } from './span-row.js'
 const INSERT_SETTINGS = { optimize_on_insert: 0 } as const
 
 /**
- * Writes spans into `spans` as one insert. JSONCompactEachRow measured fastest of the formats
- * the chDB connection takes (rows as arrays: no repeated column names); on the embedded engine
- * the payload goes to chDB's raw insert, which parses it without copying it through JS strings.
+ * Writes spans into `spans` as one insert. Of the formats chDB's raw insert takes (text only),
+ * the engine parses and stores JSONCompactEachRow, TabSeparated and CSV about alike and
+ * JSON.stringify serializes a row as fast as any (`npm run bench:insert`), so rows go as arrays
+ * without repeated column names. On the embedded engine the payload goes to the raw insert on
+ * the client's insert connection (see createStorage), which parses it without copying it
+ * through JS strings and without waiting for other statements.
  */
 export async function insertSpans(client: ClickHouseClient, spans: readonly Span[]): Promise<void> {
   if (spans.length === 0) return

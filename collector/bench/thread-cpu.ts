@@ -1,0 +1,30 @@
+import { readFileSync, readdirSync } from 'node:fs'
+
+/**
+ * CPU seconds a process used so far, per kind of thread, from /proc (Linux). Threads are told
+ * apart by name: the engine names its own (MergeMutate..., ThreadPool, ChunkParser, ...); the
+ * threads named `node` besides the main one are libuv's pool, where chDB runs each statement,
+ * and V8's helpers (garbage collection, compilation).
+ */
+export type ThreadGroup = 'js main thread' | 'libuv pool and V8 helpers' | 'engine worker threads' | 'engine merges'
+export const THREAD_GROUPS: readonly ThreadGroup[] = ['js main thread', 'libuv pool and V8 helpers', 'engine worker threads', 'engine merges']
+
+function groupOf(pid: number, tid: string, name: string): ThreadGroup {
+  if (tid === String(pid)) return 'js main thread'
+  if (name.startsWith('node')) return 'libuv pool and V8 helpers'
+  return name.startsWith('MergeMutate') ? 'engine merges' : 'engine worker threads'
+}
+
+export function threadCpu(pid: number): Record<ThreadGroup, number> {
+  const seconds = Object.fromEntries(THREAD_GROUPS.map((g) => [g, 0])) as Record<ThreadGroup, number>
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      seconds[groupOf(pid, tid, name)] += (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, 1/100 s ticks
+    } catch {
+      // The thread ended between listing and reading.
+    }
+  }
+  return seconds
+}
