@@ -19,5 +19,6 @@ export {
   SpanRecordError,
   JSON_SPAN_RECORD,
   OTLP_TRACE_RECORD,
+  MAX_TRACE_RECORD_BYTES,
   type SpanRecord,
 } from './queue/span-record.js'

@@ -23,6 +23,14 @@ import { WireReader } from '../otlp/wire-reader.js'
 export const JSON_SPAN_RECORD = 1
 export const OTLP_TRACE_RECORD = 2
 
+/**
+ * A version 2 record holds at most this many bytes of spans; a bigger trace in one request takes
+ * several records (same key). It keeps any record well inside one produce request and the
+ * broker's 1 MiB max.message.bytes, however incompressible; a single span bigger than this
+ * still travels alone.
+ */
+export const MAX_TRACE_RECORD_BYTES = 256 * 1024
+
 const attributeValue: z.ZodType<AttributeValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(attributeValue), z.record(z.string(), attributeValue)]),
 )
@@ -73,28 +81,38 @@ export interface SpanRecord {
 }
 
 /**
- * The records for spans decoded from one request: one per trace (version 2) when the spans
- * still carry their protobuf origin, else one per span (version 1).
+ * The records for spans decoded from one request: one per trace (version 2, split past
+ * MAX_TRACE_RECORD_BYTES) when the spans still carry their protobuf origin, else one per span
+ * (version 1).
  */
 export function encodeSpanRecords(spans: Span[]): SpanRecord[] {
   const origin = originOf(spans)
   if (!origin) return spans.map((span) => ({ key: span.traceId, value: encodeSpanRecord(span), spans: 1 }))
-  const traces = new Map<string, number[]>()
+  // A trace's spans, split where they outgrow MAX_TRACE_RECORD_BYTES; the last part is still filling.
+  const traces = new Map<string, { parts: number[][]; bytes: number }>()
   for (let i = 0; i < spans.length; i++) {
     const traceId = spans[i]!.traceId
-    const indices = traces.get(traceId)
-    if (indices) indices.push(i)
-    else traces.set(traceId, [i])
+    const size = origin.spans[i]!.end - origin.spans[i]!.start
+    let trace = traces.get(traceId)
+    if (!trace) traces.set(traceId, (trace = { parts: [[]], bytes: 0 }))
+    if (trace.bytes + size > MAX_TRACE_RECORD_BYTES && trace.bytes > 0) {
+      trace.parts.push([])
+      trace.bytes = 0
+    }
+    trace.parts.at(-1)!.push(i)
+    trace.bytes += size
   }
   // One decode, one project: every span of the request carries the same id.
   const project = Buffer.from(spans[0]!.projectId)
   const header = 1 + varintSize(project.length) + project.length
   const records: SpanRecord[] = []
-  for (const [traceId, indices] of traces) {
-    const value = protobufSubset(origin, indices, header)
-    value[0] = OTLP_TRACE_RECORD
-    project.copy(value, writeVarint(value, 1, project.length))
-    records.push({ key: traceId, value, spans: indices.length })
+  for (const [traceId, { parts }] of traces) {
+    for (const indices of parts) {
+      const value = protobufSubset(origin, indices, header)
+      value[0] = OTLP_TRACE_RECORD
+      project.copy(value, writeVarint(value, 1, project.length))
+      records.push({ key: traceId, value, spans: indices.length })
+    }
   }
   return records
 }

@@ -1,5 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import {
@@ -9,6 +10,7 @@ import {
   encodeSpanRecord,
   encodeSpanRecords,
   JSON_SPAN_RECORD,
+  MAX_TRACE_RECORD_BYTES,
   OTLP_TRACE_RECORD,
   SpanRecordError,
   type SpanRecord,
@@ -77,6 +79,21 @@ test('a version 2 record keeps each span under its own resource and scope, where
     ['a2', 'second', 'two', 'acme'],
     ['a3', 'second', 'three', 'acme'],
   ])
+})
+
+test('a trace bigger than one record in a request is split over several records, same key, every span once and in order', () => {
+  const [root] = makeTraces(1, 1)
+  const big = Array.from({ length: 40 }, (_, i) =>
+    makeSpan({ traceId: root!.traceId, name: `s${i}`, events: [], attributes: { 'gen_ai.prompt': randomBytes(12_000).toString('hex') } }),
+  )
+  const spans = decodeProtobufRequest(protobufRequest(big), 'acme').spans
+  const records = encodeSpanRecords(spans)
+  assert.ok(records.length >= 4, `${records.length} records`)
+  for (const r of records) {
+    assert.equal(r.key, root!.traceId)
+    assert.ok(r.value.length <= MAX_TRACE_RECORD_BYTES + 1024, `${r.value.length} bytes`)
+  }
+  assert.deepEqual(decodeAll(records), spans)
 })
 
 test('spans that are not a protobuf decode as sent (JSON, a copied array) become version 1 records, one per span', async () => {
