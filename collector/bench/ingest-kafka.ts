@@ -202,7 +202,7 @@ Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${tot
 
   collector accepted / raw kafkajs produce                 ${((accepted / raw) * 100).toFixed(0)}%
 
-  per CPU-second of the producing process (load-independent):
+  per CPU-second of the producing process (steadier than wall-clock on a shared machine):
   raw kafkajs produce                                      ${median(results.rawPerCpu)} spans
   collector (HTTP, decode, records, kafkajs)               ${median(results.acceptedPerCpu)} spans  (${((median(results.acceptedPerCpu) / median(results.rawPerCpu)) * 100).toFixed(0)}%)
 `)
