@@ -119,7 +119,7 @@ async function send(url: string, payloads: Buffer[]): Promise<{ elapsedMs: numbe
 console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
 const total = REQUESTS * SPANS_PER_REQUEST
 let recordsPerRequest = 0
-// On a shared machine wall-clock rates follow the load; spans per CPU-second of the producing process do not.
+// On a shared machine wall-clock rates follow the load; spans per CPU-second of the producing process much less.
 const results = { rawPerCpu: [] as number[], acceptedPerCpu: [] as number[], raw: [] as number[], accepted: [] as number[], drained: [] as number[], p50: [] as number[], p99: [] as number[], refused: 0 }
 
 for (let round = 1; round <= ROUNDS; round++) {
