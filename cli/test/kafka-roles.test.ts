@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
-import { decodeSpanRecord } from '@sieve/collector'
+import { decodeSpanRecords } from '@sieve/collector'
 import { sharedBrokers } from '../../collector/test/support/kafka-broker.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -85,7 +85,7 @@ test('sieve collector produces what it accepts to the Kafka topic, keyed by trac
   await consumer.connect()
   await consumer.subscribe({ topic: env.KAFKA_SPANS_TOPIC, fromBeginning: true })
   const got = await new Promise<{ key: string; name: string }>((resolve) => {
-    void consumer.run({ eachMessage: async ({ message }) => resolve({ key: String(message.key), name: decodeSpanRecord(message.value).name }) })
+    void consumer.run({ eachMessage: async ({ message }) => resolve({ key: String(message.key), name: decodeSpanRecords(message.value)[0]!.name }) })
   })
   await consumer.disconnect()
   assert.deepEqual(got, { key: traceId, name: 'from the collector role' })

@@ -12,4 +12,13 @@ export * from './feedback/feedback-routes.js'
 export * from './feedback/feedback-rows.js'
 export { KafkaSpanQueue, openKafkaQueue, type KafkaQueueOptions, type KafkaSettings } from './queue/kafka-queue.js'
 export { KafkaSetupError } from './queue/kafka-topics.js'
-export { encodeSpanRecord, decodeSpanRecord, SpanRecordError, SPAN_RECORD_VERSION } from './queue/span-record.js'
+export {
+  encodeSpanRecord,
+  encodeSpanRecords,
+  decodeSpanRecords,
+  SpanRecordError,
+  JSON_SPAN_RECORD,
+  OTLP_TRACE_RECORD,
+  MAX_TRACE_RECORD_BYTES,
+  type SpanRecord,
+} from './queue/span-record.js'

@@ -10,6 +10,7 @@ import {
   type StatusCode,
 } from '@sieve/core'
 import { DecodedRequest, spanPath } from './decoded-request.js'
+import { attachOrigin, type ProtobufOrigin, type ResourceOrigin } from './protobuf-origin.js'
 import { serviceNameOf, spanProblem } from './span-checks.js'
 import { WireReader } from './wire-reader.js'
 
@@ -19,32 +20,40 @@ import { WireReader } from './wire-reader.js'
  * unexpected wire type is skipped like an unknown one, as the reference protobuf runtimes do.
  */
 
-/** Decodes a protobuf ExportTraceServiceRequest; throws OtlpDecodeError when the bytes are not one. */
+/**
+ * Decodes a protobuf ExportTraceServiceRequest; throws OtlpDecodeError when the bytes are not one.
+ * The spans array carries where each span lies in `body` (see protobuf-origin.ts).
+ */
 export function decodeProtobufRequest(body: Buffer, projectId: string): DecodedRequest {
   const out = new DecodedRequest()
+  const origin: ProtobufOrigin = { body, spans: [] }
   const r = new WireReader(body)
   const end = body.length
   let resourceIndex = 0
   while (r.pos < end) {
     const tag = r.uint32(end)
-    if (tag === 0x0a) readResourceSpans(r, r.delimitedEnd(end), resourceIndex++, projectId, out)
+    if (tag === 0x0a) readResourceSpans(r, r.delimitedEnd(end), resourceIndex++, projectId, out, origin)
     else r.skip(tag & 7, end)
   }
+  attachOrigin(out.spans, origin)
   return out
 }
 
-function readResourceSpans(r: WireReader, end: number, resourceIndex: number, projectId: string, out: DecodedRequest): void {
+function readResourceSpans(r: WireReader, end: number, resourceIndex: number, projectId: string, out: DecodedRequest, origin: ProtobufOrigin): void {
   const resource: Attributes = {}
+  const resourceOrigin: ResourceOrigin = { fields: [] }
   const firstSpan = out.spans.length
   let scopeIndex = 0
   while (r.pos < end) {
+    const fieldStart = r.pos
     const tag = r.uint32(end)
     switch (tag) {
       case 0x0a: // resource
         readResource(r, r.delimitedEnd(end), resource)
+        resourceOrigin.fields.push(fieldStart, r.pos)
         break
       case 0x12: // scope_spans
-        readScopeSpans(r, r.delimitedEnd(end), resource, resourceIndex, scopeIndex++, projectId, out)
+        readScopeSpans(r, r.delimitedEnd(end), resource, resourceIndex, scopeIndex++, projectId, out, origin, resourceOrigin)
         break
       default:
         r.skip(tag & 7, end)
@@ -71,21 +80,28 @@ function readScopeSpans(
   scopeIndex: number,
   projectId: string,
   out: DecodedRequest,
+  origin: ProtobufOrigin,
+  resourceOrigin: ResourceOrigin,
 ): void {
   // Spans share this object; the scope message may come after them on the wire.
   const scope: Span['scope'] = { name: '', version: '', attributes: {} }
+  const scopeOrigin = { fields: [] as number[], resource: resourceOrigin }
   let spanIndex = 0
   while (r.pos < end) {
+    const fieldStart = r.pos
     const tag = r.uint32(end)
     switch (tag) {
       case 0x0a:
         readScope(r, r.delimitedEnd(end), scope)
+        scopeOrigin.fields.push(fieldStart, r.pos)
         break
       case 0x12: {
         const span = readSpan(r, r.delimitedEnd(end), projectId, resource, scope)
         const problem = spanProblem(span)
-        if (problem === undefined) out.spans.push(span)
-        else out.reject(spanPath(resourceIndex, scopeIndex, spanIndex), problem)
+        if (problem === undefined) {
+          out.spans.push(span)
+          origin.spans.push({ start: fieldStart, end: r.pos, scope: scopeOrigin })
+        } else out.reject(spanPath(resourceIndex, scopeIndex, spanIndex), problem)
         spanIndex++
         break
       }

@@ -1,6 +1,6 @@
 import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
 import { QueueUnavailableError, type Span } from '@sieve/core'
-import { encodeSpanRecord } from './span-record.js'
+import { encodeSpanRecords } from './span-record.js'
 import type { CollectorMetrics } from '../metrics.js'
 
 export interface PublisherOptions {
@@ -22,6 +22,7 @@ interface Waiter {
   messages: Message[]
   sizes: number[]
   bytes: number
+  spans: number
   /** Messages not yet taken into a request, and requests taken but not yet acknowledged. */
   next: number
   unacked: number
@@ -32,7 +33,7 @@ interface Waiter {
 }
 
 /**
- * Collects the spans of concurrent publish() calls into one produce request (acks from all
+ * Collects the records (see span-record.ts) of concurrent publish() calls into one produce request (acks from all
  * in-sync replicas, Snappy-compressed) and resolves each call when Kafka acknowledged its spans.
  * One request is in flight at a time, which is what keeps the idempotent producer's sequence
  * numbers in order; while it travels the next request fills.
@@ -66,18 +67,17 @@ export class KafkaPublisher {
       return Promise.reject(this.unavailable(this.lastError))
     }
     let bytes = 0
-    const sizes: number[] = []
-    const messages = spans.map((span) => {
-      const value = encodeSpanRecord(span)
+    const messages = encodeSpanRecords(spans)
+    const sizes = messages.map(({ value }) => {
       bytes += value.length
-      sizes.push(value.length)
-      return { key: span.traceId, value }
+      return value.length
     })
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         messages,
         sizes,
         bytes,
+        spans: spans.length,
         next: 0,
         unacked: 0,
         settled: false,
@@ -111,7 +111,7 @@ export class KafkaPublisher {
       this.metrics.kafkaProduceFailures.inc()
       waiter.reject(err)
     } else {
-      this.metrics.kafkaProducedSpans.inc(waiter.messages.length)
+      this.metrics.kafkaProducedSpans.inc(waiter.spans)
       waiter.resolve()
     }
   }

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
-import { decodeSpanRecord, encodeSpanRecord } from './span-record.js'
+import { decodeSpanRecords, encodeSpanRecord } from './span-record.js'
 import type { CollectorMetrics } from '../metrics.js'
 import type { DeadLetterSink } from './dead-letter.js'
 import { BatchCoalescer } from './batch-coalescer.js'
@@ -89,12 +89,14 @@ export class KafkaSubscription implements Subscription {
     if (!last || !isRunning() || isStale()) return
     const { partition } = batch
     const group = this.options.group
+    // Spans stored, plus records moved to the dead-letter topic (whatever they held).
+    let handled = 0
     try {
       const spans: QueuedSpan[] = []
       const poison: { message: KafkaMessage; error: string }[] = []
       for (const message of batch.messages) {
         try {
-          spans.push({ span: decodeSpanRecord(message.value), partition, offset: message.offset })
+          for (const span of decodeSpanRecords(message.value)) spans.push({ span, partition, offset: message.offset })
         } catch (err) {
           poison.push({ message, error: (err as Error).message })
         }
@@ -102,6 +104,7 @@ export class KafkaSubscription implements Subscription {
       if (poison.length) await this.deadLetter.send(poison.map((p) => this.deadLetterRecord(partition, p.message, p.error)))
       this.metrics.kafkaDeadLetters.inc({ group }, poison.length)
       if (spans.length) await this.coalescer.add(spans)
+      handled = spans.length + poison.length
     } catch (err) {
       this.metrics.kafkaBatchFailures.inc({ group })
       const delay = Math.min(this.settings.maxBackoffMs, (this.backoff.get(partition) ?? this.settings.minBackoffMs / 2) * 2)
@@ -120,7 +123,7 @@ export class KafkaSubscription implements Subscription {
     resolveOffset(last.offset)
     const next = (BigInt(last.offset) + 1n).toString()
     if (this.options.autoCommit !== false) await this.commit(partition, next)
-    this.metrics.kafkaHandledSpans.inc({ group }, batch.messages.length)
+    this.metrics.kafkaHandledSpans.inc({ group }, handled)
     this.metrics.kafkaConsumerLag.set({ group, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))))
     await heartbeat()
   }

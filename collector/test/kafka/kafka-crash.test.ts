@@ -8,9 +8,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
-import { openKafkaQueue } from '@sieve/collector'
+import { decodeProtobufRequest, openKafkaQueue } from '@sieve/collector'
 import { sharedBrokers } from '../support/kafka-broker.js'
 import { countRows, uniqueKafkaSettings, until } from '../support/kafka-stack.js'
+import { protobufRequest } from '../support/otlp-protobuf.js'
 import { makeTraces } from '../support/spans.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
@@ -54,7 +55,11 @@ async function handled(metricsUrl: string): Promise<number> {
   return Number(/^sieve_kafka_handled_spans_total\{group="ingester"\} (\d+)/m.exec(text)?.[1] ?? 0)
 }
 
-test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactly 50,000 spans stored, counted once', async () => {
+/**
+ * Version 1 records (one span each, as `queue.publish` of Span objects makes them) or version 2
+ * (one per trace and request, as the collector makes them of OTLP protobuf).
+ */
+async function crashAndRestart(records: 'span' | 'trace', project: string): Promise<void> {
   const kafka = uniqueKafkaSettings(brokers)
   const env = {
     KAFKA_BROKERS: brokers.join(','),
@@ -66,11 +71,16 @@ test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactl
   const [code] = await once(migrate.child, 'exit')
   assert.equal(code, 0, migrate.output())
 
-  const spans = makeTraces(10_000, 5)
+  const spans = makeTraces(10_000, 5).map((span) => ({ ...span, projectId: project }))
   const queue = await openKafkaQueue({ kafka })
+  // 500 spans a request: 100 whole traces, so version 2 makes 10,000 records in all.
   const publish = async (from: number, to: number) => {
-    for (let i = from; i < to; i += 500) await queue.publish(spans.slice(i, Math.min(to, i + 500)))
+    for (let i = from; i < to; i += 500) {
+      const chunk = spans.slice(i, Math.min(to, i + 500))
+      await queue.publish(records === 'span' ? chunk : decodeProtobufRequest(protobufRequest(chunk), project).spans)
+    }
   }
+  const recordCount = records === 'span' ? spans.length : 10_000
   await publish(0, 15_000)
 
   const first = await startIngester(env)
@@ -88,7 +98,7 @@ test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactl
   await until('every offset committed', async () => {
     const [offsets] = await admin.fetchOffsets({ groupId: 'ingester', topics: [kafka.spansTopic] })
     committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
-    return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === spans.length
+    return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === recordCount
   }, 180_000).catch((err: Error) => {
     throw new Error(`${err.message}; committed ${committed}; handled ${first.output()}\n---\n${second.output()}`)
   })
@@ -98,11 +108,15 @@ test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactl
 
   const storage = await createStorage({ kind: 'embedded', path: join(dataDir, 'clickhouse'), database: 'sieve' })
   try {
-    assert.equal(await countRows(storage, 'SELECT count() FROM spans FINAL'), 50_000)
-    assert.equal(await countRows(storage, 'SELECT uniqExact(project_id, trace_id, span_id) FROM spans'), 50_000)
-    assert.equal(await countRows(storage, 'SELECT count() FROM traces FINAL'), 10_000)
-    assert.equal(await countRows(storage, 'SELECT sum(span_count) FROM traces FINAL'), 50_000)
+    assert.equal(await countRows(storage, `SELECT count() FROM spans FINAL WHERE project_id = '${project}'`), 50_000)
+    assert.equal(await countRows(storage, `SELECT uniqExact(project_id, trace_id, span_id) FROM spans WHERE project_id = '${project}'`), 50_000)
+    assert.equal(await countRows(storage, `SELECT count() FROM traces FINAL WHERE project_id = '${project}'`), 10_000)
+    assert.equal(await countRows(storage, `SELECT sum(span_count) FROM traces FINAL WHERE project_id = '${project}'`), 50_000)
   } finally {
     await storage.close()
   }
-})
+}
+
+test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactly 50,000 spans stored, counted once', () => crashAndRestart('span', 'crash-v1'))
+
+test('the same with version 2 records, one per trace: exactly 50,000 spans stored, counted once', () => crashAndRestart('trace', 'crash-v2'))

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { readTrace, type Span } from '@sieve/core'
-import { decodeJsonRequest, decodeProtobufRequest, decodeSpanRecord } from '@sieve/collector'
+import { decodeJsonRequest, decodeProtobufRequest, decodeSpanRecords, OTLP_TRACE_RECORD } from '@sieve/collector'
 import kafkajs from 'kafkajs'
 import { sharedBrokers } from '../support/kafka-broker.js'
 import { countRows, startKafkaStack, until, type KafkaStack } from '../support/kafka-stack.js'
 import { otelSpans } from '../support/otel-spans.js'
+import { protobufRequest } from '../support/otlp-protobuf.js'
 import { makeSpan, makeTraces } from '../support/spans.js'
 import { sharedFile } from '../support/shared-file.js'
 
@@ -128,7 +129,37 @@ test('a span ClickHouse can never hold (a start time past 2262) is dead-lettered
   const dead = await readDeadLetters(2)
   assert.equal(dead[1]!.key, bad.traceId)
   assert.match(dead[1]!.error, /Code: 41\./)
-  assert.equal(decodeSpanRecord(dead[1]!.value).spanId, bad.spanId, 'the dead letter holds the span, replayable')
+  assert.deepEqual(decodeSpanRecords(dead[1]!.value).map((s) => s.spanId), [bad.spanId], 'the dead letter holds the span, replayable')
+  assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id = '${bad.spanId}'`), 0)
+})
+
+test('a version 2 record that is not valid protobuf goes to the dead-letter topic with its error; the spans after it are stored', async () => {
+  const raw = new kafkajs.Kafka({ clientId: 'poison-v2', brokers: stack.kafka.brokers, logLevel: kafkajs.logLevel.NOTHING })
+  const producer = raw.producer()
+  await producer.connect()
+  const truncated = Buffer.from([OTLP_TRACE_RECORD, 4, ...Buffer.from('acme'), 0x0a, 0x7f, 0x0a])
+  await producer.send({ topic: stack.kafka.spansTopic, messages: [{ key: 'poison-v2', value: truncated }] })
+  await producer.disconnect()
+  const [span] = makeTraces(1, 1)
+  assert.equal(await post('application/x-protobuf', protobufRequest([span!])), 200)
+  await storedTrace(span!.traceId, 1)
+
+  const dead = await readDeadLetters(3)
+  assert.equal(dead[2]!.key, 'poison-v2')
+  assert.match(dead[2]!.error, /^span record: malformed protobuf: length 127 runs past the end/)
+  assert.deepEqual(dead[2]!.value, truncated)
+})
+
+test('a span ClickHouse can never hold inside a version 2 record is dead-lettered alone; its trace-mates are stored', async () => {
+  const [good1, good2] = makeTraces(1, 2)
+  const bad = makeSpan({ traceId: good1!.traceId, startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '18446744073709551615' })
+  assert.equal(await post('application/x-protobuf', protobufRequest([good1!, bad, good2!])), 200)
+  await until('the good spans', async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN ('${good1!.spanId}', '${good2!.spanId}')`)) === 2)
+  const dead = await readDeadLetters(4)
+  assert.equal(dead[3]!.key, bad.traceId)
+  assert.match(dead[3]!.error, /Code: 41\./)
+  const [replayable] = decodeSpanRecords(dead[3]!.value)
+  assert.deepEqual([replayable!.spanId, replayable!.projectId], [bad.spanId, 'acme'])
   assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id = '${bad.spanId}'`), 0)
 })
 
