@@ -66,16 +66,31 @@ function looksGenerated(token: string): boolean {
   return entropy(token) >= 3.6
 }
 
-function longestKeyRun(text: string): number {
-  let best = 0
-  let run = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45) {
-      if (++run > best) best = run
-    } else run = 0
+function isKeyChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45
+}
+
+/**
+ * Whether `text` has a run of at least `n` key characters. Any such run starting in [i, i + n) covers
+ * position i + n - 1, so where that character is not a key character the search jumps n places on:
+ * most of the text is never looked at.
+ */
+function hasKeyRun(text: string, n: number): boolean {
+  let i = 0
+  while (i + n <= text.length) {
+    const probe = i + n - 1
+    if (!isKeyChar(text.charCodeAt(probe))) {
+      i = probe + 1
+      continue
+    }
+    let start = probe
+    while (start > i && isKeyChar(text.charCodeAt(start - 1))) start--
+    let end = probe + 1
+    while (end < text.length && end - start < n && isKeyChar(text.charCodeAt(end))) end++
+    if (end - start >= n) return true
+    i = end + 1
   }
-  return best
+  return false
 }
 
 export const secret: Detector = {
@@ -83,14 +98,13 @@ export const secret: Detector = {
   priority: 9,
   find(text, scan) {
     // Every secret shape has a run of key characters: six at least, eight for a known format
-    // (eyJ + 5, -----BEGIN), 24 for a generated token.
-    // Prose rarely has such runs, so one pass over the text settles which patterns can apply.
-    const run = longestKeyRun(text)
-    if (run < 6) return []
-    const found: Finding[] = run >= 8 && scan.mentions('KEY_PREFIX') ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
+    // (eyJ + 5, -----BEGIN), 24 for a generated token. Prose seldom has runs of 24, so the token
+    // scan, the costliest, runs on few strings.
+    if (!hasKeyRun(text, 6)) return []
+    const found: Finding[] = scan.mentions('KEY_PREFIX') && hasKeyRun(text, 8) ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
     if (scan.mentions('AUTH_SCHEME') || scan.mentions('TOKEN')) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
     if ((scan.mentions('KEY_NAME') || scan.mentions('TOKEN')) && /[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
-    if (run >= 24) found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
+    if (hasKeyRun(text, 24)) found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
     return found
   },
 }
