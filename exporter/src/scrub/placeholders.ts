@@ -34,5 +34,10 @@ const NUMBERS = new Set(['PHONE', 'CREDIT_CARD', 'IBAN', 'SSN'])
 /** Spellings of one value that should share a placeholder: case for emails and names, separators for numbers. */
 function normalise(type: string, value: string): string {
   if (NUMBERS.has(type)) return value.replace(/[^0-9A-Za-z+]/g, '').toUpperCase()
-  return value.toLowerCase().replace(/\s+/g, ' ').trim()
+  const lower = value.toLowerCase()
+  // Most values have only single spaces between words, and nothing to collapse or trim.
+  return UNEVEN_SPACE.test(lower) ? lower.replace(/\s+/g, ' ').trim() : lower
 }
+
+/** Whitespace that collapsing and trimming would change: a run, anything but a space, or at an edge. */
+const UNEVEN_SPACE = /\s\s|[^\S ]|^\s|\s$/
