@@ -17,7 +17,7 @@ export interface Scrubber {
   newExample(): Placeholders
 }
 
-/** A digit, '@', '=', a capital or any non-ASCII letter: what every detected value needs one of. */
+/** A digit, '@', '=', an ASCII capital or a character from U+00C0 on: a string with none holds nothing detected. */
 const MAY_HOLD_PII = /[\d@A-Z\u00C0-\uFFFF=]/
 
 function customDetector(type: string, pattern: string): Detector {
