@@ -8,14 +8,16 @@ import { TextScan } from './text-scan.js'
  */
 export function detectPii(text: string, detectors: readonly Detector[]): Finding[] {
   const all: Finding[] = []
-  const priorities = new Map<string, number>()
+  // Made at the first finding: a string without one needs no map.
+  let priorities: Map<string, number> | undefined
   const scan = new TextScan(text)
   for (const d of detectors) {
     for (const f of d.find(text, scan)) {
       // A detector may report more than one type (URL_CREDENTIALS and URL_PARAM): each ranks as its detector.
+      priorities ??= new Map()
       priorities.set(f.type, d.priority)
       all.push(f)
     }
   }
-  return resolve(all, (type) => priorities.get(type) ?? 0)
+  return all.length ? resolve(all, (type) => priorities!.get(type) ?? 0) : all
 }

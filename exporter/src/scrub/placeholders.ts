@@ -8,22 +8,24 @@ import { createHmac } from 'node:crypto'
  * lives in memory for one example only; nothing but the placeholder is ever written.
  */
 export class Placeholders {
-  private readonly assigned = new Map<string, string>()
-  private readonly counts = new Map<string, number>()
+  /** Placeholder by normalised value, one map per type: no key string is built for a lookup. */
+  private readonly assigned = new Map<string, Map<string, string>>()
 
   constructor(private readonly key?: string) {}
 
   for(type: string, value: string): string {
-    const id = `${type}\u0000${normalise(type, value)}`
-    let placeholder = this.assigned.get(id)
+    let ofType = this.assigned.get(type)
+    if (!ofType) {
+      ofType = new Map()
+      this.assigned.set(type, ofType)
+    }
+    const normalised = normalise(type, value)
+    let placeholder = ofType.get(normalised)
     if (!placeholder) {
-      if (this.key) placeholder = `<${type}_${createHmac('sha256', this.key).update(id).digest('hex').slice(0, 8)}>`
-      else {
-        const n = (this.counts.get(type) ?? 0) + 1
-        this.counts.set(type, n)
-        placeholder = `<${type}_${n}>`
-      }
-      this.assigned.set(id, placeholder)
+      placeholder = this.key
+        ? `<${type}_${createHmac('sha256', this.key).update(`${type}\u0000${normalised}`).digest('hex').slice(0, 8)}>`
+        : `<${type}_${ofType.size + 1}>`
+      ofType.set(normalised, placeholder)
     }
     return placeholder
   }
@@ -34,5 +36,10 @@ const NUMBERS = new Set(['PHONE', 'CREDIT_CARD', 'IBAN', 'SSN'])
 /** Spellings of one value that should share a placeholder: case for emails and names, separators for numbers. */
 function normalise(type: string, value: string): string {
   if (NUMBERS.has(type)) return value.replace(/[^0-9A-Za-z+]/g, '').toUpperCase()
-  return value.toLowerCase().replace(/\s+/g, ' ').trim()
+  const lower = value.toLowerCase()
+  // Most values have only single spaces between words, and nothing to collapse or trim.
+  return UNEVEN_SPACE.test(lower) ? lower.replace(/\s+/g, ' ').trim() : lower
 }
+
+/** Whitespace that collapsing and trimming would change: a run, anything but a space, or at an edge. */
+const UNEVEN_SPACE = /\s\s|[^\S ]|^\s|\s$/

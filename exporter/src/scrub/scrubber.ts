@@ -17,6 +17,9 @@ export interface Scrubber {
   newExample(): Placeholders
 }
 
+/** A digit, '@', '=', an ASCII capital or a character from U+00C0 on: a string with none holds nothing detected. */
+const MAY_HOLD_PII = /[\d@A-Z\u00C0-\uFFFF=]/
+
 function customDetector(type: string, pattern: string): Detector {
   const regex = new RegExp(pattern, 'gu')
   return { type, priority: 11, find: (text) => matchAll(text, regex, type) }
@@ -41,7 +44,7 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
 
   function detect(text: string): Finding[] {
     // Short strings without digits, '@' or capitals (enum values, keys, plain words) cannot hold anything detected.
-    if (text.length < 3 || !/[\d@A-Z\u00C0-\uFFFF=]/.test(text)) return []
+    if (text.length < 3 || !MAY_HOLD_PII.test(text)) return []
     const remembered = recent.get(text)
     if (remembered) return remembered
     const found = detectUncached(text)
@@ -72,10 +75,15 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
 
   function deep(value: unknown, placeholders: Placeholders): unknown {
     if (typeof value === 'string') return scrubText(value, placeholders)
-    if (Array.isArray(value)) return value.map((v) => deep(v, placeholders))
+    if (Array.isArray(value)) {
+      const out = new Array<unknown>(value.length)
+      for (let i = 0; i < value.length; i++) out[i] = deep(value[i], placeholders)
+      return out
+    }
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {}
-      for (const k of Object.keys(value)) out[k] = deep((value as Record<string, unknown>)[k], placeholders)
+      const keys = Object.keys(value)
+      for (let i = 0; i < keys.length; i++) out[keys[i]!] = deep((value as Record<string, unknown>)[keys[i]!], placeholders)
       return out
     }
     return value

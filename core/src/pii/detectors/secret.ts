@@ -24,13 +24,7 @@ const AUTH_HEADER = /\b(?:Bearer|Basic|Token|Bot)\s+([A-Za-z0-9._~+/=-]{12,})/dg
 const ASSIGNMENT =
   /(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|client[_-]?secret|private[_-]?key|auth|credentials?)["']?\s*[:=]\s*["']?([^\s"',;&]{6,})/dgi
 
-/**
- * Long tokens mixing upper case, lower case and digits with high per-character entropy are
- * likely generated secrets. Pure hex (hashes, trace and span ids) and UUIDs never qualify.
- */
-const TOKEN = /(?<![A-Za-z0-9_/+=-])[A-Za-z0-9_-]{24,}(?![A-Za-z0-9_/+=-])/g
-
-/** Shannon entropy per character of a token of ASCII key characters (what TOKEN matches). */
+/** Shannon entropy per character of a token of ASCII key characters. */
 const counts = new Int32Array(128)
 const order = new Int32Array(128)
 function entropy(s: string): number {
@@ -66,16 +60,58 @@ function looksGenerated(token: string): boolean {
   return entropy(token) >= 3.6
 }
 
-function longestKeyRun(text: string): number {
-  let best = 0
-  let run = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45) {
-      if (++run > best) best = run
-    } else run = 0
+function isKeyChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45
+}
+
+/**
+ * The first run of at least `n` key characters at or after `from` (which is 0 or follows a character
+ * that is not one), whole, as [start, end). Any such run starting in [i, i + n) covers position
+ * i + n - 1, so where that character is not a key character the search jumps n places on: most of
+ * the text is never looked at.
+ */
+function keyRun(text: string, n: number, from = 0): [number, number] | undefined {
+  let i = from
+  while (i + n <= text.length) {
+    const probe = i + n - 1
+    if (!isKeyChar(text.charCodeAt(probe))) {
+      i = probe + 1
+      continue
+    }
+    let start = probe
+    while (start > i && isKeyChar(text.charCodeAt(start - 1))) start--
+    let end = probe + 1
+    while (end < text.length && isKeyChar(text.charCodeAt(end))) end++
+    if (end - start >= n) return [start, end]
+    i = end + 1
   }
-  return best
+  return undefined
+}
+
+function hasKeyRun(text: string, n: number): boolean {
+  return keyRun(text, n) !== undefined
+}
+
+/** '/', '+' and '=' next to a run make it part of something else (a path, base64), not a token. */
+function joined(c: number): boolean {
+  return c === 47 || c === 43 || c === 61
+}
+
+/**
+ * Long tokens mixing upper case, lower case and digits with high per-character entropy are
+ * likely generated secrets. Pure hex (hashes, trace and span ids) and UUIDs never qualify. A token
+ * is what /(?<![A-Za-z0-9_/+=-])[A-Za-z0-9_-]{24,}(?![A-Za-z0-9_/+=-])/g would match: a whole run of
+ * 24 or more key characters with nothing joined on. Found by skipping (see keyRun), which reads
+ * fewer characters than that regex would.
+ */
+function generatedTokens(text: string): Finding[] {
+  const found: Finding[] = []
+  for (let run = keyRun(text, 24); run; run = keyRun(text, 24, run[1] + 1)) {
+    const [start, end] = run
+    if (joined(text.charCodeAt(start - 1)) || joined(text.charCodeAt(end))) continue
+    if (looksGenerated(text.slice(start, end))) found.push({ type: 'SECRET', start, end })
+  }
+  return found
 }
 
 export const secret: Detector = {
@@ -84,13 +120,11 @@ export const secret: Detector = {
   find(text, scan) {
     // Every secret shape has a run of key characters: six at least, eight for a known format
     // (eyJ + 5, -----BEGIN), 24 for a generated token.
-    // Prose rarely has such runs, so one pass over the text settles which patterns can apply.
-    const run = longestKeyRun(text)
-    if (run < 6) return []
-    const found: Finding[] = run >= 8 && scan.mentions('KEY_PREFIX') ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
+    if (!hasKeyRun(text, 6)) return []
+    const found: Finding[] = scan.mentions('KEY_PREFIX') && hasKeyRun(text, 8) ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
     if (scan.mentions('AUTH_SCHEME') || scan.mentions('TOKEN')) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
     if ((scan.mentions('KEY_NAME') || scan.mentions('TOKEN')) && /[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
-    if (run >= 24) found.push(...matchAll(text, TOKEN, 'SECRET', (m) => looksGenerated(m[0])))
+    found.push(...generatedTokens(text))
     return found
   },
 }

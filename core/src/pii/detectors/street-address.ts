@@ -29,15 +29,16 @@ function startOrAfterSeparator(source: string): (text: string) => boolean {
   return (text) => atStart.test(text) || inside.test(text)
 }
 
-const FUSED_AT_END = new RegExp(`${FUSED}$`)
-const FUSED_LONGEST = Math.max(...FUSED.slice(3, -1).split('|').map((w) => w.replace(/\\/g, '').length))
+/** Sticky: tried right before a " <digit>", where V8 matches it backwards in a few steps. */
+const FUSED_ENDS_HERE = new RegExp(`(?<=${FUSED})`, 'y')
 const SPACE_DIGIT = / \d/g
 
 /** A fused street type right before " <digit>": found from the few " <digit>" places, read backwards. */
 function fusedBeforeNumber(text: string): boolean {
   SPACE_DIGIT.lastIndex = 0
   for (let m = SPACE_DIGIT.exec(text); m; m = SPACE_DIGIT.exec(text)) {
-    if (FUSED_AT_END.test(text.slice(Math.max(0, m.index - FUSED_LONGEST), m.index))) return true
+    FUSED_ENDS_HERE.lastIndex = m.index
+    if (FUSED_ENDS_HERE.test(text)) return true
   }
   return false
 }
