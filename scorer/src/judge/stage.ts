@@ -29,6 +29,13 @@ export interface JudgeCandidate {
   feedbackJudged?: boolean
 }
 
+/** What offer() reads from a trace's view, taken before a storage lookup so the view need not wait with it. */
+interface ViewFacts {
+  rubric: Rubric
+  userTurns: number
+  tokens: number
+}
+
 export interface JudgeStageDeps {
   config: JudgeConfig
   /**
@@ -163,37 +170,51 @@ export class JudgeStage {
     const users = this.users && this.mayTakeNewUser(trace) ? this.users : undefined
     if (this.closed || (!users && !negative)) return Promise.resolve(this.offer(candidate))
     if (users) this.userLookups++
+    // The scorer's cached view holds the trace's parsed content; kept alive across the lookup it would be
+    // promoted out of the young generation and cost the scoring thread a full collection. What offer()
+    // needs from it is taken now, and only the spans wait.
+    const facts = this.viewFacts(trace)
+    const { projectId, traceId, spans, complete } = trace
+    const waiting = { trace: { projectId, traceId, spans, complete }, checks: candidate.checks.map(({ name, passed }) => ({ name, passed })) }
     const looked = Promise.all([
       users?.positionOf(trace).finally(() => this.userLookups--),
       negative ? storedVerdicts(storage!, trace.projectId, [trace.traceId], this.late!.reasons).then((v) => v.get(trace.traceId.toLowerCase())!.judged) : false,
     ]).then(
-      ([userTraceIndex, feedbackJudged]) => this.offer({ ...candidate, userTraceIndex, feedbackJudged }),
+      ([userTraceIndex, feedbackJudged]) => this.offer({ ...waiting, userTraceIndex, feedbackJudged }, facts),
       (err: Error) => {
         // Without storage the storage-backed slices cannot decide: they pass, the others still can.
         this.metrics.inc('lookup_errors')
-        console.error(`judge: looking up trace ${trace.traceId} in storage failed, its new-user and feedback slices are skipped: ${err.message}`)
-        return this.offer({ ...candidate, userTraceIndex: undefined, feedbackJudged: true })
+        console.error(`judge: looking up trace ${traceId} in storage failed, its new-user and feedback slices are skipped: ${err.message}`)
+        return this.offer({ ...waiting, userTraceIndex: undefined, feedbackJudged: true }, facts)
       },
     )
     return this.track(looked)
   }
 
   /** Decides and queues; returns the slice that got the trace, or undefined when it is not judged. */
-  offer(candidate: JudgeCandidate): string | undefined {
+  offer(candidate: JudgeCandidate, view: ViewFacts = this.viewFacts(candidate.trace)): string | undefined {
     if (this.closed) return undefined
     const { trace } = candidate
-    // The scorer has built (and cached) the trace view already: the length facts cost nothing.
-    const view = this.needsLengthFacts ? traceView(trace) : undefined
     const feedbackOpen = this.needsFeedback && !candidate.feedbackJudged && !this.feedbackTaken.has(this.takenKey(trace))
     const facts: SliceFacts = {
       trace,
       checks: candidate.checks,
-      userTurns: view?.userTexts.length ?? 0,
-      tokens: view?.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) ?? 0,
+      userTurns: view.userTurns,
+      tokens: view.tokens,
       userTraceIndex: candidate.userTraceIndex,
       lowestFeedback: feedbackOpen ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined,
     }
-    return this.offerPicks(trace, selectingSlices(this.deps.config.sampling, facts))
+    return this.offerPicks(trace, selectingSlices(this.deps.config.sampling, facts), view.rubric)
+  }
+
+  /** The scorer has built (and cached) the trace view already: these cost nothing. */
+  private viewFacts(trace: Trace): ViewFacts {
+    const view = this.needsLengthFacts ? traceView(trace) : undefined
+    return {
+      rubric: this.rubricFor(trace),
+      userTurns: view?.userTexts.length ?? 0,
+      tokens: view?.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) ?? 0,
+    }
   }
 
   /**
@@ -234,13 +255,13 @@ export class JudgeStage {
   }
 
   /** The first of the slices that picked the trace with budget for it gets it. */
-  private offerPicks(trace: Trace, picks: string[]): string | undefined {
+  private offerPicks(trace: Trace, picks: string[], rubric?: Rubric): string | undefined {
     if (this.closed) return undefined
     if (picks.length === 0) {
       this.metrics.inc('not_sampled')
       return undefined
     }
-    const rubric = this.rubricFor(trace)
+    rubric ??= this.rubricFor(trace)
     const calls = this.callsFor(rubric)
     for (const slice of picks) {
       const reserved = this.ledger.tryReserve(slice, calls)
