@@ -228,7 +228,7 @@ export class JudgeStage {
     if (!this.late || this.closed) return Promise.resolve()
     return this.track(
       reopenForFeedback(this.late, rows).then((traces) => {
-        for (const t of traces) this.metrics.inc('reopened', { reason: 'negative_feedback' })
+        if (traces.length) this.metrics.inc('reopened', { reason: 'negative_feedback' }, traces.length)
       }),
     )
   }
