@@ -1,6 +1,6 @@
 import type { Attributes, Span, Trace } from '@sieve/core'
 import type { ModelRequest, Step } from '@sieve/testkit'
-import { say } from '@sieve/testkit'
+import { failWith, say } from '@sieve/testkit'
 
 let clock = 1_700_000_000_000_000_000n
 
@@ -126,4 +126,15 @@ export function verdict(request: ModelRequest, score: number, extra: Omit<Parame
     usage: { inputTokens: 1000, outputTokens: 100 },
     ...extra,
   })
+}
+
+/** A script whose every dimension is refused with 429, then 500, then answered with a valid verdict. */
+export function failsTwiceThenAnswers(score: number): (request: ModelRequest) => Step {
+  const attempts = new Map<string, number>()
+  return (r) => {
+    const d = dimensionOf(r)
+    const n = (attempts.get(d) ?? 0) + 1
+    attempts.set(d, n)
+    return n === 1 ? failWith(429, { retryAfterSeconds: 0 }) : n === 2 ? failWith(500) : verdict(r, score)
+  }
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, JudgeMetrics, JudgeStage, JudgeThread, JudgeThreadError, loadRubricDir, scoreRecordSchema, type ScoreRecord } from '@sieve/scorer'
-import { failWith, malformed, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, dimensionOf, traceId, verdict } from './fixtures.js'
+import { malformed, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
+import { conversation, dimensionOf, failsTwiceThenAnswers, traceId, verdict } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
 
 /*
@@ -49,13 +49,7 @@ test('scores judged on the worker thread are the rows the in-thread judge stores
 })
 
 test('429 and 500 answers are retried on the worker thread, counted, and end in one score per dimension', async () => {
-  const attempts = new Map<string, number>()
-  const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, (r) => {
-    const d = dimensionOf(r)
-    const n = (attempts.get(d) ?? 0) + 1
-    attempts.set(d, n)
-    return n === 1 ? failWith(429, { retryAfterSeconds: 0 }) : n === 2 ? failWith(500) : verdict(r, 2)
-  })
+  const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, failsTwiceThenAnswers(2))
   s.offer({ trace: conversation(traceId(2)), checks: [] })
   await s.drain()
   await s.close()

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { scoreRecordSchema } from '@sieve/scorer'
 import { failWith, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, dimensionOf, traceId, verdict } from './fixtures.js'
+import { conversation, dimensionOf, failsTwiceThenAnswers, traceId, verdict } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
 
 let server: FakeOpenAI
@@ -120,13 +120,7 @@ test('a provider outage produces error rows and no score, and retries are counte
 })
 
 test('retried calls that end in a valid answer store exactly one score per dimension', async () => {
-  const attempts = new Map<string, number>()
-  const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, (r) => {
-    const d = dimensionOf(r)
-    const n = (attempts.get(d) ?? 0) + 1
-    attempts.set(d, n)
-    return n === 1 ? failWith(429, { retryAfterSeconds: 0 }) : n === 2 ? failWith(500) : verdict(r, 2)
-  })
+  const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, failsTwiceThenAnswers(2))
   s.offer({ trace: conversation(traceId(1)), checks: [] })
   await s.drain()
   assert.equal(records.filter((r) => r.error === '').length, 5)
