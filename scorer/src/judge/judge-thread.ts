@@ -4,6 +4,7 @@ import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-
 import type { JudgeConfig } from './config.js'
 import type { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
+import { bareTrace } from '../trace/view.js'
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts')
 
@@ -73,8 +74,7 @@ export class JudgeThread implements JudgeRunner {
     }
     const worker = this.worker ?? this.start()
     const id = this.nextId++
-    const { projectId, traceId, spans, complete } = job.trace
-    const message: JobMessage = { id, trace: { projectId, traceId, spans, complete }, rubricId: job.rubric.id, slice: job.slice }
+    const message: JobMessage = { id, trace: bareTrace(job.trace), rubricId: job.rubric.id, slice: job.slice }
     return new Promise((resolve, reject) => {
       this.inProgress.set(id, { resolve, reject, onSpend })
       if (this.inProgress.size === 1) worker.ref()

@@ -17,7 +17,7 @@ import type { ScoreSink } from '../scores/score-sink.js'
 import type { SliceFacts } from './slices.js'
 import { storedVerdicts } from './stored-verdicts.js'
 import { UserPositions } from './user-positions.js'
-import { traceView } from '../trace/view.js'
+import { bareTrace, traceView } from '../trace/view.js'
 
 /** What the deterministic scorer hands over for every trace it scored. */
 export interface JudgeCandidate {
@@ -174,11 +174,11 @@ export class JudgeStage {
     // promoted out of the young generation and cost the scoring thread a full collection. What offer()
     // needs from it is taken now, and only the spans wait.
     const facts = this.viewFacts(trace)
-    const { projectId, traceId, spans, complete } = trace
-    const waiting = { trace: { projectId, traceId, spans, complete }, checks: candidate.checks.map(({ name, passed }) => ({ name, passed })) }
+    const { traceId } = trace
+    const waiting = { trace: bareTrace(trace), checks: candidate.checks.map(({ name, passed }) => ({ name, passed })) }
     const looked = Promise.all([
       users?.positionOf(trace).finally(() => this.userLookups--),
-      negative ? storedVerdicts(storage!, trace.projectId, [trace.traceId], this.late!.reasons).then((v) => v.get(trace.traceId.toLowerCase())!.judged) : false,
+      negative ? storedVerdicts(storage!, trace.projectId, [traceId], this.late!.reasons).then((v) => v.get(traceId.toLowerCase())!.judged) : false,
     ]).then(
       ([userTraceIndex, feedbackJudged]) => this.offer({ ...waiting, userTraceIndex, feedbackJudged }, facts),
       (err: Error) => {
@@ -279,10 +279,8 @@ export class JudgeStage {
         this.feedbackTaken.add(this.takenKey(trace))
         if (this.feedbackTaken.size > FEEDBACK_TAKEN_MAX) this.feedbackTaken.delete(this.feedbackTaken.values().next().value!)
       }
-      // The spans wait, not the trace view the scorer cached on the trace: the worker thread builds its
-      // own, and hundreds of waiting views would keep their parsed content alive into the old generation.
-      const { projectId, traceId, spans, complete } = trace
-      this.queue.push({ trace: { projectId, traceId, spans, complete }, rubric, slice, calls })
+      // The worker thread builds its own view; the scorer's need not wait in the queue.
+      this.queue.push({ trace: bareTrace(trace), rubric, slice, calls })
       this.pump()
       return slice
     }

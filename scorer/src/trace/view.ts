@@ -86,6 +86,15 @@ export function traceView(trace: Trace): TraceView {
   return view
 }
 
+/**
+ * The trace without the view cached on it, for a trace that waits (a queue, a storage lookup) or
+ * crosses to another thread: a waiting view keeps the trace's parsed content alive into V8's old
+ * generation.
+ */
+export function bareTrace({ projectId, traceId, spans, complete }: Trace): Trace {
+  return { projectId, traceId, spans, complete }
+}
+
 const DOC_ID_KEY = /^(id|doc_?id|document_?id|documentid|source_?id|docid)$/i
 
 function collectDocIds(value: unknown, into: Set<string>, depth = 0): void {
