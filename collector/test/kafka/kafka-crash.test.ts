@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
-import { decodeProtobufRequest, openKafkaQueue } from '@sieve/collector'
+import { openKafkaQueue, scanProtobufRequest } from '@sieve/collector'
 import { sharedBrokers } from '../support/kafka-broker.js'
 import { countRows, uniqueKafkaSettings, until } from '../support/kafka-stack.js'
 import { protobufRequest } from '../support/otlp-protobuf.js'
@@ -77,7 +77,7 @@ async function crashAndRestart(records: 'span' | 'trace', project: string): Prom
   const publish = async (from: number, to: number) => {
     for (let i = from; i < to; i += 500) {
       const chunk = spans.slice(i, Math.min(to, i + 500))
-      await queue.publish(records === 'span' ? chunk : decodeProtobufRequest(protobufRequest(chunk), project).spans)
+      await (records === 'span' ? queue.publish(chunk) : queue.publishScanned(scanProtobufRequest(protobufRequest(chunk), project)))
     }
   }
   const recordCount = records === 'span' ? spans.length : 10_000

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
-import { decodeProtobufRequest, encodeSpanRecords, KafkaSetupError, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
+import { encodeTraceRecords, KafkaSetupError, scanProtobufRequest, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
 import { sharedBrokers } from '../support/kafka-broker.js'
 import { protobufRequest } from '../support/otlp-protobuf.js'
 import { makeSpan, makeTraces } from '../support/spans.js'
@@ -235,10 +235,10 @@ test('a publish bigger than one Kafka request (3 MB of one trace, incompressible
   const offsets = await admin.fetchTopicOffsets(kafka.spansTopic)
   assert.equal(offsets[0]!.high, '3000')
   // The same trace from one OTLP protobuf request: version 2 records, split to fit.
-  const decoded = decodeProtobufRequest(protobufRequest(big), 'default').spans
-  const records = encodeSpanRecords(decoded)
+  const scanned = scanProtobufRequest(protobufRequest(big), 'default')
+  const records = encodeTraceRecords(scanned)
   assert.ok(records.length > 1 && records.every((r) => r.value.length < MAX_TRACE_RECORD_BYTES + 1024))
-  await queue.publish(decoded)
+  await queue.publishScanned(scanned)
   const after = await admin.fetchTopicOffsets(kafka.spansTopic)
   assert.equal(after[0]!.high, String(3000 + records.length))
   await queue.close()
