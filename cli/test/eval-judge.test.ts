@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { failWith, say, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { dimensionOf, verdict } from '../../scorer/test/judge/fixtures.js'
+import { dimensionOf, failWith, say, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { refundExample, writeDataset } from './support/golden-example.js'
 
 /**

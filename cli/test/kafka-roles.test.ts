@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { decodeSpanRecords } from '@sieve/collector'
-import { sharedBrokers } from '../../collector/test/support/kafka-broker.js'
+import { sharedBrokers } from '@sieve/testkit'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-roles-'))

@@ -10,9 +10,8 @@ import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
 import { openKafkaQueue } from '@sieve/collector'
-import { sharedBrokers } from '../../collector/test/support/kafka-broker.js'
-import { countRows, uniqueKafkaSettings, until } from '../../collector/test/support/kafka-stack.js'
-import { makeTraces } from '../../collector/test/support/spans.js'
+import { countRows, makeTraces, sharedBrokers, until } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 let brokers: string[]

@@ -24,7 +24,7 @@ import { protobufBatch } from './genai-batch.js'
 import { rawProduceSpansPerSecond } from './kafka-produce.js'
 import { otlpSender } from './post-otlp.js'
 import { median, percentile, rate } from './stats.js'
-import { startPrivateBroker } from '../test/support/kafka-broker.js'
+import { startPrivateBroker } from '@sieve/testkit'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)

@@ -4,7 +4,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { decodeProtobufRequest, scanProtobufRequest } from '../src/otlp/index.js'
 import { otelSpans } from './support/otel-spans.js'
 import { protobufRequest } from './support/otlp-protobuf.js'
-import { makeSpan, makeTraces } from './support/spans.js'
+import { makeSpan, makeTraces } from '@sieve/testkit'
 
 /*
  * The Kafka path scans protobuf requests instead of decoding them. Whatever decoding would do with

@@ -6,10 +6,9 @@ import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
 import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, resolveChecksConfig, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
-import { startFakeOpenAI } from '@sieve/testkit'
-import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
-import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
-import { verdict } from '../../scorer/test/judge/fixtures.js'
+import { startFakeOpenAI, verdict } from '@sieve/testkit'
+import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { createScrubber, exportDataset, parseDataset, ReplayJudge, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))

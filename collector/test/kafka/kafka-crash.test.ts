@@ -9,10 +9,9 @@ import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
 import { openKafkaQueue, scanProtobufRequest } from '@sieve/collector'
-import { sharedBrokers } from '../support/kafka-broker.js'
-import { countRows, uniqueKafkaSettings, until } from '../support/kafka-stack.js'
+import { countRows, makeTraces, sharedBrokers, until } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { protobufRequest } from '../support/otlp-protobuf.js'
-import { makeTraces } from '../support/spans.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 let brokers: string[]

@@ -4,10 +4,9 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
 import { encodeTraceRecords, KafkaSetupError, scanProtobufRequest, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
-import { sharedBrokers } from '../support/kafka-broker.js'
+import { makeSpan, makeTraces, sharedBrokers, until } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { protobufRequest } from '../support/otlp-protobuf.js'
-import { makeSpan, makeTraces } from '../support/spans.js'
-import { uniqueKafkaSettings, until } from '../support/kafka-stack.js'
 
 let brokers: string[]
 let release: () => Promise<void>

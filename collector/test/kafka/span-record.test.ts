@@ -21,7 +21,7 @@ import type { Span } from '@sieve/core'
 import { otelSpans } from '../support/otel-spans.js'
 import { field, protobufRequest, resourceMessage, scopeMessage, spanMessage } from '../support/otlp-protobuf.js'
 import { sharedFile } from '../support/shared-file.js'
-import { hexId, makeSpan, makeTraces } from '../support/spans.js'
+import { hexId, makeSpan, makeTraces } from '@sieve/testkit'
 
 const traceIds = (spans: Span[]) => [...new Set(spans.map((s) => s.traceId))]
 const decodeAll = (records: SpanRecord[]) => records.flatMap((r) => decodeSpanRecords(r.value))
