@@ -15,7 +15,7 @@ import { refundExample, writeDataset } from './support/golden-example.js'
  */
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sieve-eval-judge-'))
-const AGENT = 'exporter/test/fixtures/refund-agent.ts'
+const AGENT = 'testkit/agents/refund-agent.ts'
 const JUDGE_MODEL = 'gpt-4o-2024-08-06'
 let judge: FakeOpenAI
 
