@@ -10,16 +10,22 @@ export interface PublisherOptions {
   /** How long the first waiting publish() lets others join its produce request. */
   lingerMs: number
   /**
-   * A produce request closes at this many record bytes (before compression); a larger publish()
-   * is split over several requests. Keep it under the topic's max.message.bytes (1 MiB default).
+   * A produce request closes at this many record bytes (before compression), or when one
+   * partition's share would pass `maxPartitionBytes`; a larger publish() is split over several
+   * requests. Two bounds, like the Java producer's max.request.size and batch.size: a bigger
+   * request costs kafkajs less per span, but each partition's share is one record batch, which
+   * the broker refuses past the topic's max.message.bytes (1 MiB default).
    */
-  maxBatchBytes: number
+  maxRequestBytes: number
+  maxPartitionBytes: number
+  /** The record's partition, from its key (see key-partitioner.ts). */
+  partitionOf(key: string): number
   /** After a failure, publish() fails at once for this long instead of piling up requests. */
   failFastMs: number
 }
 
 interface Waiter {
-  messages: Message[]
+  messages: (Message & { partition: number })[]
   sizes: number[]
   bytes: number
   spans: number
@@ -60,17 +66,19 @@ export class KafkaPublisher {
   ) {}
 
   /** Resolves once Kafka acknowledged every record; `spans` is how many spans they hold, for the metrics. */
-  publish(messages: SpanRecord[], spans: number): Promise<void> {
-    if (messages.length === 0) return Promise.resolve()
+  publish(records: SpanRecord[], spans: number): Promise<void> {
+    if (records.length === 0) return Promise.resolve()
     if (this.closed) return Promise.reject(new QueueUnavailableError('the Kafka queue is shut down'))
     if (Date.now() < this.failedUntil) {
       this.metrics.kafkaProduceFailures.inc()
       return Promise.reject(this.unavailable(this.lastError))
     }
     let bytes = 0
-    const sizes = messages.map(({ value }) => {
+    const sizes: number[] = []
+    const messages = records.map(({ key, value }): Message & { partition: number } => {
       bytes += value.length
-      return value.length
+      sizes.push(value.length)
+      return { key, value, partition: this.options.partitionOf(key) }
     })
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -119,7 +127,7 @@ export class KafkaPublisher {
   private schedule(): void {
     if (this.flushing || this.lingerTimer) return
     const queued = this.queue.reduce((n, w) => n + w.bytes, 0)
-    if (queued >= this.options.maxBatchBytes || this.options.lingerMs === 0) {
+    if (queued >= this.options.maxRequestBytes || this.options.lingerMs === 0) {
       void this.flush()
     } else {
       this.lingerTimer = setTimeout(() => {
@@ -129,11 +137,15 @@ export class KafkaPublisher {
     }
   }
 
-  /** Takes messages in arrival order up to maxBatchBytes, splitting a publish() that does not fit. */
+  /** Takes messages in arrival order up to the request and partition bounds, splitting a publish() that does not fit. */
   private takeBatch(): { waiters: Waiter[]; messages: Message[] } {
+    const { maxRequestBytes, maxPartitionBytes } = this.options
     const waiters: Waiter[] = []
     const messages: Message[] = []
+    const partitionBytes: number[] = []
     let bytes = 0
+    const fits = (size: number, partition: number) =>
+      messages.length === 0 || (bytes + size <= maxRequestBytes && (partitionBytes[partition] ?? 0) + size <= maxPartitionBytes)
     while (this.queue.length) {
       const w = this.queue[0]!
       // A caller that was already told 503 will resend; writing its spans now would only duplicate them.
@@ -142,9 +154,12 @@ export class KafkaPublisher {
         continue
       }
       const from = w.next
-      while (w.next < w.messages.length && (messages.length === 0 || bytes + w.sizes[w.next]! <= this.options.maxBatchBytes)) {
-        bytes += w.sizes[w.next]!
-        messages.push(w.messages[w.next++]!)
+      while (w.next < w.messages.length && fits(w.sizes[w.next]!, w.messages[w.next]!.partition)) {
+        const message = w.messages[w.next]!
+        const size = w.sizes[w.next++]!
+        bytes += size
+        partitionBytes[message.partition] = (partitionBytes[message.partition] ?? 0) + size
+        messages.push(message)
       }
       if (w.next > from) {
         w.unacked++

@@ -9,9 +9,10 @@ import type { ScannedRequest } from '../otlp/decode-protobuf.js'
 import type { ForwardingQueue } from './forwarding-queue.js'
 import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
 import { encodeSpanRecords, encodeTraceRecords } from './span-record.js'
+import { keyPartitioner } from './key-partitioner.js'
 import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscription.js'
 import { DeadLetterSink } from './dead-letter.js'
-import { ensureTopics } from './kafka-topics.js'
+import { ensureTopics, partitionCount } from './kafka-topics.js'
 import { createMetrics, type CollectorMetrics } from '../metrics.js'
 
 // Snappy: little CPU per byte (the collector's two cores go to parsing OTLP), a ratio of about
@@ -63,6 +64,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
       retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2000 },
     })
     const admin = client.admin()
+    let partitions: number
     try {
       await admin.connect()
       const specs = [
@@ -70,13 +72,23 @@ export class KafkaSpanQueue implements ForwardingQueue {
         { topic: kafka.deadLetterTopic, partitions: 1, replicationFactor: kafka.replicationFactor },
       ]
       await ensureTopics(admin, specs, kafka.brokers, options.createTopics ?? true)
+      partitions = await partitionCount(admin, kafka.spansTopic)
     } finally {
       await admin.disconnect().catch(() => {})
     }
     const metrics = options.metrics ?? createMetrics()
     const publisher = new KafkaPublisher(
       client,
-      { topic: kafka.spansTopic, timeoutMs: 5000, lingerMs: 2, maxBatchBytes: 900 * 1024, failFastMs: 1000, ...options.publish },
+      {
+        topic: kafka.spansTopic,
+        timeoutMs: 5000,
+        lingerMs: 2,
+        maxRequestBytes: 1536 * 1024,
+        maxPartitionBytes: 900 * 1024,
+        partitionOf: keyPartitioner(kafka.spansTopic, partitions),
+        failFastMs: 1000,
+        ...options.publish,
+      },
       metrics,
     )
     return new KafkaSpanQueue(client, options, publisher, metrics)

@@ -55,3 +55,15 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], brokers: st
     throw missingError(still, brokers, `could not create: ${(err as Error).message}`)
   }
 }
+
+/**
+ * How many partitions the topic has now (it may have been created with other settings than
+ * Sieve's, or grown since). Read once at start: a topic given more partitions later is picked up
+ * by restarting the collectors, as a keyed record's partition depends on the count.
+ */
+export async function partitionCount(admin: Admin, topic: string): Promise<number> {
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] })
+  const count = topics[0]?.partitions.length ?? 0
+  if (count === 0) throw new KafkaSetupError(`Kafka topic '${topic}' has no partitions`)
+  return count
+}

@@ -84,6 +84,17 @@ test('every published span reaches the group once, in partition order, all spans
     partitionOfTrace.set(r.span.traceId, r.partition)
   }
   assert.ok(new Set(partitionOfTrace.values()).size > 1, 'traces spread over the partitions')
+  // The collector names partitions itself; a plain kafkajs producer (an older collector, another
+  // tool) must put the same trace on the same partition of a topic of as many partitions.
+  const plainTopic = `${kafka.spansTopic}.plain`
+  await admin.createTopics({ topics: [{ topic: plainTopic, numPartitions: kafka.partitions }], waitForLeaders: true })
+  const plain = raw.producer()
+  await plain.connect()
+  for (const [traceId, partition] of [...partitionOfTrace].slice(0, 30)) {
+    const [written] = await plain.send({ topic: plainTopic, messages: [{ key: traceId, value: 'x' }] })
+    assert.equal(written!.partition, partition, `trace ${traceId}`)
+  }
+  await plain.disconnect()
   assert.ok(Math.max(...partitionsPerCall) > 1, 'the partitions of a fetch are joined into one onBatch call')
   for (const partition of new Set(received.map((q) => q.partition))) {
     const offsets = received.filter((q) => q.partition === partition).map((q) => Number(q.offset))
