@@ -16,7 +16,9 @@ const ANY_CASE = {
 const EXACT_CASE = {
   PO_BOX: 'Box \\d|Postfach|Apartado',
   UNIT: '(?:Apt|Apartment|Suite|Unit|Flat)\\.? #?\\d',
-  KEY_PREFIX: 'sk-|[spr]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|eyJ|-----BEGIN',
+  // sk-, [spr]k_, AKIA, ASIA, AGPA, AIDA, AROA, AIza, gh[pousr]_, github_pat_, glpat-, xox, hf_, eyJ, -----BEGIN;
+  // grouped by first letters, which V8 tries faster than the alternatives one by one.
+  KEY_PREFIX: 'sk[-_]|[pr]k_|A(?:KIA|SIA|GPA|IDA|ROA|Iza)|g(?:h[pousr]_|ithub_pat_|lpat-)|xox|hf_|eyJ|-----BEGIN',
 }
 export type CueWords = keyof typeof ANY_CASE | keyof typeof EXACT_CASE
 

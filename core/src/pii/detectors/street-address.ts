@@ -36,8 +36,9 @@ const SPACE_DIGIT = / \d/g
 /** A fused street type right before " <digit>": found from the few " <digit>" places, read backwards. */
 function fusedBeforeNumber(text: string): boolean {
   SPACE_DIGIT.lastIndex = 0
-  for (let m = SPACE_DIGIT.exec(text); m; m = SPACE_DIGIT.exec(text)) {
-    FUSED_ENDS_HERE.lastIndex = m.index
+  // test, not exec: no match object per number; the space stands two places before lastIndex.
+  while (SPACE_DIGIT.test(text)) {
+    FUSED_ENDS_HERE.lastIndex = SPACE_DIGIT.lastIndex - 2
     if (FUSED_ENDS_HERE.test(text)) return true
   }
   return false
@@ -104,8 +105,17 @@ function leadingSeparators(s: string): number {
  */
 const MISSING = /^[ \t]*,?[ \t\n>?]*(?:nan|null|None|N\/A)(?![\p{L}\p{N}])/u
 
+/**
+ * The characters a tail (TAIL) or a missing-field marker (MISSING) can open with: where the text
+ * goes on with another, neither can match, and no slice of it is made.
+ */
+function mayContinue(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 44 || c === 62 || c === 63 || c === 110 || c === 78
+}
+
 function extend(text: string, end: number): number {
   for (let steps = 0; steps < 8; steps++) {
+    if (!mayContinue(text.charCodeAt(end))) break
     const rest = text.slice(end, end + 80)
     const skipped = MISSING.exec(rest)
     const m = skipped ?? TAIL.exec(rest)
