@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { failWith, say, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { dimensionOf, verdict } from '../../scorer/test/judge/fixtures.js'
+import { dimensionOf, failWith, say, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { refundExample, writeDataset } from './support/golden-example.js'
 
 /**
@@ -16,7 +15,7 @@ import { refundExample, writeDataset } from './support/golden-example.js'
  */
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sieve-eval-judge-'))
-const AGENT = 'exporter/test/fixtures/refund-agent.ts'
+const AGENT = 'testkit/agents/refund-agent.ts'
 const JUDGE_MODEL = 'gpt-4o-2024-08-06'
 let judge: FakeOpenAI
 

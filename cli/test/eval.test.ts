@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sieve-eval-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
-const AGENT = 'exporter/test/fixtures/refund-agent.ts'
+const AGENT = 'testkit/agents/refund-agent.ts'
 const node = `"${process.execPath}" --import tsx ${AGENT}`
 
 const example = refundExample

@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { decodeSpanRecords } from '@sieve/collector'
-import { sharedBrokers } from '../../collector/test/support/kafka-broker.js'
+import { sharedBrokers, spawnSieve } from '@sieve/testkit'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-roles-'))
 let brokers: string[]
 let release: () => Promise<void>
@@ -23,17 +20,7 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
-    cwd: root,
-    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', KAFKA_BROKERS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  return { child, output: () => output }
-}
+const sieve = (command: string, env: Record<string, string>) => spawnSieve(command, { SIEVE_DATA_DIR: dataDir, KAFKA_BROKERS: '', ...env })
 
 async function started(run: ReturnType<typeof sieve>, banner: RegExp): Promise<string> {
   while (!banner.test(run.output())) {

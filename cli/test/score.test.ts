@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
-import { checksSection, scenarios } from '../../scorer/test/support/scenarios.js'
+import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-score-cli-'))

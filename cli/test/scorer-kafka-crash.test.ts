@@ -1,20 +1,17 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
 import { openKafkaQueue } from '@sieve/collector'
-import { sharedBrokers } from '../../collector/test/support/kafka-broker.js'
-import { countRows, uniqueKafkaSettings, until } from '../../collector/test/support/kafka-stack.js'
-import { makeTraces } from '../../collector/test/support/spans.js'
+import { countRows, makeTraces, roleMetricsUrl, sharedBrokers, spawnSieve, until, type SieveProcess } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
 let brokers: string[]
 let release: () => Promise<void>
 let dataDir: string
@@ -30,28 +27,15 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true })
 })
 
-/** The real CLI in a child process, as production runs it. */
-function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
-    cwd: root,
-    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: join(dataDir, 'data'), SIEVE_API_KEYS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.add(child)
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  return { child, output: () => output }
+function sieve(command: string, env: Record<string, string>): SieveProcess {
+  const run = spawnSieve(command, { SIEVE_DATA_DIR: join(dataDir, 'data'), ...env })
+  children.add(run.child)
+  return run
 }
 
-async function startScorer(env: Record<string, string>): Promise<{ child: ChildProcess; metrics: string; output: () => string }> {
-  const { child, output } = sieve('scorer', env)
-  await until('the scorer banner', () => {
-    if (child.exitCode !== null) throw new Error(`sieve scorer exited ${child.exitCode}:\n${output()}`)
-    return /Sieve scorer is up/.test(output())
-  })
-  const metrics = /Metrics:\s+(\S+)/.exec(output())![1]!
-  return { child, metrics, output }
+async function startScorer(env: Record<string, string>): Promise<SieveProcess & { metrics: string }> {
+  const run = sieve('scorer', env)
+  return { ...run, metrics: await roleMetricsUrl(run, 'scorer') }
 }
 
 /** Traces this scorer process has scored (first scorings and re-scorings alike). */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { checksSection, scenarios } from '../../scorer/test/support/scenarios.js'
+import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-up-scorer-'))

@@ -19,11 +19,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { randomUUID } from 'node:crypto'
 import { createStorage } from '@sieve/core'
-import { decodeProtobufRequest, encodeSpanRecords } from '@sieve/collector'
+import { decodeProtobufRequest, encodeTraceRecords, scanProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
 import { rawProduceSpansPerSecond } from './kafka-produce.js'
+import { otlpSender } from './post-otlp.js'
 import { median, percentile, rate } from './stats.js'
-import { startPrivateBroker } from '../test/support/kafka-broker.js'
+import { startPrivateBroker } from '@sieve/testkit'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -96,6 +97,7 @@ async function handled(run: ReturnType<typeof sieve>, metricsUrl: string): Promi
  * spans of the requests answered 200 (on a busy machine a request may time out into a 503).
  */
 async function send(url: string, payloads: Buffer[]): Promise<{ elapsedMs: number; sentAt: number[]; refused: number; spans: number }> {
+  const sender = otlpSender(url, CONCURRENCY)
   const sentAt: number[] = []
   let refused = 0
   let spans = 0
@@ -106,14 +108,14 @@ async function send(url: string, payloads: Buffer[]): Promise<{ elapsedMs: numbe
       while (next < payloads.length) {
         const i = next++
         sentAt[i] = Date.now()
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: payloads[i] })
-        await res.arrayBuffer()
-        if (res.status !== 200) refused++
+        if ((await sender.post(payloads[i]!)) !== 200) refused++
         else spans += SPANS_PER_REQUEST
       }
     }),
   )
-  return { elapsedMs: performance.now() - startedAt, sentAt, refused, spans }
+  const elapsedMs = performance.now() - startedAt
+  sender.close()
+  return { elapsedMs, sentAt, refused, spans }
 }
 
 console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
@@ -126,7 +128,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   const payloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
   const lagPayloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
   // The records the collector will produce for these requests (project `default`: no API keys).
-  const records = payloads.flatMap((p) => encodeSpanRecords(decodeProtobufRequest(p, 'default').spans))
+  const records = payloads.flatMap((p) => encodeTraceRecords(scanProtobufRequest(p, 'default')))
   recordsPerRequest = records.length / REQUESTS
   const id = randomUUID().slice(0, 8)
   const env = {
@@ -204,5 +206,5 @@ Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${tot
 
   per CPU-second of the producing process (steadier than wall-clock on a shared machine):
   raw kafkajs produce                                      ${median(results.rawPerCpu)} spans
-  collector (HTTP, decode, records, kafkajs)               ${median(results.acceptedPerCpu)} spans  (${((median(results.acceptedPerCpu) / median(results.rawPerCpu)) * 100).toFixed(0)}%)
+  collector (HTTP, scan, records, kafkajs)                 ${median(results.acceptedPerCpu)} spans  (${((median(results.acceptedPerCpu) / median(results.rawPerCpu)) * 100).toFixed(0)}%)
 `)

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
+import { otlpSender } from './post-otlp.js'
 import { median, percentile, rate } from './stats.js'
 import { THREAD_GROUPS, threadCpu } from './thread-cpu.js'
 
@@ -112,19 +113,20 @@ for (const [index, slice] of rounds.entries()) {
   const threadsBefore = threadCpu(child.pid!)
   let next = 0
   let accepted = 0
+  const sender = otlpSender(url, CONCURRENCY)
   started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < slice.length) {
       const body = slice[next++] as Buffer
       const sent = performance.now()
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body })
-      await res.arrayBuffer()
+      const status = await sender.post(body)
       latencies.push(performance.now() - sent)
-      if (res.status === 200) accepted += SPANS_PER_REQUEST
+      if (status === 200) accepted += SPANS_PER_REQUEST
       else refused++
     }
   }))
   const elapsed = performance.now() - started
+  sender.close()
   figures.accepted.push(rate(accepted, elapsed))
   const storedNow = storedSpans(await collectorMetrics()) - storedBefore
   const threadsAfter = threadCpu(child.pid!)

@@ -12,9 +12,11 @@ export * from './feedback/feedback-routes.js'
 export * from './feedback/feedback-rows.js'
 export { KafkaSpanQueue, openKafkaQueue, type KafkaQueueOptions, type KafkaSettings } from './queue/kafka-queue.js'
 export { KafkaSetupError } from './queue/kafka-topics.js'
+export { forwardsProtobuf, type ForwardingQueue } from './queue/forwarding-queue.js'
 export {
   encodeSpanRecord,
   encodeSpanRecords,
+  encodeTraceRecords,
   decodeSpanRecords,
   SpanRecordError,
   JSON_SPAN_RECORD,

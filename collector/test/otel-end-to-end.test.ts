@@ -9,7 +9,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
 import type { Ingester, RunningServer } from '@sieve/collector'
-import { startPipeline } from './support/pipeline.js'
+import { startSieve } from '@sieve/testkit/sieve'
 import { sharedFile } from './support/shared-file.js'
 
 let storage: ClickHouseClient
@@ -19,7 +19,7 @@ let server: RunningServer
 const API_KEY = 'e2e-key'
 
 before(async () => {
-  ;({ storage, ingester, server, stop } = await startPipeline(new Map([[API_KEY, 'agents']])))
+  ;({ storage, ingester, server, stop } = await startSieve({ apiKeys: new Map([[API_KEY, 'agents']]), maxBodyBytes: 4 << 20 }))
 })
 
 after(() => stop())

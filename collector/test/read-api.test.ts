@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Span } from '@sieve/core'
 import type { InProcessQueue, Ingester, RunningServer } from '@sieve/collector'
-import { startPipeline } from './support/pipeline.js'
+import { startSieve } from '@sieve/testkit/sieve'
 
 let storage: ClickHouseClient
 let queue: InProcessQueue
@@ -44,7 +44,7 @@ async function get(path: string, key?: string): Promise<{ status: number; body: 
 }
 
 before(async () => {
-  ;({ storage, queue, ingester, server, stop } = await startPipeline(keys))
+  ;({ storage, queue, ingester, server, stop } = await startSieve({ apiKeys: keys, maxBodyBytes: 4 << 20 }))
   await queue.publish([...trace1, ...trace2])
   await ingester.flush()
 })

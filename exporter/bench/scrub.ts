@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolveChecksConfig } from '@sieve/scorer'
-import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
-import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
+import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { BUILT_IN_TYPES, buildExample, createScrubber, type ScrubOptions } from '../src/index.js'
 import { presidioDatasetPath } from './presidio.js'
 

@@ -6,10 +6,9 @@ import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
 import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, resolveChecksConfig, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
-import { startFakeOpenAI } from '@sieve/testkit'
-import { AgentRecorder } from '../../scorer/test/support/agent-trace.js'
-import { checksSection, SYSTEM_PROMPT, TOOLS } from '../../scorer/test/support/scenarios.js'
-import { verdict } from '../../scorer/test/judge/fixtures.js'
+import { startFakeOpenAI, verdict } from '@sieve/testkit'
+import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { createScrubber, exportDataset, parseDataset, ReplayJudge, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
@@ -127,7 +126,7 @@ test('refuses to append to a file with invalid lines, naming the command that ex
 
 test('the exported dataset replays through the regression gate: the fixed agent passes, the broken agent fails', async () => {
   const dataset = join(dir, 'golden.jsonl')
-  const agent = 'exporter/test/fixtures/refund-agent.ts'
+  const agent = 'testkit/agents/refund-agent.ts'
   const root = new URL('../../', import.meta.url).pathname
   const gate = (a: string) => runGate({ dataset, agent: a, repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root })
   const fixed = await gate(agent)
@@ -178,7 +177,7 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   assert.equal(example.scores.filter((s) => s.kind === 'judge').length, rubric.dimensions.length + 1)
 
   const root = new URL('../../', import.meta.url).pathname
-  const agent = 'exporter/test/fixtures/refund-agent.ts'
+  const agent = 'testkit/agents/refund-agent.ts'
   let level: 'top' | 'bottom' = 'top'
   const judge = await startFakeOpenAI({
     script: (request) => {

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '@sieve/core'
 import { DEFAULT_CHECKS, loadChecksConfig, resolveChecksConfig, scoreTrace } from '../src/index.js'
-import { scenarios } from './support/scenarios.js'
+import { scenarios } from '@sieve/testkit/scenarios'
 
 const here = dirname(fileURLToPath(import.meta.url))
 

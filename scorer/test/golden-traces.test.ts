@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { maskPii, resolveChecksConfig, scoreTrace, type TraceScore } from '../src/index.js'
-import type { AgentRecorder } from './support/agent-trace.js'
-import { checksSection, scenarios } from './support/scenarios.js'
+import type { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 const config = resolveChecksConfig(checksSection)
 

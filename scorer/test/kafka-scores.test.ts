@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import kafkajs from 'kafkajs'
 import { openKafkaScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '../src/index.js'
-import { scenarios } from './support/scenarios.js'
+import { scenarios } from '@sieve/testkit/scenarios'
 
 // Runs against the broker `npm test` starts for the Kafka tests (KAFKA_BROKERS); there is no other.
 const brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? []

@@ -8,8 +8,8 @@ import { InProcessQueue } from '@sieve/collector'
 import { createStorage, insertSpans, migrate, readTrace, type Span } from '@sieve/core'
 import { Registry } from 'prom-client'
 import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
-import { AgentRecorder } from './support/agent-trace.js'
-import { checksSection, scenarios } from './support/scenarios.js'
+import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 // One embedded engine for the whole file (chDB allows one on-disk path per process).
 let storage: ClickHouseClient

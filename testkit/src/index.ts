@@ -1,2 +1,8 @@
 export { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai/server.js'
 export * from './fake-openai/script.js'
+export * from './judge-verdicts.js'
+export * from './span-builders.js'
+export * from './kafka-broker.js'
+export * from './until.js'
+export * from './count-rows.js'
+export * from './sieve-process.js'

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 
 /**
  * A golden example as `sieve export` writes it for the refund-outside-policy case the test agent
- * (exporter/test/fixtures/refund-agent.ts) replays: the checks forbid process_refund.
+ * (testkit/agents/refund-agent.ts) replays: the checks forbid process_refund.
  */
 export function refundExample(id: string, bucket: string, scores: object[] = [{ name: 'prohibited_tools', kind: 'deterministic', value: 0, passed: false }]) {
   return {

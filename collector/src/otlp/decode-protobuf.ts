@@ -9,8 +9,8 @@ import {
   type SpanLink,
   type StatusCode,
 } from '@sieve/core'
-import { DecodedRequest, spanPath } from './decoded-request.js'
-import { attachOrigin, type ProtobufOrigin, type ResourceOrigin } from './protobuf-origin.js'
+import { DecodedRequest, RequestAccount, spanPath } from './decoded-request.js'
+import type { ProtobufOrigin, ResourceOrigin, ScopeOrigin } from './protobuf-origin.js'
 import { serviceNameOf, spanProblem } from './span-checks.js'
 import { WireReader } from './wire-reader.js'
 
@@ -18,42 +18,81 @@ import { WireReader } from './wire-reader.js'
  * ExportTraceServiceRequest (opentelemetry-proto, collector/trace/v1 and trace/v1) read straight
  * into Span objects. Cases switch on the whole tag (field number << 3 | wire type); a field with an
  * unexpected wire type is skipped like an unknown one, as the reference protobuf runtimes do.
+ *
+ * One walk serves two readers. Decoding builds every value. Scanning, for a collector that only
+ * forwards the sender's bytes (Kafka), walks attribute values and events just as deep, so it
+ * accepts and rejects exactly what decoding would, but builds none of them: ids, times and
+ * links are all a span's checks need.
  */
 
-/**
- * Decodes a protobuf ExportTraceServiceRequest; throws OtlpDecodeError when the bytes are not one.
- * The spans array carries where each span lies in `body` (see protobuf-origin.ts).
- */
+/** Decodes a protobuf ExportTraceServiceRequest; throws OtlpDecodeError when the bytes are not one. */
 export function decodeProtobufRequest(body: Buffer, projectId: string): DecodedRequest {
   const out = new DecodedRequest()
-  const origin: ProtobufOrigin = { body, spans: [] }
+  walkRequest(body, projectId, { account: out, kept: out.spans, values: true })
+  return out
+}
+
+/** The spans of a protobuf export request that pass the checks: their trace ids and where they lie in the body. */
+export class ScannedRequest extends RequestAccount {
+  readonly traceIds: string[] = []
+  readonly origin: ProtobufOrigin
+
+  constructor(
+    body: Buffer,
+    readonly projectId: string,
+  ) {
+    super()
+    this.origin = { body, spans: [] }
+  }
+}
+
+/**
+ * Checks a protobuf ExportTraceServiceRequest as decodeProtobufRequest does (same errors, same
+ * spans rejected) without building attribute values or events.
+ */
+export function scanProtobufRequest(body: Buffer, projectId: string): ScannedRequest {
+  const out = new ScannedRequest(body, projectId)
+  const kept: Span[] = []
+  walkRequest(body, projectId, { account: out, kept, values: false, origins: out.origin.spans })
+  for (const span of kept) out.traceIds.push(span.traceId)
+  return out
+}
+
+interface Walk {
+  account: RequestAccount
+  /** Spans that pass the checks; without values they hold ids, times, name, status and links only. */
+  kept: Span[]
+  values: boolean
+  /** Where each kept span lies, when the caller forwards bytes. */
+  origins?: ProtobufOrigin['spans']
+}
+
+function walkRequest(body: Buffer, projectId: string, walk: Walk): void {
   const r = new WireReader(body)
   const end = body.length
   let resourceIndex = 0
   while (r.pos < end) {
     const tag = r.uint32(end)
-    if (tag === 0x0a) readResourceSpans(r, r.delimitedEnd(end), resourceIndex++, projectId, out, origin)
+    if (tag === 0x0a) readResourceSpans(r, r.delimitedEnd(end), resourceIndex++, projectId, walk)
     else r.skip(tag & 7, end)
   }
-  attachOrigin(out.spans, origin)
-  return out
 }
 
-function readResourceSpans(r: WireReader, end: number, resourceIndex: number, projectId: string, out: DecodedRequest, origin: ProtobufOrigin): void {
+function readResourceSpans(r: WireReader, end: number, resourceIndex: number, projectId: string, walk: Walk): void {
   const resource: Attributes = {}
   const resourceOrigin: ResourceOrigin = { fields: [] }
-  const firstSpan = out.spans.length
+  const firstSpan = walk.kept.length
   let scopeIndex = 0
   while (r.pos < end) {
     const fieldStart = r.pos
     const tag = r.uint32(end)
     switch (tag) {
-      case 0x0a: // resource
-        readResource(r, r.delimitedEnd(end), resource)
+      case 0x0a: // resource: its attributes (field 1) are what Sieve keeps
+        readKeyValueList(r, r.delimitedEnd(end), walk.values ? resource : null)
         resourceOrigin.fields.push(fieldStart, r.pos)
         break
       case 0x12: // scope_spans
-        readScopeSpans(r, r.delimitedEnd(end), resource, resourceIndex, scopeIndex++, projectId, out, origin, resourceOrigin)
+        readScopeSpans(r, r.delimitedEnd(end), resource, resourceIndex, scopeIndex++, projectId, walk, resourceOrigin)
         break
       default:
         r.skip(tag & 7, end)
@@ -61,15 +100,7 @@ function readResourceSpans(r: WireReader, end: number, resourceIndex: number, pr
   }
   // The resource may follow its spans on the wire; name their service once it is known.
   const serviceName = serviceNameOf(resource)
-  for (let i = firstSpan; i < out.spans.length; i++) out.spans[i]!.serviceName = serviceName
-}
-
-function readResource(r: WireReader, end: number, into: Attributes): void {
-  while (r.pos < end) {
-    const tag = r.uint32(end)
-    if (tag === 0x0a) readKeyValue(r, r.delimitedEnd(end), into)
-    else r.skip(tag & 7, end)
-  }
+  for (let i = firstSpan; i < walk.kept.length; i++) walk.kept[i]!.serviceName = serviceName
 }
 
 function readScopeSpans(
@@ -79,29 +110,28 @@ function readScopeSpans(
   resourceIndex: number,
   scopeIndex: number,
   projectId: string,
-  out: DecodedRequest,
-  origin: ProtobufOrigin,
+  walk: Walk,
   resourceOrigin: ResourceOrigin,
 ): void {
   // Spans share this object; the scope message may come after them on the wire.
   const scope: Span['scope'] = { name: '', version: '', attributes: {} }
-  const scopeOrigin = { fields: [] as number[], resource: resourceOrigin }
+  const scopeOrigin: ScopeOrigin = { fields: [], resource: resourceOrigin }
   let spanIndex = 0
   while (r.pos < end) {
     const fieldStart = r.pos
     const tag = r.uint32(end)
     switch (tag) {
       case 0x0a:
-        readScope(r, r.delimitedEnd(end), scope)
+        readScope(r, r.delimitedEnd(end), scope, walk.values)
         scopeOrigin.fields.push(fieldStart, r.pos)
         break
       case 0x12: {
-        const span = readSpan(r, r.delimitedEnd(end), projectId, resource, scope)
+        const span = readSpan(r, r.delimitedEnd(end), projectId, resource, scope, walk.values)
         const problem = spanProblem(span)
         if (problem === undefined) {
-          out.spans.push(span)
-          origin.spans.push({ start: fieldStart, end: r.pos, scope: scopeOrigin })
-        } else out.reject(spanPath(resourceIndex, scopeIndex, spanIndex), problem)
+          walk.kept.push(span)
+          walk.origins?.push({ start: fieldStart, end: r.pos, scope: scopeOrigin })
+        } else walk.account.reject(spanPath(resourceIndex, scopeIndex, spanIndex), problem)
         spanIndex++
         break
       }
@@ -111,7 +141,7 @@ function readScopeSpans(
   }
 }
 
-function readScope(r: WireReader, end: number, scope: Span['scope']): void {
+function readScope(r: WireReader, end: number, scope: Span['scope'], values: boolean): void {
   while (r.pos < end) {
     const tag = r.uint32(end)
     switch (tag) {
@@ -122,7 +152,7 @@ function readScope(r: WireReader, end: number, scope: Span['scope']): void {
         scope.version = r.string(end)
         break
       case 0x1a:
-        readKeyValue(r, r.delimitedEnd(end), scope.attributes)
+        readKeyValue(r, r.delimitedEnd(end), values ? scope.attributes : null)
         break
       default:
         r.skip(tag & 7, end)
@@ -130,7 +160,7 @@ function readScope(r: WireReader, end: number, scope: Span['scope']): void {
   }
 }
 
-function readSpan(r: WireReader, end: number, projectId: string, resource: Attributes, scope: Span['scope']): Span {
+function readSpan(r: WireReader, end: number, projectId: string, resource: Attributes, scope: Span['scope'], values: boolean): Span {
   let traceId = ''
   let spanId = ''
   let parentSpanId = ''
@@ -175,19 +205,20 @@ function readSpan(r: WireReader, end: number, projectId: string, resource: Attri
         finish = r.fixed64Decimal(end)
         break
       case 0x4a:
-        readKeyValue(r, r.delimitedEnd(end), attributes)
+        readKeyValue(r, r.delimitedEnd(end), values ? attributes : null)
         break
       case 0x50:
         droppedAttributesCount = r.uint32(end)
         break
       case 0x5a:
-        events.push(readEvent(r, r.delimitedEnd(end)))
+        if (values) events.push(readEvent(r, r.delimitedEnd(end)))
+        else skipEvent(r, r.delimitedEnd(end))
         break
       case 0x60:
         droppedEventsCount = r.uint32(end)
         break
       case 0x6a:
-        links.push(readLink(r, r.delimitedEnd(end)))
+        links.push(readLink(r, r.delimitedEnd(end), values))
         break
       case 0x70:
         droppedLinksCount = r.uint32(end)
@@ -250,7 +281,16 @@ function readEvent(r: WireReader, end: number): SpanEvent {
   return event
 }
 
-function readLink(r: WireReader, end: number): SpanLink {
+/** An event's fields checked as readEvent reads them, nothing built. */
+function skipEvent(r: WireReader, end: number): void {
+  while (r.pos < end) {
+    const tag = r.uint32(end)
+    if (tag === 0x1a) readKeyValue(r, r.delimitedEnd(end), null)
+    else r.skip(tag & 7, end)
+  }
+}
+
+function readLink(r: WireReader, end: number, values: boolean): SpanLink {
   const link: SpanLink = { traceId: '', spanId: '', traceState: '', attributes: {}, flags: 0, droppedAttributesCount: 0 }
   while (r.pos < end) {
     const tag = r.uint32(end)
@@ -265,7 +305,7 @@ function readLink(r: WireReader, end: number): SpanLink {
         link.traceState = r.string(end)
         break
       case 0x22:
-        readKeyValue(r, r.delimitedEnd(end), link.attributes)
+        readKeyValue(r, r.delimitedEnd(end), values ? link.attributes : null)
         break
       case 0x28:
         link.droppedAttributesCount = r.uint32(end)
@@ -299,27 +339,36 @@ function readStatus(r: WireReader, end: number): Span['status'] {
   return { code, message }
 }
 
-function readKeyValue(r: WireReader, end: number, into: Attributes): void {
+/** A KeyValue into `into`; with `into` null, only checked for well-formedness. */
+function readKeyValue(r: WireReader, end: number, into: Attributes | null): void {
   let key = ''
   let value: AttributeValue = null
   while (r.pos < end) {
     const tag = r.uint32(end)
     switch (tag) {
       case 0x0a:
-        key = r.key(end)
+        if (into) key = r.key(end)
+        else r.skip(2, end)
         break
       case 0x12:
-        value = readAnyValue(r, r.delimitedEnd(end))
+        value = readAnyValue(r, r.delimitedEnd(end), into !== null)
         break
       default:
         r.skip(tag & 7, end)
     }
   }
-  into[key] = value
+  if (into) into[key] = value
 }
 
-/** AnyValue: ints stay exact (a string beyond 2^53), bytes become base64, an empty value is null. */
-function readAnyValue(r: WireReader, end: number): AttributeValue {
+/**
+ * AnyValue: ints stay exact (a string beyond 2^53), bytes become base64, an empty value is null.
+ * Without `build`, only walked (nested lists and maps too); null comes back.
+ */
+function readAnyValue(r: WireReader, end: number, build: boolean): AttributeValue {
+  if (!build) {
+    skipAnyValue(r, end)
+    return null
+  }
   let value: AttributeValue = null
   while (r.pos < end) {
     const tag = r.uint32(end)
@@ -337,19 +386,11 @@ function readAnyValue(r: WireReader, end: number): AttributeValue {
         value = r.double(end)
         break
       case 0x2a:
-        value = readValueList(r, r.delimitedEnd(end))
+        value = readValueList(r, r.delimitedEnd(end), true)
         break
-      case 0x32: {
-        const kvEnd = r.delimitedEnd(end)
-        const kv: Attributes = {}
-        while (r.pos < kvEnd) {
-          const inner = r.uint32(kvEnd)
-          if (inner === 0x0a) readKeyValue(r, r.delimitedEnd(kvEnd), kv)
-          else r.skip(inner & 7, kvEnd)
-        }
-        value = kv
+      case 0x32:
+        value = readKeyValueList(r, r.delimitedEnd(end), {})
         break
-      }
       case 0x3a:
         value = r.base64(end)
         break
@@ -360,12 +401,33 @@ function readAnyValue(r: WireReader, end: number): AttributeValue {
   return value
 }
 
-function readValueList(r: WireReader, end: number): AttributeValue[] {
-  const values: AttributeValue[] = []
+/** The fields readAnyValue reads, with the same wire types, skipped: scalars by their wire type, lists and maps walked. */
+function skipAnyValue(r: WireReader, end: number): void {
   while (r.pos < end) {
     const tag = r.uint32(end)
-    if (tag === 0x0a) values.push(readAnyValue(r, r.delimitedEnd(end)))
+    if (tag === 0x2a) readValueList(r, r.delimitedEnd(end), false)
+    else if (tag === 0x32) readKeyValueList(r, r.delimitedEnd(end), null)
     else r.skip(tag & 7, end)
+  }
+}
+
+function readKeyValueList(r: WireReader, end: number, into: Attributes | null): Attributes | null {
+  while (r.pos < end) {
+    const tag = r.uint32(end)
+    if (tag === 0x0a) readKeyValue(r, r.delimitedEnd(end), into)
+    else r.skip(tag & 7, end)
+  }
+  return into
+}
+
+function readValueList(r: WireReader, end: number, build: boolean): AttributeValue[] | null {
+  const values: AttributeValue[] | null = build ? [] : null
+  while (r.pos < end) {
+    const tag = r.uint32(end)
+    if (tag === 0x0a) {
+      const value = readAnyValue(r, r.delimitedEnd(end), build)
+      values?.push(value)
+    } else r.skip(tag & 7, end)
   }
   return values
 }

@@ -3,9 +3,8 @@ import type { Span } from '@sieve/core'
 /** How many rejection reasons a response spells out; the count covers them all. */
 const MAX_REASONS = 5
 
-/** What one OTLP request turned into: the spans kept and an account of those rejected. */
-export class DecodedRequest {
-  readonly spans: Span[] = []
+/** An account of the spans of one OTLP request that were rejected, and why. */
+export class RequestAccount {
   rejected = 0
   readonly reasons: string[] = []
 
@@ -20,6 +19,11 @@ export class DecodedRequest {
     const more = this.rejected - this.reasons.length
     return `rejected ${this.rejected} span${this.rejected === 1 ? '' : 's'}: ${this.reasons.join('; ')}${more > 0 ? `; and ${more} more` : ''}`
   }
+}
+
+/** What one OTLP request turned into: the spans kept and an account of those rejected. */
+export class DecodedRequest extends RequestAccount {
+  readonly spans: Span[] = []
 }
 
 export const spanPath = (resource: number, scope: number, span: number): string =>

@@ -1,6 +1,6 @@
 export { DecodedRequest } from './decoded-request.js'
 export { decodeJsonRequest } from './decode-json.js'
 export { parseExactJson } from './parse-exact-json.js'
-export { decodeProtobufRequest } from './decode-protobuf.js'
+export { decodeProtobufRequest, scanProtobufRequest, ScannedRequest } from './decode-protobuf.js'
 export { OtlpDecodeError } from './otlp-error.js'
 export { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from './encode-response.js'

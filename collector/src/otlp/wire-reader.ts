@@ -92,7 +92,7 @@ export class WireReader {
   }
 
   double(end: number): number {
-    if (this.pos + 8 > end) this.fail('truncated double')
+    if (this.pos + 8 > end) this.fail('truncated fixed64')
     const v = this.buf.readDoubleLE(this.pos)
     this.pos += 8
     return v

@@ -1,6 +1,6 @@
 import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
-import { QueueUnavailableError, type Span } from '@sieve/core'
-import { encodeSpanRecords } from './span-record.js'
+import { QueueUnavailableError } from '@sieve/core'
+import type { SpanRecord } from './span-record.js'
 import type { CollectorMetrics } from '../metrics.js'
 
 export interface PublisherOptions {
@@ -59,15 +59,15 @@ export class KafkaPublisher {
     private readonly metrics: CollectorMetrics,
   ) {}
 
-  publish(spans: Span[]): Promise<void> {
-    if (spans.length === 0) return Promise.resolve()
+  /** Resolves once Kafka acknowledged every record; `spans` is how many spans they hold, for the metrics. */
+  publish(messages: SpanRecord[], spans: number): Promise<void> {
+    if (messages.length === 0) return Promise.resolve()
     if (this.closed) return Promise.reject(new QueueUnavailableError('the Kafka queue is shut down'))
     if (Date.now() < this.failedUntil) {
       this.metrics.kafkaProduceFailures.inc()
       return Promise.reject(this.unavailable(this.lastError))
     }
     let bytes = 0
-    const messages = encodeSpanRecords(spans)
     const sizes = messages.map(({ value }) => {
       bytes += value.length
       return value.length
@@ -77,7 +77,7 @@ export class KafkaPublisher {
         messages,
         sizes,
         bytes,
-        spans: spans.length,
+        spans,
         next: 0,
         unacked: 0,
         settled: false,

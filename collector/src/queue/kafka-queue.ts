@@ -5,7 +5,10 @@ import SnappyCodec from 'kafkajs-snappy'
 // kafkajs is CommonJS: its runtime values come off the default export.
 const { CompressionCodecs, CompressionTypes, Kafka, logLevel: kafkaLogLevel } = kafkajs
 import type { Config, Span, SpanQueue, SubscribeOptions, Subscription } from '@sieve/core'
+import type { ScannedRequest } from '../otlp/decode-protobuf.js'
+import type { ForwardingQueue } from './forwarding-queue.js'
 import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
+import { encodeSpanRecords, encodeTraceRecords } from './span-record.js'
 import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscription.js'
 import { DeadLetterSink } from './dead-letter.js'
 import { ensureTopics } from './kafka-topics.js'
@@ -38,7 +41,7 @@ const KAFKAJS_LEVEL = { debug: kafkaLogLevel.INFO, info: kafkaLogLevel.NOTHING, 
  * them. See kafka-publisher.ts for when publish() resolves and kafka-subscription.ts for how
  * offsets are committed. Start it with `openKafkaQueue`, which also sets up the topics.
  */
-export class KafkaSpanQueue implements SpanQueue {
+export class KafkaSpanQueue implements ForwardingQueue {
   private readonly subscriptions = new Set<Subscription>()
   private deadLetterProducer: Producer | undefined
 
@@ -80,7 +83,12 @@ export class KafkaSpanQueue implements SpanQueue {
   }
 
   publish(spans: Span[]): Promise<void> {
-    return this.publisher.publish(spans)
+    return this.publisher.publish(encodeSpanRecords(spans), spans.length)
+  }
+
+  /** The spans of an OTLP protobuf request, forwarded as the sender's bytes: one record per trace. */
+  publishScanned(request: ScannedRequest): Promise<void> {
+    return this.publisher.publish(encodeTraceRecords(request), request.traceIds.length)
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {

@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Span } from '@sieve/core'
-import { decodeProtobufRequest } from '../otlp/decode-protobuf.js'
+import { decodeProtobufRequest, type ScannedRequest } from '../otlp/decode-protobuf.js'
 import { OtlpDecodeError } from '../otlp/otlp-error.js'
-import { originOf } from '../otlp/protobuf-origin.js'
 import { protobufSubset } from '../otlp/protobuf-subset.js'
 import { varintSize, writeVarint } from '../otlp/varint.js'
 import { WireReader } from '../otlp/wire-reader.js'
@@ -80,18 +79,20 @@ export interface SpanRecord {
   spans: number
 }
 
+/** Spans as version 1 records, one each: what an OTLP/JSON request becomes. */
+export const encodeSpanRecords = (spans: Span[]): SpanRecord[] =>
+  spans.map((span) => ({ key: span.traceId, value: encodeSpanRecord(span), spans: 1 }))
+
 /**
- * The records for spans decoded from one request: one per trace (version 2, split past
- * MAX_TRACE_RECORD_BYTES) when the spans still carry their protobuf origin, else one per span
- * (version 1).
+ * The kept spans of a scanned OTLP protobuf request as version 2 records: one per trace, split
+ * where a trace outgrows MAX_TRACE_RECORD_BYTES.
  */
-export function encodeSpanRecords(spans: Span[]): SpanRecord[] {
-  const origin = originOf(spans)
-  if (!origin) return spans.map((span) => ({ key: span.traceId, value: encodeSpanRecord(span), spans: 1 }))
+export function encodeTraceRecords(request: ScannedRequest): SpanRecord[] {
+  const { origin, traceIds } = request
   // A trace's spans, split where they outgrow MAX_TRACE_RECORD_BYTES; the last part is still filling.
   const traces = new Map<string, { parts: number[][]; bytes: number }>()
-  for (let i = 0; i < spans.length; i++) {
-    const traceId = spans[i]!.traceId
+  for (let i = 0; i < traceIds.length; i++) {
+    const traceId = traceIds[i]!
     const size = origin.spans[i]!.end - origin.spans[i]!.start
     let trace = traces.get(traceId)
     if (!trace) traces.set(traceId, (trace = { parts: [[]], bytes: 0 }))
@@ -102,8 +103,7 @@ export function encodeSpanRecords(spans: Span[]): SpanRecord[] {
     trace.parts.at(-1)!.push(i)
     trace.bytes += size
   }
-  // One decode, one project: every span of the request carries the same id.
-  const project = Buffer.from(spans[0]!.projectId)
+  const project = Buffer.from(request.projectId)
   const header = 1 + varintSize(project.length) + project.length
   const records: SpanRecord[] = []
   for (const [traceId, { parts }] of traces) {

@@ -3,10 +3,11 @@ import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
 import type { CollectorMetrics } from '../metrics.js'
 import { decodeJsonRequest } from '../otlp/decode-json.js'
-import { DecodedRequest } from '../otlp/decoded-request.js'
-import { decodeProtobufRequest } from '../otlp/decode-protobuf.js'
+import { RequestAccount } from '../otlp/decoded-request.js'
+import { decodeProtobufRequest, scanProtobufRequest } from '../otlp/decode-protobuf.js'
 import { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from '../otlp/encode-response.js'
 import { OtlpDecodeError } from '../otlp/otlp-error.js'
+import { forwardsProtobuf } from '../queue/forwarding-queue.js'
 import { projectOf } from './authenticate.js'
 import { gunzipBody, readBody } from './read-body.js'
 import { ReceiverError, badRequest } from './receiver-error.js'
@@ -48,23 +49,23 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       let body = await readBody(req, maxBodyBytes)
       if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
       // A zero-length body is the empty export request in protobuf; JSON senders get the same.
-      const decoded = body.length === 0 ? new DecodedRequest() : decodeBody(format, body, project)
-      if (decoded.spans.length === 0 && decoded.rejected === 0) {
+      const { account, kept, publish } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
+      if (kept === 0 && account.rejected === 0) {
         send(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
         return
       }
-      metrics.spansReceived.inc({ project }, decoded.spans.length + decoded.rejected)
-      if (decoded.rejected > 0) metrics.spansRejected.inc({ project, reason: 'invalid' }, decoded.rejected)
+      metrics.spansReceived.inc({ project }, kept + account.rejected)
+      if (account.rejected > 0) metrics.spansRejected.inc({ project, reason: 'invalid' }, account.rejected)
       // Nothing to keep: a failed request (the sender must not retry it), not a partial success.
-      if (decoded.spans.length === 0) throw badRequest(decoded.errorMessage)
+      if (kept === 0) throw badRequest(account.errorMessage)
 
       try {
-        await queue.publish(decoded.spans)
+        await publish()
       } catch (err) {
-        throw queueError(err, project, decoded.spans.length, metrics)
+        throw queueError(err, project, kept, metrics)
       }
-      metrics.spansAccepted.inc({ project }, decoded.spans.length)
-      send(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage))
+      metrics.spansAccepted.inc({ project }, kept)
+      send(res, 200, format, encodeExportResponse(format, account.rejected, account.errorMessage))
     } catch (err) {
       if (res.headersSent || res.destroyed) return
       const failure = err instanceof ReceiverError ? err : new ReceiverError(500, RPC_CODE.INTERNAL, `internal error: ${(err as Error).message}`)
@@ -76,9 +77,23 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
   return router
 }
 
-function decodeBody(format: OtlpFormat, body: Buffer, project: string) {
+/** A request's spans, read as far as the queue needs them, and how to hand them over. */
+interface ReadSpans {
+  account: RequestAccount
+  kept: number
+  publish(): Promise<void>
+}
+
+const NO_SPANS: ReadSpans = { account: new RequestAccount(), kept: 0, publish: () => Promise.resolve() }
+
+function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: SpanQueue): ReadSpans {
   try {
-    return format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
+    if (format === 'protobuf' && forwardsProtobuf(queue)) {
+      const scanned = scanProtobufRequest(body, project)
+      return { account: scanned, kept: scanned.traceIds.length, publish: () => queue.publishScanned(scanned) }
+    }
+    const decoded = format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
+    return { account: decoded, kept: decoded.spans.length, publish: () => queue.publish(decoded.spans) }
   } catch (err) {
     if (err instanceof OtlpDecodeError) throw badRequest(err.message)
     throw err

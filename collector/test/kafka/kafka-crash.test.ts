@@ -1,20 +1,16 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
-import { decodeProtobufRequest, openKafkaQueue } from '@sieve/collector'
-import { sharedBrokers } from '../support/kafka-broker.js'
-import { countRows, uniqueKafkaSettings, until } from '../support/kafka-stack.js'
+import { openKafkaQueue, scanProtobufRequest } from '@sieve/collector'
+import { countRows, makeTraces, roleMetricsUrl, sharedBrokers, spawnSieve, until, type SieveProcess } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { protobufRequest } from '../support/otlp-protobuf.js'
-import { makeTraces } from '../support/spans.js'
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 let brokers: string[]
 let release: () => Promise<void>
 let dataDir: string
@@ -27,27 +23,11 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true })
 })
 
-/** The real CLI in a child process, as production runs it. */
-function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
-    cwd: root,
-    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  return { child, output: () => output }
-}
+const sieve = (command: string, env: Record<string, string>) => spawnSieve(command, { SIEVE_DATA_DIR: dataDir, ...env })
 
-async function startIngester(env: Record<string, string>): Promise<{ child: ChildProcess; metrics: string; output: () => string }> {
-  const { child, output } = sieve('ingester', env)
-  await until('the ingester banner', () => {
-    if (child.exitCode !== null) throw new Error(`sieve ingester exited ${child.exitCode}:\n${output()}`)
-    return /Sieve ingester is up/.test(output())
-  })
-  const metrics = /Metrics:\s+(\S+)/.exec(output())![1]!
-  return { child, metrics, output }
+async function startIngester(env: Record<string, string>): Promise<SieveProcess & { metrics: string }> {
+  const run = sieve('ingester', env)
+  return { ...run, metrics: await roleMetricsUrl(run, 'ingester') }
 }
 
 async function handled(metricsUrl: string): Promise<number> {
@@ -77,7 +57,7 @@ async function crashAndRestart(records: 'span' | 'trace', project: string): Prom
   const publish = async (from: number, to: number) => {
     for (let i = from; i < to; i += 500) {
       const chunk = spans.slice(i, Math.min(to, i + 500))
-      await queue.publish(records === 'span' ? chunk : decodeProtobufRequest(protobufRequest(chunk), project).spans)
+      await (records === 'span' ? queue.publish(chunk) : queue.publishScanned(scanProtobufRequest(protobufRequest(chunk), project)))
     }
   }
   const recordCount = records === 'span' ? spans.length : 10_000

@@ -5,11 +5,10 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { readTrace, type Span } from '@sieve/core'
 import { decodeJsonRequest, decodeProtobufRequest, decodeSpanRecords, OTLP_TRACE_RECORD } from '@sieve/collector'
 import kafkajs from 'kafkajs'
-import { sharedBrokers } from '../support/kafka-broker.js'
-import { countRows, startKafkaStack, until, type KafkaStack } from '../support/kafka-stack.js'
+import { countRows, makeSpan, makeTraces, sharedBrokers, until } from '@sieve/testkit'
+import { startKafkaStack, type KafkaStack } from '@sieve/testkit/kafka-stack'
 import { otelSpans } from '../support/otel-spans.js'
 import { protobufRequest } from '../support/otlp-protobuf.js'
-import { makeSpan, makeTraces } from '../support/spans.js'
 import { sharedFile } from '../support/shared-file.js'
 
 let stack: KafkaStack

@@ -3,11 +3,10 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
-import { decodeProtobufRequest, encodeSpanRecords, KafkaSetupError, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
-import { sharedBrokers } from '../support/kafka-broker.js'
+import { encodeTraceRecords, KafkaSetupError, scanProtobufRequest, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
+import { makeSpan, makeTraces, sharedBrokers, until } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { protobufRequest } from '../support/otlp-protobuf.js'
-import { makeSpan, makeTraces } from '../support/spans.js'
-import { uniqueKafkaSettings, until } from '../support/kafka-stack.js'
 
 let brokers: string[]
 let release: () => Promise<void>
@@ -235,10 +234,10 @@ test('a publish bigger than one Kafka request (3 MB of one trace, incompressible
   const offsets = await admin.fetchTopicOffsets(kafka.spansTopic)
   assert.equal(offsets[0]!.high, '3000')
   // The same trace from one OTLP protobuf request: version 2 records, split to fit.
-  const decoded = decodeProtobufRequest(protobufRequest(big), 'default').spans
-  const records = encodeSpanRecords(decoded)
+  const scanned = scanProtobufRequest(protobufRequest(big), 'default')
+  const records = encodeTraceRecords(scanned)
   assert.ok(records.length > 1 && records.every((r) => r.value.length < MAX_TRACE_RECORD_BYTES + 1024))
-  await queue.publish(decoded)
+  await queue.publishScanned(scanned)
   const after = await admin.fetchTopicOffsets(kafka.spansTopic)
   assert.equal(after[0]!.high, String(3000 + records.length))
   await queue.close()

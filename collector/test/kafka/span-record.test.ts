@@ -9,9 +9,11 @@ import {
   decodeSpanRecords,
   encodeSpanRecord,
   encodeSpanRecords,
+  encodeTraceRecords,
   JSON_SPAN_RECORD,
   MAX_TRACE_RECORD_BYTES,
   OTLP_TRACE_RECORD,
+  scanProtobufRequest,
   SpanRecordError,
   type SpanRecord,
 } from '@sieve/collector'
@@ -19,7 +21,7 @@ import type { Span } from '@sieve/core'
 import { otelSpans } from '../support/otel-spans.js'
 import { field, protobufRequest, resourceMessage, scopeMessage, spanMessage } from '../support/otlp-protobuf.js'
 import { sharedFile } from '../support/shared-file.js'
-import { hexId, makeSpan, makeTraces } from '../support/spans.js'
+import { hexId, makeSpan, makeTraces } from '@sieve/testkit'
 
 const traceIds = (spans: Span[]) => [...new Set(spans.map((s) => s.traceId))]
 const decodeAll = (records: SpanRecord[]) => records.flatMap((r) => decodeSpanRecords(r.value))
@@ -38,11 +40,13 @@ test('a span survives version 1 encoding and decoding unchanged, attribute types
 const sdkRequest = async () =>
   Buffer.concat([Buffer.from(ProtobufTraceSerializer.serializeRequest(await otelSpans())!), protobufRequest(makeTraces(2, 3))])
 
+const traceRecords = (body: Buffer, project: string) => encodeTraceRecords(scanProtobufRequest(body, project))
+
 test('protobuf spans become one version 2 record per trace, keyed by trace id, decoding to exactly what the receiver decoded', async () => {
   const body = await sdkRequest()
   const spans = decodeProtobufRequest(body, 'acme').spans
   assert.equal(traceIds(spans).length, 3)
-  const records = encodeSpanRecords(spans)
+  const records = traceRecords(body, 'acme')
   assert.deepEqual(records.map((r) => r.key), traceIds(spans))
   for (const record of records) {
     assert.equal(record.value[0], OTLP_TRACE_RECORD)
@@ -69,7 +73,7 @@ test('a version 2 record keeps each span under its own resource and scope, where
   ])
   const decoded = decodeProtobufRequest(body, 'acme')
   assert.equal(decoded.rejected, 1, 'the span with a zero id is rejected by the receiver')
-  const records = encodeSpanRecords(decoded.spans)
+  const records = traceRecords(body, 'acme')
   assert.deepEqual(records.map((r) => [r.key, r.spans]), [[a, 3], [b, 1]])
   const [traceA, traceB] = records.map((r) => decodeSpanRecords(r.value))
   assert.deepEqual(traceA, decoded.spans.filter((s) => s.traceId === a))
@@ -87,7 +91,7 @@ test('a trace bigger than one record in a request is split over several records,
     makeSpan({ traceId: root!.traceId, name: `s${i}`, events: [], attributes: { 'gen_ai.prompt': randomBytes(12_000).toString('hex') } }),
   )
   const spans = decodeProtobufRequest(protobufRequest(big), 'acme').spans
-  const records = encodeSpanRecords(spans)
+  const records = traceRecords(protobufRequest(big), 'acme')
   assert.ok(records.length >= 4, `${records.length} records`)
   for (const r of records) {
     assert.equal(r.key, root!.traceId)
@@ -96,11 +100,11 @@ test('a trace bigger than one record in a request is split over several records,
   assert.deepEqual(decodeAll(records), spans)
 })
 
-test('spans that are not a protobuf decode as sent (JSON, a copied array) become version 1 records, one per span', async () => {
-  const copied = [...decodeProtobufRequest(await sdkRequest(), 'acme').spans]
+test('spans handed over as objects (from OTLP/JSON, or decoded protobuf) become version 1 records, one per span', async () => {
+  const decoded = decodeProtobufRequest(await sdkRequest(), 'acme').spans
   const json = decodeJsonRequest(readFileSync(sharedFile('datasets/otlp/trace.json')), 'acme').spans
   assert.ok(json.length > 0)
-  for (const spans of [copied, json]) {
+  for (const spans of [decoded, json]) {
     const records = encodeSpanRecords(spans)
     assert.equal(records.length, spans.length)
     assert.ok(records.every((r) => r.value[0] === JSON_SPAN_RECORD && r.spans === 1))
@@ -119,8 +123,9 @@ test('a record of another version, not JSON, not protobuf, or holding an invalid
   refused(encodeSpanRecord({ ...makeSpan(), traceId: 'XYZ' }), /traceId: must be 32 lower-case hex digits/)
   refused(null, /empty record/)
 
-  const spans = decodeProtobufRequest(await sdkRequest(), 'acme').spans
-  const record = encodeSpanRecords(spans)[0]!.value
+  const body = await sdkRequest()
+  const spans = decodeProtobufRequest(body, 'acme').spans
+  const record = traceRecords(body, 'acme')[0]!.value
   refused(record.subarray(0, record.length - 3), /span record: malformed protobuf/)
   refused(Buffer.concat([Buffer.from([OTLP_TRACE_RECORD, 0]), record.subarray(6)]), /names no project/)
   refused(Buffer.from([OTLP_TRACE_RECORD, 4, ...Buffer.from('acme')]), /holds no spans/)

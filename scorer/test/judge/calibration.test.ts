@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { agreement, BUILTIN_RUBRICS_DIR, calibrate, calibrationRecords, JudgeClient, JudgeError, JudgeMetrics, labelsFromAnnotations, loadRubricDir, parseLabels } from '@sieve/scorer'
-import { startFakeOpenAI, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
-import { dimensionOf, verdict } from './fixtures.js'
+import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
 
 /*
  * Hand-computed example, accuracy (levels 1-5), five labelled transcripts:

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir, VERDICT_JSON_SCHEMA } from '@sieve/scorer'
-import { failWith, malformed, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
-import { conversation, traceId, verdict } from './fixtures.js'
+import { failWith, malformed, say, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { conversation, traceId } from './fixtures.js'
 
 const rubric = loadRubricDir(BUILTIN_RUBRICS_DIR).get('customer-support')!
 const accuracy = rubric.dimensions[0]!

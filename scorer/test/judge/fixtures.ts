@@ -1,34 +1,18 @@
 import type { Attributes, Span, Trace } from '@sieve/core'
-import type { ModelRequest, Step } from '@sieve/testkit'
-import { failWith, say } from '@sieve/testkit'
+import { blankSpan } from '@sieve/testkit'
 
 let clock = 1_700_000_000_000_000_000n
 
 export function span(traceId: string, spanId: string, fields: Partial<Span> & { attributes?: Attributes } = {}): Span {
   clock += 1_000_000n
-  return {
-    projectId: 'default',
+  return blankSpan({
     traceId,
     spanId,
-    parentSpanId: '',
-    traceState: '',
-    name: 'span',
-    kind: 'INTERNAL',
     startTimeUnixNano: String(clock),
     endTimeUnixNano: String(clock + 500_000n),
-    status: { code: 'UNSET', message: '' },
-    flags: 0,
     serviceName: 'support-bot',
-    scope: { name: 'test', version: '', attributes: {} },
-    attributes: {},
-    resource: {},
-    events: [],
-    links: [],
-    droppedAttributesCount: 0,
-    droppedEventsCount: 0,
-    droppedLinksCount: 0,
     ...fields,
-  }
+  })
 }
 
 export const traceId = (n: number) => n.toString(16).padStart(32, '0')
@@ -108,33 +92,4 @@ export function userTrace(project: string, id: string, user: string | undefined,
     s.endTimeUnixNano = String(BigInt(s.endTimeUnixNano) + shift)
   }
   return trace
-}
-
-/** The turn and span a judge prompt shows first, so scripted verdicts cite something real. */
-export function firstCitation(request: ModelRequest): { turn: number; span_id: string } {
-  const user: string = request.body.messages.find((m: { role: string }) => m.role === 'user').content
-  const m = /\[turn (\d+) \| span ([^ ]+) \|/.exec(user)
-  return { turn: Number(m?.[1] ?? 1), span_id: m?.[2] ?? 'none' }
-}
-
-/** The dimension a judge prompt is about. */
-export const dimensionOf = (request: ModelRequest): string => /Dimension: (.+)/.exec(request.body.messages.find((m: { role: string }) => m.role === 'user').content)?.[1] ?? ''
-
-/** A valid verdict for whatever was asked, with the given level. */
-export function verdict(request: ModelRequest, score: number, extra: Omit<Parameters<typeof say>[1], never> = {}): Step {
-  return say(JSON.stringify({ evidence: [{ ...firstCitation(request), quote: 'Where is my order A1?' }], reasoning: 'The agent answered from the tool result.', score }), {
-    usage: { inputTokens: 1000, outputTokens: 100 },
-    ...extra,
-  })
-}
-
-/** A script whose every dimension is refused with 429, then 500, then answered with a valid verdict. */
-export function failsTwiceThenAnswers(score: number): (request: ModelRequest) => Step {
-  const attempts = new Map<string, number>()
-  return (r) => {
-    const d = dimensionOf(r)
-    const n = (attempts.get(d) ?? 0) + 1
-    attempts.set(d, n)
-    return n === 1 ? failWith(429, { retryAfterSeconds: 0 }) : n === 2 ? failWith(500) : verdict(r, score)
-  }
 }

@@ -9,10 +9,9 @@ import kafkajs from 'kafkajs'
 import { createMetrics, openKafkaQueue, startIngester, type KafkaSpanQueue } from '@sieve/collector'
 import { createStorage, migrate } from '@sieve/core'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, JudgeStage, loadJudgeConfig, loadRubricDir, resolveChecksConfig, Scorer, type JudgeCandidate } from '@sieve/scorer'
-import { startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
-import { sharedBrokers } from '../../../collector/test/support/kafka-broker.js'
-import { countRows, uniqueKafkaSettings, until } from '../../../collector/test/support/kafka-stack.js'
-import { traceId, userTrace, verdict } from './fixtures.js'
+import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
+import { traceId, userTrace } from './fixtures.js'
 
 let brokers: string[]
 let release: () => Promise<void>

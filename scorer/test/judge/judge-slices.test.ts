@@ -20,8 +20,8 @@ import {
   UserPositions,
   type ScoreRecord,
 } from '@sieve/scorer'
-import { startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
-import { traceId, userTrace, verdict } from './fixtures.js'
+import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { traceId, userTrace } from './fixtures.js'
 
 let dir: string
 let storage: ClickHouseClient

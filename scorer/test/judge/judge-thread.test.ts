@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, JudgeMetrics, JudgeStage, JudgeThread, JudgeThreadError, loadRubricDir, scoreRecordSchema, type ScoreRecord } from '@sieve/scorer'
-import { malformed, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, dimensionOf, failsTwiceThenAnswers, traceId, verdict } from './fixtures.js'
+import { dimensionOf, failsTwiceThenAnswers, malformed, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
+import { conversation, traceId } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
 
 /*

@@ -7,8 +7,8 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { InProcessQueue } from '@sieve/collector'
 import { createStorage, loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, createJudge, FeedbackIndex, loadChecksConfig, pollFeedback, Scorer } from '@sieve/scorer'
-import { startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
-import { conversation, traceId, verdict } from './fixtures.js'
+import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { conversation, traceId } from './fixtures.js'
 
 let dir: string
 let storage: ClickHouseClient

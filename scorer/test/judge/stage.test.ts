@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { scoreRecordSchema } from '@sieve/scorer'
-import { failWith, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, dimensionOf, failsTwiceThenAnswers, traceId, verdict } from './fixtures.js'
+import { dimensionOf, failsTwiceThenAnswers, failWith, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
+import { conversation, traceId } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
 
 let server: FakeOpenAI

@@ -3,15 +3,42 @@ import type { Span } from '@sieve/core'
 
 export const hexId = (bytes: number) => randomBytes(bytes).toString('hex')
 
-/** A complete, valid span; `overrides` set what a test looks at. */
-export function makeSpan(overrides: Partial<Span> = {}): Span {
-  const start = 1_764_400_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e12))
+/**
+ * A valid span with nothing in it (no attributes, events, links or resource, unset status, time 0):
+ * the base every builder here starts from, so a test states only the fields it is about.
+ */
+export function blankSpan({ traceId, spanId, ...fields }: Partial<Span> & Pick<Span, 'traceId' | 'spanId'>): Span {
   return {
     projectId: 'default',
-    traceId: hexId(16),
-    spanId: hexId(8),
+    traceId,
+    spanId,
     parentSpanId: '',
     traceState: '',
+    name: 'span',
+    kind: 'INTERNAL',
+    startTimeUnixNano: '0',
+    endTimeUnixNano: '0',
+    status: { code: 'UNSET', message: '' },
+    flags: 0,
+    serviceName: '',
+    scope: { name: 'test', version: '', attributes: {} },
+    attributes: {},
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+    ...fields,
+  }
+}
+
+/** A complete GenAI chat span with random ids and a realistic payload; `overrides` set what a test looks at. */
+export function makeSpan(overrides: Partial<Span> = {}): Span {
+  const start = 1_764_400_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e12))
+  return blankSpan({
+    traceId: hexId(16),
+    spanId: hexId(8),
     name: 'chat gpt-4o',
     kind: 'CLIENT',
     startTimeUnixNano: start.toString(),
@@ -30,12 +57,8 @@ export function makeSpan(overrides: Partial<Span> = {}): Span {
     },
     resource: { 'service.name': 'support-agent', 'deployment.environment.name': 'test' },
     events: [{ timeUnixNano: start.toString(), name: 'gen_ai.user.message', attributes: { content: 'Where is my order?' }, droppedAttributesCount: 0 }],
-    links: [],
-    droppedAttributesCount: 0,
-    droppedEventsCount: 0,
-    droppedLinksCount: 0,
     ...overrides,
-  }
+  })
 }
 
 /** `traces` traces of `perTrace` spans each (the first a root, the others its children). */

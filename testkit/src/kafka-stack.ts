@@ -66,17 +66,3 @@ export async function startKafkaStack(brokers: string[], apiKeys = new Map<strin
     },
   }
 }
-
-export async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = 90_000): Promise<void> {
-  const end = Date.now() + limitMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
-export async function countRows(storage: ClickHouseClient, query: string): Promise<number> {
-  const result = await storage.query({ query, format: 'JSONEachRow' })
-  const [row] = (await result.json()) as Record<string, string | number>[]
-  return Number(Object.values(row ?? { n: 0 })[0])
-}

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 
 const run = promisify(execFile)
-const script = fileURLToPath(new URL('../../../deploy/local/kafka.sh', import.meta.url))
+const script = fileURLToPath(new URL('../../deploy/local/kafka.sh', import.meta.url))
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
