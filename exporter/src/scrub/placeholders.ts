@@ -30,16 +30,23 @@ export class Placeholders {
     }
     const normalised = normalise(type, value)
     const values = this.values[t]!
+    const names = this.names[t]!
     const large = this.large[t]
-    const known = large ? large.get(normalised) : lookup(values, this.names[t]!, normalised)
+    const known = large ? large.get(normalised) : lookup(values, names, normalised)
     if (known !== undefined) return known
     const placeholder = this.key
       ? `<${type}_${createHmac('sha256', this.key).update(`${type}\u0000${normalised}`).digest('hex').slice(0, 8)}>`
-      : numbered(type, values.length + 1)
-    values.push(normalised)
-    this.names[t]!.push(placeholder)
+      : numbered(type, (large ? large.size : values.length) + 1)
     if (large) large.set(normalised, placeholder)
-    else if (values.length > SMALL) this.large[t] = new Map(values.map((v, i) => [v, this.names[t]![i]!]))
+    else {
+      values.push(normalised)
+      names.push(placeholder)
+      if (values.length > SMALL) {
+        this.large[t] = new Map(values.map((v, i) => [v, names[i]!]))
+        values.length = 0
+        names.length = 0
+      }
+    }
     return placeholder
   }
 }
