@@ -1,37 +1,15 @@
-import { readFileSync } from 'node:fs'
 import { resolveChecksConfig } from '@sieve/scorer'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { BUILT_IN_TYPES, buildExample, createScrubber, type ScrubOptions } from '../src/index.js'
-import { presidioDatasetPath } from './presidio.js'
+import { benchExample, corpus, sentences } from './bench-text.js'
 
 /**
  * Scrubber throughput on one core over agent-shaped examples: a system prompt, a user turn, tool
  * calls with arguments and results, and an answer, their text drawn from the presidio sentences and
  * the hand-made corpus (keys, phones, look-alikes such as order ids and trace ids).
  */
-const sentences = (JSON.parse(readFileSync(presidioDatasetPath(), 'utf8')) as { full_text: string }[]).map((r) => r.full_text)
-const corpus = readFileSync(new URL('../test/fixtures/scrub-corpus.jsonl', import.meta.url), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => (JSON.parse(l) as { text: string }).text)
-const system =
-  'You are the support agent of an online shop. Be concise, never promise refunds outside the 30-day policy, and call tools to look up orders before answering. '.repeat(3)
-
-function example(i: number) {
-  const s = (k: number) => sentences[(i * 7 + k) % sentences.length]!
-  const c = (k: number) => corpus[(i * 5 + k) % corpus.length]!
-  return {
-    input: { system, messages: [{ role: 'user', content: `${s(0)} ${s(1)}` }] },
-    tool_calls: [
-      { name: 'lookup_order', arguments: { order_id: `ORD-${100000 + i}`, note: c(0) }, result: { status: 'delivered', detail: `${c(1)} ${s(2)}`, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' } },
-      { name: 'customer_profile', arguments: { query: s(3) }, result: { profile: `${s(4)}\n${c(2)}`, tier: 'gold', since: '2021-04-12T09:30:00Z' } },
-    ],
-    output: `${s(5)} ${c(3)} Your order ORD-${100000 + i} for $129.99 shipped on 2024-05-01.`,
-  }
-}
-
-const examples = Array.from({ length: 3000 }, (_, i) => example(i))
+const examples = Array.from({ length: 3000 }, (_, i) => benchExample(i))
 const bytes = examples.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)
 for (const e of examples.slice(0, 200)) createScrubber().scrub(e) // warm up the JIT and the name lexicon
 

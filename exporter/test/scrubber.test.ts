@@ -82,3 +82,11 @@ test('rejects options it cannot use with a message naming the field', () => {
   assert.ok(paths.some((p) => p.startsWith('sensitive.0.type:')), paths.join('\n'))
   assert.ok(paths.some((p) => p.startsWith('sensitive.0.pattern:')), paths.join('\n'))
 })
+
+test('keeps each value its placeholder in an example holding many values of one kind', () => {
+  const scrubber = createScrubber()
+  const emails = Array.from({ length: 40 }, (_, i) => `user${i}@example.com`)
+  const out = scrubber.scrub({ first: emails.join(' '), again: [emails[2]!, emails[39]!.toUpperCase(), emails[17]!].join(' ') })
+  assert.equal(out.first, emails.map((_, i) => `<EMAIL_${i + 1}>`).join(' '))
+  assert.equal(out.again, '<EMAIL_3> <EMAIL_40> <EMAIL_18>')
+})

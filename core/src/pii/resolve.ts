@@ -6,11 +6,24 @@ import type { Finding } from './finding.js'
  * email is replaced rather than pieces of it.
  */
 export function resolve(findings: Finding[], priorityOf: (type: string) => number): Finding[] {
-  if (findings.length < 2) return findings.filter((f) => f.end > f.start)
-  const ranked = findings
-    .filter((f) => f.end > f.start)
-    .sort((a, b) => b.end - b.start - (a.end - a.start) || priorityOf(b.type) - priorityOf(a.type) || a.start - b.start)
+  const ranked = findings.filter((f) => f.end > f.start)
+  if (ranked.length < 2) return ranked
+  sortStable(ranked, (a, b) => b.end - b.start - (a.end - a.start) || priorityOf(b.type) - priorityOf(a.type) || a.start - b.start)
   const kept: Finding[] = []
   for (const f of ranked) if (!kept.some((k) => f.start < k.end && k.start < f.end)) kept.push(f)
-  return kept.sort((a, b) => a.start - b.start)
+  return sortStable(kept, (a, b) => a.start - b.start)
+}
+
+/**
+ * Insertion sort, stable like Array.prototype.sort and so giving the same order: a string holds a
+ * handful of findings, for which the built-in sort's set-up (and its work array) costs more than the sorting.
+ */
+function sortStable<T>(items: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i]!
+    let j = i - 1
+    for (; j >= 0 && compare(items[j]!, item) > 0; j--) items[j + 1] = items[j]!
+    items[j + 1] = item
+  }
+  return items
 }

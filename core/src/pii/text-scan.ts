@@ -4,19 +4,21 @@
  */
 const ANY_CASE = {
   SSN_CUE: 'ssn|social sec|soc\\.? ?sec',
-  BIRTH_CUE: 'born|birth|dob|d\\.o\\.b|geboren|née? le|nacimiento|nascita',
+  BIRTH_CUE: 'b(?:orn|irth)|d(?:ob|\\.o\\.b)|geboren|née? le|na(?:cimiento|scita)',
   POSTCODE_CUE: 'zip|postal|post ?code|plz|cep',
   LICENCE_CUE: 'licen[cs]e',
   AUTH_SCHEME: 'bearer|basic|bot',
   TOKEN: 'token',
   KEY_NAME: 'pass|pwd|secret|key|auth|credential',
   ADDRESS_CUE:
-    'address|live[sd]? (?:at|on|in)|lived in|living at|located at|sent to|send (?:it |them )?to|deliver(?:ed)? to|ship(?:ped)? to|meet (?:me |you )?at|moved to|stop at|arrived at|return to|taxi to|is at|is on|corner of|side of|drops you off at',
+    'a(?:ddress|rrived at)|li(?:ve[sd]? (?:at|on|in)|ved in|ving at)|located at|s(?:ent to|end (?:it |them )?to|hip(?:ped)? to|top at|ide of)|deliver(?:ed)? to|m(?:eet (?:me |you )?at|oved to)|return to|taxi to|is (?:at|on)|corner of|drops you off at',
 }
 const EXACT_CASE = {
   PO_BOX: 'Box \\d|Postfach|Apartado',
   UNIT: '(?:Apt|Apartment|Suite|Unit|Flat)\\.? #?\\d',
-  KEY_PREFIX: 'sk-|[spr]k_|AKIA|ASIA|AGPA|AIDA|AROA|gh[pousr]_|github_pat_|glpat-|xox|AIza|hf_|eyJ|-----BEGIN',
+  // sk-, [spr]k_, AKIA, ASIA, AGPA, AIDA, AROA, AIza, gh[pousr]_, github_pat_, glpat-, xox, hf_, eyJ, -----BEGIN;
+  // grouped by first letters, which V8 tries faster than the alternatives one by one.
+  KEY_PREFIX: 'sk[-_]|[pr]k_|A(?:KIA|SIA|GPA|IDA|ROA|Iza)|g(?:h[pousr]_|ithub_pat_|lpat-)|xox|hf_|eyJ|-----BEGIN',
 }
 export type CueWords = keyof typeof ANY_CASE | keyof typeof EXACT_CASE
 

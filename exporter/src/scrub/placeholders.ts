@@ -8,27 +8,62 @@ import { createHmac } from 'node:crypto'
  * lives in memory for one example only; nothing but the placeholder is ever written.
  */
 export class Placeholders {
-  /** Placeholder by normalised value, one map per type: no key string is built for a lookup. */
-  private readonly assigned = new Map<string, Map<string, string>>()
+  /**
+   * Per type, the normalised values met so far and their placeholders, side by side. An example
+   * holds a handful of values of each type, found faster by a scan than by hashing; past SMALL
+   * values (a long text scrubbed as one example) a map takes over.
+   */
+  private readonly types: string[] = []
+  private readonly values: string[][] = []
+  private readonly names: string[][] = []
+  private readonly large: (Map<string, string> | undefined)[] = []
 
   constructor(private readonly key?: string) {}
 
   for(type: string, value: string): string {
-    let ofType = this.assigned.get(type)
-    if (!ofType) {
-      ofType = new Map()
-      this.assigned.set(type, ofType)
+    let t = this.types.indexOf(type)
+    if (t < 0) {
+      t = this.types.push(type) - 1
+      this.values.push([])
+      this.names.push([])
+      this.large.push(undefined)
     }
     const normalised = normalise(type, value)
-    let placeholder = ofType.get(normalised)
-    if (!placeholder) {
-      placeholder = this.key
-        ? `<${type}_${createHmac('sha256', this.key).update(`${type}\u0000${normalised}`).digest('hex').slice(0, 8)}>`
-        : `<${type}_${ofType.size + 1}>`
-      ofType.set(normalised, placeholder)
+    const values = this.values[t]!
+    const names = this.names[t]!
+    const large = this.large[t]
+    const known = large ? large.get(normalised) : lookup(values, names, normalised)
+    if (known !== undefined) return known
+    const placeholder = this.key
+      ? `<${type}_${createHmac('sha256', this.key).update(`${type}\u0000${normalised}`).digest('hex').slice(0, 8)}>`
+      : numbered(type, (large ? large.size : values.length) + 1)
+    if (large) large.set(normalised, placeholder)
+    else {
+      values.push(normalised)
+      names.push(placeholder)
+      if (values.length > SMALL) {
+        this.large[t] = new Map(values.map((v, i) => [v, names[i]!]))
+        values.length = 0
+        names.length = 0
+      }
     }
     return placeholder
   }
+}
+
+const SMALL = 16
+
+function lookup(values: string[], names: string[], value: string): string | undefined {
+  for (let i = 0; i < values.length; i++) if (values[i] === value) return names[i]
+  return undefined
+}
+
+/** `<TYPE_n>`, made once per type and number: the same few recur in every example. */
+const made = new Map<string, string[]>()
+function numbered(type: string, n: number): string {
+  let list = made.get(type)
+  if (!list) made.set(type, (list = []))
+  return (list[n] ??= `<${type}_${n}>`)
 }
 
 const NUMBERS = new Set(['PHONE', 'CREDIT_CARD', 'IBAN', 'SSN'])

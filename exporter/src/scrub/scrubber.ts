@@ -45,10 +45,11 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
   function detect(text: string): Finding[] {
     // Short strings without digits, '@' or capitals (enum values, keys, plain words) cannot hold anything detected.
     if (text.length < 3 || !MAY_HOLD_PII.test(text)) return []
-    const remembered = recent.get(text)
+    const rememberable = text.length >= 16 && text.length <= 65_536
+    const remembered = rememberable ? recent.get(text) : undefined
     if (remembered) return remembered
     const found = detectUncached(text)
-    if (text.length >= 16 && text.length <= 65_536) {
+    if (rememberable) {
       // Oldest out first: the strings of the trace in progress stay while its later spans repeat them.
       if (recent.size >= 20_000) recent.delete(recent.keys().next().value!)
       recent.set(text, found)

@@ -60,8 +60,12 @@ function looksGenerated(token: string): boolean {
   return entropy(token) >= 3.6
 }
 
+/** 1 for the key characters (letters, digits, '_', '-'), by UTF-16 code unit: one load instead of five comparisons. */
+const KEY_CHAR = new Uint8Array(65_536)
+for (const [from, to] of [[48, 57], [65, 90], [97, 122], [95, 95], [45, 45]] as const) KEY_CHAR.fill(1, from, to + 1)
+
 function isKeyChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45
+  return KEY_CHAR[c] === 1
 }
 
 /**
@@ -123,7 +127,8 @@ export const secret: Detector = {
     if (!hasKeyRun(text, 6)) return []
     const found: Finding[] = scan.mentions('KEY_PREFIX') && hasKeyRun(text, 8) ? matchAll(text, BOUNDED_KNOWN, 'SECRET') : []
     if (scan.mentions('AUTH_SCHEME') || scan.mentions('TOKEN')) found.push(...matchAll(text, AUTH_HEADER, 'SECRET', (m) => groupSpan(m, 1)))
-    if ((scan.mentions('KEY_NAME') || scan.mentions('TOKEN')) && /[:=]/.test(text)) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
+    // The separator first: one character class, cheaper to look for than the key names.
+    if (/[:=]/.test(text) && (scan.mentions('KEY_NAME') || scan.mentions('TOKEN'))) found.push(...matchAll(text, ASSIGNMENT, 'SECRET', (m) => groupSpan(m, 1)))
     found.push(...generatedTokens(text))
     return found
   },

@@ -23,10 +23,19 @@ function tester(regex: RegExp): (text: string) => boolean {
   return (text) => regex.test(text)
 }
 
-function startOrAfterSeparator(source: string): (text: string) => boolean {
-  const atStart = new RegExp(`^${source}`)
-  const inside = new RegExp(`[^A-Za-z0-9]${source}`)
-  return (text) => atStart.test(text) || inside.test(text)
+/**
+ * A street type written before the name, opening the text or after a non-alphanumeric. Inside the
+ * text, the capitalised types and the lower-case ones (ul., ulica, al.) are looked for apart, the
+ * capitalised ones grouped by first letter: V8 then tries few alternatives at each separator, where
+ * one alternation with 'u…' and 'a…' in it is tried at nearly every space.
+ */
+const PREFIX_AT_START = new RegExp(`^(?:${PREFIX}) `)
+const CAPITALISED_PREFIX =
+  /[^A-Za-z0-9](?:V(?:ia|iale|icolo)|P(?:iazza|iazzale|lace|aseo|raça|lac|lateia)|C(?:orso|ontrada|hemin|alle|amino|arrer)|L(?:argo|eoforos)|Strada|R(?:ue|ua)|A(?:venue|venida|v\.|vda\.?|llée|leja)|B(?:oulevard|d)|Impasse|Quai|Travessa|Estrada|O(?:siedle|dos)) /
+const LOWER_CASE_PREFIX = /[^A-Za-z0-9](?:ul(?:\.|ica)|al\.) /
+
+function prefixGate(text: string): boolean {
+  return PREFIX_AT_START.test(text) || CAPITALISED_PREFIX.test(text) || LOWER_CASE_PREFIX.test(text)
 }
 
 /** Sticky: tried right before a " <digit>", where V8 matches it backwards in a few steps. */
@@ -36,8 +45,9 @@ const SPACE_DIGIT = / \d/g
 /** A fused street type right before " <digit>": found from the few " <digit>" places, read backwards. */
 function fusedBeforeNumber(text: string): boolean {
   SPACE_DIGIT.lastIndex = 0
-  for (let m = SPACE_DIGIT.exec(text); m; m = SPACE_DIGIT.exec(text)) {
-    FUSED_ENDS_HERE.lastIndex = m.index
+  // test, not exec: no match object per number; the space stands two places before lastIndex.
+  while (SPACE_DIGIT.test(text)) {
+    FUSED_ENDS_HERE.lastIndex = SPACE_DIGIT.lastIndex - 2
     if (FUSED_ENDS_HERE.test(text)) return true
   }
   return false
@@ -51,7 +61,7 @@ const SHAPES: { gate: (text: string, scan: TextScan) => boolean; pattern: string
   // 12 Main Street / 2450 Crown St / 903 83 Dora Creek (the street type always follows a space)
   { gate: tester(new RegExp(` (?:${SUFFIX})(?![A-Za-z])`)), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
   // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53 (the street type opens the text or follows a non-alphanumeric)
-  { gate: startOrAfterSeparator(`(?:${PREFIX}) `), pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
+  { gate: prefixGate, pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
   // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
   { gate: fusedBeforeNumber, pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
   // P.O. Box 211 / PSC 3294, Box 9168
@@ -104,8 +114,17 @@ function leadingSeparators(s: string): number {
  */
 const MISSING = /^[ \t]*,?[ \t\n>?]*(?:nan|null|None|N\/A)(?![\p{L}\p{N}])/u
 
+/**
+ * The characters a tail (TAIL) or a missing-field marker (MISSING) can open with: where the text
+ * goes on with another, neither can match, and no slice of it is made.
+ */
+function mayContinue(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 44 || c === 62 || c === 63 || c === 110 || c === 78
+}
+
 function extend(text: string, end: number): number {
   for (let steps = 0; steps < 8; steps++) {
+    if (!mayContinue(text.charCodeAt(end))) break
     const rest = text.slice(end, end + 80)
     const skipped = MISSING.exec(rest)
     const m = skipped ?? TAIL.exec(rest)
