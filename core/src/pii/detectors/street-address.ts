@@ -62,8 +62,15 @@ const SHAPES: { gate: (text: string, scan: TextScan) => boolean; pattern: string
   { gate: tester(new RegExp(` (?:${SUFFIX})(?![A-Za-z])`)), pattern: `(?:\\d{1,6} )?${NUMBER} (?:${ANY_WORD} ){0,4}(?:${SUFFIX})(?![\\p{L}])` },
   // Via delle Coste 41 / Rue de Virton 38 / ul. Miła 53 (the street type opens the text or follows a non-alphanumeric)
   { gate: prefixGate, pattern: `(?:\\d{1,6} )?(?:${PREFIX}) (?:${ANY_WORD} ){0,4}${NUMBER}` },
-  // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13.
-  { gate: fusedBeforeNumber, pattern: `(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{L}*${FUSED} ${NUMBER}` },
+  // Asselsestraat 7 / Friedhofstrasse 33 / Rákóczi út 13 / 255 hersnapvej 18: the type fused onto a
+  // name of three letters or more that is capitalised or follows a number, or a word of its own after
+  // a name ("ring" and "tie" only after a capitalised one). Not "during 2019", "Bring 3", "a tie 2".
+  {
+    gate: fusedBeforeNumber,
+    pattern:
+      `(?:(?:\\d{1,6} )?(?:${WORD} ){0,2}\\p{Lu}\\p{L}{2,}${FUSED}|\\d{1,6} (?:${ANY_WORD} )?\\p{L}{3,}${FUSED}` +
+      `|(?:\\d{1,6} )?(?:${WORD} ){1,2}${FUSED}|(?:\\d{1,6} )?${ANY_WORD} (?!ring |tie )${FUSED}) ${NUMBER}`,
+  },
   // P.O. Box 211 / PSC 3294, Box 9168
   { gate: (_, scan) => scan.mentions('PO_BOX'), pattern: `(?:P\\.? ?O\\.? Box|PSC \\d{1,5}, Box|Postfach|Apartado) \\d{1,6}` },
   // An address block's street line, "20789 Allika 46": postcode or house number, name, number
