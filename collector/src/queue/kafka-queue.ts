@@ -4,7 +4,7 @@ import SnappyCodec from 'kafkajs-snappy'
 
 // kafkajs is CommonJS: its runtime values come off the default export.
 const { CompressionCodecs, CompressionTypes, Kafka, logLevel: kafkaLogLevel } = kafkajs
-import type { Config, Span, SpanQueue, SubscribeOptions, Subscription } from '@sieve/core'
+import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '../otlp/decode-protobuf.js'
 import type { ForwardingQueue } from './forwarding-queue.js'
 import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
