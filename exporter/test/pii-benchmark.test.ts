@@ -6,7 +6,7 @@ import { createScrubber } from '../src/index.js'
 
 /** Figures measured when the scrubber landed (npm run bench:pii); they may rise, never fall. */
 const FLOOR = {
-  precision: 0.943,
+  precision: 0.952,
   recall: 0.886,
   perType: { PERSON: 0.823, STREET_ADDRESS: 0.914, PHONE_NUMBER: 0.978, US_DRIVER_LICENSE: 1, ZIP_CODE: 0.945 } as Record<string, number>,
 }
