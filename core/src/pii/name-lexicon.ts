@@ -22,6 +22,8 @@ export interface NameLexicon {
   common: Set<string>
   /** Words that are never part of a name (honorifics, form labels, company words), whatever the name lists say. */
   never: Set<string>
+  /** Of those, the words that make the capitalised words before them an organisation ("Johnson Inc.", "Wolfram Research"). */
+  organisationWords: Set<string>
 }
 
 type NameData = string[] | { [key: string]: NameData } | undefined
@@ -37,12 +39,18 @@ function collect(into: Set<string>, data: NameData): void {
 
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Honorific'])
 
+/** Company endings and kinds of organisation; surnames are what companies are most often named after. */
+const ORGANISATION_WORDS = [
+  'inc', 'llc', 'ltd', 'plc', 'corp', 'corporation', 'company', 'co', 'gmbh', 'ag', 'bv', 'group', 'holdings', 'partners',
+  'associates', 'consulting', 'research', 'investments', 'capital', 'systems', 'software', 'solutions', 'technologies',
+  'industries', 'ventures', 'labs', 'bank', 'insurance', 'foundation', 'institute', 'university', 'orchestra', 'agency',
+]
+
 /** Words the lexicons miss that mark a capitalised run as something other than a person. */
 const NOT_NAMES = [
+  ...ORGANISATION_WORDS,
   'street', 'road', 'avenue', 'lane', 'drive', 'court', 'boulevard', 'square', 'place', 'station', 'park', 'bridge',
-  'inc', 'llc', 'ltd', 'corp', 'corporation', 'company', 'co', 'gmbh', 'ag', 'sa', 'bv', 'plc', 'group', 'bank',
-  'university', 'college', 'school', 'institute', 'hospital', 'foundation', 'association', 'society', 'agency',
-  'orchestra', 'band', 'records', 'music', 'news', 'times', 'weekly', 'magazine', 'club', 'country', 'city', 'state',
+  'sa', 'college', 'school', 'hospital', 'association', 'society', 'band', 'records', 'music', 'news', 'times', 'weekly', 'magazine', 'club', 'country', 'city', 'state',
   'north', 'south', 'east', 'west', 'central', 'united', 'kingdom', 'republic', 'national', 'international',
   'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
   'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
@@ -50,9 +58,8 @@ const NOT_NAMES = [
   'mr', 'mrs', 'ms', 'dr', 'prof', 'sir', 'hi', 'hello', 'dear', 'thanks', 'regards', 'name', 'phone', 'email', 'address',
   'desk', 'fax', 'mobile', 'e-mail', 'website', 'date', 'subject', 'note', 'title', 'from', 'to', 'cc', 're', 'fwd',
   "i'm", "i've", "i'll", "i'd", 'ok', 'yes', 'no', 'princess', 'prince', 'king', 'queen', 'lord', 'lady', 'saint', 'st',
-  'technologies', 'technology', 'investments', 'resources', 'partners', 'solutions', 'systems', 'labs', 'data',
-  'capital', 'holdings', 'consulting', 'services', 'software', 'media', 'health', 'bioscience', 'analytics',
-  'insurance', 'financial', 'ventures', 'industries', 'enterprises', 'networks', 'global', 'digital', 'energy',
+  'technology', 'resources', 'data', 'services', 'media', 'health', 'bioscience', 'analytics',
+  'financial', 'enterprises', 'networks', 'global', 'digital', 'energy',
   'api', 'http', 'https', 'json', 'true', 'false', 'null', 'error', 'ok', 'id', 'ip', 'url', 'ssn', 'iban', 'card',
 ]
 
@@ -79,6 +86,6 @@ export function nameLexicon(): NameLexicon {
       else firstNames.add(word)
     } else if (!word.includes(' ')) common.add(word)
   }
-  cached = { firstNames, lastNames, common, never: new Set(NOT_NAMES) }
+  cached = { firstNames, lastNames, common, never: new Set(NOT_NAMES), organisationWords: new Set(ORGANISATION_WORDS) }
   return cached
 }

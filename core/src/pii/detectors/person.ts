@@ -199,21 +199,13 @@ function speakers(text: string, lex: NameLexicon): Finding[] {
   return found
 }
 
-/**
- * Words that make the capitalised words before them an organisation: "Johnson Inc.", "Wolfram
- * Research", "Nera Economic Consulting". Surnames are what companies are most often named after.
- */
-const ORGANISATION_WORDS = new Set([
-  'inc', 'llc', 'ltd', 'plc', 'corp', 'corporation', 'company', 'co', 'gmbh', 'ag', 'bv', 'group', 'holdings', 'partners',
-  'associates', 'consulting', 'research', 'investments', 'capital', 'systems', 'software', 'solutions', 'technologies',
-  'industries', 'ventures', 'labs', 'bank', 'insurance', 'foundation', 'institute', 'university', 'orchestra', 'agency',
-])
 /** "Thomas and Sons", "Drake & Co": the family firm's endings, which follow the name after a conjunction. */
 const AND_SONS = /^,? (?:and|&) (?:Sons|Co\b|Company|Partners|Associates)/
 
-function namesAnOrganisation(text: string, run: Token[], to: number): boolean {
+/** Whether run[…, to) is an organisation's name: an organisation word follows it (see name-lexicon.ts). */
+function namesAnOrganisation(text: string, run: Token[], to: number, lex: NameLexicon): boolean {
   const next = run[to]
-  if (next) return ORGANISATION_WORDS.has(next.text.toLowerCase())
+  if (next) return lex.organisationWords.has(next.text.toLowerCase())
   const end = run[to - 1]!.end
   // Most candidates end without a conjunction after them: no slice, no regex for those.
   return (text.startsWith(' and ', end) || text.startsWith(' & ', end) || text.startsWith(', and ', end)) && AND_SONS.test(text.slice(end, end + 24))
@@ -236,7 +228,7 @@ export const person: Detector = {
     for (const run of capitalised) {
       candidates(run, (from, to) => {
         const start = run[from]!.start
-        if (namesAnOrganisation(text, run, to)) return
+        if (namesAnOrganisation(text, run, to, lex)) return
         if (isName(run, from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run[to - 1]!.end })
       })
     }
