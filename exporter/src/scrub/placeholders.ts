@@ -7,31 +7,27 @@ import { createHmac } from 'node:crypto'
  * the same across the whole dataset and not reversible without the key. The value → placeholder map
  * lives in memory for one example only; nothing but the placeholder is ever written.
  */
+/**
+ * The normalised values of one type met so far and their placeholders, side by side: an example
+ * holds a handful of values of each type, found faster by a scan than by hashing. Past SMALL
+ * values (a long text scrubbed as one example) a map takes over.
+ */
+interface TypeSlot {
+  type: string
+  values: string[]
+  names: string[]
+  large?: Map<string, string>
+}
+
 export class Placeholders {
-  /**
-   * Per type, the normalised values met so far and their placeholders, side by side. An example
-   * holds a handful of values of each type, found faster by a scan than by hashing; past SMALL
-   * values (a long text scrubbed as one example) a map takes over.
-   */
-  private readonly types: string[] = []
-  private readonly values: string[][] = []
-  private readonly names: string[][] = []
-  private readonly large: (Map<string, string> | undefined)[] = []
+  private readonly slots: TypeSlot[] = []
 
   constructor(private readonly key?: string) {}
 
   for(type: string, value: string): string {
-    let t = this.types.indexOf(type)
-    if (t < 0) {
-      t = this.types.push(type) - 1
-      this.values.push([])
-      this.names.push([])
-      this.large.push(undefined)
-    }
+    const slot = this.slotOf(type)
     const normalised = normalise(type, value)
-    const values = this.values[t]!
-    const names = this.names[t]!
-    const large = this.large[t]
+    const { values, names, large } = slot
     const known = large ? large.get(normalised) : lookup(values, names, normalised)
     if (known !== undefined) return known
     const placeholder = this.key
@@ -42,12 +38,19 @@ export class Placeholders {
       values.push(normalised)
       names.push(placeholder)
       if (values.length > SMALL) {
-        this.large[t] = new Map(values.map((v, i) => [v, names[i]!]))
+        slot.large = new Map(values.map((v, i) => [v, names[i]!]))
         values.length = 0
         names.length = 0
       }
     }
     return placeholder
+  }
+
+  private slotOf(type: string): TypeSlot {
+    for (const slot of this.slots) if (slot.type === type) return slot
+    const slot: TypeSlot = { type, values: [], names: [] }
+    this.slots.push(slot)
+    return slot
   }
 }
 
