@@ -90,3 +90,19 @@ test('keeps each value its placeholder in an example holding many values of one 
   assert.equal(out.first, emails.map((_, i) => `<EMAIL_${i + 1}>`).join(' '))
   assert.equal(out.again, '<EMAIL_3> <EMAIL_40> <EMAIL_18>')
 })
+
+test('scrubbing a batch gives each value what scrubbing it alone gives, or one scope for all when one is passed', () => {
+  const values = [
+    { input: 'I am Jana Nováková, call +44 20 7946 0958', tool: { email: 'jana@example.cz', order: 'ORD-123456' } },
+    'mail ops@example.com or jana@example.cz',
+    ['Dear Oluwaseun Adeyemi,', { key: 'sk-abcdefghijklmnopqrstuvwxyz123456', n: 3, ok: true }],
+    'I am Jana Nováková, call +44 20 7946 0958',
+  ]
+  const batch = createScrubber().scrubEach(values)
+  assert.deepEqual(batch, values.map((v) => createScrubber().scrub(v)))
+  assert.equal(batch[1], 'mail <EMAIL_1> or <EMAIL_2>')
+
+  const shared = createScrubber()
+  const scope = shared.newExample()
+  assert.deepEqual(shared.scrubEach(['write jana@example.cz', 'or ops@example.com', 'JANA@example.cz'], scope), ['write <EMAIL_1>', 'or <EMAIL_2>', '<EMAIL_1>'])
+})

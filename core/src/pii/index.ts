@@ -8,5 +8,5 @@ export { before, groupSpan, matchAll, type Detector, type Finding } from './find
 export { ibanValid, luhnValid } from './checksums.js'
 export { nameLexicon, type NameLexicon } from './name-lexicon.js'
 export { resolve } from './resolve.js'
-export { detectPii } from './detect.js'
+export { detectPii, detectPiiEach } from './detect.js'
 export { TextScan } from './text-scan.js'

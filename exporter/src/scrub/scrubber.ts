@@ -1,4 +1,4 @@
-import { builtInDetectors, detectPii, matchAll, type BuiltInType, type Detector, type Finding } from '@sieve/core/pii'
+import { builtInDetectors, detectPiiEach, matchAll, type BuiltInType, type Detector, type Finding } from '@sieve/core/pii'
 import { scrubOptionsSchema, type ScrubOptions } from './options.js'
 import { Placeholders } from './placeholders.js'
 
@@ -11,6 +11,11 @@ export interface Scrubber {
    * placeholders of an example in progress are passed.
    */
   scrub<T>(value: T, placeholders?: Placeholders): T
+  /**
+   * Scrubs many values at once, each its own example unless one placeholder scope is passed for all.
+   * Faster than one call per value for batches of hundreds of strings: see detectPiiEach.
+   */
+  scrubEach<T>(values: readonly T[], placeholders?: Placeholders): T[]
   /** Scrubs one string with the placeholders of an example in progress. */
   scrubText(text: string, placeholders: Placeholders): string
   /** Starts the placeholder scope of a new example. */
@@ -19,6 +24,13 @@ export interface Scrubber {
 
 /** A digit, '@', '=', an ASCII capital or a character from U+00C0 on: a string with none holds nothing detected. */
 const MAY_HOLD_PII = /[\d@A-Z\u00C0-\uFFFF=]/
+
+/** Calls `each` with every string inside `value`, at any depth. */
+function forEachString(value: unknown, each: (text: string) => void): void {
+  if (typeof value === 'string') each(value)
+  else if (Array.isArray(value)) for (const item of value) forEachString(item, each)
+  else if (value && typeof value === 'object') for (const key of Object.keys(value)) forEachString((value as Record<string, unknown>)[key], each)
+}
 
 function customDetector(type: string, pattern: string): Detector {
   const regex = new RegExp(pattern, 'gu')
@@ -42,28 +54,49 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
    */
   const recent = new Map<string, Finding[]>()
 
-  function detect(text: string): Finding[] {
+  function mayHoldPii(text: string): boolean {
     // Short strings without digits, '@' or capitals (enum values, keys, plain words) cannot hold anything detected.
-    if (text.length < 3 || !MAY_HOLD_PII.test(text)) return []
-    const rememberable = text.length >= 16 && text.length <= 65_536
-    const remembered = rememberable ? recent.get(text) : undefined
-    if (remembered) return remembered
-    const found = detectUncached(text)
-    if (rememberable) {
-      // Oldest out first: the strings of the trace in progress stay while its later spans repeat them.
-      if (recent.size >= 20_000) recent.delete(recent.keys().next().value!)
-      recent.set(text, found)
-    }
-    return found
+    return text.length >= 3 && MAY_HOLD_PII.test(text)
   }
 
-  function detectUncached(text: string): Finding[] {
-    const kept = detectPii(text, detectors)
-    return allow.length ? kept.filter((f) => !allow.some((a) => a.test(text.slice(f.start, f.end)))) : kept
+  function remember(text: string, found: Finding[]): void {
+    if (text.length < 16 || text.length > 65_536) return
+    // Oldest out first: the strings of the trace in progress stay while its later spans repeat them.
+    if (recent.size >= 20_000) recent.delete(recent.keys().next().value!)
+    recent.set(text, found)
   }
 
-  function scrubText(text: string, placeholders: Placeholders): string {
-    const findings = detect(text)
+  /** Findings for texts not yet remembered, detected together (see detectPiiEach), allow-listed values dropped. */
+  function detectEach(texts: readonly string[]): Finding[][] {
+    const each = detectPiiEach(texts, detectors)
+    if (allow.length) for (let i = 0; i < texts.length; i++) each[i] = each[i]!.filter((f) => !allow.some((a) => a.test(texts[i]!.slice(f.start, f.end))))
+    texts.forEach((text, i) => remember(text, each[i]!))
+    return each
+  }
+
+  function detect(text: string): Finding[] {
+    if (!mayHoldPii(text)) return []
+    return recent.get(text) ?? detectEach([text])[0]!
+  }
+
+  /** The findings of every string in `values` that may hold a value, detected in one batch, by string. */
+  function detectAll(values: readonly unknown[]): Map<string, Finding[]> {
+    const texts = new Set<string>()
+    const known = new Map<string, Finding[]>()
+    for (const value of values)
+      forEachString(value, (text) => {
+        if (!mayHoldPii(text) || known.has(text)) return
+        const remembered = recent.get(text)
+        if (remembered) known.set(text, remembered)
+        else texts.add(text)
+      })
+    const pending = [...texts]
+    detectEach(pending).forEach((found, i) => known.set(pending[i]!, found))
+    return known
+  }
+
+  function scrubText(text: string, placeholders: Placeholders, known?: Map<string, Finding[]>): string {
+    const findings = known?.get(text) ?? detect(text)
     if (!findings.length) return text
     let out = ''
     let at = 0
@@ -74,22 +107,33 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     return out + text.slice(at)
   }
 
-  function deep(value: unknown, placeholders: Placeholders): unknown {
-    if (typeof value === 'string') return scrubText(value, placeholders)
+  function deep(value: unknown, placeholders: Placeholders, known: Map<string, Finding[]>): unknown {
+    if (typeof value === 'string') return scrubText(value, placeholders, known)
     if (Array.isArray(value)) {
       const out = new Array<unknown>(value.length)
-      for (let i = 0; i < value.length; i++) out[i] = deep(value[i], placeholders)
+      for (let i = 0; i < value.length; i++) out[i] = deep(value[i], placeholders, known)
       return out
     }
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {}
       const keys = Object.keys(value)
-      for (let i = 0; i < keys.length; i++) out[keys[i]!] = deep((value as Record<string, unknown>)[keys[i]!], placeholders)
+      for (let i = 0; i < keys.length; i++) out[keys[i]!] = deep((value as Record<string, unknown>)[keys[i]!], placeholders, known)
       return out
     }
     return value
   }
 
+  function scrubEach<T>(values: readonly T[], placeholders?: Placeholders): T[] {
+    const known = detectAll(values)
+    return values.map((value) => deep(value, placeholders ?? newExample(), known) as T)
+  }
+
   const newExample = () => new Placeholders(options.secret)
-  return { detect, scrubText, newExample, scrub: <T>(value: T, placeholders = newExample()) => deep(value, placeholders) as T }
+  return {
+    detect,
+    scrubText: (text, placeholders) => scrubText(text, placeholders),
+    newExample,
+    scrubEach,
+    scrub: <T>(value: T, placeholders = newExample()) => scrubEach([value], placeholders)[0]!,
+  }
 }
