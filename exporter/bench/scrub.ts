@@ -10,8 +10,9 @@ import { benchExample, corpus, sentences } from './bench-text.js'
  * calls with arguments and results, and an answer, their text drawn from the presidio sentences and
  * the hand-made corpus (keys, phones, look-alikes such as order ids and trace ids).
  */
-const examples = Array.from({ length: 3000 }, (_, i) => benchExample(i))
-const lines = examples.map((e) => JSON.stringify(e))
+const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify(benchExample(i)))
+/** As the scrubber meets them: parsed from JSON (flat strings, where the text built above is ropes). */
+const examples = lines.map((l) => JSON.parse(l) as ReturnType<typeof benchExample>)
 const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0)
 const jsonl = lines.join('\n') + '\n'
 /** The examples in the batches `sieve scrub` reads them in: lines up to BATCH_CHARS together. */

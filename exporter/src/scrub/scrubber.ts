@@ -25,6 +25,9 @@ export interface Scrubber {
 /** A digit, '@', '=', an ASCII capital or a character from U+00C0 on: a string with none holds nothing detected. */
 const MAY_HOLD_PII = /[\d@A-Z\u00C0-\uFFFF=]/
 
+/** Marks a string of a batch whose findings are still to come. */
+const NOT_YET: Finding[] = []
+
 /** Calls `each` with every string inside `value`, at any depth. */
 function forEachString(value: unknown, each: (text: string) => void): void {
   if (typeof value === 'string') each(value)
@@ -59,8 +62,13 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     return text.length >= 3 && MAY_HOLD_PII.test(text)
   }
 
+  /** Strings of 16 characters or more are remembered: shorter ones cost less to detect than to look up. */
+  function rememberable(text: string): boolean {
+    return text.length >= 16 && text.length <= 65_536
+  }
+
   function remember(text: string, found: Finding[]): void {
-    if (text.length < 16 || text.length > 65_536) return
+    if (!rememberable(text)) return
     // Oldest out first: the strings of the trace in progress stay while its later spans repeat them.
     if (recent.size >= 20_000) recent.delete(recent.keys().next().value!)
     recent.set(text, found)
@@ -76,21 +84,23 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
 
   function detect(text: string): Finding[] {
     if (!mayHoldPii(text)) return []
-    return recent.get(text) ?? detectEach([text])[0]!
+    return (rememberable(text) && recent.get(text)) || detectEach([text])[0]!
   }
 
   /** The findings of every string in `values` that may hold a value, detected in one batch, by string. */
   function detectAll(values: readonly unknown[]): Map<string, Finding[]> {
-    const texts = new Set<string>()
     const known = new Map<string, Finding[]>()
+    const pending: string[] = []
     for (const value of values)
       forEachString(value, (text) => {
         if (!mayHoldPii(text) || known.has(text)) return
-        const remembered = recent.get(text)
+        const remembered = rememberable(text) ? recent.get(text) : undefined
         if (remembered) known.set(text, remembered)
-        else texts.add(text)
+        else {
+          known.set(text, NOT_YET)
+          pending.push(text)
+        }
       })
-    const pending = [...texts]
     detectEach(pending).forEach((found, i) => known.set(pending[i]!, found))
     return known
   }
