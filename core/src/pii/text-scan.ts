@@ -10,8 +10,6 @@ const ANY_CASE = {
   AUTH_SCHEME: 'bearer|basic|bot',
   TOKEN: 'token',
   KEY_NAME: 'pass|pwd|secret|key|auth|credential',
-  ADDRESS_CUE:
-    'a(?:ddress|rrived at)|li(?:ve[sd]? (?:at|on|in)|ved in|ving at)|located at|s(?:ent to|end (?:it |them )?to|hip(?:ped)? to|top at|ide of)|deliver(?:ed)? to|m(?:eet (?:me |you )?at|oved to)|return to|taxi to|is (?:at|on)|corner of|drops you off at',
 }
 const EXACT_CASE = {
   PO_BOX: 'Box \\d|Postfach|Apartado',

@@ -80,10 +80,13 @@ const SHAPES: { gate: (text: string, scan: TextScan) => boolean; pattern: string
 ]
 const CORE = SHAPES.map(({ gate, pattern }) => ({ gate, regex: new RegExp(`(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])`, 'gu') }))
 
-/** After an address cue, a capitalised name with a house number is an address whatever its language. */
-const CUE =
-  /(?:address(?:es)?|live[sd]? (?:at|on|in)|lived in|living at|located at|sent to|send (?:it |them )?to|deliver(?:ed)? to|ship(?:ped)? to|meet (?:me |you )?at|moved to|stop at|arrived at|return to|taxi to|is at|is on|corner of|side of|drops you off at)\W{0,3}$/i
-const CUES = new RegExp(CUE.source.replace(/\$$/, ''), 'gi')
+/**
+ * After an address cue, a capitalised name with a house number is an address whatever its language.
+ * The cues are grouped by first letter: this runs over every string with a digit, and V8 then tries
+ * few alternatives at each position.
+ */
+const CUES =
+  /(?:a(?:ddress(?:es)?|rrived at)|li(?:ve[sd]? (?:at|on|in)|ved in|ving at)|located at|s(?:ent to|end (?:it |them )?to|hip(?:ped)? to|top at|ide of)|deliver(?:ed)? to|m(?:eet (?:me |you )?at|oved to)|return to|taxi to|is (?:at|on)|corner of|drops you off at)\W{0,3}/gi
 /** Sticky: tried only right after a cue. */
 const CUED = new RegExp(`(?:\\d{1,6} )?(?:(?:${WORD} ){1,4}${NUMBER}|${NUMBER} (?:${WORD} ?){1,4})(?![\\p{L}\\p{N}])`, 'uy')
 
@@ -160,7 +163,7 @@ export const streetAddress: Detector = {
     if (!scan.hasDigit) return []
     const found: Finding[] = []
     for (const { gate, regex } of CORE) if (gate(text, scan)) found.push(...matchAll(text, regex, 'ADDRESS'))
-    if (scan.mentions('ADDRESS_CUE')) found.push(...afterCues(text))
+    found.push(...afterCues(text))
     return withTail(found, text)
   },
 }
