@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
+import { LineSplitter } from './line-splitter.js'
 import type { Scrubber } from './scrubber.js'
 
 export type StreamFormat = 'jsonl' | 'text' | 'auto'
@@ -11,12 +12,14 @@ export interface StreamReport {
 }
 
 /**
- * Lines are scrubbed in batches (see Scrubber.scrubEach) of up to this many characters, or fewer
- * when the input pauses for IDLE_MS: a steady stream is scrubbed at batch speed, and a slow
- * producer (`tail -f … | sieve scrub`) still sees each line come out as soon as it is quiet.
+ * Lines are scrubbed in batches (see Scrubber.scrubEach) of up to BATCH_CHARS characters. A batch is
+ * also scrubbed once the input has been quiet for IDLE_MS, and at the latest MAX_WAIT_MS after its
+ * first line came in: a steady stream is scrubbed at batch speed, and a slow producer
+ * (`tail -f … | sieve scrub`) sees each line come out within a tenth of a second.
  */
 export const BATCH_CHARS = 256 * 1024
 const IDLE_MS = 20
+const MAX_WAIT_MS = 100
 
 /**
  * Scrubs a stream line by line. JSONL: each line is one example (its own placeholder scope), every
@@ -70,57 +73,51 @@ export async function scrubStream(scrubber: Scrubber, input: Readable, output: W
     if (out && !output.write(out)) await new Promise((resolve) => output.once('drain', resolve))
   }
 
+  /** When the first line of the batch came in (performance.now()). */
+  let oldest = 0
+  function add(line: string): void {
+    if (!batch.length) oldest = performance.now()
+    batch.push(line)
+    batchChars += line.length
+  }
+
   input.setEncoding('utf8')
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<string>
-  let rest = ''
-  let next = chunks.next()
+  function nextChunk(): Promise<IteratorResult<string>> {
+    const next = chunks.next()
+    // An input error is thrown where the chunk is awaited. Until then (a flush may be waiting for
+    // 'drain') this handler keeps it from counting as unhandled, which would end the process.
+    next.catch(() => {})
+    return next
+  }
+  const splitter = new LineSplitter()
+  let next = nextChunk()
   for (;;) {
-    const result = batch.length ? await orIdle(next, IDLE_MS) : await next
-    if (result === IDLE) {
+    const result = batch.length ? await orTimeout(next, Math.max(0, Math.min(IDLE_MS, oldest + MAX_WAIT_MS - performance.now()))) : await next
+    if (result === TIMEOUT) {
       await flush()
       continue
     }
     if (result.done) break
-    next = chunks.next()
-    const taken = takeLines(rest + result.value, false)
-    rest = taken.rest
-    for (const line of taken.lines) {
-      batch.push(line)
-      batchChars += line.length
-    }
-    if (batchChars >= BATCH_CHARS) await flush()
+    next = nextChunk()
+    for (const line of splitter.push(result.value)) add(line)
+    if (batchChars >= BATCH_CHARS || (batch.length && performance.now() - oldest >= MAX_WAIT_MS)) await flush()
   }
-  batch.push(...takeLines(rest, true).lines)
+  for (const line of splitter.end()) add(line)
   await flush()
   return report
 }
 
-const IDLE = Symbol('idle')
+const TIMEOUT = Symbol('timeout')
 
-/** `pending`, or IDLE when it takes longer than `ms`. */
-async function orIdle<T>(pending: Promise<T>, ms: number): Promise<T | typeof IDLE> {
+/** `pending`, or TIMEOUT when it takes longer than `ms`. */
+async function orTimeout<T>(pending: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([pending, new Promise<typeof IDLE>((resolve) => (timer = setTimeout(resolve, ms, IDLE)))])
+    return await Promise.race([pending, new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(resolve, ms, TIMEOUT)))])
   } finally {
     clearTimeout(timer)
   }
-}
-
-/**
- * The complete lines in `buffer` and what follows the last of them, split as node:readline splits:
- * at '\n', '\r\n' or a lone '\r'. Unless the input is over, text after the last '\n' waits for the
- * next chunk, so that a '\r' at the end of this one may still be the first half of '\r\n'.
- */
-function takeLines(buffer: string, final: boolean): { lines: string[]; rest: string } {
-  const lines = buffer.split('\n')
-  let rest = lines.pop()!
-  if (final) {
-    if (rest) lines.push(rest)
-    rest = ''
-  }
-  if (!buffer.includes('\r')) return { lines, rest }
-  return { lines: lines.flatMap((line) => (line.endsWith('\r') ? line.slice(0, -1) : line).split('\r')), rest }
 }
 
 function parses(line: string): boolean {
