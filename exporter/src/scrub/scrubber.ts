@@ -27,6 +27,8 @@ const MAY_HOLD_PII = /[\d@A-Z\u00C0-\uFFFF=]/
 
 /** Marks a string of a batch whose findings are still to come. */
 const NOT_YET: Finding[] = []
+/** The findings of a string that cannot hold a value (see detectAll, which visits every string). */
+const NONE: Finding[] = []
 
 /** Calls `each` with every string inside `value`, at any depth. */
 function forEachString(value: unknown, each: (text: string) => void): void {
@@ -105,8 +107,7 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     return known
   }
 
-  function scrubText(text: string, placeholders: Placeholders, known?: Map<string, Finding[]>): string {
-    const findings = known?.get(text) ?? detect(text)
+  function scrubText(text: string, placeholders: Placeholders, findings = detect(text)): string {
     if (!findings.length) return text
     let out = ''
     let at = 0
@@ -118,7 +119,7 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
   }
 
   function deep(value: unknown, placeholders: Placeholders, known: Map<string, Finding[]>): unknown {
-    if (typeof value === 'string') return scrubText(value, placeholders, known)
+    if (typeof value === 'string') return scrubText(value, placeholders, known.get(value) ?? NONE)
     if (Array.isArray(value)) {
       const out = new Array<unknown>(value.length)
       for (let i = 0; i < value.length; i++) out[i] = deep(value[i], placeholders, known)
