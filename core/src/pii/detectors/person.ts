@@ -1,3 +1,4 @@
+import { nextCapitalisedWord, type WordSpan } from '../capitalised-words.js'
 import { nameLexicon, type NameLexicon } from '../name-lexicon.js'
 import type { Detector, Finding } from '../finding.js'
 
@@ -7,8 +8,6 @@ import type { Detector, Finding } from '../finding.js'
  * cue such as "my name is" makes the following words a name even when no list knows them, and
  * surname endings common across Europe (-sson, -ová, -ski, -escu, …) count as evidence too.
  */
-// The left boundary is checked by hand (see runs): a lookbehind here would be tried at every position.
-const TOKEN = /(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*)(?![\p{L}\p{M}\p{N}_@])/gu
 const HONORIFIC = /(?:\b(?:mr|mrs|ms|mx|miss|dr|prof|sir|dame|madam|herr|frau|mme|mlle|sr|sra|srta|dott|sig|ra)\.?|\bm\.)\s+$/i
 const STRONG_CUE =
   /(?:(?:my|his|her|their|your|maiden|last|first|full|account|customer|user)(?:'s)? name(?: is|:)|\bname\s*[:=]|\bi'?m|\bi am|\bthis is|\bcalled|\bnamed|\bcall me|\bsigned|\bregards,|\bthanks,|\bcheers,|\bsincerely,|\bdear|\bhi|\bhello|\bhey|\bcontact|\bunder|\bcustomer|\bbeneficiary|\bguardian|\bpartner|\bkid|\bson|\bdaughter|\bwife|\bhusband|\bwith ms\.?|\bsays|\bsaid|\bdirected by|\bstarring|\bfollow up with|\bby|\bcommenter|\bproducer|\bsongwriter|\bsinger|\bauthor)\W{0,3}$/i
@@ -53,14 +52,6 @@ function kindOf(token: string, lex: NameLexicon): Kind {
   return lex.common.has(lower) || (lower.endsWith('s') && lex.common.has(lower.slice(0, -1))) ? 'common' : 'unknown'
 }
 
-interface Token {
-  text: string
-  start: number
-  end: number
-  kind: Kind
-  ambiguous: boolean
-}
-
 const INSIDE_WORD = /[\p{L}\p{M}\p{N}_@.'’-]/u
 
 /** Whether the character at `i` is INSIDE_WORD; the ASCII cases without a regex. */
@@ -70,62 +61,82 @@ function insideWord(text: string, i: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 64 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 39 || c === 45
 }
 
-/** Consecutive tokens separated by exactly one space form a run. */
-function runs(text: string, lex: NameLexicon): Token[][] {
-  const out: Token[][] = []
-  let run: Token[] = []
-  TOKEN.lastIndex = 0
-  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
-    if (m.index > 0 && insideWord(text, m.index - 1)) continue
-    let value = m[0]
-    if (value.endsWith("'s") || value.endsWith('’s')) value = value.slice(0, -2)
-    const { kind, ambiguous } = wordInfo(value, lex)
-    const token: Token = { text: value, start: m.index, end: m.index + value.length, kind, ambiguous }
-    const prev = run[run.length - 1]
-    if (prev && (token.start - prev.end !== 1 || text[prev.end] !== ' ')) {
-      out.push(run)
-      run = []
-    }
-    run.push(token)
-  }
-  if (run.length) out.push(run)
-  return out
+/**
+ * The capitalised words of the run being read (consecutive words separated by exactly one space),
+ * side by side: reused from run to run, so reading a text makes no object per word.
+ */
+const run = { length: 0, start: [] as number[], end: [] as number[], word: [] as string[], info: [] as WordInfo[] }
+
+function addToRun(start: number, end: number, word: string, info: WordInfo): void {
+  const i = run.length++
+  run.start[i] = start
+  run.end[i] = end
+  run.word[i] = word
+  run.info[i] = info
 }
 
 /**
- * Splits a run at ordinary words into the stretches that could be a name, as [from, to) index
- * pairs into the run; initials only count inside a name, never at its edges.
+ * Reads the text's capitalised words run by run, and calls `each` with each run once it is complete.
+ * Whether any word was found.
  */
-function candidates(run: Token[], each: (from: number, to: number) => void): void {
+function forEachRun(text: string, lex: NameLexicon, each: () => void): boolean {
+  const word: WordSpan = { start: 0, end: 0 }
+  let any = false
+  run.length = 0
+  for (let at = 0; nextCapitalisedWord(text, at, word); at = word.end) {
+    const start = word.start
+    // The left boundary, which the word itself does not check: "McDonald" holds no word "Donald".
+    if (start > 0 && insideWord(text, start - 1)) continue
+    let end = word.end
+    const c = text.charCodeAt(end - 2)
+    if (text.charCodeAt(end - 1) === 115 && (c === 39 || c === 0x2019)) end -= 2 // "Anna's" is "Anna"
+    const value = text.slice(start, end)
+    any = true
+    const last = run.length - 1
+    if (last >= 0 && (start - run.end[last]! !== 1 || text.charCodeAt(run.end[last]!) !== 32)) {
+      each()
+      run.length = 0
+    }
+    addToRun(start, end, value, wordInfo(value, lex))
+  }
+  if (run.length) each()
+  return any
+}
+
+/**
+ * Splits the run at ordinary words into the stretches that could be a name, as [from, to) indices
+ * into it; initials only count inside a name, never at its edges.
+ */
+function candidates(each: (from: number, to: number) => void): void {
   let from = 0
   for (let i = 0; i <= run.length; i++) {
-    if (i < run.length && run[i]!.kind !== 'common') continue
+    if (i < run.length && run.info[i]!.kind !== 'common') continue
     let s = from
     let e = i
-    while (s < e && run[s]!.kind === 'initial') s++
-    while (e > s && run[e - 1]!.kind === 'initial') e--
+    while (s < e && run.info[s]!.kind === 'initial') s++
+    while (e > s && run.info[e - 1]!.kind === 'initial') e--
     if (e > s) each(s, e)
     from = i + 1
   }
 }
 
-/** Whether run[from, to) reads as a name from the words alone (no cue needed). */
-function isName(run: Token[], from: number, to: number): boolean {
+/** Whether the run's words [from, to) read as a name from the words alone (no cue needed). */
+function isName(from: number, to: number): boolean {
   const length = to - from
   if (length > 4) return false
   let sure = 0
   let known = 0
   let initials = 0
   for (let i = from; i < to; i++) {
-    const t = run[i]!
-    if (t.kind === 'first' || t.kind === 'last') {
+    const { kind, ambiguous } = run.info[i]!
+    if (kind === 'first' || kind === 'last') {
       known++
-      if (!t.ambiguous) sure++
-    } else if (t.kind === 'initial') initials++
+      if (!ambiguous) sure++
+    } else if (kind === 'initial') initials++
   }
-  if (length === 1) return sure === 1 && (run[from]!.kind === 'first' || run[from]!.text.length > 3)
+  if (length === 1) return sure === 1 && (run.info[from]!.kind === 'first' || run.word[from]!.length > 3)
   // "Mijail C Adomo": a capitalised word, an initial, a capitalised word.
-  return initials > 0 || sure >= 1 || known >= 2 || SURNAME_ENDING.test(run[to - 1]!.text.toLowerCase())
+  return initials > 0 || sure >= 1 || known >= 2 || SURNAME_ENDING.test(run.word[to - 1]!.toLowerCase())
 }
 
 /** Lower-case names are only taken where a name is asked for ("name: eva kleist"). */
@@ -202,11 +213,10 @@ function speakers(text: string, lex: NameLexicon): Finding[] {
 /** "Thomas and Sons", "Drake & Co": the family firm's endings, which follow the name after a conjunction. */
 const AND_SONS = /^,? (?:and|&) (?:Sons|Co\b|Company|Partners|Associates)/
 
-/** Whether run[…, to) is an organisation's name: an organisation word follows it (see name-lexicon.ts). */
-function namesAnOrganisation(text: string, run: Token[], to: number, lex: NameLexicon): boolean {
-  const next = run[to]
-  if (next) return lex.organisationWords.has(next.text.toLowerCase())
-  const end = run[to - 1]!.end
+/** Whether the run's words […, to) are an organisation's name: an organisation word follows them (see name-lexicon.ts). */
+function namesAnOrganisation(text: string, to: number, lex: NameLexicon): boolean {
+  if (to < run.length) return lex.organisationWords.has(run.word[to]!.toLowerCase())
+  const end = run.end[to - 1]!
   // Most candidates end without a conjunction after them: no slice, no regex for those.
   return (text.startsWith(' and ', end) || text.startsWith(' & ', end) || text.startsWith(', and ', end)) && AND_SONS.test(text.slice(end, end + 24))
 }
@@ -224,16 +234,15 @@ export const person: Detector = {
   find(text) {
     const lex = nameLexicon()
     const found: Finding[] = []
-    const capitalised = runs(text, lex)
-    for (const run of capitalised) {
-      candidates(run, (from, to) => {
-        const start = run[from]!.start
-        if (namesAnOrganisation(text, run, to, lex)) return
-        if (isName(run, from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run[to - 1]!.end })
-      })
-    }
+    const anyCapitalised = forEachRun(text, lex, () =>
+      candidates((from, to) => {
+        const start = run.start[from]!
+        if (namesAnOrganisation(text, to, lex)) return
+        if (isName(from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run.end[to - 1]! })
+      }),
+    )
     // Names typed in lower case are only looked for in text written all in lower case (no capitalised word, then no capital).
-    if (!capitalised.length && /name|i'?m|i am/.test(text) && !/\p{Lu}/u.test(text)) found.push(...lowerCaseAfterField(text, lex))
+    if (!anyCapitalised && /name|i'?m|i am/.test(text) && !/\p{Lu}/u.test(text)) found.push(...lowerCaseAfterField(text, lex))
     if (found.length && AND_CAPITAL.test(text)) found.push(...enumerated(text, found, lex))
     // Speaker labels open a line: only multi-line text, or text that opens with one, can hold them.
     if (text.includes(':') && (text.includes('\n') || FIRST_SPEAKER.test(text))) found.push(...speakers(text, lex))
