@@ -29,10 +29,13 @@ test('with a secret, placeholders are keyed hashes: stable across examples, diff
 })
 
 test('scrubs every string in nested tool arguments and results, and leaves numbers, booleans and keys alone', () => {
-  const out = createScrubber().scrub({
+  const input = {
     tool_calls: [{ name: 'lookup_customer', arguments: { email: 'li.wei@example.com', phone: '+44 20 7946 0958', order_id: 'ORD-884211' } }],
     result: { customer: { name: 'Customer Li Wei', cards: ['5500 0000 0000 0004'] }, total: 129.5, refundable: true },
-  })
+  }
+  const before = structuredClone(input)
+  const out = createScrubber().scrub(input)
+  assert.deepEqual(input, before, 'the input is left as it was')
   assert.deepEqual(out, {
     tool_calls: [{ name: 'lookup_customer', arguments: { email: '<EMAIL_1>', phone: '<PHONE_1>', order_id: 'ORD-884211' } }],
     result: { customer: { name: 'Customer <PERSON_1>', cards: ['<CREDIT_CARD_1>'] }, total: 129.5, refundable: true },
@@ -83,12 +86,16 @@ test('rejects options it cannot use with a message naming the field', () => {
   assert.ok(paths.some((p) => p.startsWith('sensitive.0.pattern:')), paths.join('\n'))
 })
 
-test('keeps each value its placeholder in an example holding many values of one kind', () => {
+test('keeps each value its placeholder in an example holding many values of several kinds', () => {
   const scrubber = createScrubber()
   const emails = Array.from({ length: 40 }, (_, i) => `user${i}@example.com`)
-  const out = scrubber.scrub({ first: emails.join(' '), again: [emails[2]!, emails[39]!.toUpperCase(), emails[17]!].join(' ') })
-  assert.equal(out.first, emails.map((_, i) => `<EMAIL_${i + 1}>`).join(' '))
-  assert.equal(out.again, '<EMAIL_3> <EMAIL_40> <EMAIL_18>')
+  const ips = Array.from({ length: 20 }, (_, i) => `10.0.${i}.7`)
+  const out = scrubber.scrub({
+    first: emails.map((email, i) => (i < ips.length ? `${email} ${ips[i]}` : email)).join(' '),
+    again: [emails[2]!, emails[39]!.toUpperCase(), ips[19]!, emails[17]!, ips[0]!].join(' '),
+  })
+  assert.equal(out.first, emails.map((_, i) => (i < ips.length ? `<EMAIL_${i + 1}> <IP_ADDRESS_${i + 1}>` : `<EMAIL_${i + 1}>`)).join(' '))
+  assert.equal(out.again, '<EMAIL_3> <EMAIL_40> <IP_ADDRESS_20> <EMAIL_18> <IP_ADDRESS_1>')
 })
 
 test('scrubbing a batch gives each value what scrubbing it alone gives, or one scope for all when one is passed', () => {

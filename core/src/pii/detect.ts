@@ -10,6 +10,23 @@ export function detectPii(text: string, detectors: readonly Detector[]): Finding
   return detectPiiEach([text], detectors)[0]!
 }
 
+/** The rank of each finding type, per list of detectors: worked out once, since callers pass the same list each time. */
+const ranks = new WeakMap<readonly Detector[], Map<string, number>>()
+
+/**
+ * A type ranks as the first detector that names it as its own; one that a detector reports besides
+ * its own (URL_PARAM beside URL_CREDENTIALS) ranks as that detector, added when first reported.
+ */
+function prioritiesOf(detectors: readonly Detector[]): Map<string, number> {
+  let priorities = ranks.get(detectors)
+  if (!priorities) {
+    priorities = new Map()
+    for (const d of detectors) if (!priorities.has(d.type)) priorities.set(d.type, d.priority)
+    ranks.set(detectors, priorities)
+  }
+  return priorities
+}
+
 /**
  * detectPii for many strings at once, the same findings for each. The detectors take turns over the
  * whole batch rather than over one string: a detector's regexes then run hundreds of times in a row,
@@ -18,16 +35,15 @@ export function detectPii(text: string, detectors: readonly Detector[]): Finding
 export function detectPiiEach(texts: readonly string[], detectors: readonly Detector[]): Finding[][] {
   const scans = texts.map((text) => new TextScan(text))
   const found: Finding[][] = texts.map(() => [])
-  // Per string, made at its first finding: a string without one needs no map.
-  const priorities: (Map<string, number> | undefined)[] = new Array(texts.length)
+  const priorities = prioritiesOf(detectors)
   for (const d of detectors) {
     for (let i = 0; i < texts.length; i++) {
       for (const f of d.find(texts[i]!, scans[i]!)) {
-        // A detector may report more than one type (URL_CREDENTIALS and URL_PARAM): each ranks as its detector.
-        ;(priorities[i] ??= new Map()).set(f.type, d.priority)
+        if (!priorities.has(f.type)) priorities.set(f.type, d.priority)
         found[i]!.push(f)
       }
     }
   }
-  return found.map((all, i) => (all.length ? resolve(all, (type) => priorities[i]!.get(type) ?? 0) : all))
+  const priorityOf = (type: string) => priorities.get(type)!
+  return found.map((all) => (all.length ? resolve(all, priorityOf) : all))
 }

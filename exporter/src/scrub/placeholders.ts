@@ -7,59 +7,66 @@ import { createHmac } from 'node:crypto'
  * the same across the whole dataset and not reversible without the key. The value → placeholder map
  * lives in memory for one example only; nothing but the placeholder is ever written.
  */
-/**
- * The normalised values of one type met so far and their placeholders, side by side: an example
- * holds a handful of values of each type, found faster by a scan than by hashing. Past SMALL
- * values (a long text scrubbed as one example) a map takes over.
- */
-interface TypeSlot {
-  type: string
-  values: string[]
-  names: string[]
-  large?: Map<string, string>
-}
-
 export class Placeholders {
-  private readonly slots: TypeSlot[] = []
+  /**
+   * The values met so far, normalised, with their types and placeholders, side by side: an example
+   * holds a handful, found faster by a scan than by hashing, and made only once a value is met (most
+   * strings hold none). Past SMALL values (a long text scrubbed as one example) maps take over.
+   */
+  private types: string[] | undefined
+  private values: string[] = []
+  private names: string[] = []
+  private large: { byValue: Map<string, string>; counts: Map<string, number> } | undefined
 
   constructor(private readonly key?: string) {}
 
   for(type: string, value: string): string {
-    const slot = this.slotOf(type)
     const normalised = normalise(type, value)
-    const { values, names, large } = slot
-    const known = large ? large.get(normalised) : lookup(values, names, normalised)
+    const known = this.large ? this.large.byValue.get(`${type}\u0000${normalised}`) : this.lookup(type, normalised)
     if (known !== undefined) return known
     const placeholder = this.key
       ? `<${type}_${createHmac('sha256', this.key).update(`${type}\u0000${normalised}`).digest('hex').slice(0, 8)}>`
-      : numbered(type, (large ? large.size : values.length) + 1)
-    if (large) large.set(normalised, placeholder)
-    else {
-      values.push(normalised)
-      names.push(placeholder)
-      if (values.length > SMALL) {
-        slot.large = new Map(values.map((v, i) => [v, names[i]!]))
-        values.length = 0
-        names.length = 0
-      }
-    }
+      : numbered(type, this.count(type) + 1)
+    this.remember(type, normalised, placeholder)
     return placeholder
   }
 
-  private slotOf(type: string): TypeSlot {
-    for (const slot of this.slots) if (slot.type === type) return slot
-    const slot: TypeSlot = { type, values: [], names: [] }
-    this.slots.push(slot)
-    return slot
+  private lookup(type: string, normalised: string): string | undefined {
+    const { types, values } = this
+    if (!types) return undefined
+    for (let i = 0; i < values.length; i++) if (values[i] === normalised && types[i] === type) return this.names[i]
+    return undefined
+  }
+
+  /** How many values of `type` have a placeholder already. */
+  private count(type: string): number {
+    if (this.large) return this.large.counts.get(type) ?? 0
+    let n = 0
+    if (this.types) for (const t of this.types) if (t === type) n++
+    return n
+  }
+
+  private remember(type: string, normalised: string, placeholder: string): void {
+    if (this.large) {
+      this.large.byValue.set(`${type}\u0000${normalised}`, placeholder)
+      this.large.counts.set(type, (this.large.counts.get(type) ?? 0) + 1)
+      return
+    }
+    ;(this.types ??= []).push(type)
+    this.values.push(normalised)
+    this.names.push(placeholder)
+    if (this.values.length > SMALL) {
+      const large = (this.large = { byValue: new Map<string, string>(), counts: new Map<string, number>() })
+      this.types.forEach((t, i) => {
+        large.byValue.set(`${t}\u0000${this.values[i]}`, this.names[i]!)
+        large.counts.set(t, (large.counts.get(t) ?? 0) + 1)
+      })
+      this.types = this.values = this.names = []
+    }
   }
 }
 
-const SMALL = 16
-
-function lookup(values: string[], names: string[], value: string): string | undefined {
-  for (let i = 0; i < values.length; i++) if (values[i] === value) return names[i]
-  return undefined
-}
+const SMALL = 32
 
 /** `<TYPE_n>`, made once per type and number: the same few recur in every example. */
 const made = new Map<string, string[]>()

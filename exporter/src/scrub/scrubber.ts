@@ -6,8 +6,9 @@ export interface Scrubber {
   /** Where personal and secret values sit in one string, after overlaps are settled. */
   detect(text: string): Finding[]
   /**
-   * A copy of `value` (string, array, object, any depth) with every string scrubbed. One call is
-   * one example (the same value gets the same placeholder everywhere inside it) unless the
+   * `value` (string, array, object, any depth) with every string scrubbed. The input is left as it
+   * is; arrays and objects with nothing to replace inside are returned as they are, not copied. One
+   * call is one example (the same value gets the same placeholder everywhere inside it) unless the
    * placeholders of an example in progress are passed.
    */
   scrub<T>(value: T, placeholders?: Placeholders): T
@@ -118,18 +119,31 @@ export function createScrubber(input: ScrubOptions = {}): Scrubber {
     return out + text.slice(at)
   }
 
+  /**
+   * `value` with its strings scrubbed. What holds nothing to replace is returned as it is, not
+   * copied; an array or object with something replaced inside is a shallow copy of the original
+   * with the changed members set, so the input is never modified.
+   */
   function deep(value: unknown, placeholders: Placeholders, known: Map<string, Finding[]>): unknown {
     if (typeof value === 'string') return scrubText(value, placeholders, known.get(value) ?? NONE)
     if (Array.isArray(value)) {
-      const out = new Array<unknown>(value.length)
-      for (let i = 0; i < value.length; i++) out[i] = deep(value[i], placeholders, known)
-      return out
+      let out: unknown[] | undefined
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i]
+        const scrubbed = deep(item, placeholders, known)
+        if (scrubbed !== item) (out ??= value.slice())[i] = scrubbed
+      }
+      return out ?? value
     }
     if (value && typeof value === 'object') {
-      const out: Record<string, unknown> = {}
+      let out: Record<string, unknown> | undefined
       const keys = Object.keys(value)
-      for (let i = 0; i < keys.length; i++) out[keys[i]!] = deep((value as Record<string, unknown>)[keys[i]!], placeholders, known)
-      return out
+      for (let i = 0; i < keys.length; i++) {
+        const member = (value as Record<string, unknown>)[keys[i]!]
+        const scrubbed = deep(member, placeholders, known)
+        if (scrubbed !== member) (out ??= { ...value })[keys[i]!] = scrubbed
+      }
+      return out ?? value
     }
     return value
   }

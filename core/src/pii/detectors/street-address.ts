@@ -90,15 +90,13 @@ const CUES =
 /** Sticky: tried only right after a cue. */
 const CUED = new RegExp(`(?:\\d{1,6} )?(?:(?:${WORD} ){1,4}${NUMBER}|${NUMBER} (?:${WORD} ?){1,4})(?![\\p{L}\\p{N}])`, 'uy')
 
-function afterCues(text: string): Finding[] {
-  const found: Finding[] = []
+function afterCues(text: string, found: Finding[]): void {
   CUES.lastIndex = 0
   for (let cue = CUES.exec(text); cue; cue = CUES.exec(text)) {
     CUED.lastIndex = cue.index + cue[0].length
     const m = CUED.exec(text)
     if (m) found.push({ type: 'ADDRESS', start: m.index, end: m.index + m[0].length })
   }
-  return found
 }
 
 /** What may follow a street line: unit, city, region code, postcode, country; on the same line or the next few. */
@@ -152,10 +150,6 @@ function extend(text: string, end: number): number {
   return end
 }
 
-function withTail(found: Finding[], text: string): Finding[] {
-  return found.map((f) => ({ ...f, end: extend(text, f.end) }))
-}
-
 export const streetAddress: Detector = {
   type: 'ADDRESS',
   priority: 4,
@@ -163,7 +157,9 @@ export const streetAddress: Detector = {
     if (!scan.hasDigit) return []
     const found: Finding[] = []
     for (const { gate, regex } of CORE) if (gate(text, scan)) found.push(...matchAll(text, regex, 'ADDRESS'))
-    found.push(...afterCues(text))
-    return withTail(found, text)
+    afterCues(text, found)
+    // The findings are this call's own: each takes in its tail where it stands.
+    for (const f of found) f.end = extend(text, f.end)
+    return found
   },
 }
