@@ -13,9 +13,7 @@ export class Placeholders {
    * holds a handful, found faster by a scan than by hashing, and made only once a value is met (most
    * strings hold none). Past SMALL values (a long text scrubbed as one example) maps take over.
    */
-  private types: string[] | undefined
-  private values: string[] = []
-  private names: string[] = []
+  private small: { types: string[]; values: string[]; names: string[] } | undefined
   private large: { byValue: Map<string, string>; counts: Map<string, number> } | undefined
 
   constructor(private readonly key?: string) {}
@@ -32,9 +30,9 @@ export class Placeholders {
   }
 
   private lookup(type: string, normalised: string): string | undefined {
-    const { types, values } = this
-    if (!types) return undefined
-    for (let i = 0; i < values.length; i++) if (values[i] === normalised && types[i] === type) return this.names[i]
+    const small = this.small
+    if (!small) return undefined
+    for (let i = 0; i < small.values.length; i++) if (small.values[i] === normalised && small.types[i] === type) return small.names[i]
     return undefined
   }
 
@@ -42,27 +40,27 @@ export class Placeholders {
   private count(type: string): number {
     if (this.large) return this.large.counts.get(type) ?? 0
     let n = 0
-    if (this.types) for (const t of this.types) if (t === type) n++
+    if (this.small) for (const t of this.small.types) if (t === type) n++
     return n
   }
 
   private remember(type: string, normalised: string, placeholder: string): void {
-    if (this.large) {
-      this.large.byValue.set(`${type}\u0000${normalised}`, placeholder)
-      this.large.counts.set(type, (this.large.counts.get(type) ?? 0) + 1)
-      return
-    }
-    ;(this.types ??= []).push(type)
-    this.values.push(normalised)
-    this.names.push(placeholder)
-    if (this.values.length > SMALL) {
-      const large = (this.large = { byValue: new Map<string, string>(), counts: new Map<string, number>() })
-      this.types.forEach((t, i) => {
-        large.byValue.set(`${t}\u0000${this.values[i]}`, this.names[i]!)
-        large.counts.set(t, (large.counts.get(t) ?? 0) + 1)
-      })
-      this.types = this.values = this.names = []
-    }
+    if (!this.large) {
+      const small = (this.small ??= { types: [], values: [], names: [] })
+      small.types.push(type)
+      small.values.push(normalised)
+      small.names.push(placeholder)
+      if (small.values.length <= SMALL) return
+      this.large = { byValue: new Map(), counts: new Map() }
+      this.small = undefined
+      small.types.forEach((t, i) => this.addLarge(t, small.values[i]!, small.names[i]!))
+    } else this.addLarge(type, normalised, placeholder)
+  }
+
+  private addLarge(type: string, normalised: string, placeholder: string): void {
+    const large = this.large!
+    large.byValue.set(`${type}\u0000${normalised}`, placeholder)
+    large.counts.set(type, (large.counts.get(type) ?? 0) + 1)
   }
 }
 
