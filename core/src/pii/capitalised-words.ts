@@ -32,7 +32,7 @@ function classify(char: string): number {
 /** Class bits by UTF-16 code unit, filled as characters are first met; ASCII up front. */
 const bmp = new Uint8Array(65_536)
 for (let c = 0; c < 128; c++) bmp[c] = classify(String.fromCharCode(c))
-/** Characters beyond the BMP (surrogate pairs), rare enough for a map. */
+/** Characters beyond the BMP (surrogate pairs), rare enough for a map; emptied past 10,000 of them. */
 const astral = new Map<number, number>()
 
 function isHighSurrogate(c: number): boolean {
@@ -54,7 +54,10 @@ function classAt(text: string, i: number): number {
   if (widthAt(text, i) === 2) {
     const codePoint = text.codePointAt(i)!
     let bits = astral.get(codePoint)
-    if (bits === undefined) astral.set(codePoint, (bits = classify(String.fromCodePoint(codePoint))))
+    if (bits === undefined) {
+      if (astral.size >= 10_000) astral.clear()
+      astral.set(codePoint, (bits = classify(String.fromCodePoint(codePoint))))
+    }
     return bits
   }
   return bmp[c] || (bmp[c] = classify(String.fromCharCode(c)))
