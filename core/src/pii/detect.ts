@@ -10,20 +10,13 @@ export function detectPii(text: string, detectors: readonly Detector[]): Finding
   return detectPiiEach([text], detectors)[0]!
 }
 
-/** The rank of each finding type, per list of detectors: worked out once, since callers pass the same list each time. */
-const ranks = new WeakMap<readonly Detector[], Map<string, number>>()
-
 /**
  * A type ranks as the first detector that names it as its own; one that a detector reports besides
- * its own (URL_PARAM beside URL_CREDENTIALS) ranks as that detector, added when first reported.
+ * its own (URL_PARAM beside URL_CREDENTIALS) ranks as that detector.
  */
-function prioritiesOf(detectors: readonly Detector[]): Map<string, number> {
-  let priorities = ranks.get(detectors)
-  if (!priorities) {
-    priorities = new Map()
-    for (const d of detectors) if (!priorities.has(d.type)) priorities.set(d.type, d.priority)
-    ranks.set(detectors, priorities)
-  }
+function declaredPriorities(detectors: readonly Detector[]): Map<string, number> {
+  const priorities = new Map<string, number>()
+  for (const d of detectors) if (!priorities.has(d.type)) priorities.set(d.type, d.priority)
   return priorities
 }
 
@@ -35,15 +28,17 @@ function prioritiesOf(detectors: readonly Detector[]): Map<string, number> {
 export function detectPiiEach(texts: readonly string[], detectors: readonly Detector[]): Finding[][] {
   const scans = texts.map((text) => new TextScan(text))
   const found: Finding[][] = texts.map(() => [])
-  const priorities = prioritiesOf(detectors)
+  // Made at the first finding: a batch without one needs no ranks.
+  let priorities: Map<string, number> | undefined
   for (const d of detectors) {
     for (let i = 0; i < texts.length; i++) {
       for (const f of d.find(texts[i]!, scans[i]!)) {
+        priorities ??= declaredPriorities(detectors)
         if (!priorities.has(f.type)) priorities.set(f.type, d.priority)
         found[i]!.push(f)
       }
     }
   }
-  const priorityOf = (type: string) => priorities.get(type)!
+  const priorityOf = (type: string) => priorities!.get(type)!
   return found.map((all) => (all.length ? resolve(all, priorityOf) : all))
 }
