@@ -40,7 +40,7 @@ const scrubBatches = (options: ScrubOptions = {}) => {
   const scrubber = createScrubber(options)
   for (const batch of batches) scrubber.scrubEach(batch)
 }
-/** The same, one example per call, as export calls it. */
+/** The same, one example per `scrub` call (export calls it once per field of an example, with the example's placeholders). */
 const scrubOneByOne = () => {
   const scrubber = createScrubber()
   for (const e of examples) scrubber.scrub(e)
