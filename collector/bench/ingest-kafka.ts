@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,8 +23,8 @@ import { decodeProtobufRequest, encodeTraceRecords, scanProtobufRequest } from '
 import { protobufBatch } from './genai-batch.js'
 import { rawProduceSpansPerSecond } from './kafka-produce.js'
 import { otlpSender } from './post-otlp.js'
-import { median, percentile, rate } from './stats.js'
-import { startPrivateBroker } from '@sieve/testkit'
+import { median, percentile, processCpuSeconds, rate, startPrivateBroker } from '@sieve/testkit'
+import { cpuSecondsOf } from './thread-cpu.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
@@ -69,16 +69,6 @@ async function started(run: ReturnType<typeof sieve>, banner: RegExp, url: RegEx
 async function stop(run: ReturnType<typeof sieve>): Promise<void> {
   run.child.kill('SIGTERM')
   await once(run.child, 'exit')
-}
-
-/** CPU seconds a child used so far, all its threads: utime + stime, in clock ticks of 1/100 s. */
-function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-const selfCpuSeconds = (): number => {
-  const u = process.cpuUsage()
-  return (u.user + u.system) / 1e6
 }
 
 /** Spans the ingester handled, from its /metrics; a busy machine may drop a poll, an exited ingester ends the run. */
@@ -138,9 +128,9 @@ for (let round = 1; round <= ROUNDS; round++) {
     KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
   }
 
-  const rawCpu = selfCpuSeconds()
+  const rawCpu = processCpuSeconds()
   results.raw.push(await rawProduceSpansPerSecond(brokers, `bench-${id}-raw`, PARTITIONS, records))
-  results.rawPerCpu.push(Math.round(total / (selfCpuSeconds() - rawCpu)))
+  results.rawPerCpu.push(Math.round(total / (processCpuSeconds() - rawCpu)))
 
   const migrate = sieve('migrate', env)
   await once(migrate.child, 'exit')
@@ -148,10 +138,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   const collector = sieve('collector', { ...env, SIEVE_DATA_DIR: join(work, `round-${round}-collector`) })
   const url = await started(collector, /Sieve collector is up/, /OTLP\/HTTP traces: (\S+)/)
   const warmUp = await send(url, payloads.slice(0, 8)) // connections, JIT
-  const collectorCpu = cpuSeconds(collector.child)
+  const collectorCpu = cpuSecondsOf(collector.child.pid!)
   const accepted = await send(url, payloads)
   results.accepted.push(rate(accepted.spans, accepted.elapsedMs))
-  results.acceptedPerCpu.push(Math.round(accepted.spans / (cpuSeconds(collector.child) - collectorCpu)))
+  results.acceptedPerCpu.push(Math.round(accepted.spans / (cpuSecondsOf(collector.child.pid!) - collectorCpu)))
   results.refused += accepted.refused
 
   const ingester = sieve('ingester', env)

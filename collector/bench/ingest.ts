@@ -20,8 +20,8 @@ import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
 import { otlpSender } from './post-otlp.js'
-import { median, percentile, rate } from './stats.js'
-import { THREAD_GROUPS, threadCpu } from './thread-cpu.js'
+import { median, percentile, processCpuSeconds, rate } from '@sieve/testkit'
+import { THREAD_GROUPS, cpuSecondsOf, threadCpu } from './thread-cpu.js'
 
 if (process.argv.includes('--kafka')) {
   await import('./ingest-kafka.js')
@@ -63,12 +63,8 @@ async function collectorMetrics(): Promise<string> {
 const metric = (text: string, pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? NaN)
 const storedSpans = (text: string): number => metric(text, /^sieve_insert_rows_total\{table="spans"\} (\d+)/m) || 0
 
-/** CPU seconds a process used so far, all its threads (the engine's included). */
-const selfCpu = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6 }
-const childCpu = (): number => {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, in clock ticks of 1/100 s
-}
+/** CPU seconds `sieve up` used so far, all its threads (the engine's included). */
+const childCpu = (): number => cpuSecondsOf(child.pid!)
 
 // Wall-clock rates depend on what else the machine runs; spans per CPU-second do not, so both are shown.
 const figures = {
@@ -101,10 +97,10 @@ for (const [index, slice] of rounds.entries()) {
   // Dropping the parts leaves no background merges to compete with what is measured next.
   await ceilingStorage.command({ query: 'TRUNCATE TABLE spans' })
   started = performance.now()
-  const cpuBefore = selfCpu()
+  const cpuBefore = processCpuSeconds()
   for (const batch of chunks(spans, INSERT_BATCH)) await insertSpans(ceilingStorage, batch)
   figures.ceiling.push(rate(spans.length, performance.now() - started))
-  figures.ceilingPerCpu.push(Math.round(spans.length / (selfCpu() - cpuBefore)))
+  figures.ceilingPerCpu.push(Math.round(spans.length / (processCpuSeconds() - cpuBefore)))
   await ceilingStorage.command({ query: 'TRUNCATE TABLE spans' })
 
   // The collector takes the same requests over HTTP.

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { SPAN_COLUMNS, chdbConnectionOf, createStorage, migrate, spanToRow, type Span, type SpanRowValues } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
-import { median } from './stats.js'
+import { median, processCpuSeconds } from '@sieve/testkit'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
@@ -72,7 +72,7 @@ const spans: Span[] = []
 for (let i = 0; i < REQUESTS; i++) for (const span of decodeProtobufRequest(protobufBatch(512), 'default').spans) spans.push(span)
 const batchesOf = (size: number): Span[][] => Array.from({ length: Math.ceil(spans.length / size) }, (_, i) => spans.slice(i * size, (i + 1) * size))
 
-const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+const cpuMs = (): number => processCpuSeconds() * 1000
 const perCpuSecond = (ms: number): number => Math.round((spans.length / ms) * 1000)
 const checksum = async (): Promise<string> =>
   (await chdb.chdb.queryAsync(`SELECT count(), sum(cityHash64(${SPAN_COLUMNS.join(', ')})) FROM spans`, { format: 'TSV' })).text().trim()

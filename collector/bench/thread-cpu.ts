@@ -15,13 +15,23 @@ function groupOf(pid: number, tid: string, name: string): ThreadGroup {
   return name.startsWith('MergeMutate') ? 'engine merges' : 'engine worker threads'
 }
 
+/** utime + stime of a /proc stat file, in seconds (clock ticks of 1/100 s). */
+function statCpuSeconds(statFile: string): number {
+  const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** CPU seconds process `pid` used so far, all its threads. */
+export function cpuSecondsOf(pid: number): number {
+  return statCpuSeconds(`/proc/${pid}/stat`)
+}
+
 export function threadCpu(pid: number): Record<ThreadGroup, number> {
   const seconds = Object.fromEntries(THREAD_GROUPS.map((g) => [g, 0])) as Record<ThreadGroup, number>
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      seconds[groupOf(pid, tid, name)] += (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, 1/100 s ticks
+      seconds[groupOf(pid, tid, name)] += statCpuSeconds(`/proc/${pid}/task/${tid}/stat`)
     } catch {
       // The thread ended between listing and reading.
     }

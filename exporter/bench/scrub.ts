@@ -1,5 +1,6 @@
 import { Readable, Writable } from 'node:stream'
 import { resolveChecksConfig } from '@sieve/scorer'
+import { median, processCpuSeconds } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { BATCH_CHARS, BUILT_IN_TYPES, buildExample, createScrubber, scrubStream, type ScrubOptions } from '../src/index.js'
@@ -27,12 +28,11 @@ for (let i = 0, chars = 0; i < examples.length; i++) {
 }
 for (const e of examples.slice(0, 200)) createScrubber().scrub(e) // warm up the JIT and the name lexicon
 
-/** CPU seconds of `work` (CPU time, not wall time: other processes on the machine must not count against it). */
+/** CPU seconds of `work`, awaited (`sieve scrub` is asynchronous). */
 async function cpuSeconds(work: () => unknown): Promise<number> {
-  const t0 = process.cpuUsage()
+  const start = processCpuSeconds()
   await work()
-  const used = process.cpuUsage(t0)
-  return (used.user + used.system) / 1e6
+  return processCpuSeconds() - start
 }
 
 /** Every example scrubbed once by a fresh scrubber (no strings remembered from an earlier run), in batches. */
@@ -62,7 +62,7 @@ const roundTrip = () => {
 async function medians<K extends string>(work: Record<K, () => unknown>, rounds = 5): Promise<Record<K, number>> {
   const runs = Object.fromEntries(Object.keys(work).map((k) => [k, [] as number[]])) as Record<K, number[]>
   for (let r = 0; r < rounds; r++) for (const k of Object.keys(work) as K[]) runs[k].push(await cpuSeconds(work[k]))
-  return Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, medianOf(v as number[])])) as Record<K, number>
+  return Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v as number[])])) as Record<K, number>
 }
 
 const alone = await medians({ batches: () => scrubBatches(), oneByOne: scrubOneByOne, jsonl: scrubJsonl, baseline: roundTrip })
@@ -107,7 +107,7 @@ for (let r = -2; r < 5; r++) {
   const seconds = await cpuSeconds(() => copies.forEach((t) => buildExample(t, scores, options)))
   if (r >= 0) exportRuns.push(seconds)
 }
-const exportMedian = medianOf(exportRuns)
+const exportMedian = median(exportRuns)
 console.log(`as part of export: ${traces.length} traces, ${(traceBytes / 1e6).toFixed(1)} MB of span attributes`)
 console.log(`  ${(traceBytes / 1e6 / exportMedian).toFixed(1)} MB/s   ${Math.round(traces.length / exportMedian)} examples/s`)
 
@@ -123,8 +123,4 @@ if (process.argv.includes('--by-detector')) {
     saved.push({ type, ms: (m.all - m.without) * 1000 })
   }
   for (const { type, ms } of saved.sort((a, b) => b.ms - a.ms)) console.log(`  ${type.padEnd(16)} ${String(Math.round(ms) || 0).padStart(5)} ms`)
-}
-
-function medianOf(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 }

@@ -29,11 +29,11 @@ import {
   type JudgeConfig,
   type ScoreSink,
 } from '../src/index.js'
+import { median } from '@sieve/testkit'
 import { supportTrace } from './support-trace.js'
 import { mainThreadCpuMs, perThread, processCpuMs } from './thread-cpu.js'
 
 const LATENCY_MS = 200
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? Number(process.argv[i + 1]) : fallback

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { InProcessQueue } from '@sieve/collector'
 import { createStorage, migrate, type Span, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
+import { median, processCpuSeconds } from '@sieve/testkit'
 import { supportTrace } from './support-trace.js'
 
 /*
@@ -27,7 +28,6 @@ const checks = resolveChecksConfig({
   agents: { support: { required_tools: { tools: ['lookup_order'] }, prohibited_tools: { tools: ['process_refund'] } } },
 })
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!
 
 const corpus: Trace[] = Array.from({ length: TRACES }, () => {
@@ -42,12 +42,11 @@ const corpus: Trace[] = Array.from({ length: TRACES }, () => {
 function tracesPerSecond(work: (t: Trace) => void): number {
   const rates: number[] = []
   for (let run = 0; run < RUNS + 2; run++) {
-    const start = process.cpuUsage()
+    const start = processCpuSeconds()
     // A fresh Trace object over the same spans: the per-trace content cache does not carry over,
     // and, as in the scorer, nothing keeps a scored trace's parsed content alive.
     for (const t of corpus) work({ ...t })
-    const used = process.cpuUsage(start)
-    const seconds = (used.user + used.system) / 1e6
+    const seconds = processCpuSeconds() - start
     if (run > 1) rates.push(TRACES / seconds) // the first runs warm up the JIT
   }
   return median(rates)

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { processCpuSeconds } from '@sieve/testkit'
 
 /**
  * CPU time of this process's main thread, in ms: the scoring thread, without the judge's worker
@@ -22,6 +23,5 @@ export function mainThreadCpuMs(): number {
 }
 
 export function processCpuMs(): number {
-  const { user, system } = process.cpuUsage()
-  return (user + system) / 1000
+  return processCpuSeconds() * 1000
 }
