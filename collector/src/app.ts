@@ -4,6 +4,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { createTraceRoutes } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import type { CollectorMetrics } from './metrics.js'
+import { InProcessQueue } from './queue/in-process-queue.js'
 import { createOtlpRouter } from './receiver/index.js'
 
 export interface AppOptions {
@@ -21,6 +22,8 @@ export interface AppOptions {
    * only, for a process that consumes the queue and takes no traffic (`sieve ingester`).
    */
   serveTraffic?: boolean
+  /** Where errors no client may see go in full (default: stderr). */
+  log?: (message: string) => void
 }
 
 /** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
@@ -29,6 +32,7 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by')
 
   const { metrics, queueDepth } = options
+  const log = options.log ?? ((message: string) => console.error(message))
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
@@ -44,6 +48,12 @@ export function createApp(options: AppOptions): Express {
       res.status(503).json({ status: 'unavailable', message: 'migrations not applied: run `sieve migrate`' })
       return
     }
+    // Reachable is not enough: on the embedded queue, storage refusing every insert stalls ingest.
+    const stalled = options.queue instanceof InProcessQueue ? options.queue.stalled() : undefined
+    if (stalled !== undefined) {
+      res.status(503).json({ status: 'unavailable', message: `storage is not taking spans: ${stalled}` })
+      return
+    }
     res.json({ status: 'ready' })
   })
 
@@ -53,7 +63,7 @@ export function createApp(options: AppOptions): Express {
   })
 
   if (options.serveTraffic !== false) {
-    app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics }))
+    app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }))
     for (const route of options.routes ?? []) app.use(route.path, route.handler)
     app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
     app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
@@ -62,9 +72,11 @@ export function createApp(options: AppOptions): Express {
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
   })
-  const onError: ErrorRequestHandler = (err: Error, _req, res, _next) => {
-    // Storage errors on reads: the request may succeed later, the process keeps serving.
-    res.status(503).json({ error: { code: 'UNAVAILABLE', message: err.message } })
+  const onError: ErrorRequestHandler = (err: Error, req, res, _next) => {
+    // Storage errors on reads and writes: the request may succeed later, the process keeps serving.
+    // Their text can quote stored rows, so it goes to the log and the client gets the problem only.
+    log(`sieve collector: ${req.method} ${req.path} failed: ${err?.stack ?? String(err)}`)
+    res.status(503).json({ error: { code: 'UNAVAILABLE', message: 'storage is unavailable; retry later' } })
   }
   app.use(onError)
   return app

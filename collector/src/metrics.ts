@@ -10,8 +10,13 @@ export interface CollectorMetrics {
   spansReceived: Counter<'project'>
   /** Spans the queue took (acknowledged to the sender). */
   spansAccepted: Counter<'project'>
-  /** Spans refused: `invalid` (failed validation), `queue_full`, `queue_unavailable`. */
+  /**
+   * Spans refused: `invalid` (failed validation), `quarantined` (storage refused them; kept as
+   * dead letters), `queue_full`, `queue_unavailable`.
+   */
   spansRejected: Counter<'project' | 'reason'>
+  /** Spans written to the `dead_letters` table (embedded queue), by project. */
+  deadLetters: Counter<'project'>
   /** Time from request to response on `/v1/traces`, by HTTP status. */
   requestDuration: Histogram<'status'>
   /** Spans published but not yet stored, as the queue reports it. */
@@ -53,8 +58,14 @@ export function createMetrics(): CollectorMetrics {
     }),
     spansRejected: new Counter({
       name: 'sieve_spans_rejected_total',
-      help: 'Spans refused, by reason (invalid, queue_full, queue_unavailable)',
+      help: 'Spans refused, by reason (invalid, quarantined, queue_full, queue_unavailable)',
       labelNames: ['project', 'reason'],
+      registers: [registry],
+    }),
+    deadLetters: new Counter({
+      name: 'sieve_dead_letter_spans_total',
+      help: 'Spans storage refused, written to the dead_letters table, by project',
+      labelNames: ['project'],
       registers: [registry],
     }),
     requestDuration: new Histogram({

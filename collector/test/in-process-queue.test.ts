@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { QueueFullError, QueueUnavailableError, type QueuedSpan, type Span } from '@sieve/core'
+import { QueueFullError, QueueUnavailableError, UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
 import { InProcessQueue } from '@sieve/collector'
 
 const span = (spanId: string): Span => ({
@@ -127,6 +127,78 @@ describe('in-process queue', () => {
     fail = false
     await queue.close()
     assert.deepEqual(delivered, ['a0'])
+  })
+
+  test('a batch refused for its data is split: the rest handled, each refused span dead-lettered and reported to its publisher', async () => {
+    const queue = new InProcessQueue({ lingerMs: 20, retryInitialMs: 1 })
+    const handled: string[] = []
+    const dead: [string, string][] = []
+    const refused = new Set(['a3', 'a6'])
+    await queue.subscribe({
+      group: 'g', gatesPublish: true,
+      onBatch: async (batch) => {
+        if (batch.some((q) => refused.has(q.span.spanId))) throw new UnprocessableSpansError("Code: 27. row 1: 'secret'", 'storage refused it (test)')
+        handled.push(...ids(batch))
+      },
+      deadLetter: async (queued, error) => { dead.push([queued.span.spanId, error.message]) },
+    })
+    const other = spans('b', 3).map((s) => ({ ...s, projectId: 'other' }))
+    const [a, b] = await Promise.all([queue.publish(spans('a', 8)), queue.publish(other)])
+    assert.deepEqual(a, {
+      quarantined: [
+        { index: 3, reason: 'storage refused it (test); kept as a dead letter' },
+        { index: 6, reason: 'storage refused it (test); kept as a dead letter' },
+      ],
+    })
+    assert.equal(b, undefined, 'nothing of the other project was refused')
+    assert.deepEqual(handled.sort(), ['a0', 'a1', 'a2', 'a4', 'a5', 'a7', 'b0', 'b1', 'b2'])
+    assert.deepEqual(dead.sort(), [['a3', "Code: 27. row 1: 'secret'"], ['a6', "Code: 27. row 1: 'secret'"]])
+    assert.equal(queue.depth(), 0)
+    await queue.close()
+  })
+
+  test('batches behind a refused one go on while it is split; close waits for the split to finish', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1 })
+    const held = gate()
+    const handled: string[] = []
+    await queue.subscribe({
+      group: 'g', gatesPublish: true,
+      onBatch: async (batch) => {
+        if (batch.some((q) => q.span.spanId === 'a0')) throw new UnprocessableSpansError('refused')
+        handled.push(...ids(batch))
+      },
+      deadLetter: () => held.opened,
+    })
+    let refusedDone = false
+    const refused = queue.publish(spans('a', 1)).then(() => { refusedDone = true })
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the next batch waited for the refused one')), 5000))
+    await Promise.race([queue.publish(spans('b', 2)), timeout])
+    assert.deepEqual(handled, ['b0', 'b1'])
+    assert.equal(refusedDone, false, 'its dead letter is still being written')
+    let closed = false
+    const closing = queue.close().then(() => { closed = true })
+    await new Promise((r) => setTimeout(r, 20))
+    assert.equal(closed, false)
+    held.open()
+    await Promise.all([refused, closing])
+  })
+
+  test('while storage fails, publishes queued behind the failing batch are answered too, and the queue says it is stalled', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, retryMaxMs: 20, gateAttempts: 2 })
+    let failing = true
+    await queue.subscribe({
+      group: 'g', gatesPublish: true,
+      onBatch: async () => { if (failing) throw new Error("Code: 1002. quoting a row: 'secret'") },
+    })
+    const first = queue.publish(spans('a', 1))
+    const behind = queue.publish(spans('b', 1))
+    for (const publish of [first, behind]) {
+      await assert.rejects(publish, (err) => err instanceof QueueUnavailableError && !err.message.includes('secret'))
+    }
+    assert.match(queue.stalled() ?? '', /^consumer group 'g' has failed \d+ attempts in a row since /)
+    failing = false
+    await queue.close()
+    assert.equal(queue.stalled(), undefined)
   })
 
   test('close drains what is queued and then refuses new spans', async () => {

@@ -138,13 +138,13 @@ test('keeps every digit of 64-bit integers given as JSON numbers or strings', ()
 })
 
 test('rejects invalid JSON spans, keeps the valid ones and says why for each', () => {
-  const good = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '10', endTimeUnixNano: '20' }
+  const good = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '1700000000000000010', endTimeUnixNano: '1700000000000000020' }
   const spans = [
     good,
     { ...good, traceId: '0102' },
     { ...good, spanId: 'zz02030405060708' },
     { ...good, startTimeUnixNano: undefined },
-    { ...good, endTimeUnixNano: '9' },
+    { ...good, endTimeUnixNano: '1700000000000000009' },
     { ...good, name: 5 },
     { ...good, traceId: '00000000000000000000000000000000' },
     { ...good, spanId: '0a0b' },
@@ -224,7 +224,7 @@ test('reads long JSON integers as exact strings and leaves strings, floats and s
 })
 
 test('a malformed value nested in an attribute rejects its span, or the whole request when it sits in the resource', () => {
-  const span = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '10', endTimeUnixNano: '20' }
+  const span = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '1700000000000000010', endTimeUnixNano: '1700000000000000020' }
   const badList = { key: 'list', value: { arrayValue: { values: [{ stringValue: 'ok' }, { intValue: 'twelve' }] } } }
   const out = decodeJsonRequest(
     Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span, { ...span, attributes: [badList] }] }] }] })),

@@ -248,7 +248,7 @@ test('storage failing behind the queue is a 503 with Retry-After, and the receiv
     assert.equal(res.headers.get('retry-after'), '5')
     assert.deepEqual(readStatus(res.bytes), {
       code: 14,
-      message: 'queue is unavailable: storing spans failed 2 times (disk full); they stay queued and are retried',
+      message: 'queue is unavailable: storage did not take the spans (2 attempts failed); they stay queued and are retried',
     })
     assert.equal((await post(server.url, { 'content-type': 'application/json' }, jsonRequest([validSpan(0)]))).status, 200)
   } finally {
@@ -267,7 +267,7 @@ test('a closed queue, or one failing in a way it does not name, is a 503 with Re
   }
   for (const [queue, message] of [
     [closed.queue, 'queue is unavailable: the queue is shutting down'],
-    [broken, 'queue is unavailable: socket hang up'],
+    [broken, 'queue is unavailable: it failed to take the spans; retry later'],
   ] as const) {
     const server = await startReceiver({ queue })
     try {

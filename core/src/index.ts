@@ -1,5 +1,6 @@
 export * from './config.js'
 export * from './span.js'
+export * from './span-values.js'
 export * from './genai.js'
 export * from './queue.js'
 export * from './storage/index.js'

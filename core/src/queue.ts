@@ -29,6 +29,26 @@ export interface SubscribeOptions {
    * ingester sets it so an HTTP 200 means "stored"; Kafka makes spans durable on its own.
    */
   gatesPublish?: boolean
+  /**
+   * Embedded queue only: where a span goes that this group refused, alone, with
+   * UnprocessableSpansError (the batch is split until the failing spans are alone). Once it
+   * resolved the span counts as handled, and a gated publish reports it in `PublishOutcome`.
+   * Without it such spans are retried like any failure. Kafka moves them to its dead-letter topic.
+   */
+  deadLetter?(span: QueuedSpan, error: UnprocessableSpansError): Promise<void>
+}
+
+/** A span of a publish that storage could never take and that was kept aside as a dead letter. */
+export interface QuarantinedSpan {
+  /** Position in the array given to publish(). */
+  index: number
+  /** Why, fit for the sender: names the problem, never quotes stored data. */
+  reason: string
+}
+
+/** What became of a publish's spans when some were not stored (embedded queue only). */
+export interface PublishOutcome {
+  quarantined: QuarantinedSpan[]
 }
 
 export interface Subscription {
@@ -38,8 +58,11 @@ export interface Subscription {
 }
 
 export interface SpanQueue {
-  /** Resolves once the spans are durable (see `gatesPublish`); rejects with QueueUnavailableError. */
-  publish(spans: Span[]): Promise<void>
+  /**
+   * Resolves once the spans are durable (see `gatesPublish`), with the spans that were kept as
+   * dead letters instead, if any; rejects with QueueUnavailableError or QueueFullError.
+   */
+  publish(spans: Span[]): Promise<PublishOutcome | void>
   subscribe(options: SubscribeOptions): Promise<Subscription>
   close(): Promise<void>
 }
@@ -68,4 +91,11 @@ export class QueueFullError extends Error {
  */
 export class UnprocessableSpansError extends Error {
   readonly code = 'SPANS_UNPROCESSABLE'
+  /**
+   * @param message the full error, for logs and the dead letter: it may quote the refused row.
+   * @param reason the same for the sender, naming the problem without any data.
+   */
+  constructor(message: string, readonly reason = 'storage cannot take it') {
+    super(message)
+  }
 }

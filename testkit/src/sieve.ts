@@ -2,13 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, createMetrics, InProcessQueue, listen, startIngester, type Ingester, type RunningServer } from '@sieve/collector'
+import {
+  createApp, createMetrics, InProcessQueue, listen, startIngester,
+  type CollectorMetrics, type InProcessQueueOptions, type Ingester, type RunningServer,
+} from '@sieve/collector'
 import { createStorage, migrate } from '@sieve/core'
 
 export interface SieveOptions {
   apiKeys?: Map<string, string>
   /** The collector's request body limit (16 MiB unless set). */
   maxBodyBytes?: number
+  /** The in-process queue's settings (its defaults unless set). */
+  queue?: InProcessQueueOptions
+  /** Where the collector logs errors no client may see (stderr unless set). */
+  log?: (message: string) => void
 }
 
 export interface RunningSieve {
@@ -18,6 +25,7 @@ export interface RunningSieve {
   queue: InProcessQueue
   ingester: Ingester
   server: RunningServer
+  metrics: CollectorMetrics
   stop(): Promise<void>
 }
 
@@ -30,7 +38,7 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
   const dir = mkdtempSync(join(tmpdir(), 'sieve-testkit-'))
   const storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
   await migrate(storage, { retentionDays: 30 })
-  const queue = new InProcessQueue()
+  const queue = new InProcessQueue(options.queue)
   const metrics = createMetrics()
   const ingester = await startIngester({ queue, storage, metrics })
   const app = createApp({
@@ -40,6 +48,7 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
     apiKeys: options.apiKeys ?? new Map(),
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
     queueDepth: () => queue.depth(),
+    ...(options.log ? { log: options.log } : {}),
   })
   const server = await listen(app, '127.0.0.1', 0)
   return {
@@ -48,6 +57,7 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
     queue,
     ingester,
     server,
+    metrics,
     async stop() {
       await server.stop()
       await ingester.stop()

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { insertSpans, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
+import { insertDeadLetters, insertSpans, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
 import { classifyInsertError } from './insert-errors.js'
 import { RollupRefresher } from './rollup-refresher.js'
@@ -37,7 +37,9 @@ function touchedTraces(batch: QueuedSpan[]): TraceKey[] {
 
 /**
  * Stores what the queue delivers: one insert per batch into `spans`. Subscribed with
- * `gatesPublish`, so on the embedded queue an OTLP 200 means the insert has committed. A span
+ * `gatesPublish`, so on the embedded queue an OTLP 200 means the insert has committed. Spans
+ * storage refuses (found by the embedded queue splitting the batch) are written to
+ * `dead_letters` under their project; with Kafka they go to the dead-letter topic instead. A span
  * delivered twice collapses in `spans` (ReplacingMergeTree on its identity, FINAL in reads); the
  * `traces` rollup of touched traces is rewritten from `spans FINAL` right after, off the
  * acknowledgement path, so it counts every distinct span once.
@@ -85,6 +87,10 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       metrics?.insertRows.inc({ table: 'spans' }, batch.length)
       const rolled = rollups.mark(touchedTraces(batch))
       if (commitAfterRollup) commitWhen(rolled, batch)
+    },
+    deadLetter: async ({ span }, error) => {
+      await insertDeadLetters(storage, [{ span, error: error.message }])
+      metrics?.deadLetters.inc({ project: span.projectId })
     },
   })
   ready(subscription)

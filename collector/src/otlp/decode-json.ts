@@ -1,14 +1,17 @@
-import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Attributes, type Span } from '@sieve/core'
+import { SPAN_KINDS, STATUS_CODES, setAttribute, wellFormed, type AttributeValue, type Attributes, type Span } from '@sieve/core'
 import type { z } from 'zod'
 import { DecodedRequest, spanPath } from './decoded-request.js'
 import { OtlpDecodeError } from './otlp-error.js'
 import { parseExactJson } from './parse-exact-json.js'
 import { anyValueSchema, exportRequestSchema, keyValueSchema, spanSchema, type AnyValueJson, type KeyValueJson, type SpanJson } from './otlp-json-schema.js'
-import { serviceNameOf, spanProblem } from './span-checks.js'
+import { MAX_NESTING, NestingError, serviceNameOf, spanProblem } from './span-checks.js'
 
 /*
  * OTLP/JSON into Span objects. JSON numbers beyond 2^53 (nanosecond timestamps, int64 attribute
  * values) would be rounded by JSON.parse, so `parseExactJson` reads their digits as strings.
+ * JSON escapes can spell lone surrogates (`"\ud800"`, half an emoji), which have no UTF-8 form:
+ * every string taken from the request goes through `wellFormed`, which replaces them by U+FFFD.
+ * Attribute values nest by recursion, bounded by MAX_NESTING (JSON.parse itself does not recurse).
  */
 
 /** The first few zod issues as `path: message`, the path written as in the OTLP/JSON document. */
@@ -28,7 +31,7 @@ export function decodeJsonRequest(body: Buffer, projectId: string): DecodedReque
     const serviceName = serviceNameOf(resource)
     ;(rs.scopeSpans ?? []).forEach((ss, si) => {
       const attributes = sharedAttributes(ss.scope?.attributes, `resourceSpans[${ri}].scopeSpans[${si}].scope`)
-      const scope = { name: ss.scope?.name ?? '', version: ss.scope?.version ?? '', attributes }
+      const scope = { name: wellFormed(ss.scope?.name ?? ''), version: wellFormed(ss.scope?.version ?? ''), attributes }
       ;(ss.spans ?? []).forEach((raw, i) => {
         const where = spanPath(ri, si, i)
         const json = spanSchema.safeParse(raw)
@@ -68,12 +71,12 @@ function toSpan(s: SpanJson, projectId: string, serviceName: string, resource: A
     traceId: hexId(s.traceId, 'trace id'),
     spanId: hexId(s.spanId, 'span id'),
     parentSpanId: hexId(s.parentSpanId, 'parent span id'),
-    traceState: s.traceState ?? '',
-    name: s.name ?? '',
+    traceState: wellFormed(s.traceState ?? ''),
+    name: wellFormed(s.name ?? ''),
     kind: enumName(SPAN_KINDS, s.kind, 'SPAN_KIND_'),
     startTimeUnixNano: nanos(s.startTimeUnixNano),
     endTimeUnixNano: nanos(s.endTimeUnixNano),
-    status: { code: enumName(STATUS_CODES, s.status?.code, 'STATUS_CODE_'), message: s.status?.message ?? '' },
+    status: { code: enumName(STATUS_CODES, s.status?.code, 'STATUS_CODE_'), message: wellFormed(s.status?.message ?? '') },
     flags: s.flags ?? 0,
     serviceName,
     scope,
@@ -81,14 +84,14 @@ function toSpan(s: SpanJson, projectId: string, serviceName: string, resource: A
     resource,
     events: (s.events ?? []).map((e) => ({
       timeUnixNano: nanos(e.timeUnixNano),
-      name: e.name ?? '',
+      name: wellFormed(e.name ?? ''),
       attributes: attributesOf(e.attributes),
       droppedAttributesCount: e.droppedAttributesCount ?? 0,
     })),
     links: (s.links ?? []).map((l) => ({
       traceId: hexId(l.traceId, 'link trace id'),
       spanId: hexId(l.spanId, 'link span id'),
-      traceState: l.traceState ?? '',
+      traceState: wellFormed(l.traceState ?? ''),
       attributes: attributesOf(l.attributes),
       flags: l.flags ?? 0,
       droppedAttributesCount: l.droppedAttributesCount ?? 0,
@@ -114,9 +117,10 @@ function enumName<T extends string>(names: readonly T[], value: string | number 
   return value.slice(prefix.length) as T
 }
 
-function attributesOf(list: KeyValueJson[] | undefined): Attributes {
+/** `depth`: how many arrays and key-value lists enclose these attributes' values. */
+function attributesOf(list: KeyValueJson[] | undefined, depth = 0): Attributes {
   const out: Attributes = {}
-  if (list) for (const kv of list) out[kv.key] = valueOf(kv.value)
+  if (list) for (const kv of list) setAttribute(out, wellFormed(kv.key), valueOf(kv.value, depth))
   return out
 }
 
@@ -127,19 +131,34 @@ function nested<T extends z.ZodType>(schema: T, item: unknown): z.infer<T> {
   return parsed.data
 }
 
-/** Mirrors the protobuf decoder: exact ints (string beyond 2^53), bytes as base64, empty as null. */
-function valueOf(v: AnyValueJson | undefined): AttributeValue {
+/** The depth of the values inside an array or key-value list at `depth`; past MAX_NESTING the span is rejected. */
+function nestedDepth(depth: number): number {
+  if (depth >= MAX_NESTING) throw new FieldError(new NestingError().message)
+  return depth + 1
+}
+
+/**
+ * Mirrors the protobuf decoder: exact ints (string beyond 2^53), bytes as base64, empty as null,
+ * NaN and the infinities by name (as OTLP/JSON writes them: JSON has no number for them).
+ */
+function valueOf(v: AnyValueJson | undefined, depth: number): AttributeValue {
   if (v === undefined) return null
-  if (v.stringValue !== undefined) return v.stringValue
+  if (v.stringValue !== undefined) return wellFormed(v.stringValue)
   if (v.boolValue !== undefined) return v.boolValue
   if (v.intValue !== undefined) {
     if (typeof v.intValue === 'number') return v.intValue
     const n = Number(v.intValue)
     return Number.isSafeInteger(n) ? n : BigInt(v.intValue).toString()
   }
-  if (v.doubleValue !== undefined) return Number(v.doubleValue)
-  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map((item) => valueOf(nested(anyValueSchema, item)))
-  if (v.kvlistValue !== undefined) return attributesOf((v.kvlistValue.values ?? []).map((item) => nested(keyValueSchema, item)))
+  if (v.doubleValue !== undefined) return v.doubleValue
+  if (v.arrayValue !== undefined) {
+    const inner = nestedDepth(depth)
+    return (v.arrayValue.values ?? []).map((item) => valueOf(nested(anyValueSchema, item), inner))
+  }
+  if (v.kvlistValue !== undefined) {
+    const inner = nestedDepth(depth)
+    return attributesOf((v.kvlistValue.values ?? []).map((item) => nested(keyValueSchema, item)), inner)
+  }
   // Re-encoded so URL-safe or unpadded base64 reads back as the protobuf path writes it.
   if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue, 'base64').toString('base64')
   return null

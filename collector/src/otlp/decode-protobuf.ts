@@ -1,6 +1,7 @@
 import {
   SPAN_KINDS,
   STATUS_CODES,
+  setAttribute,
   type AttributeValue,
   type Attributes,
   type Span,
@@ -10,8 +11,9 @@ import {
   type StatusCode,
 } from '@sieve/core'
 import { DecodedRequest, RequestAccount, spanPath } from './decoded-request.js'
+import { OtlpDecodeError } from './otlp-error.js'
 import type { ProtobufOrigin, ResourceOrigin, ScopeOrigin } from './protobuf-origin.js'
-import { serviceNameOf, spanProblem } from './span-checks.js'
+import { MAX_NESTING, NestingError, doubleValue, serviceNameOf, spanProblem } from './span-checks.js'
 import { WireReader } from './wire-reader.js'
 
 /*
@@ -23,6 +25,10 @@ import { WireReader } from './wire-reader.js'
  * forwards the sender's bytes (Kafka), walks attribute values and events just as deep, so it
  * accepts and rejects exactly what decoding would, but builds none of them: ids, times and
  * links are all a span's checks need.
+ *
+ * Attribute values nest by recursion, bounded by MAX_NESTING: a span holding a deeper value is
+ * rejected (its remaining bytes skipped), a resource or scope holding one refuses the request.
+ * Protobuf strings are decoded from UTF-8, so they are always well-formed UTF-16.
  */
 
 /** Decodes a protobuf ExportTraceServiceRequest; throws OtlpDecodeError when the bytes are not one. */
@@ -71,10 +77,16 @@ function walkRequest(body: Buffer, projectId: string, walk: Walk): void {
   const r = new WireReader(body)
   const end = body.length
   let resourceIndex = 0
-  while (r.pos < end) {
-    const tag = r.uint32(end)
-    if (tag === 0x0a) readResourceSpans(r, r.delimitedEnd(end), resourceIndex++, projectId, walk)
-    else r.skip(tag & 7, end)
+  try {
+    while (r.pos < end) {
+      const tag = r.uint32(end)
+      if (tag === 0x0a) readResourceSpans(r, r.delimitedEnd(end), resourceIndex++, projectId, walk)
+      else r.skip(tag & 7, end)
+    }
+  } catch (err) {
+    // A span's own values are caught with the span; this one is a resource's or a scope's, which every span shares.
+    if (err instanceof NestingError) throw new OtlpDecodeError('NESTING_TOO_DEEP', `resource or scope attributes: ${err.message}`)
+    throw err
   }
 }
 
@@ -88,7 +100,7 @@ function readResourceSpans(r: WireReader, end: number, resourceIndex: number, pr
     const tag = r.uint32(end)
     switch (tag) {
       case 0x0a: // resource: its attributes (field 1) are what Sieve keeps
-        readKeyValueList(r, r.delimitedEnd(end), walk.values ? resource : null)
+        readKeyValueList(r, r.delimitedEnd(end), walk.values ? resource : null, 0)
         resourceOrigin.fields.push(fieldStart, r.pos)
         break
       case 0x12: // scope_spans
@@ -126,12 +138,11 @@ function readScopeSpans(
         scopeOrigin.fields.push(fieldStart, r.pos)
         break
       case 0x12: {
-        const span = readSpan(r, r.delimitedEnd(end), projectId, resource, scope, walk.values)
-        const problem = spanProblem(span)
-        if (problem === undefined) {
+        const span = readCheckedSpan(r, r.delimitedEnd(end), projectId, resource, scope, walk.values)
+        if (typeof span !== 'string') {
           walk.kept.push(span)
           walk.origins?.push({ start: fieldStart, end: r.pos, scope: scopeOrigin })
-        } else walk.account.reject(spanPath(resourceIndex, scopeIndex, spanIndex), problem)
+        } else walk.account.reject(spanPath(resourceIndex, scopeIndex, spanIndex), span)
         spanIndex++
         break
       }
@@ -152,11 +163,23 @@ function readScope(r: WireReader, end: number, scope: Span['scope'], values: boo
         scope.version = r.string(end)
         break
       case 0x1a:
-        readKeyValue(r, r.delimitedEnd(end), values ? scope.attributes : null)
+        readKeyValue(r, r.delimitedEnd(end), values ? scope.attributes : null, 0)
         break
       default:
         r.skip(tag & 7, end)
     }
+  }
+}
+
+/** A span that passes the checks, or why it does not; a value nested too deep leaves the rest of the span unread. */
+function readCheckedSpan(r: WireReader, end: number, projectId: string, resource: Attributes, scope: Span['scope'], values: boolean): Span | string {
+  try {
+    const span = readSpan(r, end, projectId, resource, scope, values)
+    return spanProblem(span) ?? span
+  } catch (err) {
+    if (!(err instanceof NestingError)) throw err
+    r.pos = end
+    return err.message
   }
 }
 
@@ -205,7 +228,7 @@ function readSpan(r: WireReader, end: number, projectId: string, resource: Attri
         finish = r.fixed64Decimal(end)
         break
       case 0x4a:
-        readKeyValue(r, r.delimitedEnd(end), values ? attributes : null)
+        readKeyValue(r, r.delimitedEnd(end), values ? attributes : null, 0)
         break
       case 0x50:
         droppedAttributesCount = r.uint32(end)
@@ -269,7 +292,7 @@ function readEvent(r: WireReader, end: number): SpanEvent {
         event.name = r.string(end)
         break
       case 0x1a:
-        readKeyValue(r, r.delimitedEnd(end), event.attributes)
+        readKeyValue(r, r.delimitedEnd(end), event.attributes, 0)
         break
       case 0x20:
         event.droppedAttributesCount = r.uint32(end)
@@ -285,7 +308,7 @@ function readEvent(r: WireReader, end: number): SpanEvent {
 function skipEvent(r: WireReader, end: number): void {
   while (r.pos < end) {
     const tag = r.uint32(end)
-    if (tag === 0x1a) readKeyValue(r, r.delimitedEnd(end), null)
+    if (tag === 0x1a) readKeyValue(r, r.delimitedEnd(end), null, 0)
     else r.skip(tag & 7, end)
   }
 }
@@ -305,7 +328,7 @@ function readLink(r: WireReader, end: number, values: boolean): SpanLink {
         link.traceState = r.string(end)
         break
       case 0x22:
-        readKeyValue(r, r.delimitedEnd(end), values ? link.attributes : null)
+        readKeyValue(r, r.delimitedEnd(end), values ? link.attributes : null, 0)
         break
       case 0x28:
         link.droppedAttributesCount = r.uint32(end)
@@ -339,8 +362,11 @@ function readStatus(r: WireReader, end: number): Span['status'] {
   return { code, message }
 }
 
-/** A KeyValue into `into`; with `into` null, only checked for well-formedness. */
-function readKeyValue(r: WireReader, end: number, into: Attributes | null): void {
+/**
+ * A KeyValue into `into`; with `into` null, only checked for well-formedness. `depth`: how many
+ * arrays and key-value lists enclose its value.
+ */
+function readKeyValue(r: WireReader, end: number, into: Attributes | null, depth: number): void {
   let key = ''
   let value: AttributeValue = null
   while (r.pos < end) {
@@ -351,22 +377,23 @@ function readKeyValue(r: WireReader, end: number, into: Attributes | null): void
         else r.skip(2, end)
         break
       case 0x12:
-        value = readAnyValue(r, r.delimitedEnd(end), into !== null)
+        value = readAnyValue(r, r.delimitedEnd(end), into !== null, depth)
         break
       default:
         r.skip(tag & 7, end)
     }
   }
-  if (into) into[key] = value
+  if (into) setAttribute(into, key, value)
 }
 
 /**
- * AnyValue: ints stay exact (a string beyond 2^53), bytes become base64, an empty value is null.
- * Without `build`, only walked (nested lists and maps too); null comes back.
+ * AnyValue: ints stay exact (a string beyond 2^53), bytes become base64, an empty value is null,
+ * NaN and the infinities their names. Without `build`, only walked (nested lists and maps too);
+ * null comes back.
  */
-function readAnyValue(r: WireReader, end: number, build: boolean): AttributeValue {
+function readAnyValue(r: WireReader, end: number, build: boolean, depth: number): AttributeValue {
   if (!build) {
-    skipAnyValue(r, end)
+    skipAnyValue(r, end, depth)
     return null
   }
   let value: AttributeValue = null
@@ -383,13 +410,13 @@ function readAnyValue(r: WireReader, end: number, build: boolean): AttributeValu
         value = r.int64(end)
         break
       case 0x21:
-        value = r.double(end)
+        value = doubleValue(r.double(end))
         break
       case 0x2a:
-        value = readValueList(r, r.delimitedEnd(end), true)
+        value = readValueList(r, r.delimitedEnd(end), true, nested(depth))
         break
       case 0x32:
-        value = readKeyValueList(r, r.delimitedEnd(end), {})
+        value = readKeyValueList(r, r.delimitedEnd(end), {}, nested(depth))
         break
       case 0x3a:
         value = r.base64(end)
@@ -402,30 +429,36 @@ function readAnyValue(r: WireReader, end: number, build: boolean): AttributeValu
 }
 
 /** The fields readAnyValue reads, with the same wire types, skipped: scalars by their wire type, lists and maps walked. */
-function skipAnyValue(r: WireReader, end: number): void {
+function skipAnyValue(r: WireReader, end: number, depth: number): void {
   while (r.pos < end) {
     const tag = r.uint32(end)
-    if (tag === 0x2a) readValueList(r, r.delimitedEnd(end), false)
-    else if (tag === 0x32) readKeyValueList(r, r.delimitedEnd(end), null)
+    if (tag === 0x2a) readValueList(r, r.delimitedEnd(end), false, nested(depth))
+    else if (tag === 0x32) readKeyValueList(r, r.delimitedEnd(end), null, nested(depth))
     else r.skip(tag & 7, end)
   }
 }
 
-function readKeyValueList(r: WireReader, end: number, into: Attributes | null): Attributes | null {
+/** The depth of the values inside an array or key-value list at `depth`; throws past MAX_NESTING. */
+function nested(depth: number): number {
+  if (depth >= MAX_NESTING) throw new NestingError()
+  return depth + 1
+}
+
+function readKeyValueList(r: WireReader, end: number, into: Attributes | null, depth: number): Attributes | null {
   while (r.pos < end) {
     const tag = r.uint32(end)
-    if (tag === 0x0a) readKeyValue(r, r.delimitedEnd(end), into)
+    if (tag === 0x0a) readKeyValue(r, r.delimitedEnd(end), into, depth)
     else r.skip(tag & 7, end)
   }
   return into
 }
 
-function readValueList(r: WireReader, end: number, build: boolean): AttributeValue[] | null {
+function readValueList(r: WireReader, end: number, build: boolean, depth: number): AttributeValue[] | null {
   const values: AttributeValue[] | null = build ? [] : null
   while (r.pos < end) {
     const tag = r.uint32(end)
     if (tag === 0x0a) {
-      const value = readAnyValue(r, r.delimitedEnd(end), build)
+      const value = readAnyValue(r, r.delimitedEnd(end), build, depth)
       values?.push(value)
     } else r.skip(tag & 7, end)
   }

@@ -8,9 +8,18 @@ import { z } from 'zod'
  * `parseExactJson`). Unknown fields are ignored, as the spec requires.
  */
 
-const uint64 = z.union([z.string().regex(/^\d+$/, 'expected a decimal integer'), z.number().int().nonnegative()])
-const count = z.number().int().nonnegative()
-const int64 = z.union([z.string().regex(/^-?\d+$/, 'expected a decimal integer'), z.number().int()])
+/** A decimal string within [min, max]; up to 18 digits always fits 64 bits, so only longer ones are compared. */
+const decimalWithin = (min: bigint, max: bigint, pattern: RegExp, what: string) =>
+  z
+    .string()
+    .regex(pattern, 'expected a decimal integer')
+    .refine((s) => s.replace(/^-/, '').length <= 18 || (BigInt(s) >= min && BigInt(s) <= max), `expected ${what}`)
+
+// Numbers are safe integers (zod's int()); larger ones arrive as strings (see parseExactJson).
+const uint64 = z.union([decimalWithin(0n, 2n ** 64n - 1n, /^\d+$/, 'an unsigned 64-bit integer'), z.number().int().nonnegative()])
+/** fixed32 and uint32 fields (flags, dropped counts): larger values would be wrapped by a UInt32 column. */
+const uint32 = z.number().int().min(0).max(0xffffffff)
+const int64 = z.union([decimalWithin(-(2n ** 63n), 2n ** 63n - 1n, /^-?\d+$/, 'a signed 64-bit integer'), z.number().int()])
 const double = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
 
 /**
@@ -40,24 +49,24 @@ export const spanSchema = z.object({
   spanId: z.string().optional(),
   traceState: z.string().optional(),
   parentSpanId: z.string().optional(),
-  flags: count.optional(),
+  flags: uint32.optional(),
   name: z.string().optional(),
   kind: enumValue(SPAN_KINDS, 'SPAN_KIND_'),
   startTimeUnixNano: uint64.optional(),
   endTimeUnixNano: uint64.optional(),
   attributes,
-  droppedAttributesCount: count.optional(),
+  droppedAttributesCount: uint32.optional(),
   events: z
     .array(
       z.object({
         timeUnixNano: uint64.optional(),
         name: z.string().optional(),
         attributes,
-        droppedAttributesCount: count.optional(),
+        droppedAttributesCount: uint32.optional(),
       }),
     )
     .optional(),
-  droppedEventsCount: count.optional(),
+  droppedEventsCount: uint32.optional(),
   links: z
     .array(
       z.object({
@@ -65,12 +74,12 @@ export const spanSchema = z.object({
         spanId: z.string().optional(),
         traceState: z.string().optional(),
         attributes,
-        droppedAttributesCount: count.optional(),
-        flags: count.optional(),
+        droppedAttributesCount: uint32.optional(),
+        flags: uint32.optional(),
       }),
     )
     .optional(),
-  droppedLinksCount: count.optional(),
+  droppedLinksCount: uint32.optional(),
   status: z.object({ message: z.string().optional(), code: enumValue(STATUS_CODES, 'STATUS_CODE_') }).optional(),
 })
 
@@ -79,7 +88,7 @@ export const exportRequestSchema = z.object({
   resourceSpans: z
     .array(
       z.object({
-        resource: z.object({ attributes, droppedAttributesCount: count.optional() }).optional(),
+        resource: z.object({ attributes, droppedAttributesCount: uint32.optional() }).optional(),
         scopeSpans: z
           .array(
             z.object({
@@ -88,7 +97,7 @@ export const exportRequestSchema = z.object({
                   name: z.string().optional(),
                   version: z.string().optional(),
                   attributes,
-                  droppedAttributesCount: count.optional(),
+                  droppedAttributesCount: uint32.optional(),
                 })
                 .optional(),
               spans: z.array(z.unknown()).optional(),

@@ -1,6 +1,6 @@
 import {
-  QueueFullError, QueueUnavailableError,
-  type QueuedSpan, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
+  QueueFullError, QueueUnavailableError, UnprocessableSpansError,
+  type PublishOutcome, type QuarantinedSpan, type QueuedSpan, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
 } from '@sieve/core'
 
 /**
@@ -11,8 +11,15 @@ import {
  * - Group commit: spans of all requests that arrive while a group's handler is busy (or within
  *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans`.
  * - A group subscribed with `gatesPublish` makes publish() resolve only once it handled the spans.
- * - A failed batch is delivered again after a growing backoff; spans are never dropped. A gated
- *   publish whose batch failed `gateAttempts` times is rejected (503) while the retries go on.
+ * - Quarantine: a batch the group refuses with UnprocessableSpansError (storage cannot take some
+ *   span in it) is taken out of the group's lane, so the batches behind it go on at once. Beside
+ *   the lane it is split by project, then halved until the failing spans are alone; the rest is
+ *   handled, and each failing span goes to the group's `deadLetter` and is reported to its
+ *   publisher as quarantined. One project's bad span costs another project one extra insert.
+ * - Any other failure (storage unavailable) is retried after a growing backoff; spans are never
+ *   dropped. A gated publish whose spans failed `gateAttempts` times is rejected (503) while the
+ *   retries go on, and so is every gated publish waiting behind them: nothing waits without
+ *   bound. Until an attempt succeeds again the group is stalled (`stalled()`, for readiness).
  */
 export interface InProcessQueueOptions {
   capacity?: number
@@ -21,18 +28,22 @@ export interface InProcessQueueOptions {
   retryInitialMs?: number
   retryMaxMs?: number
   gateAttempts?: number
-  /** Told of every failed batch, for logs. */
+  /** Told of every failed batch, for logs (the error in full: it may quote stored data). */
   onError?: (group: string, error: unknown, attempt: number) => void
 }
 
 interface Waiter {
-  resolve(): void
+  resolve(outcome: PublishOutcome): void
   reject(error: Error): void
 }
 
+/** The spans of one publish, as one group sees them. */
 interface Entry {
   spans: QueuedSpan[]
   waiter?: Waiter
+  /** Spans neither handled nor dead-lettered yet. */
+  unsettled: number
+  quarantined: QuarantinedSpan[]
 }
 
 interface Group {
@@ -41,9 +52,17 @@ interface Group {
   depth: number
   busy: boolean
   timer?: NodeJS.Timeout
-  idle: Waiter[]
+  idle: (() => void)[]
   closed: boolean
+  /** Refused batches being split beside the lane. */
+  isolating: Set<Promise<void>>
+  /** Attempts in a row that failed for a reason other than the data, and when the first did. */
+  failures: number
+  failingSince?: Date
 }
+
+/** Which publish, and which of its spans, a queued span is: for settling the parts of a split batch. */
+type Owners = Map<QueuedSpan, { entry: Entry; index: number }>
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -74,30 +93,46 @@ export class InProcessQueue implements SpanQueue {
     return depth
   }
 
-  async publish(spans: Span[]): Promise<void> {
+  /**
+   * Why spans cannot be stored now: a gating group whose last `gateAttempts` or more attempts
+   * all failed for a reason other than the data. Undefined while storage makes progress.
+   */
+  stalled(): string | undefined {
+    for (const group of this.groups.values()) {
+      if (!group.options.gatesPublish || group.failures < this.gateAttempts) continue
+      return `consumer group '${group.options.group}' has failed ${group.failures} attempts in a row since ${group.failingSince?.toISOString()}`
+    }
+    return undefined
+  }
+
+  async publish(spans: Span[]): Promise<PublishOutcome | void> {
     if (this.closed) throw new QueueUnavailableError('the queue is shutting down')
     if (spans.length === 0) return
     if (this.depth() + spans.length > this.capacity) {
       throw new QueueFullError(`the queue holds ${this.depth()} of ${this.capacity} spans; retry later`)
     }
     const queued = spans.map((span) => ({ span, partition: 0, offset: (this.nextOffset++).toString() }))
-    const gates: Promise<void>[] = []
+    const gates: Promise<PublishOutcome>[] = []
     for (const group of this.groups.values()) {
-      const entry: Entry = { spans: queued }
+      const entry: Entry = { spans: queued, unsettled: queued.length, quarantined: [] }
       if (group.options.gatesPublish) {
-        gates.push(new Promise<void>((resolve, reject) => { entry.waiter = { resolve, reject } }))
+        gates.push(new Promise<PublishOutcome>((resolve, reject) => { entry.waiter = { resolve, reject } }))
       }
       group.entries.push(entry)
       group.depth += queued.length
       this.schedule(group)
     }
-    await Promise.all(gates)
+    const outcomes = await Promise.all(gates)
+    // Two gating groups may both have kept a span aside: report it once.
+    const quarantined = new Map<number, QuarantinedSpan>()
+    for (const outcome of outcomes) for (const q of outcome.quarantined) if (!quarantined.has(q.index)) quarantined.set(q.index, q)
+    if (quarantined.size > 0) return { quarantined: [...quarantined.values()].sort((a, b) => a.index - b.index) }
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (this.closed) throw new QueueUnavailableError('the queue is shutting down')
     if (this.groups.has(options.group)) throw new Error(`consumer group '${options.group}' already has a subscriber in this process`)
-    const group: Group = { options, entries: [], depth: 0, busy: false, idle: [], closed: false }
+    const group: Group = { options, entries: [], depth: 0, busy: false, idle: [], closed: false, isolating: new Set(), failures: 0 }
     this.groups.set(options.group, group)
     return {
       // Nothing survives the process, so there is no position to store.
@@ -119,8 +154,16 @@ export class InProcessQueue implements SpanQueue {
   }
 
   private drain(group: Group): Promise<void> {
-    if (!group.busy && group.entries.length === 0) return Promise.resolve()
-    return new Promise((resolve, reject) => group.idle.push({ resolve, reject }))
+    if (this.isIdle(group)) return Promise.resolve()
+    return new Promise((resolve) => group.idle.push(resolve))
+  }
+
+  private isIdle(group: Group): boolean {
+    return !group.busy && group.entries.length === 0 && group.isolating.size === 0
+  }
+
+  private wakeIdle(group: Group): void {
+    if (this.isIdle(group)) for (const wake of group.idle.splice(0)) wake()
   }
 
   private schedule(group: Group): void {
@@ -154,36 +197,151 @@ export class InProcessQueue implements SpanQueue {
       group.timer = undefined
     }
     group.busy = true
-    while (group.entries.length > 0 && !group.closed) {
-      const entries = this.takeBatch(group)
-      const batch = entries.flatMap((e) => e.spans)
-      await this.deliver(group, batch, entries)
-      group.depth -= batch.length
-      for (const entry of entries) entry.waiter?.resolve()
-    }
+    while (group.entries.length > 0 && !group.closed) await this.deliver(group, this.takeBatch(group))
     group.busy = false
-    for (const waiter of group.idle.splice(0)) waiter.resolve()
+    this.wakeIdle(group)
   }
 
-  /** Hands the batch to the group until it succeeds, backing off between attempts. */
-  private async deliver(group: Group, batch: QueuedSpan[], entries: Entry[]): Promise<void> {
+  /**
+   * Hands the batch to the group until it is handled, backing off between attempts; a batch
+   * refused for its data is handed to `isolate` instead, and the lane moves on.
+   */
+  private async deliver(group: Group, entries: Entry[]): Promise<void> {
+    const batch = entries.flatMap((e) => e.spans)
     let delay = this.retryInitialMs
     for (let attempt = 1; ; attempt++) {
       try {
         await group.options.onBatch(batch)
+        group.failures = 0
+        for (const entry of entries) this.settle(group, entry, entry.spans.length)
         return
       } catch (error) {
         this.options.onError?.(group.options.group, error, attempt)
-        if (attempt === this.gateAttempts) {
-          const unavailable = new QueueUnavailableError(`storing spans failed ${attempt} times (${(error as Error).message}); they stay queued and are retried`)
-          for (const entry of entries) {
-            entry.waiter?.reject(unavailable)
-            entry.waiter = undefined
-          }
+        if (error instanceof UnprocessableSpansError && group.options.deadLetter) {
+          // Storage answered, about the data: it is up. The lane goes on while the batch is split.
+          group.failures = 0
+          this.isolate(group, entries, error)
+          return
         }
+        this.failed(group, entries, attempt)
         await sleep(delay)
         delay = Math.min(delay * 2, this.retryMaxMs)
       }
     }
   }
+
+  /**
+   * Splits a refused batch beside the lane: by project first, each project's part tried on its
+   * own (a project whose part is stored is done at once), then halves of a refused part until
+   * each refused span is alone and goes to the dead letters.
+   */
+  private isolate(group: Group, entries: Entry[], error: UnprocessableSpansError): void {
+    const owners: Owners = new Map()
+    const projects = new Map<string, QueuedSpan[]>()
+    for (const entry of entries) {
+      entry.spans.forEach((queued, index) => {
+        owners.set(queued, { entry, index })
+        const part = projects.get(queued.span.projectId)
+        if (part) part.push(queued)
+        else projects.set(queued.span.projectId, [queued])
+      })
+    }
+    const parts = [...projects.values()]
+    const work = parts.length > 1
+      ? Promise.all(parts.map((part) => this.narrow(group, owners, part))).then(() => {})
+      : this.narrow(group, owners, parts[0] ?? [], error)
+    const tracked: Promise<void> = work.finally(() => {
+      group.isolating.delete(tracked)
+      this.wakeIdle(group)
+    })
+    group.isolating.add(tracked)
+  }
+
+  /** Stores what storage takes of `spans` and dead-letters the rest, one span at a time; `refused`: already known to fail. */
+  private async narrow(group: Group, owners: Owners, spans: QueuedSpan[], refused?: UnprocessableSpansError): Promise<void> {
+    const error = refused ?? (await this.attempt(group, owners, spans))
+    if (error === undefined || spans.length === 0) return
+    if (spans.length === 1) {
+      await this.quarantine(group, owners, spans[0]!, error)
+      return
+    }
+    const half = Math.ceil(spans.length / 2)
+    await this.narrow(group, owners, spans.slice(0, half))
+    await this.narrow(group, owners, spans.slice(half))
+  }
+
+  /** One part of a split batch, retried like a batch until stored (undefined) or refused for its data (the error). */
+  private async attempt(group: Group, owners: Owners, spans: QueuedSpan[]): Promise<UnprocessableSpansError | undefined> {
+    let delay = this.retryInitialMs
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await group.options.onBatch(spans)
+        group.failures = 0
+        for (const queued of spans) this.settleSpan(group, owners, queued)
+        return undefined
+      } catch (error) {
+        this.options.onError?.(group.options.group, error, attempt)
+        if (error instanceof UnprocessableSpansError) {
+          group.failures = 0
+          return error
+        }
+        this.failed(group, entriesOf(owners, spans), attempt)
+        await sleep(delay)
+        delay = Math.min(delay * 2, this.retryMaxMs)
+      }
+    }
+  }
+
+  /** A span storage refused on its own: to the group's dead letters (retried until they take it), then settled as quarantined. */
+  private async quarantine(group: Group, owners: Owners, queued: QueuedSpan, error: UnprocessableSpansError): Promise<void> {
+    let delay = this.retryInitialMs
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await group.options.deadLetter!(queued, error)
+        break
+      } catch (deadLetterError) {
+        this.options.onError?.(group.options.group, deadLetterError, attempt)
+        this.failed(group, entriesOf(owners, [queued]), attempt)
+        await sleep(delay)
+        delay = Math.min(delay * 2, this.retryMaxMs)
+      }
+    }
+    this.settleSpan(group, owners, queued, `${error.reason}; kept as a dead letter`)
+  }
+
+  /**
+   * An attempt failed for a reason other than the data. Past `gateAttempts` the publishers
+   * waiting on these spans, and on every span queued behind them, are answered: unavailable.
+   * The message is the queue's own; the error, which may quote stored rows of any project, only
+   * goes to `onError`.
+   */
+  private failed(group: Group, entries: Iterable<Entry>, attempt: number): void {
+    if (group.failures++ === 0) group.failingSince = new Date()
+    if (attempt < this.gateAttempts) return
+    const unavailable = new QueueUnavailableError(
+      `storage did not take the spans (${attempt} attempts failed); they stay queued and are retried`,
+    )
+    for (const entry of [...entries, ...group.entries]) {
+      entry.waiter?.reject(unavailable)
+      entry.waiter = undefined
+    }
+  }
+
+  private settle(group: Group, entry: Entry, count: number): void {
+    entry.unsettled -= count
+    group.depth -= count
+    if (entry.unsettled === 0) entry.waiter?.resolve({ quarantined: entry.quarantined })
+  }
+
+  private settleSpan(group: Group, owners: Owners, queued: QueuedSpan, quarantined?: string): void {
+    const owner = owners.get(queued)!
+    if (quarantined !== undefined) owner.entry.quarantined.push({ index: owner.index, reason: quarantined })
+    this.settle(group, owner.entry, 1)
+  }
+}
+
+function entriesOf(owners: Owners, spans: QueuedSpan[]): Set<Entry> {
+  const entries = new Set<Entry>()
+  for (const queued of spans) entries.add(owners.get(queued)!.entry)
+  return entries
 }

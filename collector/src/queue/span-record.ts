@@ -1,8 +1,9 @@
 import { z } from 'zod'
-import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Span } from '@sieve/core'
+import { SPAN_KINDS, STATUS_CODES, setAttribute, wellFormed, type AttributeValue, type Attributes, type Span } from '@sieve/core'
 import { decodeProtobufRequest, type ScannedRequest } from '../otlp/decode-protobuf.js'
 import { OtlpDecodeError } from '../otlp/otlp-error.js'
 import { protobufSubset } from '../otlp/protobuf-subset.js'
+import { MAX_NESTING, NestingError, spanProblem } from '../otlp/span-checks.js'
 import { varintSize, writeVarint } from '../otlp/varint.js'
 import { WireReader } from '../otlp/wire-reader.js'
 
@@ -30,33 +31,69 @@ export const OTLP_TRACE_RECORD = 2
  */
 export const MAX_TRACE_RECORD_BYTES = 256 * 1024
 
-const attributeValue: z.ZodType<AttributeValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(attributeValue), z.record(z.string(), attributeValue)]),
-)
-const attributes = z.record(z.string(), attributeValue)
-const hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `must be ${bytes * 2} lower-case hex digits`)
-const nanos = z.string().regex(/^\d{1,20}$/, 'must be Unix nanoseconds as a decimal string')
-const count = z.number().int().min(0)
+/** Why a record's attribute value is not one the decoders could have made. */
+class AttributeError extends Error {}
 
+/**
+ * An attribute value of a version 1 record, rebuilt as the OTLP decoders build one: own keys
+ * (`__proto__` included; JSON.parse makes it an own key, but a record copied by assignment
+ * would turn it into a prototype), well-formed text, nesting bounded by MAX_NESTING (by
+ * recursion: a depth-limited walk cannot overflow the stack, a recursive schema could).
+ * `depth`: how many arrays and maps enclose the value.
+ */
+function attributeValue(value: unknown, depth: number): AttributeValue {
+  if (typeof value === 'string') return wellFormed(value)
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value
+  if (typeof value !== 'object') throw new AttributeError(`unexpected ${typeof value} in an attribute value`)
+  if (depth >= MAX_NESTING) throw new AttributeError(new NestingError().message)
+  return Array.isArray(value) ? value.map((item) => attributeValue(item, depth + 1)) : attributeMap(value, depth + 1)
+}
+
+function attributeMap(value: object, depth: number): Attributes {
+  const out: Attributes = {}
+  for (const key of Object.keys(value)) setAttribute(out, wellFormed(key), attributeValue((value as Record<string, unknown>)[key], depth))
+  return out
+}
+
+const attributes = z.unknown().transform((value, ctx): Attributes => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: 'expected an object of attribute values' })
+    return z.NEVER
+  }
+  try {
+    return attributeMap(value, 0)
+  } catch (err) {
+    if (!(err instanceof AttributeError)) throw err
+    ctx.addIssue({ code: 'custom', message: err.message })
+    return z.NEVER
+  }
+})
+const text = z.string().transform(wellFormed)
+const hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `must be ${bytes * 2} lower-case hex digits`)
+const nanos = z.string().regex(/^(0|[1-9]\d{0,19})$/, 'must be Unix nanoseconds as a decimal string')
+/** fixed32 and uint32 fields, as OTLP defines them: a larger value is refused, never wrapped by the UInt32 column. */
+const count = z.number().int().min(0).max(0xffffffff)
+
+/** A version 1 record: the Span model as JSON, held to what the OTLP decoders accept (span-checks.ts too). */
 const spanSchema = z.object({
   projectId: z.string().min(1),
   traceId: hex(16),
   spanId: hex(8),
   parentSpanId: z.union([z.literal(''), hex(8)]),
-  traceState: z.string(),
-  name: z.string(),
+  traceState: text,
+  name: text,
   kind: z.enum(SPAN_KINDS),
   startTimeUnixNano: nanos,
   endTimeUnixNano: nanos,
-  status: z.object({ code: z.enum(STATUS_CODES), message: z.string() }),
+  status: z.object({ code: z.enum(STATUS_CODES), message: text }),
   flags: count,
-  serviceName: z.string(),
-  scope: z.object({ name: z.string(), version: z.string(), attributes }),
+  serviceName: text,
+  scope: z.object({ name: text, version: text, attributes }),
   attributes,
   resource: attributes,
-  events: z.array(z.object({ timeUnixNano: nanos, name: z.string(), attributes, droppedAttributesCount: count })),
+  events: z.array(z.object({ timeUnixNano: nanos, name: text, attributes, droppedAttributesCount: count })),
   links: z.array(
-    z.object({ traceId: hex(16), spanId: hex(8), traceState: z.string(), attributes, flags: count, droppedAttributesCount: count }),
+    z.object({ traceId: hex(16), spanId: hex(8), traceState: text, attributes, flags: count, droppedAttributesCount: count }),
   ),
   droppedAttributesCount: count,
   droppedEventsCount: count,
@@ -160,5 +197,7 @@ function decodeJsonSpan(value: Buffer): Span {
     const issue = result.error.issues[0]
     throw new SpanRecordError(`span record: ${issue?.path.join('.') || 'value'}: ${issue?.message}`)
   }
+  const problem = spanProblem(result.data)
+  if (problem !== undefined) throw new SpanRecordError(`span record: ${problem}`)
   return result.data
 }

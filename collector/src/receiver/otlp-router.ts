@@ -1,4 +1,4 @@
-import type { SpanQueue } from '@sieve/core'
+import type { PublishOutcome, Span, SpanQueue } from '@sieve/core'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
 import type { CollectorMetrics } from '../metrics.js'
@@ -20,6 +20,8 @@ export const otlpRouterOptionsSchema = z.object({
   /** Limit on the body, both as sent and once decompressed. */
   maxBodyBytes: z.number().int().positive(),
   metrics: z.custom<CollectorMetrics>((m) => typeof (m as CollectorMetrics | null)?.registry === 'object', 'metrics must come from createMetrics()'),
+  /** Where errors no sender may see go in full (default: stderr). */
+  log: z.custom<(message: string) => void>((f) => typeof f === 'function', 'log must be a function').optional(),
 })
 
 export type OtlpRouterOptions = z.infer<typeof otlpRouterOptionsSchema>
@@ -31,10 +33,14 @@ const DEFAULT_RETRY_AFTER = 5
 /**
  * `POST /v1/traces` per the OTLP/HTTP spec: protobuf or JSON, optionally gzip, authenticated by
  * API key. A 200 goes out only once the queue has taken the spans; invalid spans are rejected
- * one by one (reported in partial_success) while the valid ones in the same request are kept.
+ * one by one (reported in partial_success) while the valid ones in the same request are kept,
+ * and so are spans storage refused and the queue kept as dead letters. Error bodies name the
+ * problem in the receiver's or the queue's own words: an error from storage may quote stored
+ * rows, of any project, so it only goes to the log.
  */
 export function createOtlpRouter(options: OtlpRouterOptions): Router {
   const { queue, apiKeys, maxBodyBytes, metrics } = otlpRouterOptionsSchema.parse(options)
+  const log = options.log ?? ((message: string) => console.error(message))
   const router = Router()
 
   router.post('/v1/traces', async (req: Request, res: Response) => {
@@ -49,7 +55,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       let body = await readBody(req, maxBodyBytes)
       if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
       // A zero-length body is the empty export request in protobuf; JSON senders get the same.
-      const { account, kept, publish } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
+      const { account, kept, publish, spanAt } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
       if (kept === 0 && account.rejected === 0) {
         send(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
         return
@@ -59,16 +65,26 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       // Nothing to keep: a failed request (the sender must not retry it), not a partial success.
       if (kept === 0) throw badRequest(account.errorMessage)
 
+      let outcome: PublishOutcome | void
       try {
-        await publish()
+        outcome = await publish()
       } catch (err) {
-        throw queueError(err, project, kept, metrics)
+        throw queueError(err, project, kept, metrics, log)
       }
-      metrics.spansAccepted.inc({ project }, kept)
+      // Kept aside as dead letters, durably: rejected, and the sender must not send them again.
+      const quarantined = outcome?.quarantined ?? []
+      for (const { index, reason } of quarantined) account.reject(spanAt(index), reason)
+      if (quarantined.length > 0) metrics.spansRejected.inc({ project, reason: 'quarantined' }, quarantined.length)
+      metrics.spansAccepted.inc({ project }, kept - quarantined.length)
       send(res, 200, format, encodeExportResponse(format, account.rejected, account.errorMessage))
     } catch (err) {
       if (res.headersSent || res.destroyed) return
-      const failure = err instanceof ReceiverError ? err : new ReceiverError(500, RPC_CODE.INTERNAL, `internal error: ${(err as Error).message}`)
+      let failure: ReceiverError
+      if (err instanceof ReceiverError) failure = err
+      else {
+        log(`sieve collector: /v1/traces failed: ${(err as Error)?.stack ?? String(err)}`)
+        failure = new ReceiverError(500, RPC_CODE.INTERNAL, 'internal error')
+      }
       if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds))
       if (failure.status === 401) res.setHeader('WWW-Authenticate', 'Bearer')
       send(res, failure.status, replyFormat, encodeStatus(replyFormat, failure.rpcCode, failure.message))
@@ -81,27 +97,41 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
 interface ReadSpans {
   account: RequestAccount
   kept: number
-  publish(): Promise<void>
+  publish(): Promise<PublishOutcome | void>
+  /** Names the kept span at `index` (as published) for a rejection: its own ids. */
+  spanAt(index: number): string
 }
 
-const NO_SPANS: ReadSpans = { account: new RequestAccount(), kept: 0, publish: () => Promise.resolve() }
+const NO_SPANS: ReadSpans = { account: new RequestAccount(), kept: 0, publish: () => Promise.resolve(), spanAt: (i) => `span ${i}` }
+
+const nameOf = (span: Span | undefined, index: number): string =>
+  span ? `span ${span.spanId} of trace ${span.traceId}` : `span ${index}`
 
 function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: SpanQueue): ReadSpans {
   try {
     if (format === 'protobuf' && forwardsProtobuf(queue)) {
       const scanned = scanProtobufRequest(body, project)
-      return { account: scanned, kept: scanned.traceIds.length, publish: () => queue.publishScanned(scanned) }
+      return { account: scanned, kept: scanned.traceIds.length, publish: () => queue.publishScanned(scanned), spanAt: (i) => `span ${i}` }
     }
     const decoded = format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
-    return { account: decoded, kept: decoded.spans.length, publish: () => queue.publish(decoded.spans) }
+    return {
+      account: decoded,
+      kept: decoded.spans.length,
+      publish: () => queue.publish(decoded.spans),
+      spanAt: (i) => nameOf(decoded.spans[i], i),
+    }
   } catch (err) {
     if (err instanceof OtlpDecodeError) throw badRequest(err.message)
     throw err
   }
 }
 
-/** Backpressure as the OTLP spec wants it: 429/503 with Retry-After, which senders retry. */
-function queueError(err: unknown, project: string, spans: number, metrics: CollectorMetrics): ReceiverError {
+/**
+ * Backpressure as the OTLP spec wants it: 429/503 with Retry-After, which senders retry. The
+ * queue's own errors (QueueFullError, QueueUnavailableError) say what happened in words written
+ * for senders; anything else is logged and answered without its text.
+ */
+function queueError(err: unknown, project: string, spans: number, metrics: CollectorMetrics, log: (message: string) => void): ReceiverError {
   const { code, message, retryAfterSeconds } = err as { code?: string; message?: string; retryAfterSeconds?: number }
   const retryAfter = retryAfterSeconds ?? DEFAULT_RETRY_AFTER
   if (code === 'QUEUE_FULL') {
@@ -109,7 +139,9 @@ function queueError(err: unknown, project: string, spans: number, metrics: Colle
     return new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, `queue is full: ${message}`, retryAfter)
   }
   metrics.spansRejected.inc({ project, reason: 'queue_unavailable' }, spans)
-  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable: ${message}`, retryAfter)
+  if (code === 'QUEUE_UNAVAILABLE') return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable: ${message}`, retryAfter)
+  log(`sieve collector: publishing spans of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`)
+  return new ReceiverError(503, RPC_CODE.UNAVAILABLE, 'queue is unavailable: it failed to take the spans; retry later', retryAfter)
 }
 
 function send(res: Response, status: number, format: OtlpFormat, body: Buffer): void {

@@ -1,6 +1,10 @@
 import { RPC_CODE } from '../otlp/encode-response.js'
 
-/** A request the receiver answers with an error status; the message goes to the sender as is. */
+/**
+ * A request the receiver answers with an error status; the message goes to the sender as is, so
+ * it is written in the receiver's own words about the request. Never put the text of a storage
+ * or queue error in it: ClickHouse quotes the rows it refuses, and a batch holds many projects'.
+ */
 export class ReceiverError extends Error {
   constructor(
     readonly status: number,

@@ -11,10 +11,18 @@ export interface ReceiverServer {
 }
 
 /** An express app with just the OTLP router, listening on an ephemeral loopback port. */
-export async function startReceiver(options: { queue: SpanQueue; apiKeys?: Map<string, string>; maxBodyBytes?: number }): Promise<ReceiverServer> {
+export async function startReceiver(options: {
+  queue: SpanQueue
+  apiKeys?: Map<string, string>
+  maxBodyBytes?: number
+  log?: (message: string) => void
+}): Promise<ReceiverServer> {
   const metrics = createMetrics()
   const app = express()
-  app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics }))
+  app.use(createOtlpRouter({
+    queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics,
+    ...(options.log ? { log: options.log } : {}),
+  }))
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s))
   })

@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
+import { UnprocessableSpansError } from '../queue.js'
 import type { Span } from '../span.js'
 import { chdbConnectionOf } from './create-storage.js'
-import { SPAN_COLUMNS, spanToRow } from './span-row.js'
+import { SPAN_COLUMNS, SpanRowError, spanToRow, type SpanRowValues } from './span-row.js'
 
 /**
  * Collapsing re-delivered spans is left to merges and FINAL reads; collapsing them again inside
@@ -19,7 +20,7 @@ const INSERT_SETTINGS = { optimize_on_insert: 0 } as const
  */
 export async function insertSpans(client: ClickHouseClient, spans: readonly Span[]): Promise<void> {
   if (spans.length === 0) return
-  const rows = spans.map(spanToRow)
+  const rows = rowsOf(spans)
   const chdb = chdbConnectionOf(client)
   if (chdb) {
     let payload = ''
@@ -28,4 +29,19 @@ export async function insertSpans(client: ClickHouseClient, spans: readonly Span
     return
   }
   await client.insert({ table: 'spans', columns: [...SPAN_COLUMNS], values: rows, format: 'JSONCompactEachRow', clickhouse_settings: INSERT_SETTINGS })
+}
+
+/**
+ * The insert rows. A span whose row cannot be built (a value no column takes, nesting too deep
+ * for JSON) can never be stored: that is UnprocessableSpansError, like a row the engine refuses.
+ */
+function rowsOf(spans: readonly Span[]): SpanRowValues[] {
+  try {
+    return spans.map(spanToRow)
+  } catch (err) {
+    const message = (err as Error).message
+    // SpanRowError names a column and its range; anything else (JSON.stringify's errors) may quote keys.
+    const reason = err instanceof SpanRowError ? `its row cannot be built: ${message}` : 'its row cannot be built'
+    throw new UnprocessableSpansError(`cannot build the row of a span: ${message}`, reason)
+  }
 }

@@ -1,3 +1,4 @@
+import { setAttribute } from '../span-values.js'
 import { genAiFields } from '../genai.js'
 import type { AttributeValue, Attributes, Span, SpanEvent, SpanKind, SpanLink, StatusCode } from '../span.js'
 
@@ -40,10 +41,11 @@ export function encodeAttributes(attributes: Attributes): [Record<string, string
   for (const key in attributes) {
     const value = attributes[key] as AttributeValue
     const type = attributeType(value)
-    if (type === undefined) values[key] = value as string
+    // setAttribute: a key named `__proto__` must stay a key of the maps, not become their prototype.
+    if (type === undefined) setAttribute(values, key, value)
     else {
-      values[key] = JSON.stringify(value)
-      types[key] = type
+      setAttribute(values, key, JSON.stringify(value))
+      setAttribute(types, key, type)
     }
   }
   return [values, types]
@@ -53,7 +55,8 @@ export function decodeAttributes(values: Record<string, string>, types: Record<s
   const out: Attributes = {}
   for (const key in values) {
     const text = values[key] as string
-    out[key] = types[key] === undefined ? text : (JSON.parse(text) as AttributeValue)
+    // Own keys only: `types.constructor` would otherwise be Object's and turn a string into JSON.
+    setAttribute(out, key, Object.hasOwn(types, key) ? (JSON.parse(text) as AttributeValue) : text)
   }
   return out
 }
@@ -64,6 +67,27 @@ export function nanosToDateTime64(nanos: string): string {
   return `${padded.slice(0, -9)}.${padded.slice(-9)}`
 }
 
+/** A row this writer refuses to build: the span holds a value its column cannot take. */
+export class SpanRowError extends Error {}
+
+const UINT32_MAX = 0xffffffff
+
+/**
+ * A UInt32 column's value. The decoders only pass such values; one that is not is refused here
+ * rather than wrapped by ClickHouse (5e9 would be stored as 705032704) or written as `1e+21`.
+ */
+function uint32(value: number, column: string): number {
+  if (Number.isInteger(value) && value >= 0 && value <= UINT32_MAX) return value
+  throw new SpanRowError(`${column} must be an integer from 0 to ${UINT32_MAX}`)
+}
+
+/**
+ * A token count for a UInt64 column. Counts are read from whatever attribute a sender set, so a
+ * count no double holds exactly (beyond 2^53, or 1e21 which JSON writes as `1e+21`, text
+ * ClickHouse cannot parse) is no count: it is stored as 0, unknown, like a missing one.
+ */
+const tokenCount = (value: number): number => (Number.isSafeInteger(value) && value >= 0 ? value : 0)
+
 export function spanToRow(span: Span): SpanRowValues {
   const g = genAiFields(span)
   const [attributes, attributeTypes] = encodeAttributes(span.attributes)
@@ -73,12 +97,13 @@ export function spanToRow(span: Span): SpanRowValues {
     span.projectId, span.traceId, span.spanId, span.parentSpanId, span.traceState, span.name, span.kind,
     nanosToDateTime64(span.startTimeUnixNano), nanosToDateTime64(span.endTimeUnixNano),
     (BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)).toString(),
-    span.status.code, span.status.message, span.flags,
+    span.status.code, span.status.message, uint32(span.flags, 'flags'),
     span.serviceName, span.scope.name, span.scope.version,
     attributes, attributeTypes, resource, resourceTypes, scopeAttributes, scopeTypes,
     JSON.stringify(span.events), JSON.stringify(span.links),
-    span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount,
-    g.operation, g.system, g.requestModel, g.responseModel, g.inputTokens, g.outputTokens,
+    uint32(span.droppedAttributesCount, 'dropped_attributes_count'), uint32(span.droppedEventsCount, 'dropped_events_count'),
+    uint32(span.droppedLinksCount, 'dropped_links_count'),
+    g.operation, g.system, g.requestModel, g.responseModel, tokenCount(g.inputTokens), tokenCount(g.outputTokens),
     g.toolName, g.agentName, g.agentVersion, g.promptVersion, g.sessionId, g.userId, g.environment,
   ]
 }
