@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, before, test } from 'node:test'
 import { createStorage, insertSpans, migrate, type Span } from '@sieve/core'
-import { say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
+import { firstCitation, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 const run = promisify(execFile)
@@ -16,13 +16,8 @@ let dir: string
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sieve-calibrate-'))
-  // The judge gives 4 on every dimension, citing the first turn shown.
-  server = await startFakeOpenAI({
-    script: (r) => {
-      const span = /\[turn 1 \| span ([^ ]+) \|/.exec(r.body.messages[1].content)![1]
-      return say(JSON.stringify({ evidence: [{ turn: 1, span_id: span, quote: 'q' }], reasoning: 'r', score: 4 }))
-    },
-  })
+  // The judge gives 4 on every dimension, quoting the first user turn shown.
+  server = await startFakeOpenAI({ script: (r) => say(JSON.stringify({ evidence: [firstCitation(r)], reasoning: 'r', score: 4 })) })
 })
 after(() => server.close())
 
@@ -88,8 +83,8 @@ test('sieve judge calibrate prints per-dimension agreement, names untrusted dime
       await storage.query({ query: `SELECT scorer_name, scorer_version, value, passed, evaluation_label FROM scores FINAL WHERE kind = 'calibration' ORDER BY scorer_name`, format: 'JSONEachRow' })
     ).json()
     assert.deepEqual(rows, [
-      { scorer_name: 'generic.communication', scorer_version: '1.0.0+prompt.1', value: 0, passed: 0, evaluation_label: 'untrusted' },
-      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.1', value: 1, passed: 1, evaluation_label: 'trusted' },
+      { scorer_name: 'generic.communication', scorer_version: '1.0.0+prompt.2', value: 0, passed: 0, evaluation_label: 'untrusted' },
+      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.2', value: 1, passed: 1, evaluation_label: 'trusted' },
     ])
   } finally {
     await storage.close()

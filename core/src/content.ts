@@ -102,13 +102,24 @@ export type ContentParser = (value: unknown, attribute: string) => unknown
 
 const defaultParser: ContentParser = (value) => parseJsonValue(value)
 
-function messageList(value: unknown, fallbackRole: string, parse: ContentParser = defaultParser, attribute = ''): ChatMessage[] {
+/**
+ * Raw message objects → their normalised form. A parser that hands out the same raw objects for
+ * messages repeated across model calls (ContentReader) gets the same ChatMessage back for them.
+ */
+export type MessageMemo = Map<object, ChatMessage>
+
+function messageList(value: unknown, fallbackRole: string, parse: ContentParser = defaultParser, attribute = '', memo?: MessageMemo): ChatMessage[] {
   const parsed = parse(value, attribute)
   if (parsed === undefined || parsed === null || parsed === '') return []
   const items = Array.isArray(parsed) ? parsed : [parsed]
   const out: ChatMessage[] = []
   for (const item of items) {
-    const message = normalizeMessage(item, fallbackRole)
+    const cacheable = memo !== undefined && item !== null && typeof item === 'object'
+    let message = cacheable ? memo.get(item) : undefined
+    if (!message) {
+      message = normalizeMessage(item, fallbackRole)
+      if (message && cacheable) memo.set(item, message)
+    }
     if (message) out.push(message)
   }
   return out
@@ -178,11 +189,11 @@ function eventBody(attributes: Attributes): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>), ...attributes } : attributes
 }
 
-export function spanContent(span: Span, parse: ContentParser = defaultParser): SpanContent {
+export function spanContent(span: Span, parse: ContentParser = defaultParser, memo?: MessageMemo): SpanContent {
   const a = span.attributes
   let systemInstructions = instructionsText(a['gen_ai.system_instructions'], parse)
-  let input = messageList(a['gen_ai.input.messages'], 'user', parse, 'gen_ai.input.messages')
-  let output = messageList(a['gen_ai.output.messages'], 'assistant', parse, 'gen_ai.output.messages')
+  let input = messageList(a['gen_ai.input.messages'], 'user', parse, 'gen_ai.input.messages', memo)
+  let output = messageList(a['gen_ai.output.messages'], 'assistant', parse, 'gen_ai.output.messages', memo)
 
   for (const event of span.events) {
     if (event.name === DETAILS_EVENT) {

@@ -53,6 +53,12 @@ export function userIdOf(span: Span): string {
   return text(first(span, ['user.id', 'enduser.id']))
 }
 
+/** The span's GenAI operation (`chat`, `execute_tool`, ...), without extracting every field. */
+export function operationOf(span: Span): string {
+  const operation = text(first(span, ['gen_ai.operation.name'], 'span'))
+  return operation || (text(first(span, ['gen_ai.tool.name'], 'span')) ? 'execute_tool' : '')
+}
+
 export function genAiFields(span: Span): GenAiFields {
   let operation = text(first(span, ['gen_ai.operation.name'], 'span'))
   const toolName = text(first(span, ['gen_ai.tool.name'], 'span'))
@@ -87,5 +93,5 @@ export function isLlmCall(f: GenAiFields): boolean {
 }
 
 export function isToolSpan(span: Span): boolean {
-  return genAiFields(span).operation === 'execute_tool'
+  return operationOf(span) === 'execute_tool'
 }

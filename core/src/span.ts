@@ -62,6 +62,19 @@ export interface Trace {
   complete: boolean
 }
 
+/** Orders decimal nanosecond strings (no leading zeros) without converting them. */
+export function compareNanos(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** The earliest start among a trace's spans ('' for none). */
+export function traceStart(trace: Pick<Trace, 'spans'>): string {
+  let start = ''
+  for (const s of trace.spans) if (!start || compareNanos(s.startTimeUnixNano, start) < 0) start = s.startTimeUnixNano
+  return start
+}
+
 export function durationNs(span: Pick<Span, 'startTimeUnixNano' | 'endTimeUnixNano'>): bigint {
   return BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)
 }

@@ -1,13 +1,14 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { readTrace } from '@sieve/core'
+import { ContentReader, conversationOf, readTrace, traceSessionId } from '@sieve/core'
 import { requireProject, traceTree } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
-import { compareQuery, exportBody, qualityQuery, traceIdParam, worstQuery } from './params.js'
+import { compareQuery, exportBody, qualityQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
 import { pipelineCounters } from './pipeline.js'
 import { compare } from './queries/compare.js'
 import { quality } from './queries/quality.js'
+import { session } from './queries/session.js'
 import { traceQuality } from './queries/trace-quality.js'
 import { worst } from './queries/worst.js'
 
@@ -74,7 +75,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
     '/traces/:traceId/quality',
     handle(async (req, res) => traceQuality(client, projectOf(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
   )
-  // The read API's trace (span tree) plus what the scorer, the judge and users said about it.
+  // The read API's trace (span tree) and its conversation, plus what the scorer, the judge and users said about it.
   router.get(
     '/traces/:traceId',
     handle(async (req, res) => {
@@ -82,7 +83,21 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
       const traceId = parse(traceIdParam, req.params.traceId, 'trace id')
       const [trace, q] = await Promise.all([readTrace(client, project, traceId), traceQuality(client, project, traceId)])
       if (!trace) throw new ApiError(404, 'NOT_FOUND', `no trace ${traceId} in this project`)
-      return { trace: traceTree(trace), ...q }
+      // One reader for the tree's causal order and the conversation: each span's content is parsed once.
+      const reader = new ContentReader()
+      const tree = traceTree(trace, reader)
+      return { trace: tree, sessionId: traceSessionId(trace) || null, conversation: conversationOf(trace, reader), ...q }
+    }),
+  )
+  // The traces sharing one session id and the conversation they hold together.
+  router.get(
+    '/sessions/:sessionId',
+    handle(async (req, res) => {
+      const project = projectOf(res)
+      const sessionId = parse(sessionIdParam, req.params.sessionId, 'session id')
+      const found = await session(client, project, sessionId)
+      if (!found) throw new ApiError(404, 'NOT_FOUND', `no session ${JSON.stringify(sessionId)} in this project`)
+      return found
     }),
   )
 

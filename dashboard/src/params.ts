@@ -137,6 +137,16 @@ export type CompareQuery = z.output<typeof compareQuery>
 
 export const traceIdParam = z.string().regex(/^[0-9a-f]{32}$/i, 'a trace id is 32 hex digits').transform((s) => s.toLowerCase())
 
+/**
+ * A session id as senders write `gen_ai.conversation.id` / `session.id`: any text, compared exactly
+ * (never trimmed or case-folded), within the length a path can carry.
+ */
+export const sessionIdParam = z
+  .string()
+  .min(1, 'a session id is not empty')
+  .max(512, 'a session id is at most 512 characters')
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'a session id holds no control characters')
+
 export const exportBody = z
   .object({ traceIds: z.array(traceIdParam).min(1).max(1000), note: z.string().max(2000).optional() })
   .strict()

@@ -12,6 +12,8 @@ export interface PipelineCounter {
 
 const INTERESTING = /(received|accepted|rejected|dropped|evict|error|fail|retr|dead_letter|insert_rows|scored|judge)/
 const PROBLEM = /(rejected|dropped|evict|error|fail|dead_letter)/
+/** Counters of work not done whose reason is the point (the judge's `skipped{reason=no_content}`): one row per reason. */
+const BY_REASON = /_skipped_total$/
 
 export function pipelineCounters(prometheusText: string): PipelineCounter[] {
   const help = new Map<string, string>()
@@ -25,7 +27,8 @@ export function pipelineCounters(prometheusText: string): PipelineCounter[] {
     }
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)/.exec(line)
     if (!sample) continue
-    const name = sample[1]!
+    const reason = BY_REASON.test(sample[1]!) ? /reason="([^"]*)"/.exec(sample[2] ?? '')?.[1] : undefined
+    const name = reason === undefined ? sample[1]! : `${sample[1]!}{reason="${reason}"}`
     const value = Number(sample[3])
     if (!Number.isFinite(value)) continue
     sums.set(name, (sums.get(name) ?? 0) + value)
@@ -33,7 +36,8 @@ export function pipelineCounters(prometheusText: string): PipelineCounter[] {
   const counters: PipelineCounter[] = []
   for (const [name, value] of sums) {
     // prom-client names counter samples `<family>_total`; the family carries HELP and TYPE.
-    const family = types.has(name) ? name : name.replace(/_total$/, '')
+    const metric = name.replace(/\{.*$/, '')
+    const family = types.has(metric) ? metric : metric.replace(/_total$/, '')
     if (types.get(family) !== 'counter' || !INTERESTING.test(name)) continue
     counters.push({ name, help: help.get(family) ?? '', value, problem: PROBLEM.test(name) })
   }

@@ -53,7 +53,72 @@ function traces(): SeedTrace[] {
     })
   }
   list.push({ projectId: 'other', traceId: traceId(1, 'c'), start: at(0, 30), agentVersion: V1, scores: [{ name: 'tool_policy', value: 0, passed: false }] })
+  // Project `judged`: judge rows as the judge writes them, the rubric's weighted score under its
+  // name and one row per dimension. e1's rubric score is the lower, its dimensions' the higher; e3
+  // has dimension scores only (its other dimension errored, so no weighted score was written).
+  const judgeRows = (rubric: number | undefined, accuracy: number, tone: number | 'error') => [
+    ...(rubric === undefined ? [] : [{ name: 'support-quality', kind: 'judge' as const, value: rubric, passed: rubric >= 0.6 }]),
+    { name: 'support-quality.accuracy', kind: 'judge' as const, value: accuracy, passed: accuracy >= 0.6 },
+    tone === 'error'
+      ? { name: 'support-quality.tone', kind: 'judge' as const, value: 0, passed: false, error: 'judge timed out' }
+      : { name: 'support-quality.tone', kind: 'judge' as const, value: tone, passed: tone >= 0.6 },
+  ]
+  list.push({ projectId: 'judged', traceId: traceId(1, 'e'), start: at(0, 1), agentVersion: V1, scores: judgeRows(0.4, 0.9, 0.9) })
+  list.push({ projectId: 'judged', traceId: traceId(2, 'e'), start: at(0, 2), agentVersion: V1, scores: judgeRows(0.5, 0.1, 0.1) })
+  list.push({ projectId: 'judged', traceId: traceId(3, 'e'), start: at(0, 3), agentVersion: V1, scores: judgeRows(undefined, 0, 'error') })
   return list
+}
+
+/*
+ * Spans with content for the conversation tests: session `s-42` is three traces of one customer
+ * (stored in another order than they happened); the second runs a tool, its spans all starting in
+ * the same millisecond with span ids that sort in the wrong order. Project `other` has a trace in
+ * a session of the same id, which project `default` must never see.
+ */
+const S = new Date('2026-11-20T14:00:00Z')
+const SESSION = 's-42'
+const sessionTrace = (n: number) => traceId(n, 'f')
+const msgs = (...list: object[]) => JSON.stringify(list)
+const say = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] })
+const lookup = { role: 'assistant', parts: [{ type: 'tool_call', id: 'k1', name: 'lookup_plan', arguments: { customer: 'C-17' } }] }
+const lookedUp = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'k1', response: { plan: 'Pro' } }] }
+
+function contentSpan(trace: string, spanId: string, parentSpanId: string, startMs: number, attributes: Span['attributes'], projectId = 'default'): Span {
+  const start = BigInt(S.getTime() + startMs) * 1_000_000n
+  return {
+    projectId, traceId: trace, spanId: spanId.padEnd(16, '0'), parentSpanId: parentSpanId ? parentSpanId.padEnd(16, '0') : '', traceState: '',
+    name: `${attributes['gen_ai.operation.name']}${attributes['gen_ai.tool.name'] ? ` ${attributes['gen_ai.tool.name']}` : ''}`, kind: 'INTERNAL',
+    startTimeUnixNano: String(start), endTimeUnixNano: String(start + 500_000n), status: { code: 'OK', message: '' }, flags: 0,
+    serviceName: 'support-api', scope: { name: 'test', version: '1', attributes: {} }, attributes, resource: {},
+    events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+  }
+}
+
+function sessionSpans(): Span[] {
+  const agent = (trace: string, startMs: number, user: string, answer: string, session = SESSION, projectId = 'default') =>
+    contentSpan(trace, 'a0', '', startMs, {
+      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': session,
+      'gen_ai.input.messages': msgs(say('user', user)), 'gen_ai.output.messages': msgs(say('assistant', answer)),
+    }, projectId)
+  const chat = (trace: string, spanId: string, startMs: number, input: object[], output: object) =>
+    contentSpan(trace, spanId, 'a0', startMs, { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': msgs(...input), 'gen_ai.output.messages': msgs(output) })
+  const turn1 = [say('user', 'Cancel my plan.'), say('assistant', 'Are you sure?')]
+  const turn2 = [say('user', 'Yes, the Pro plan.'), lookup, lookedUp, say('assistant', 'Found your Pro plan. Cancel it now?')]
+  const t1 = sessionTrace(1)
+  const t2 = sessionTrace(2)
+  const t3 = sessionTrace(3)
+  return [
+    agent(t3, 120_000, 'yes', 'Cancelled.'),
+    chat(t3, 'c1', 120_001, [...turn1, ...turn2, say('user', 'yes')], say('assistant', 'Cancelled.')),
+    agent(t1, 0, 'Cancel my plan.', 'Are you sure?'),
+    chat(t1, 'c1', 1, [say('user', 'Cancel my plan.')], say('assistant', 'Are you sure?')),
+    agent(t2, 60_000, 'Yes, the Pro plan.', 'Found your Pro plan. Cancel it now?'),
+    // All three in the same millisecond; by span id the second model call, then the tool, then the first.
+    chat(t2, '03', 60_001, [...turn1, say('user', 'Yes, the Pro plan.')], lookup),
+    contentSpan(t2, '02', 'a0', 60_001, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_plan', 'gen_ai.tool.call.id': 'k1', 'gen_ai.tool.call.arguments': '{"customer":"C-17"}', 'gen_ai.tool.call.result': '{"plan":"Pro"}' }),
+    chat(t2, '01', 60_001, [...turn1, ...turn2.slice(0, 3)], turn2[3]!),
+    agent(traceId(4, 'f'), 30_000, 'What is my secret?', 'Your secret is 1234.', SESSION, 'other'),
+  ]
 }
 
 function span(trace: string, spanId: string, parentSpanId: string, name: string): Span {
@@ -88,13 +153,14 @@ describe('dashboard API on seeded data', () => {
       format: 'JSONEachRow',
     })
     await insertSpans(client, [span(traceId(9, 'b'), '00000000000000b1', '', 'invoke_agent support'), span(traceId(9, 'b'), '00000000000000b2', '00000000000000b1', 'chat gpt-4o')])
+    await insertSpans(client, sessionSpans())
     // `sieve judge calibrate` found the accuracy judge disagrees with humans.
     await client.insert({
       table: 'scores',
       values: [{ project_id: 'default', trace_id: '', scorer_name: 'accuracy', kind: 'calibration', scorer_version: '1', value: 0.6, passed: 0, trace_start_time: '2026-11-20 10:30:00' }],
       format: 'JSONEachRow',
     })
-    api = await startApi({ client, exporter, keys: { 'key-default': 'default', 'key-other': 'other' } })
+    api = await startApi({ client, exporter, keys: { 'key-default': 'default', 'key-other': 'other', 'key-judged': 'judged' } })
   })
   after(async () => {
     await api.close()
@@ -188,6 +254,20 @@ describe('dashboard API on seeded data', () => {
     assert.deepEqual(inV1.body.traces.map((t: any) => t.traceId), [traceId(3, 'a')])
   })
 
+  test('judgeMean is the mean of the rubric scores only, the dimensions\' mean apart, and sort=judge ranks by judgeMean', async () => {
+    const { status, body } = await api.get(`/api/worst?${range}&sort=judge`, 'key-judged')
+    assert.equal(status, 200)
+    const figures = body.traces.map((t: any) => [t.traceId, t.judgeMean, t.judgeDimensionMean === null ? null : Number(t.judgeDimensionMean.toFixed(6))])
+    assert.deepEqual(figures, [
+      [traceId(1, 'e'), 0.4, 0.9],
+      [traceId(2, 'e'), 0.5, 0.1],
+      // Dimension scores but no rubric score: no judgeMean, ranked after the traces that have one.
+      [traceId(3, 'e'), null, 0],
+    ])
+    const byChecks = await api.get(`/api/worst?${range}`, 'key-judged')
+    assert.deepEqual(byChecks.body.traces, [], 'no deterministic check failed in project judged')
+  })
+
   test('a trace carries its scores with detail and its feedback', async () => {
     const { status, body } = await api.get(`/api/traces/${traceId(9, 'b')}/quality`)
     assert.equal(status, 200)
@@ -212,6 +292,82 @@ describe('dashboard API on seeded data', () => {
     assert.equal(missing.status, 404)
     const otherProject = await api.get(`/api/traces/${traceId(9, 'b')}`, 'key-other')
     assert.equal(otherProject.status, 404, 'another project cannot read the trace')
+  })
+
+  test('GET /api/traces/:id gives the conversation, spans in causal order when their clocks tie, and the session id', async () => {
+    const { status, body } = await api.get(`/api/traces/${sessionTrace(2)}`)
+    assert.equal(status, 200)
+    assert.equal(body.sessionId, SESSION)
+    // The model call that asked for k1, the tool that ran it, the model call that read its result.
+    assert.deepEqual(body.trace.roots[0].children.map((c: any) => c.spanId.slice(0, 2)), ['03', '02', '01'])
+    const c = body.conversation
+    assert.deepEqual(c.traceIds, [sessionTrace(2)])
+    assert.deepEqual(
+      c.turns.map((t: any) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.text}`),
+      [
+        'user: Cancel my plan.',
+        'assistant: Are you sure?',
+        'user: Yes, the Pro plan.',
+        'tool_call lookup_plan: {"customer":"C-17"}',
+        'tool_result lookup_plan: {"plan":"Pro"}',
+        'assistant: Found your Pro plan. Cancel it now?',
+      ],
+    )
+    assert.deepEqual(c.turns[3].arguments, { customer: 'C-17' })
+    assert.deepEqual(c.turns[4].result, { plan: 'Pro' })
+    assert.ok(c.turns.every((t: any) => t.traceId === sessionTrace(2) && /^0[123]|^a0/.test(t.spanId)), 'each turn names its span')
+    assert.equal(c.contentMissing, false)
+    assert.equal(c.truncated, false)
+    // A trace without content or session: the conversation says so.
+    const bare = await api.get(`/api/traces/${traceId(9, 'b')}`)
+    assert.equal(bare.body.sessionId, null)
+    assert.equal(bare.body.conversation.contentMissing, true)
+    assert.deepEqual(bare.body.conversation.turns, [])
+  })
+
+  test('GET /api/sessions/:id gives the session\'s traces in order and one conversation across them', async () => {
+    const { status, body } = await api.get(`/api/sessions/${SESSION}`)
+    assert.equal(status, 200)
+    assert.equal(body.sessionId, SESSION)
+    assert.deepEqual(body.traces.map((t: any) => [t.traceId, t.rootName, t.startTime, t.spanCount]), [
+      [sessionTrace(1), 'invoke_agent', '2026-11-20T14:00:00.000Z', 2],
+      [sessionTrace(2), 'invoke_agent', '2026-11-20T14:01:00.000Z', 4],
+      [sessionTrace(3), 'invoke_agent', '2026-11-20T14:02:00.000Z', 2],
+    ])
+    assert.equal(body.earlierTracesOmitted, false)
+    assert.deepEqual(body.conversation.traceIds, [1, 2, 3].map(sessionTrace))
+    assert.deepEqual(
+      body.conversation.turns.map((t: any) => `${t.traceId.slice(-1)} ${t.role}: ${t.text}`),
+      [
+        '1 user: Cancel my plan.',
+        '1 assistant: Are you sure?',
+        '2 user: Yes, the Pro plan.',
+        '2 tool_call: {"customer":"C-17"}',
+        '2 tool_result: {"plan":"Pro"}',
+        '2 assistant: Found your Pro plan. Cancel it now?',
+        '3 user: yes',
+        '3 assistant: Cancelled.',
+      ],
+    )
+    assert.doesNotMatch(JSON.stringify(body), /secret/, "another project's trace in a session of the same id stays out")
+  })
+
+  test('sessions are scoped to the project, 404 when unknown, 400 on a bad id', async () => {
+    const other = await api.get(`/api/sessions/${SESSION}`, 'key-other')
+    assert.equal(other.status, 200)
+    assert.deepEqual(other.body.traces.map((t: any) => t.traceId), [traceId(4, 'f')])
+    assert.deepEqual(other.body.conversation.turns.map((t: any) => t.text), ['What is my secret?', 'Your secret is 1234.'])
+    const judged = await api.get(`/api/sessions/${SESSION}`, 'key-judged')
+    assert.equal(judged.status, 404)
+    assert.equal(judged.body.error.code, 'NOT_FOUND')
+    const unknown = await api.get('/api/sessions/s-43')
+    assert.equal(unknown.status, 404)
+    const bad = await api.get('/api/sessions/s%0A42')
+    assert.equal(bad.status, 400)
+    assert.equal(bad.body.error.code, 'INVALID_PARAMETER')
+    assert.match(bad.body.error.message, /control characters/)
+    const anonymous = await fetch(`${api.base}/api/sessions/${SESSION}`)
+    assert.equal(anonymous.status, 401)
   })
 
   test('every query is scoped to the project of the API key', async () => {

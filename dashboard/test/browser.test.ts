@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -96,4 +97,101 @@ test('the prompt version comparison flags the broken prompt', async () => {
   await row.waitFor()
   assert.match(await row.innerText(), /100\.0% \(2\/2\)\s+0\.0% \(0\/1\)\s+-100\.0 pt/)
   await page.screenshot({ path: join(artifacts, '4-compare.png'), fullPage: true })
+})
+
+/** One more trace of a session, as any OpenTelemetry SDK sends it (OTLP/JSON): the customer's next message. */
+async function sendFollowUp(url: string, sessionId: string): Promise<string> {
+  const traceId = randomBytes(16).toString('hex')
+  const start = BigInt(Date.now()) * 1_000_000n
+  const text = (key: string, value: string) => ({ key, value: { stringValue: value } })
+  const said = (role: string, content: string) => JSON.stringify([{ role, parts: [{ type: 'text', content }] }])
+  const body = {
+    resourceSpans: [{
+      resource: { attributes: [text('service.name', 'support-agent')] },
+      scopeSpans: [{
+        scope: { name: 'browser-test' },
+        spans: [{
+          traceId, spanId: randomBytes(8).toString('hex'), name: 'invoke_agent support-agent', kind: 1,
+          startTimeUnixNano: String(start), endTimeUnixNano: String(start + 40_000_000n),
+          attributes: [
+            text('gen_ai.operation.name', 'invoke_agent'), text('gen_ai.agent.name', 'support-agent'), text('gen_ai.conversation.id', sessionId),
+            text('gen_ai.input.messages', said('user', 'Thanks! When will I see the money?')),
+            text('gen_ai.output.messages', said('assistant', 'Within three to five business days.')),
+          ],
+        }],
+      }],
+    }],
+  }
+  const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  assert.equal(res.status, 200, await res.text())
+  return traceId
+}
+
+/** Each top-level turn of a conversation panel: its role, and the tool's name for a tool call. */
+const turnsOf = (panel: ReturnType<Page['locator']>) =>
+  panel.locator('.turns > .turn').evaluateAll((els) =>
+    els.map((e) => `${e.getAttribute('data-role')}${e.querySelector('summary strong') ? ` ${e.querySelector('summary strong')!.textContent}` : ''}`),
+  )
+
+const TRACE_TURNS = ['system', 'user', 'tool_call check_order_status', 'tool_call lookup_customer_history', 'tool_call process_refund', 'assistant']
+
+test('the trace page shows the conversation beside the waterfall, in order, each turn selecting its span', async () => {
+  await page.goto(`${sieve.dashboard}#/trace/${broken}`)
+  const panel = page.locator('.trace-layout .conversation')
+  await panel.locator('.turn-assistant').waitFor()
+  assert.deepEqual(await turnsOf(panel), TRACE_TURNS)
+  assert.equal(await panel.locator('.turn-system').getAttribute('open'), null, 'the system instructions are collapsed')
+  assert.match(await panel.locator('.turn-user .bubble').innerText(), /I want a refund for order A-1001/)
+  assert.match(await panel.locator('.turn-assistant .bubble').innerText(), /I have refunded order A-1001/)
+  // The waterfall in the order things happened: each tool after the model call that asked for it
+  // (they start in the same millisecond; the span ids are random).
+  assert.deepEqual(await page.locator('.waterfall .span-name').allInnerTexts(), [
+    'invoke_agent support-agent',
+    'chat gpt-4o-mini', 'execute_tool check_order_status',
+    'chat gpt-4o-mini', 'execute_tool lookup_customer_history',
+    'chat gpt-4o-mini', 'execute_tool process_refund',
+    'chat gpt-4o-mini',
+  ])
+
+  const refund = panel.locator('.turn-tool', { hasText: 'process_refund' })
+  await refund.locator('summary').click()
+  assert.match(await refund.locator('.tool-part[data-role=tool_call] pre').innerText(), /"order_id": "A-1001"/)
+  const result = refund.locator('.tool-part[data-role=tool_result]')
+  assert.match(await result.innerText(), /RF-A-1001/)
+  await result.click()
+  const selected = page.locator('.span-row.selected')
+  assert.equal(await selected.getAttribute('data-span'), await result.getAttribute('data-span'))
+  assert.match(await selected.innerText(), /execute_tool process_refund/)
+  const user = panel.locator('.turn-user')
+  await user.click()
+  assert.equal(await page.locator('.span-row.selected').getAttribute('data-span'), await user.getAttribute('data-span'))
+  assert.match(await page.locator('.span-row.selected').innerText(), /invoke_agent support-agent/)
+  await page.screenshot({ path: join(artifacts, '5-conversation.png'), fullPage: true })
+})
+
+test('the session page lists the session\'s traces and their whole conversation', async () => {
+  const link = page.locator('a.session-link')
+  const sessionId = await link.innerText()
+  assert.match(sessionId, /^session-/, 'the example agent names a session per turn')
+  const followUp = await sendFollowUp(sieve.url, sessionId)
+  await link.click()
+  const rows = page.locator('.session-traces tr[data-trace]')
+  await rows.nth(1).waitFor()
+  assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace'))), [broken, followUp])
+  const panel = page.locator('.session .conversation')
+  assert.deepEqual(await turnsOf(panel), [...TRACE_TURNS, 'user', 'assistant'])
+  assert.match(await panel.locator('.turn-user').last().innerText(), /When will I see the money\?/)
+  await page.screenshot({ path: join(artifacts, '6-session.png'), fullPage: true })
+  // A turn opens its trace with its span selected.
+  const answer = panel.locator('.turn-assistant').last()
+  const spanId = await answer.getAttribute('data-span')
+  await answer.click()
+  await page.locator(`.span-row.selected[data-span="${spanId}"]`).waitFor()
+  assert.match(page.url(), new RegExp(`#/trace/${followUp}\\?span=${spanId}$`))
+  // And a trace's own link goes back to the session page.
+  await rows.first().waitFor({ state: 'detached' })
+  await page.locator('a.session-link').click()
+  await page.locator(`.session-traces tr[data-trace="${broken}"] a`).click()
+  await page.locator('.trace-layout .conversation .turn-assistant').waitFor()
+  assert.match(page.url(), new RegExp(`#/trace/${broken}$`))
 })

@@ -17,3 +17,15 @@ test('pipeline health sums the counters of lost and handled spans over their lab
     { name: 'sieve_spans_rejected_total', help: 'Spans rejected.', value: 5, problem: true },
   ])
 })
+
+test("the judge's skipped traces are shown per reason: a trace with nothing to judge is told apart from a spent budget", async () => {
+  const registry = new Registry()
+  const skipped = new Counter({ name: 'sieve_judge_skipped_total', help: 'LLM judge: skipped.', labelNames: ['slice', 'reason'], registers: [registry] })
+  skipped.inc({ slice: 'random', reason: 'no_content' }, 4)
+  skipped.inc({ slice: 'new_users', reason: 'no_content' }, 1)
+  skipped.inc({ slice: 'random', reason: 'calls_per_day' }, 2)
+  assert.deepEqual(pipelineCounters(await registry.metrics()), [
+    { name: 'sieve_judge_skipped_total{reason="calls_per_day"}', help: 'LLM judge: skipped.', value: 2, problem: false },
+    { name: 'sieve_judge_skipped_total{reason="no_content"}', help: 'LLM judge: skipped.', value: 5, problem: false },
+  ])
+})

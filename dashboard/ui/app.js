@@ -4,13 +4,16 @@ import { overview } from './views/overview.js'
 import { compareView } from './views/compare.js'
 import { worstView } from './views/worst.js'
 import { traceView } from './views/trace.js'
+import { sessionView } from './views/session.js'
 
-/** Hash routes: #/ overview, #/compare, #/worst, #/trace/<id>; query parameters after '?'. */
+/** Hash routes: #/ overview, #/compare, #/worst, #/trace/<id>, #/sessions/<id>; query parameters after '?'. */
 const routes = [
   [/^\/?$/, 'overview', overview],
   [/^\/compare$/, 'compare', compareView],
   [/^\/worst$/, 'worst', worstView],
   [/^\/trace\/([0-9a-fA-F]{32})$/, 'worst', traceView],
+  // The id as encodeURIComponent wrote it: session ids are any text.
+  [/^\/sessions\/([^/]+)$/, 'worst', sessionView],
 ]
 
 export function navigate(path, params = {}) {

@@ -161,6 +161,7 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
     level: 2,
     needsReview: false,
     error: undefined,
+    unverified: undefined,
   }))
   await clickhouseScoreSink(storage).write([...traceScoreRecords(scored), ...toScoreRecords({ trace, rubric, sampleReason: 'random' }, results)])
 
@@ -203,4 +204,70 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   } finally {
     await judge.close()
   }
+})
+
+/** One agent turn of the refund agent (testkit/agents/refund-agent.ts), as it records it. */
+function refundAgentTurn(user: string, o: { history?: { role: 'user' | 'assistant'; content: string }[]; broken?: boolean; sessionId?: string } = {}): AgentRecorder {
+  const tool = o.broken ? 'process_refund' : 'escalate_to_human'
+  const answer = o.broken ? 'Refunded order A-1001.' : 'Order A-1001 is outside the 30-day window; a colleague will follow up.'
+  const r = new AgentRecorder('support')
+  return r.agent(
+    user,
+    () =>
+      r
+        .llm({ history: o.history ?? [], user, toolCalls: [{ id: 'call_1', name: tool, arguments: { order_id: 'A-1001' } }] })
+        .tool({ name: tool, callId: 'call_1', arguments: { order_id: 'A-1001' } }),
+    answer,
+    o.sessionId,
+  )
+}
+
+test('an invocation whose model call carries earlier turns exports every turn in order, the last user turn last', async () => {
+  const history = [
+    { role: 'user' as const, content: 'My order A-1001 arrived broken.' },
+    { role: 'assistant' as const, content: 'Sorry about that! Should I escalate or offer store credit?' },
+  ]
+  const traceId = await store(refundAgentTurn('Yes, do it.', { history, broken: true }))
+  const out = join(dir, 'history.jsonl')
+  const report = await exportDataset(storage, options(out, { traceIds: [traceId] }))
+  assert.deepEqual(report.added.map((a) => a.traceId), [traceId])
+  const example = parseDataset(readFileSync(out, 'utf8')).examples[0]!.example
+  assert.deepEqual(example.input.messages, [...history, { role: 'user', content: 'Yes, do it.' }])
+  assert.equal(example.observed.output, 'Refunded order A-1001.')
+})
+
+test('export then eval on a three-turn session: the agent is called per user turn and receives the history the user saw', async () => {
+  const fixed = 'Order A-1001 is outside the 30-day window; a colleague will follow up.'
+  const users = ['My blender from order A-1001 broke.', 'It was delivered 45 days ago.', 'Please just refund it.']
+  // Each turn a trace of session sess-3; the agent sends its model only the current turn, so the
+  // earlier turns come from the session's earlier traces.
+  for (const [i, user] of users.entries()) await store(refundAgentTurn(user, { broken: i === 2, sessionId: 'sess-3' }))
+  const out = join(dir, 'session.jsonl')
+  await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
+  const example = parseDataset(readFileSync(out, 'utf8')).examples.map((e) => e.example).find((e) => e.input.messages.at(-1)!.content === users[2])!
+  const saw = [
+    { role: 'user', content: users[0] },
+    { role: 'assistant', content: fixed },
+    { role: 'user', content: users[1] },
+    { role: 'assistant', content: fixed },
+    { role: 'user', content: users[2] },
+  ]
+  assert.deepEqual(example.input.messages, saw)
+  assert.equal(example.observed.output, 'Refunded order A-1001.')
+
+  // The replayed agent never looks the order up: the example keeps only the refund rule.
+  const replayed = { ...example, expected: { checks: { prohibited_tools: example.expected.checks.prohibited_tools }, prohibited_tools: ['process_refund'] } }
+  writeFileSync(out, `${JSON.stringify(replayed)}\n`)
+  const received = join(dir, 'received.jsonl')
+  process.env.SIEVE_EVAL_RECORD = received
+  try {
+    const root = new URL('../../', import.meta.url).pathname
+    const result = await runGate({ dataset: out, agent: 'testkit/agents/refund-agent.ts', repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root })
+    assert.equal(result.exitCode, 0, JSON.stringify({ reasons: result.reasons, examples: result.examples }))
+  } finally {
+    delete process.env.SIEVE_EVAL_RECORD
+  }
+  const calls = readFileSync(received, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { messages: unknown[] })
+  // The fixed agent answers as recorded, so each call sees exactly what the user saw up to that turn.
+  assert.deepEqual(calls.map((c) => c.messages), [saw.slice(0, 1), saw.slice(0, 3), saw])
 })

@@ -34,6 +34,15 @@ test('reports the line and field of every problem', () => {
   assert.match(problems[4]!.message, /duplicate of the example on line 1/)
 })
 
+test("a history of user and assistant turns is valid when the user's turn comes last", () => {
+  const history = { ...valid, input: { messages: [{ role: 'user', content: 'My order broke.' }, { role: 'assistant', content: 'Refund or credit?' }, { role: 'user', content: 'Refund.' }] } }
+  assert.deepEqual(parseDataset(JSON.stringify(history)).problems, [])
+  const endsOnAnswer = { ...valid, input: { messages: history.input.messages.slice(0, 2) } }
+  assert.deepEqual(parseDataset(JSON.stringify(endsOnAnswer)).problems.map((p) => [p.field, p.message]), [['input.messages', "the last message must be the user's turn the agent answers"]])
+  const tool = { ...valid, input: { messages: [{ role: 'tool', content: '{}' }, ...history.input.messages] } }
+  assert.deepEqual(parseDataset(JSON.stringify(tool)).problems.map((p) => p.field), ['input.messages.0.role'])
+})
+
 test('rejects fields the schema does not know, and a future schema version', () => {
   const { problems } = parseDataset(JSON.stringify({ ...valid, version: 2, extra: true }))
   assert.deepEqual(problems.map((p) => p.field).sort(), ['', 'version'])

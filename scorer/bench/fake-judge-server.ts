@@ -3,14 +3,13 @@
  * the local OpenAI-compatible server answering every call with a valid verdict after `--latency` ms.
  * Prints its base URL on the first line of stdout.
  */
-import { say, startFakeOpenAI, type ModelRequest } from '@sieve/testkit'
+import { firstCitation, say, startFakeOpenAI, type ModelRequest } from '@sieve/testkit'
 
 const i = process.argv.indexOf('--latency')
 const latencyMs = i > 0 ? Number(process.argv[i + 1]) : 200
 
 function answer(r: ModelRequest) {
-  const span = /\[turn 1 \| span ([^ ]+) \|/.exec(r.body.messages[1].content)?.[1] ?? 'none'
-  return say(JSON.stringify({ evidence: [{ turn: 1, span_id: span, quote: 'q' }], reasoning: 'bench', score: 3 }), { delayMs: latencyMs })
+  return say(JSON.stringify({ evidence: [firstCitation(r)], reasoning: 'bench', score: 3 }), { delayMs: latencyMs })
 }
 
 const server = await startFakeOpenAI({ script: answer })

@@ -1,7 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span as OtelSpan } from '@opentelemetry/api'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { decodeProtobufRequest } from '@sieve/collector'
 import type { Span, Trace } from '@sieve/core'
 
@@ -10,9 +10,33 @@ import type { Span, Trace } from '@sieve/core'
  * (GenAI attributes, content as JSON text), then encoded as OTLP protobuf and decoded by the
  * collector: the scorer sees exactly what it sees in production.
  */
+/**
+ * Spans an OpenTelemetry SDK finished, as Sieve receives them: encoded as the SDK's OTLP/HTTP
+ * protobuf exporter encodes them, decoded by the collector.
+ */
+export function asReceived(spans: ReadableSpan[], projectId = 'default'): Span[] {
+  const decoded = decodeProtobufRequest(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!), projectId)
+  if (decoded.rejected) throw new Error(`collector rejected test spans: ${decoded.errorMessage}`)
+  return decoded.spans
+}
+
+/** Received spans grouped into traces, in the order their first span arrived. */
+export function tracesOf(spans: Span[]): Trace[] {
+  const byId = new Map<string, Trace>()
+  for (const span of spans) {
+    let trace = byId.get(span.traceId)
+    if (!trace) byId.set(span.traceId, (trace = { projectId: span.projectId, traceId: span.traceId, spans: [], complete: false }))
+    trace.spans.push(span)
+  }
+  for (const trace of byId.values()) trace.complete = trace.spans.some((s) => s.parentSpanId === '')
+  return [...byId.values()]
+}
+
 export interface LlmStep {
   model?: string
   system?: string
+  /** Earlier turns the agent sends its model before this turn's user text (a multi-turn conversation). */
+  history?: { role: 'user' | 'assistant'; content: string }[]
   /** User text of this turn. */
   user?: string
   /** Tool results fed back to the model: call id → result. */
@@ -64,7 +88,7 @@ export class AgentRecorder {
   }
 
   /** Runs `body` inside an invoke_agent root span; `answer` is recorded as the agent's output. */
-  agent(input: string, body: (r: this) => void, answer?: string): this {
+  agent(input: string, body: (r: this) => void, answer?: string, sessionId?: string): this {
     const span = this.tracer.startSpan(
       `invoke_agent ${this.agentName}`,
       {
@@ -73,6 +97,7 @@ export class AgentRecorder {
         attributes: {
           'gen_ai.operation.name': 'invoke_agent',
           'gen_ai.agent.name': this.agentName,
+          ...(sessionId ? { 'gen_ai.conversation.id': sessionId } : {}),
           'gen_ai.provider.name': 'openai',
           'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: input }] }]),
         },
@@ -91,7 +116,7 @@ export class AgentRecorder {
 
   llm(step: LlmStep): this {
     const model = step.model ?? 'gpt-4o-mini-2024-07-18'
-    const input: unknown[] = []
+    const input: unknown[] = (step.history ?? []).map((m) => ({ role: m.role, parts: [{ type: 'text', content: m.content }] }))
     if (step.user) input.push({ role: 'user', parts: [{ type: 'text', content: step.user }] })
     for (const r of step.toolResults ?? []) input.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: r.id, response: r.response }] })
     const parts: unknown[] = []
@@ -142,9 +167,7 @@ export class AgentRecorder {
 
   /** The recorded spans, through OTLP protobuf and the collector's decoder. */
   spans(projectId = 'default'): Span[] {
-    const decoded = decodeProtobufRequest(this.otlpProtobuf(), projectId)
-    if (decoded.rejected) throw new Error(`collector rejected test spans: ${decoded.errorMessage}`)
-    return decoded.spans
+    return asReceived(this.exporter.getFinishedSpans(), projectId)
   }
 
   trace(projectId = 'default'): Trace {

@@ -1,10 +1,14 @@
 import { failWith, say, type ModelRequest, type Step } from './fake-openai/script.js'
 
-/** The turn and span a judge prompt shows first, so scripted verdicts cite something real. */
-export function firstCitation(request: ModelRequest): { turn: number; span_id: string } {
+/**
+ * The first user turn of a judge prompt (the first turn when none is the user's), with the first
+ * sentence of its text as the quote: scripted verdicts cite something real, word for word.
+ */
+export function firstCitation(request: ModelRequest): { turn: number; span_id: string; quote: string } {
   const user: string = request.body.messages.find((m: { role: string }) => m.role === 'user').content
-  const m = /\[turn (\d+) \| span ([^ ]+) \|/.exec(user)
-  return { turn: Number(m?.[1] ?? 1), span_id: m?.[2] ?? 'none' }
+  const m = /\[turn (\d+) \| span ([^ ]+) \| user\]\n([^\n]*)/.exec(user) ?? /\[turn (\d+) \| span ([^ ]+) \|[^\]]*\]\n([^\n]*)/.exec(user)
+  const sentence = /^.{1,80}?[.?!](?=\s|$)/.exec(m?.[3] ?? '')?.[0] ?? (m?.[3] ?? '').slice(0, 40)
+  return { turn: Number(m?.[1] ?? 1), span_id: m?.[2] ?? 'none', quote: sentence }
 }
 
 /** The dimension a judge prompt is about. */
@@ -12,7 +16,7 @@ export const dimensionOf = (request: ModelRequest): string => /Dimension: (.+)/.
 
 /** A valid verdict for whatever was asked, with the given level. */
 export function verdict(request: ModelRequest, score: number, extra: Omit<Parameters<typeof say>[1], never> = {}): Step {
-  return say(JSON.stringify({ evidence: [{ ...firstCitation(request), quote: 'Where is my order A1?' }], reasoning: 'The agent answered from the tool result.', score }), {
+  return say(JSON.stringify({ evidence: [firstCitation(request)], reasoning: 'The agent answered from the tool result.', score }), {
     usage: { inputTokens: 1000, outputTokens: 100 },
     ...extra,
   })

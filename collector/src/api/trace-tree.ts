@@ -1,4 +1,4 @@
-import type { Span, Trace } from '@sieve/core'
+import { causalTree, ContentReader, spanCausalKeys, type Span, type SpanNode as CausalNode, type Trace } from '@sieve/core'
 
 export type SpanNode = Span & { children: SpanNode[] }
 
@@ -7,19 +7,19 @@ export interface TraceTree {
   traceId: string
   complete: boolean
   spanCount: number
-  /** Root spans, plus spans whose parent was never received (so no span is hidden). */
+  /** Root spans, plus spans whose parent was never received or whose parent links loop (so no span is hidden). */
   roots: SpanNode[]
 }
 
-/** Nests spans under their parents, children in start order. */
-export function traceTree(trace: Trace): TraceTree {
-  const nodes = new Map<string, SpanNode>()
-  for (const span of trace.spans) nodes.set(span.spanId, { ...span, children: [] })
-  const roots: SpanNode[] = []
-  for (const node of nodes.values()) {
-    const parent = node.parentSpanId ? nodes.get(node.parentSpanId) : undefined
-    if (parent && parent !== node) parent.children.push(node)
-    else roots.push(node)
-  }
+/**
+ * Nests spans under their parents, siblings in the order they happened. Start times cannot say
+ * that alone: an agent loop's model call and the tool call it asked for often start in the same
+ * millisecond, and services' clocks drift. So siblings are put in core's causal order (the one the
+ * conversation is read in: a tool span after the model call that requested its call id), then by
+ * clock. `reader` parses the spans' content; pass the one `conversationOf` uses to read it once.
+ */
+export function traceTree(trace: Trace, reader = new ContentReader()): TraceTree {
+  const toNode = (node: CausalNode): SpanNode => ({ ...node.span, children: node.children.map(toNode) })
+  const roots = causalTree(trace.spans, spanCausalKeys(reader)).map(toNode)
   return { projectId: trace.projectId, traceId: trace.traceId, complete: trace.complete, spanCount: trace.spans.length, roots }
 }

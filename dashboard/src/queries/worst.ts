@@ -16,8 +16,16 @@ export interface WorstTrace {
   checks: number
   checksFailed: number
   failedChecks: string[]
+  /** Judge scores in effect, rubric and dimension rows alike, errors left out (the rollup's count). */
   judgeScores: number
+  /**
+   * Mean of the trace's rubric scores in effect: the weighted score each rubric's judgment writes
+   * under the rubric's name. Null when no rubric score is in effect (not judged, or every judgment
+   * failed or left a dimension unscored). `sort=judge` ranks by this figure.
+   */
   judgeMean: number | null
+  /** Mean of the per-dimension scores (`<rubric>.<dimension>`) in effect, never mixed into judgeMean. */
+  judgeDimensionMean: number | null
   judgeFailed: string[]
 }
 
@@ -26,9 +34,19 @@ const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMa
 
 /**
  * Lowest-scoring traces of a time range: most failed checks first (`sort=checks`), or lowest mean
- * judge score first (`sort=judge`). Candidates are the top traces by their netted sums (a re-score's
+ * rubric score first (`sort=judge`). Candidates are the top traces by their netted sums (a re-score's
  * -1 rows cancel what it replaced, see migrations/0007); they are then read in full by primary key
  * and ranked again with the tie-breaks.
+ *
+ * The judge figure is not the rollup's: `trace_quality` sums every judge score, a rubric's weighted
+ * score and its dimensions' scores together, and a mean over those counts each dimension twice. So
+ * the candidates' judge scores are read again from `scores FINAL`, and both the figure shown
+ * (judgeMean) and the final ranking use the rubric scores only. The rollup's mixed mean still picks
+ * the `sort=judge` candidates (4 × limit of them); it is close to the rubric mean (a weighted score
+ * lies between its dimensions' lowest and highest), but a trace whose rubric score is low while its
+ * dimensions' plain mean is high can rank just outside the candidates and be missed. Ranking every
+ * judged trace of a range by its rubric score exactly would need the rollup to sum rubric scores
+ * apart (a migration).
  */
 export async function worst(client: ClickHouseClient, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
   const f = filterSql(q)
@@ -56,7 +74,7 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
   const keys = [...new Map(candidates.map((r) => [r.trace_id, new TupleParam([r.start, r.trace_id])])).values()]
   const byKey = '{keys:Array(Tuple(DateTime64(9, \'UTC\'), String))}'
 
-  const [scored, traces] = await Promise.all([
+  const [scored, traces, judged] = await Promise.all([
     rows<{
       trace_id: string; start_ms: number; service: string; agent: string; prompt: string; llm: string
       checks: number; checks_failed: number; failed_checks: string[]; judge_scores: number; judge_value_sum: number; judge_failed: string[]
@@ -76,6 +94,7 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
        WHERE project_id = {project:String} AND (start_time, trace_id) IN ${byKey}`,
       { ...params, keys },
     ),
+    judgeMeans(client, { ...params, ids: [...new Set(candidates.map((r) => r.trace_id))] }),
   ])
   const traceById = new Map(traces.map((t) => [t.trace_id, t]))
   const result: WorstTrace[] = scored.map((r) => {
@@ -95,7 +114,8 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
       checksFailed: r.checks_failed,
       failedChecks: r.failed_checks.sort(),
       judgeScores: r.judge_scores,
-      judgeMean: r.judge_scores ? r.judge_value_sum / r.judge_scores : null,
+      judgeMean: judged.get(r.trace_id)?.rubricMean ?? null,
+      judgeDimensionMean: judged.get(r.trace_id)?.dimensionMean ?? null,
       judgeFailed: r.judge_failed.sort(),
     }
   })
@@ -106,4 +126,41 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
       : judge(x) - judge(y) || y.checksFailed - x.checksFailed || y.startTime.localeCompare(x.startTime),
   )
   return result.slice(0, q.limit)
+}
+
+/**
+ * Per trace, the mean of its rubric scores and of its dimension scores in effect. A judge row named
+ * `<rubric>` is a rubric's weighted score, `<rubric>.<dimension>` one dimension's (rubric ids are
+ * kebab-case, never dotted: scorer/src/judge/rubric.ts). In effect, as the rollups count: the
+ * latest row by created_at per (trace, check, span) whatever its version (scores' key holds the
+ * version, so FINAL alone keeps one row per version); a latest row that is a judge error is no score.
+ */
+async function judgeMeans(
+  client: ClickHouseClient,
+  params: { project: string; from: string; to: string; ids: string[] },
+): Promise<Map<string, { rubricMean: number | null; dimensionMean: number | null }>> {
+  const found = await rows<{ trace_id: string; rubrics: number; rubric_sum: number; dimensions: number; dimension_sum: number }>(
+    client,
+    `SELECT trace_id,
+            countIf(rubric) AS rubrics, sumIf(value, rubric) AS rubric_sum,
+            countIf(NOT rubric) AS dimensions, sumIf(value, NOT rubric) AS dimension_sum
+     FROM (
+       SELECT trace_id, position(scorer_name, '.') = 0 AS rubric,
+              argMax(value, created_at) AS value, argMax(error, created_at) AS error
+       FROM scores FINAL
+       WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)} AND kind = 'judge'
+         -- The range the candidates were ranked over, as trace_quality holds it (and only its days' partitions are read).
+         AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}
+       GROUP BY trace_id, scorer_name, span_id
+     )
+     WHERE error = ''
+     GROUP BY trace_id`,
+    params,
+  )
+  return new Map(
+    found.map((r) => [
+      r.trace_id,
+      { rubricMean: r.rubrics ? r.rubric_sum / r.rubrics : null, dimensionMean: r.dimensions ? r.dimension_sum / r.dimensions : null },
+    ]),
+  )
 }

@@ -1,5 +1,6 @@
 import { get, post } from '../api.js'
 import { badge, errorBox, h, ms, num, pretty, when } from '../dom.js'
+import { conversationPanel } from './conversation.js'
 
 /** Attributes that hold LLM and tool content, shown as blocks rather than table rows. */
 const CONTENT = [
@@ -13,6 +14,9 @@ const CONTENT = [
 ]
 
 const nanos = (s) => BigInt(s)
+
+/** Verdicts stored but kept out of every mean (scorer/README.md, "One judge call"), by their label. */
+const KEPT_OUT = { unverified_evidence: 'unverified evidence', truncated: 'truncated transcript' }
 
 function flatten(nodes, depth = 0, out = []) {
   for (const n of nodes) {
@@ -36,7 +40,8 @@ function citedSpans(score) {
   return ids
 }
 
-export async function traceView({ match }) {
+/** The page of one trace; `?span=<id>` selects that span (the session page links turns so). */
+export async function traceView({ match, params }) {
   const traceId = match[1].toLowerCase()
   const data = await get(`/traces/${traceId}`)
   const rows = flatten(data.trace.roots)
@@ -48,8 +53,17 @@ export async function traceView({ match }) {
   const spanRows = new Map()
   const select = (span) => {
     for (const [id, row] of spanRows) row.classList.toggle('selected', id === span.spanId)
+    // The turns read from the selected span are marked in the conversation.
+    for (const turn of conversation.querySelectorAll('[data-span]')) turn.classList.toggle('current', turn.dataset.span === span.spanId)
     detail.replaceChildren(...spanDetail(span).flat(Infinity))
   }
+  const selectById = (spanId) => {
+    const row = rows.find((r) => r.span.spanId === spanId)
+    if (!row) return
+    select(row.span)
+    spanRows.get(spanId).scrollIntoView({ block: 'nearest' })
+  }
+  const conversation = conversationPanel(data.conversation, { onSelect: (turn) => selectById(turn.spanId) })
   const tree = h(
     'div',
     { class: 'waterfall', role: 'tree' },
@@ -83,7 +97,7 @@ export async function traceView({ match }) {
       h(
         'details',
         { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
-        h('summary', {}, s.error ? badge(false, 'judge error') : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
+        h('summary', {}, s.error ? badge(false, KEPT_OUT[s.label] ?? 'judge error') : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
         s.error ? h('p', { class: 'error' }, s.error) : null,
         s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
         s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,
@@ -113,12 +127,17 @@ export async function traceView({ match }) {
 
   const failed = data.scores.find((s) => !s.passed && !s.error)
   if (failed) queueMicrotask(() => highlight(citedSpans(failed)))
+  // A span asked for in the address wins over the failed check's first cited span.
+  if (params.span) queueMicrotask(() => queueMicrotask(() => selectById(params.span)))
+  const session = data.sessionId
+    ? [' · session ', h('a', { href: `#/sessions/${encodeURIComponent(data.sessionId)}`, class: 'mono session-link' }, data.sessionId)]
+    : null
   return h(
     'div',
     { class: 'trace' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Trace ', h('span', { class: 'mono' }, traceId)), exportButton, status),
-    h('p', { class: 'meta' }, `${data.trace.spanCount} spans · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`),
-    h('div', { class: 'trace-layout' }, h('div', {}, tree, detail), h('div', {}, scores, feedback)),
+    h('p', { class: 'meta' }, `${data.trace.spanCount} spans · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`, session),
+    h('div', { class: 'trace-layout' }, h('div', {}, tree, detail), h('div', {}, conversation, scores, feedback)),
   )
 }
 

@@ -52,7 +52,8 @@ export async function worstView({ params, navigate }) {
       h('td', {}, t.agentVersion),
       h('td', {}, t.failedChecks.map((c) => h('span', { class: 'badge fail' }, c)), t.judgeFailed.map((c) => h('span', { class: 'badge warn' }, c))),
       h('td', {}, `${num(t.checksFailed)}/${num(t.checks)}`),
-      h('td', {}, t.judgeMean === null ? '–' : t.judgeMean.toFixed(2)),
+      // judgeMean: the rubrics' weighted scores only; the dimensions' mean is a separate figure.
+      h('td', { title: t.judgeDimensionMean === null ? undefined : `dimensions' mean ${t.judgeDimensionMean.toFixed(2)}` }, t.judgeMean === null ? '–' : t.judgeMean.toFixed(2)),
       h('td', {}, ms(t.durationMs)),
     ),
   )

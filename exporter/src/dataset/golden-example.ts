@@ -5,7 +5,8 @@ export const DATASET_VERSION = 1
 
 export const BUCKETS = ['typical', 'edge', 'known-failure'] as const
 
-const message = z.object({ role: z.string().min(1), content: z.string() })
+/** A turn of the conversation the agent is replayed on: the user's, or the agent's earlier answer. */
+const message = z.object({ role: z.enum(['user', 'assistant']), content: z.string() })
 const toolCall = z.object({ name: z.string().min(1), arguments: z.unknown().optional(), result: z.unknown().optional() })
 
 /**
@@ -19,7 +20,13 @@ export const goldenExampleSchema = z
     version: z.literal(DATASET_VERSION),
     /** Stable: derived from project and trace id, so the same trace always yields the same id. */
     id: z.string().regex(/^ex_[0-9a-f]{16}$/, 'must be ex_ followed by 16 hex digits'),
-    input: z.object({ messages: z.array(message).min(1, 'needs at least one user turn') }),
+    /** Every earlier turn in order, the user's last turn last: the agent is called once per user turn. */
+    input: z.object({
+      messages: z
+        .array(message)
+        .min(1, 'needs at least one user turn')
+        .refine((m) => m.length === 0 || m.at(-1)!.role === 'user', { message: "the last message must be the user's turn the agent answers" }),
+    }),
     context: z.object({
       systemPrompt: z.string().optional(),
       promptVersion: z.string().optional(),

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import type { CheckDefinition } from '@sieve/scorer'
+import type { Trace } from '@sieve/core'
+import { traceView, type CheckDefinition } from '@sieve/scorer'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { readDataset } from '../dataset/validate-dataset.js'
 import { baselineKey, readBaseline, writeBaseline, type BaselineEntry } from './baseline.js'
 import { exampleJudge, judgeFigures, judgeRegressions, overallJudge, type ExampleJudge, type OverallJudge } from './judge-figures.js'
 import type { ReplayJudge, RunJudgement } from './replay-judge.js'
+import { replaySession, turnInput, userTurnCount } from './replay-turns.js'
 import { runAgent } from './run-agent.js'
 import { replayTrace, scoreReplay, type ReplayCheck, type ReplayScore } from './score-replay.js'
 import { startSpanReceiver } from './span-receiver.js'
@@ -112,17 +114,29 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
   try {
     for (const [index, { example }] of examples.entries()) {
       const runs: RunResult[] = []
+      const turns = userTurnCount(example.input.messages)
       for (let r = 0; r < o.repeats; r++) {
-        receiver.take()
-        const run = await runAgent(o.agent, example, receiver.endpoint, o.timeoutMs, o.cwd)
-        if (index === 0 && r === 0 && (run.exitCode === 127 || run.exitCode === null) && !run.timedOut) {
-          throw new GateConfigError(`cannot run the agent '${o.agent}': ${run.stderr || `exit code ${run.exitCode}`}`)
+        // One agent call per user turn; each sees the conversation so far with its own earlier answers.
+        const traces: Trace[] = []
+        const answers: string[] = []
+        let error: string | undefined
+        for (let turn = 0; turn < turns && !error; turn++) {
+          receiver.take()
+          const messages = turnInput(example.input.messages, answers, turn)
+          const run = await runAgent(o.agent, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${r + 1}` }, receiver.endpoint, o.timeoutMs, o.cwd)
+          if (index === 0 && r === 0 && turn === 0 && (run.exitCode === 127 || run.exitCode === null) && !run.timedOut) {
+            throw new GateConfigError(`cannot run the agent '${o.agent}': ${run.stderr || `exit code ${run.exitCode}`}`)
+          }
+          const trace = replayTrace(receiver.take())
+          if (trace) traces.push(trace)
+          answers.push(trace ? (traceView(trace).finalAnswer?.text ?? '') : '')
+          const failed = run.timedOut ? `timed out after ${o.timeoutMs} ms` : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${run.stderr.split('\n').slice(-3).join(' ')}` : undefined
+          if (failed) error = turns > 1 ? `turn ${turn + 1} of ${turns}: ${failed}` : failed
         }
-        const trace = replayTrace(receiver.take())
+        const trace = replaySession(traces)
         const score = scoreReplay(trace, example, o.checks)
         if (score.model) models.set(score.model, (models.get(score.model) ?? 0) + 1)
-        const error = run.timedOut ? `timed out after ${o.timeoutMs} ms` : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${run.stderr.split('\n').slice(-3).join(' ')}` : undefined
-        const judge = o.judge && trace ? await o.judge.judgeRun(trace, o.judge.rubricFor(trace, example.expected.judge?.rubric)) : undefined
+        const judge = o.judge && trace ? await o.judge.judgeRun(traces, o.judge.rubricFor(trace, example.expected.judge?.rubric)) : undefined
         if (judge?.unreachable && !judgeReached) {
           // Not one verdict yet and the endpoint is unreachable or refuses us: a setup problem, not a result.
           throw new GateConfigError(`the judge cannot be reached: ${judge.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)

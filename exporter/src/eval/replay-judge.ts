@@ -103,19 +103,27 @@ export class ReplayJudge {
     return rubric
   }
 
-  async judgeRun(trace: Trace, rubric: Rubric): Promise<RunJudgement> {
-    const transcript = buildTranscript(trace)
+  /** Judges one run: its trace, or the traces of its turns (a multi-turn replay) as one conversation. */
+  async judgeRun(traces: Trace | readonly Trace[], rubric: Rubric): Promise<RunJudgement> {
+    const list: readonly Trace[] = Array.isArray(traces) ? traces : [traces as Trace]
+    const trace = list[list.length - 1]!
+    const transcript = buildTranscript(list)
+    const base = { rubric: rubric.id, rubricVersion: rubric.version, passingThreshold: rubric.passingThreshold, dimensions: {}, belowFloor: [] }
+    if (transcript.contentMissing) {
+      return { ...base, error: 'NO_CONTENT: the run sent no conversation to judge (content capture off?)', unreachable: false, calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }
+    }
     const ask: AskJudge = (j, r, d, t) => this.slots.run(() => this.client.judgeDimension(j, r, d, t))
     const results = await Promise.all(rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), rubric, d, transcript)))
     // The scorer's own score rows: the weighted score and pass are computed in one place.
-    const records = toScoreRecords({ trace, rubric, sampleReason: 'eval' }, results)
+    const records = toScoreRecords({ trace, rubric, sampleReason: 'eval', truncation: transcript.truncation, includeTruncated: this.o.config.includeTruncated }, results)
     const overall = records.find((r) => r.scorerName === rubric.id)
     const dimensions: Record<string, DimensionJudgement> = {}
     const belowFloor: string[] = []
     for (const r of results) {
       const row = records.find((x) => x.scorerName === `${rubric.id}.${r.dimension.id}`)!
-      if (r.error || r.level === undefined) {
-        dimensions[r.dimension.id] = { error: row.error || 'no verdict' }
+      if (r.error || r.level === undefined || row.error) {
+        // No verdict, or one kept out of means (unverified evidence, a truncated conversation).
+        dimensions[r.dimension.id] = { ...(r.level !== undefined && !r.error ? { level: r.level } : {}), error: row.error || 'no verdict' }
         continue
       }
       dimensions[r.dimension.id] = { value: row.value, level: r.level, passed: row.passed }
@@ -124,14 +132,13 @@ export class ReplayJudge {
     }
     const outcomes = results.flatMap((r) => r.outcomes)
     const errors = results.flatMap((r) => (r.error ? [r.error] : []))
+    const firstError = errors.length ? `${errors[0]!.code}: ${errors[0]!.message}` : records.find((r) => r.error)?.error
     return {
-      rubric: rubric.id,
-      rubricVersion: rubric.version,
-      passingThreshold: rubric.passingThreshold,
+      ...base,
       ...(overall ? { score: overall.value, passed: overall.passed && belowFloor.length === 0 } : {}),
       dimensions,
       belowFloor,
-      ...(errors.length ? { error: `${errors[0]!.code}: ${errors[0]!.message}` } : {}),
+      ...(firstError ? { error: firstError } : {}),
       unreachable: errors.length === results.length && errors.every((e) => UNREACHABLE.has(e.code)),
       calls: outcomes.length,
       inputTokens: outcomes.reduce((n, x) => n + x.usage.inputTokens, 0),

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process'
-import type { GoldenExample } from '../dataset/golden-example.js'
 
 export interface AgentRun {
   exitCode: number | null
@@ -16,13 +15,26 @@ export function agentCommand(agent: string): { command: string; args: string[]; 
   return { command: agent, args: [], shell: true }
 }
 
+/** One call of the agent: the conversation so far, the user's newest turn last. */
+export interface AgentTurn {
+  exampleId: string
+  messages: { role: string; content: string }[]
+  /** 1-based: which of the example's user turns this is, of how many. */
+  turn: number
+  turns: number
+  /** Shared by the turns of one replay, for the agent's `gen_ai.conversation.id`. */
+  sessionId: string
+}
+
 /**
- * Runs the agent once on an example. The agent reads the example input as JSON from stdin (also in
- * SIEVE_EVAL_INPUT) and sends its trace to SIEVE_ENDPOINT with the SDK, flushing before it exits.
+ * Runs the agent once, for one user turn of an example. The agent reads `{"messages": [...]}` as
+ * JSON from stdin (also in SIEVE_EVAL_INPUT): every earlier turn, user and assistant, then the
+ * user's newest turn. It sends its trace to SIEVE_ENDPOINT with the SDK, flushing before it exits;
+ * its answer is read from that trace.
  */
-export function runAgent(agent: string, example: GoldenExample, endpoint: string, timeoutMs: number, cwd = process.cwd()): Promise<AgentRun> {
+export function runAgent(agent: string, turn: AgentTurn, endpoint: string, timeoutMs: number, cwd = process.cwd()): Promise<AgentRun> {
   const { command, args, shell } = agentCommand(agent)
-  const input = JSON.stringify(example.input)
+  const input = JSON.stringify({ messages: turn.messages })
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
@@ -33,7 +45,10 @@ export function runAgent(agent: string, example: GoldenExample, endpoint: string
         SIEVE_ENDPOINT: endpoint,
         OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
         SIEVE_EVAL_INPUT: input,
-        SIEVE_EVAL_EXAMPLE_ID: example.id,
+        SIEVE_EVAL_EXAMPLE_ID: turn.exampleId,
+        SIEVE_EVAL_TURN: String(turn.turn),
+        SIEVE_EVAL_TURNS: String(turn.turns),
+        SIEVE_EVAL_SESSION_ID: turn.sessionId,
       },
     })
     let stderr = ''

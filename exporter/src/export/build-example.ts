@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Trace } from '@sieve/core'
+import { conversationOf, type Conversation, type Trace } from '@sieve/core'
 import { traceFields, traceView, type ChecksConfig } from '@sieve/scorer'
 import { DATASET_VERSION, type GoldenExample } from '../dataset/golden-example.js'
 import type { Scrubber } from '../scrub/scrubber.js'
@@ -63,13 +63,32 @@ function failedRubric(scores: StoredScore[]): string | undefined {
 }
 
 /**
- * Turns a failing trace into a golden example. Returns undefined when the trace has no user turn
- * (content capture was off), or neither a failed check that is still configured nor a failed judge
- * score: such a case could not be replayed.
+ * What the example replays, from the conversation: every user and assistant text up to the last
+ * user turn, in order (the history the agent had when it answered, the last user turn last), and
+ * the answer the agent gave it (empty when it ended on tool calls or said nothing).
  */
-export function buildExample(trace: Trace, scores: StoredScore[], options: BuildOptions): GoldenExample | undefined {
+export function replayedTurns(conversation: Conversation): { messages: { role: 'user' | 'assistant'; content: string }[]; answer: string } {
+  const { turns } = conversation
+  const lastUser = turns.findLastIndex((t) => t.role === 'user')
+  const messages = turns
+    .slice(0, lastUser + 1)
+    .flatMap((t) => ((t.role === 'user' || t.role === 'assistant') && t.text ? [{ role: t.role, content: t.text }] : []))
+  const last = turns.findLast((t, i) => i > lastUser && t.role !== 'system')
+  return { messages, answer: last?.role === 'assistant' ? last.text : '' }
+}
+
+/**
+ * Turns a failing trace into a golden example. `earlier` are the traces of the same session
+ * before it: the example's history then holds the turns the user had with the agent in them too.
+ * Returns undefined when the conversation has no user turn (content capture was off), or neither
+ * a failed check that is still configured nor a failed judge score: such a case could not be
+ * replayed.
+ */
+export function buildExample(trace: Trace, scores: StoredScore[], options: BuildOptions, earlier: readonly Trace[] = []): GoldenExample | undefined {
   const view = traceView(trace)
-  if (!view.userTexts.length) return undefined
+  const conversation = earlier.length ? conversationOf([...earlier, trace]) : view.conversation
+  const replayed = replayedTurns(conversation)
+  if (!replayed.messages.some((m) => m.role === 'user')) return undefined
   const failed = scores.filter((s) => !s.passed && s.kind === 'deterministic').map((s) => s.name)
   const expected = expectations(failed, trace, options.checks)
   const rubric = failedRubric(scores)
@@ -82,8 +101,9 @@ export function buildExample(trace: Trace, scores: StoredScore[], options: Build
   const scrub = <T>(value: T): T => options.scrubber.scrub(value, placeholders)
   // Scrubbed in reading order, so placeholder numbers in the input do not depend on what the tools
   // returned: two conversations with the same words dedupe to the same input.
-  const input = { messages: view.userTexts.map((t) => ({ role: 'user', content: scrub(t.text) })) }
-  const systemPrompt = view.systemPrompt ? scrub(view.systemPrompt) : ''
+  const input = { messages: replayed.messages.map((m) => ({ role: m.role, content: scrub(m.content) })) }
+  const systemPrompts = [...new Set(conversation.turns.filter((t) => t.role === 'system').map((t) => t.text))].join('\n')
+  const systemPrompt = systemPrompts ? scrub(systemPrompts) : ''
   const toolCalls = view.toolCalls.map((c) => ({ name: c.name, arguments: scrub(c.arguments), result: scrub(c.result) }))
   const reviewBy = new Date(options.now.getTime() + options.reviewAfterDays * 86_400_000)
   return {
@@ -97,7 +117,7 @@ export function buildExample(trace: Trace, scores: StoredScore[], options: Build
       toolResults: toolCalls.filter((c) => c.result !== undefined).map((c) => ({ name: c.name, result: c.result })),
     },
     expected,
-    observed: { output: scrub(view.finalAnswer?.text ?? ''), toolCalls },
+    observed: { output: scrub(replayed.answer), toolCalls },
     bucket: options.bucket,
     tags: [...failed, ...(rubric ? [rubric] : [])].map((name) => `failed:${name}`),
     source: {

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { readTrace } from '@sieve/core'
+import { compareNanos, readSession, readTrace, traceSessionId, traceStart, type Trace } from '@sieve/core'
 import type { ChecksConfig } from '@sieve/scorer'
 import { DATASET_VERSION, goldenExampleSchema, type GoldenExample } from '../dataset/golden-example.js'
 import { readDataset } from '../dataset/validate-dataset.js'
@@ -67,7 +67,7 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
       report.skipped.push({ traceId: candidate.traceId, reason: 'its spans are no longer stored' })
       continue
     }
-    const built = buildExample(trace, candidate.scores, { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, now, reviewAfterDays: o.reviewAfterDays })
+    const built = buildExample(trace, candidate.scores, { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, now, reviewAfterDays: o.reviewAfterDays }, await earlierInSession(client, trace))
     if (!built) {
       report.skipped.push({ traceId: candidate.traceId, reason: 'no user turn captured, or neither a failed check that is still configured nor a failed judge score' })
       continue
@@ -89,4 +89,18 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
   if (lines.length) appendFileSync(path, lines.map((l) => `${l}\n`).join(''))
   await recordExports(client, records)
   return report
+}
+
+/** Earlier turns of a session a failing trace continues, at most this many traces back. */
+const SESSION_HISTORY_TRACES = 50
+
+/**
+ * The traces of the trace's session that started before it: the example's history then holds the
+ * turns the user had with the agent before, even when the agent sent none of them to its model.
+ */
+async function earlierInSession(client: ClickHouseClient, trace: Trace): Promise<Trace[]> {
+  const session = traceSessionId(trace)
+  if (!session) return []
+  const mine = traceStart(trace)
+  return (await readSession(client, trace.projectId, session, SESSION_HISTORY_TRACES + 1)).filter((t) => t.traceId !== trace.traceId && compareNanos(traceStart(t), mine) < 0).slice(-SESSION_HISTORY_TRACES)
 }

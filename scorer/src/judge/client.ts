@@ -21,7 +21,8 @@ export interface TokenUsage {
 }
 
 export type DimensionOutcome = (
-  | { ok: true; verdict: JudgeVerdict }
+  /** `unverified`: a quote of its evidence is not in the turn it cites, asked twice. */
+  | { ok: true; verdict: JudgeVerdict; unverified?: string }
   | { ok: false; error: JudgeError }
 ) & { judge: JudgeRef; usage: TokenUsage; costUsd: number }
 
@@ -62,12 +63,13 @@ export class JudgeClient {
   async judgeDimension(judge: JudgeRef, rubric: Rubric, dimension: RubricDimension, transcript: Transcript): Promise<DimensionOutcome> {
     const prompt = buildJudgePrompt(rubric, dimension, transcript)
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 }
-    const done = (result: { ok: true; verdict: JudgeVerdict } | { ok: false; error: JudgeError }): DimensionOutcome => {
+    const done = (result: { ok: true; verdict: JudgeVerdict; unverified?: string } | { ok: false; error: JudgeError }): DimensionOutcome => {
       return { ...result, judge, usage, costUsd: costUsd(judge.model, usage.inputTokens, usage.outputTokens, this.options.prices) ?? 0 }
     }
     let problem = ''
+    let unverified: { verdict: JudgeVerdict; unverified: string } | undefined
     for (let answerAttempt = 0; answerAttempt < 2; answerAttempt++) {
-      if (answerAttempt > 0) this.metrics.inc('invalid_answer_retries', { dimension: dimension.id })
+      if (answerAttempt > 0) this.metrics.inc(unverified ? 'unverified_evidence_retries' : 'invalid_answer_retries', { dimension: dimension.id })
       let content: string | null | undefined
       try {
         const completion = await this.call(judge, prompt.system, prompt.user, dimension.id)
@@ -81,8 +83,14 @@ export class JudgeClient {
         continue
       }
       const checked = checkVerdict(content, dimension, transcript)
-      if (checked.ok) return done(checked)
-      problem = checked.problem
+      if (checked.ok && !checked.unverified) return done(checked)
+      // A verdict quoting what the transcript does not say is asked again once, then kept, marked.
+      if (checked.ok) unverified = { verdict: checked.verdict, unverified: checked.unverified! }
+      else problem = checked.problem
+    }
+    if (unverified) {
+      this.metrics.inc('unverified_evidence', { dimension: dimension.id })
+      return done({ ok: true, ...unverified })
     }
     this.metrics.inc('judge_errors', { code: 'INVALID_ANSWER' })
     return done({ ok: false, error: new JudgeError('INVALID_ANSWER', `the judge's answer was not a valid verdict, twice: ${problem}`) })

@@ -65,6 +65,11 @@ export const judgeSectionSchema = z.strictObject({
   /** Judges for risky rubric dimensions: majority wins, any disagreement puts the trace up for review. */
   panel: z.strictObject({ judges: z.array(judgeRef).min(2) }).optional(),
   calibration: z.strictObject({ threshold: z.number().min(0).max(1).default(0.85) }).default({ threshold: 0.85 }),
+  /**
+   * Verdicts on a conversation that is incomplete (trace closed before its root span ended, content
+   * cut to a size limit) are stored and flagged; by default they are kept out of means.
+   */
+  includeTruncated: z.boolean().default(false),
 })
 
 export type JudgeSection = z.infer<typeof judgeSectionSchema>

@@ -21,18 +21,23 @@ export interface JudgedTrace {
   errors: string[]
   /** `<rubric>.<dimension>` of every dimension whose panel disagreed. */
   needsReview: string[]
+  /** Why the trace was not judged at all: it holds no conversation to judge. */
+  skipped?: 'no_content'
 }
 
 /** Who judges: the configured judge, and the panel risky dimensions go to. */
 export interface Judges {
   judge: JudgeRef
   panel: JudgeRef[] | undefined
+  /** Count verdicts on incomplete conversations in means (`judge.includeTruncated`). */
+  includeTruncated?: boolean
 }
 
-export function judgesOf(config: Pick<JudgeConfig, 'model' | 'seed' | 'panel'>): Judges {
+export function judgesOf(config: Pick<JudgeConfig, 'model' | 'seed' | 'panel'> & { includeTruncated?: boolean }): Judges {
   return {
     judge: { model: config.model, seed: config.seed },
     panel: config.panel?.judges.map((j) => ({ model: j.model ?? config.model, seed: j.seed ?? config.seed })),
+    includeTruncated: config.includeTruncated ?? false,
   }
 }
 
@@ -60,6 +65,8 @@ export function boundedAsk(client: JudgeClient, concurrency: number): AskJudge {
 export async function judgeTrace(ask: AskJudge, judges: Judges, job: JudgeJob, onSpend: (usd: number) => void): Promise<JudgedTrace> {
   const { trace, rubric, slice } = job
   const transcript = buildTranscript(trace)
+  // Tool spans alone, or content capture off: a verdict on nothing would be stored as a pass.
+  if (transcript.contentMissing) return { records: [], errors: [], needsReview: [], skipped: 'no_content' }
   const spending: AskJudge = async (j, r, d, t) => {
     const outcome = await ask(j, r, d, t)
     onSpend(outcome.costUsd)
@@ -67,7 +74,7 @@ export async function judgeTrace(ask: AskJudge, judges: Judges, job: JudgeJob, o
   }
   const results = await Promise.all(rubric.dimensions.map((d) => judgeDimension(spending, judgesFor(d, judges.judge, judges.panel), rubric, d, transcript)))
   return {
-    records: toScoreRecords({ trace, rubric, sampleReason: slice }, results),
+    records: toScoreRecords({ trace, rubric, sampleReason: slice, truncation: transcript.truncation, includeTruncated: judges.includeTruncated ?? false }, results),
     errors: results.flatMap((r) => (r.error ? [r.error.code] : [])),
     needsReview: results.flatMap((r) => (r.needsReview ? [`${rubric.id}.${r.dimension.id}`] : [])),
   }

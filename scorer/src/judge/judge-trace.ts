@@ -15,6 +15,8 @@ export interface DimensionResult {
   level: number | undefined
   needsReview: boolean
   error: JudgeError | undefined
+  /** The retained level stands only on a quote that is not in the turn it cites. */
+  unverified: string | undefined
 }
 
 /** Who judges a dimension: the panel for risky dimensions when one is configured, else the one judge. */
@@ -25,18 +27,35 @@ export function judgesFor(dimension: RubricDimension, judge: JudgeRef, panel: Ju
 export async function judgeDimension(ask: AskJudge, judges: JudgeRef[], rubric: Rubric, dimension: RubricDimension, transcript: Transcript): Promise<DimensionResult> {
   const outcomes = await Promise.all(judges.map((j) => ask(j, rubric, dimension, transcript)))
   const failed = outcomes.find((o) => !o.ok)
-  if (failed && !failed.ok) return { dimension, outcomes, level: undefined, needsReview: false, error: failed.error }
+  if (failed && !failed.ok) return { dimension, outcomes, level: undefined, needsReview: false, error: failed.error, unverified: undefined }
   const levels = outcomes.map((o) => (o.ok ? o.verdict.score : NaN))
-  if (levels.length === 1) return { dimension, outcomes, level: levels[0], needsReview: false, error: undefined }
-  const { majority, disagreement } = panelMajority(levels)
+  const { majority, disagreement } = levels.length === 1 ? { majority: levels[0], disagreement: false } : panelMajority(levels)
   const error = majority === undefined ? new JudgeError('PANEL_NO_MAJORITY', `panel split with no majority: ${levels.join(', ')}`) : undefined
-  return { dimension, outcomes, level: majority, needsReview: disagreement, error }
+  // The level is verified when one judge that gave it quoted the transcript faithfully.
+  const giving = outcomes.filter((o) => o.ok && o.verdict.score === majority)
+  const unverified = giving.every((o) => o.ok && o.unverified) ? giving.map((o) => (o.ok ? o.unverified : undefined)).find(Boolean) : undefined
+  return { dimension, outcomes, level: majority, needsReview: disagreement, error, unverified }
 }
 
 export interface RecordContext {
   trace: Trace
   rubric: Rubric
   sampleReason: string
+  /** Why the transcript was incomplete (empty when whole): such verdicts are flagged. */
+  truncation?: string[]
+  /** Count verdicts on incomplete transcripts in means (off by default: they judged part of a conversation). */
+  includeTruncated?: boolean
+}
+
+/**
+ * Why a verdict is kept out of means. Stored in the `error` column, which every rollup, the worst
+ * traces and export leave out of scores (migrations/0006, 0007): a verdict on invented evidence or
+ * on part of a conversation is shown, never averaged.
+ */
+function untrusted(r: DimensionResult, truncation: string[], includeTruncated: boolean): { label: string; error: string } | undefined {
+  if (r.unverified) return { label: 'unverified_evidence', error: `UNVERIFIED_EVIDENCE: ${r.unverified}` }
+  if (truncation.length && !includeTruncated) return { label: 'truncated', error: `TRUNCATED: ${truncation.join('; ')}` }
+  return undefined
 }
 
 const configHash = (judges: JudgeRef[]) => createHash('sha256').update(JSON.stringify(judges)).digest('hex').slice(0, 16)
@@ -47,6 +66,7 @@ const configHash = (judges: JudgeRef[]) => createHash('sha256').update(JSON.stri
  */
 export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): ScoreRecord[] {
   const { trace, rubric, sampleReason } = ctx
+  const truncation = ctx.truncation ?? []
   const scorerVersion = `${rubric.version}+prompt.${PROMPT_VERSION}`
   const base = {
     ...traceFields(trace),
@@ -75,6 +95,7 @@ export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): 
     // The explanation and evidence shown are those of a judge that gave the retained level.
     const chosen = verdicts.find((v) => v.score === r.level)?.verdict
     const passed = r.level !== undefined && r.level >= r.dimension.passAt
+    const distrust = r.error ? undefined : untrusted(r, truncation, ctx.includeTruncated ?? false)
     records.push({
       ...base,
       scorerName: name,
@@ -86,20 +107,22 @@ export function toScoreRecords(ctx: RecordContext, results: DimensionResult[]): 
         passAt: r.dimension.passAt,
         needsReview: r.needsReview,
         ...(verdicts.length > 1 ? { panel: verdicts.map(({ model, seed, score }) => ({ model, seed, score })) } : {}),
+        ...(truncation.length ? { truncated: truncation } : {}),
       }),
       evaluationName: name,
       // A split panel is for review even when it has no majority (and so no level).
-      evaluationLabel: r.needsReview ? 'needs_review' : r.error ? 'error' : passed ? 'pass' : 'fail',
+      evaluationLabel: r.needsReview ? 'needs_review' : r.error ? 'error' : distrust ? distrust.label : passed ? 'pass' : 'fail',
       evaluationExplanation: chosen?.reasoning ?? '',
       judgeModel: [...new Set(judges.map((j) => j.model))].join(','),
       evidence: JSON.stringify((chosen?.evidence ?? []).map((e) => ({ turn: e.turn, spanId: e.span_id, quote: e.quote }))),
       costUsd,
       inputTokens,
       outputTokens,
-      error: r.error ? `${r.error.code}: ${r.error.message}` : '',
+      error: r.error ? `${r.error.code}: ${r.error.message}` : (distrust?.error ?? ''),
     })
   }
-  const scored = results.filter((r) => r.level !== undefined && !r.error)
+  // The weighted score is a mean: only over verdicts that every mean may count.
+  const scored = results.filter((r) => r.level !== undefined && !r.error && !untrusted(r, truncation, ctx.includeTruncated ?? false))
   if (scored.length === results.length && results.length > 0) {
     const weight = results.reduce((s, r) => s + r.dimension.weight, 0)
     const value = results.reduce((s, r) => s + r.dimension.weight * normalizeLevel(r.dimension, r.level!), 0) / weight

@@ -1,12 +1,12 @@
 import type { Rubric, RubricDimension } from './rubric.js'
-import type { Transcript, Turn } from './transcript.js'
+import type { Transcript, TranscriptTurn } from './transcript.js'
 
 /**
  * Bump when the wording below changes: stored scores carry it, and scores of different prompt
  * versions are not compared. The snapshot tests in scorer/test/judge/ fail until the snapshots are
  * updated, which is the reminder.
  */
-export const PROMPT_VERSION = '1'
+export const PROMPT_VERSION = '2'
 
 export interface JudgePrompt {
   system: string
@@ -16,9 +16,9 @@ export interface JudgePrompt {
 const SYSTEM = [
   'You are a strict, careful evaluator of conversations between a user and an AI agent.',
   'You score exactly one dimension of one rubric, using only what the transcript shows.',
-  'Each transcript entry is labelled with its turn number and the id of the span it came from.',
+  'Each transcript entry is labelled with its turn number, the id of the span it came from and who speaks; tool calls and tool results are turns of their own.',
   'Work in this order and answer in JSON with exactly these fields, in this order:',
-  '1. "evidence": the turns you rely on, each as {"turn": <number>, "span_id": "<span id>", "quote": "<short exact quote>"}; at least one.',
+  '1. "evidence": the turns you rely on, each as {"turn": <number>, "span_id": "<span id>", "quote": "<short exact quote>"}; at least one. The quote must be copied word for word from the turn you cite.',
   '2. "reasoning": why the evidence puts the transcript at one level and not the level above or below it.',
   '3. "score": the level number whose anchor the transcript matches.',
   'Choose the level whose anchor is met; when two anchors seem to fit, choose the lower one.',
@@ -32,9 +32,16 @@ function renderLevels(d: RubricDimension): string {
     .join('\n')
 }
 
-function renderTurn(t: Turn): string {
-  const who = t.role === 'tool' ? `tool ${t.name ?? ''}`.trim() : t.role
-  return `[turn ${t.index} | span ${t.spanId} | ${who}]\n${t.text}`
+const SPEAKER: Record<TranscriptTurn['role'], string> = {
+  system: 'system',
+  user: 'user',
+  assistant: 'assistant',
+  tool_call: 'assistant calls tool',
+  tool_result: 'tool result',
+}
+
+function renderTurn(t: TranscriptTurn): string {
+  return `[turn ${t.index} | span ${t.spanId} | ${SPEAKER[t.role]}${t.name && t.role === 'tool_result' ? ` ${t.name}` : ''}]\n${t.text}`
 }
 
 export function renderTranscript(transcript: Transcript): string {

@@ -34,6 +34,8 @@ interface ViewFacts {
   rubric: Rubric
   userTurns: number
   tokens: number
+  /** No user or assistant text: nothing for the judge to read. */
+  contentMissing: boolean
 }
 
 export interface JudgeStageDeps {
@@ -204,16 +206,23 @@ export class JudgeStage {
       userTraceIndex: candidate.userTraceIndex,
       lowestFeedback: feedbackOpen ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined,
     }
-    return this.offerPicks(trace, selectingSlices(this.deps.config.sampling, facts), view.rubric)
+    const picks = selectingSlices(this.deps.config.sampling, facts)
+    if (picks.length && view.contentMissing) {
+      // Counted against the slice that would have taken it: a sampled trace with nothing to read.
+      this.metrics.inc('skipped', { slice: picks[0]!, reason: 'no_content' })
+      return undefined
+    }
+    return this.offerPicks(trace, picks, view.rubric)
   }
 
   /** The scorer has built (and cached) the trace view already: these cost nothing. */
   private viewFacts(trace: Trace): ViewFacts {
-    const view = this.needsLengthFacts ? traceView(trace) : undefined
+    const view = traceView(trace)
     return {
       rubric: this.rubricFor(trace),
-      userTurns: view?.userTexts.length ?? 0,
-      tokens: view?.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) ?? 0,
+      userTurns: this.needsLengthFacts ? view.userTexts.length : 0,
+      tokens: this.needsLengthFacts ? view.llmCalls.reduce((n, c) => n + c.fields.inputTokens + c.fields.outputTokens, 0) : 0,
+      contentMissing: view.conversation.contentMissing,
     }
   }
 
@@ -308,6 +317,11 @@ export class JudgeStage {
       // No verdict is not a low verdict: nothing is stored for the trace; its calls stay spent.
       this.metrics.inc('skipped', { slice: job.slice, reason: err instanceof JudgeThreadError ? err.reason : 'judge_failed' })
       console.error(`judge: trace ${job.trace.traceId} was not judged: ${(err as Error).message}`)
+      return
+    }
+    if (judged.skipped) {
+      this.ledger.release(job.slice, job.calls)
+      this.metrics.inc('skipped', { slice: job.slice, reason: judged.skipped })
       return
     }
     for (const code of judged.errors) this.metrics.inc('dimension_errors', { code })

@@ -1,83 +1,63 @@
-import { genAiFields, isLlmSpan, isToolSpan, spanContent, toolInvocation, type ChatMessage, type MessagePart, type Trace } from '@sieve/core'
-import { traceParser, traceView } from '../trace/view.js'
+import { conversationOf, type Trace, type Turn } from '@sieve/core'
+import { traceView } from '../trace/view.js'
 
 /**
- * The conversation a judge reads, rebuilt from a trace's spans: each turn keeps the id of the span
- * it came from, so a verdict can cite it and an engineer can open it.
+ * What the judge reads: the trace's conversation (core's conversation model), one entry per turn,
+ * numbered as the conversation is. Each entry keeps the id of the span it came from, so a verdict
+ * can cite it and an engineer can open it.
  */
-export interface Turn {
-  /** 1-based position in the transcript; what the judge cites as "turn N". */
+export interface TranscriptTurn {
+  /** 1-based position in the conversation; what the judge cites as "turn N". */
   index: number
   spanId: string
-  role: 'system' | 'user' | 'assistant' | 'tool'
+  role: Turn['role']
   /** Tool name for tool calls and results. */
   name?: string
+  /** The text the judge is shown (a long turn is cut), and that a quote must appear in. */
   text: string
 }
 
 export interface Transcript {
-  turns: Turn[]
+  turns: TranscriptTurn[]
   /** User turns: how long the conversation was, for the long-conversation slice. */
   userTurns: number
   tokens: number
+  /** No user or assistant text: nothing to judge (content capture off, tool spans only). */
+  contentMissing: boolean
+  /** Why the conversation is incomplete (an incomplete trace, content cut short); empty when whole. */
+  truncation: string[]
 }
 
-const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))
-
-function partText(part: MessagePart): string {
-  switch (part.type) {
-    case 'text':
-      return part.content
+function turnText(turn: Turn): string {
+  switch (turn.role) {
     case 'tool_call':
-      return `call ${part.name}(${asText(part.arguments)})`
-    case 'tool_call_response':
-      return `result: ${asText(part.response)}`
+      return `${turn.name ?? 'tool'}(${turn.text})`
+    case 'tool_result':
+      return turn.error ? `[error: ${turn.error}]${turn.result !== undefined ? ` ${turn.text}` : ''}` : turn.text
     default:
-      return ''
+      return turn.text
   }
 }
 
-const ROLES = new Set<string>(['system', 'user', 'assistant', 'tool'])
-
-function turnOf(m: ChatMessage): { role: Turn['role']; text: string } | undefined {
-  const text = m.parts.map(partText).filter(Boolean).join('\n')
-  return ROLES.has(m.role) && text ? { role: m.role as Turn['role'], text } : undefined
-}
-
-/**
- * Each LLM call repeats the conversation so far in its input; a message already shown is not shown
- * again, so the transcript reads like the conversation the user had.
- */
-export function buildTranscript(trace: Trace, maxCharsPerTurn = 4000): Transcript {
-  const turns: Turn[] = []
-  const seen = new Set<string>()
+/** The transcript of one trace, or of the traces of one session (an eval replay's turns). */
+export function buildTranscript(traces: Trace | readonly Trace[], maxCharsPerTurn = 4000): Transcript {
+  const single = !Array.isArray(traces) ? (traces as Trace) : traces.length === 1 ? traces[0]! : undefined
+  // One trace: the conversation the checks read already, built once per trace.
+  const conversation = single ? traceView(single).conversation : conversationOf(traces)
+  const turns = conversation.turns.map((turn, i): TranscriptTurn => {
+    const full = turnText(turn)
+    const text = full.length > maxCharsPerTurn ? `${full.slice(0, maxCharsPerTurn)}… [${full.length - maxCharsPerTurn} more characters]` : full
+    return { index: i + 1, spanId: turn.spanId, role: turn.role, ...(turn.name ? { name: turn.name } : {}), text }
+  })
   let tokens = 0
-  const push = (spanId: string, m: { role: Turn['role']; text: string; name?: string } | undefined) => {
-    if (!m) return
-    const key = `${m.role}\u0000${m.name ?? ''}\u0000${m.text}`
-    if (seen.has(key)) return
-    seen.add(key)
-    const text = m.text.length > maxCharsPerTurn ? `${m.text.slice(0, maxCharsPerTurn)}… [${m.text.length - maxCharsPerTurn} more characters]` : m.text
-    turns.push({ index: turns.length + 1, spanId, role: m.role, ...(m.name ? { name: m.name } : {}), text })
+  for (const trace of single ? [single] : (traces as readonly Trace[])) {
+    for (const call of traceView(trace).llmCalls) tokens += call.fields.inputTokens + call.fields.outputTokens
   }
-  // The trace view's parser reads only what each model call appends to the conversation.
-  const parse = traceParser()
-  for (const span of traceView(trace).spans) {
-    const f = genAiFields(span)
-    tokens += f.inputTokens + f.outputTokens
-    if (isToolSpan(span)) {
-      const call = toolInvocation(span)
-      const result = call.result === undefined ? '' : `\nresult: ${asText(call.result)}`
-      const failed = call.error ? ` [error: ${call.error}]` : ''
-      push(span.spanId, { role: 'tool', name: call.name, text: `call ${call.name}(${call.rawArguments ?? ''})${result}${failed}` })
-      // The next model call's input repeats this result as a tool message: shown once, here.
-      if (result) seen.add(`tool\u0000\u0000${result.slice(1)}`)
-      continue
-    }
-    if (!isLlmSpan(span) && f.operation !== 'invoke_agent') continue
-    const content = spanContent(span, parse)
-    if (content.systemInstructions) push(span.spanId, { role: 'system', text: content.systemInstructions })
-    for (const m of [...content.input, ...content.output]) push(span.spanId, turnOf(m))
+  return {
+    turns,
+    userTurns: turns.filter((t) => t.role === 'user').length,
+    tokens,
+    contentMissing: conversation.contentMissing,
+    truncation: conversation.truncation,
   }
-  return { turns, userTurns: turns.filter((t) => t.role === 'user').length, tokens }
 }

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { userIdOf, type Trace } from '@sieve/core'
-import { compareNanos, traceView } from '../trace/view.js'
+import { compareNanos, userIdOf, type Trace } from '@sieve/core'
+import { traceView } from '../trace/view.js'
 
 /** A trace's place in its user's history: traces are ordered by start time, then trace id. */
 interface Entry {

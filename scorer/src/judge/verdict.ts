@@ -1,3 +1,4 @@
+import { foldSpace } from '@sieve/core'
 import { z } from 'zod'
 import { levelRange, type RubricDimension } from './rubric.js'
 import type { Transcript } from './transcript.js'
@@ -25,7 +26,11 @@ export type JudgeVerdict = z.infer<typeof verdictSchema>
 /** The JSON schema sent as `response_format` (strict mode: every property required, no extras). */
 export const VERDICT_JSON_SCHEMA = z.toJSONSchema(verdictSchema, { target: 'draft-7' }) as Record<string, unknown>
 
-export type JudgeVerdictCheck = { ok: true; verdict: JudgeVerdict } | { ok: false; problem: string }
+/**
+ * A verdict whose every quote appears in the turn it cites is verified; one with a quote found
+ * nowhere in that turn is kept but marked (`unverified`): the judge may have invented its evidence.
+ */
+export type JudgeVerdictCheck = { ok: true; verdict: JudgeVerdict; unverified?: string } | { ok: false; problem: string }
 
 /**
  * Parses and checks an answer against the dimension's levels and the transcript it was about: a
@@ -53,5 +58,16 @@ export function checkVerdict(content: string | null | undefined, dimension: Rubr
       return { ok: false, problem: `cites span ${e.span_id}, which is not in the trace` }
     }
   }
+  const unquoted = v.evidence.find((e) => !quoteAppears(e.quote, transcript.turns[e.turn - 1]!.text))
+  if (unquoted) return { ok: true, verdict: v, unverified: `the quote ${JSON.stringify(unquoted.quote.slice(0, 80))} is not in turn ${unquoted.turn}` }
   return { ok: true, verdict: v }
+}
+
+/** Quotation marks and ellipses a judge puts around a quote are not part of it. */
+const QUOTE_EDGES = /^[\s"'“”‘’«»`]+|[\s"'“”‘’«»`]+$|^(?:\.\.\.|…)+|(?:\.\.\.|…)+$/g
+
+/** The quote, white space folded and case aside, inside the turn's text; an empty quote is no evidence. */
+export function quoteAppears(quote: string, turnText: string): boolean {
+  const wanted = foldSpace(quote.replace(QUOTE_EDGES, '').replace(QUOTE_EDGES, '')).toLowerCase()
+  return wanted !== '' && foldSpace(turnText).toLowerCase().includes(wanted)
 }

@@ -1,19 +1,18 @@
 import {
+  compareNanos,
+  ContentReader,
+  conversationOf,
   finishReasons,
   genAiFields,
   isLlmCall,
-  messageText,
-  parseJsonValue,
-  spanContent,
   toolDefinitions,
-  toolInvocation,
   type ChatMessage,
-  type ContentParser,
+  type Conversation,
   type GenAiFields,
-  type MessagePart,
   type Span,
   type ToolInvocation,
   type Trace,
+  type Turn,
 } from '@sieve/core'
 
 /**
@@ -36,9 +35,11 @@ export interface TextAt {
 
 export interface TraceView {
   trace: Trace
+  /** The trace's conversation (core's conversation model): every message once, in order. */
+  conversation: Conversation
   /** The span with no parent, when it has arrived. */
   root: Span | undefined
-  /** Spans sorted by start time. */
+  /** Spans sorted by start time (the conversation orders by causality; this is for clock figures). */
   spans: Span[]
   agentName: string
   serviceName: string
@@ -52,13 +53,13 @@ export interface TraceView {
   /** Tool name → JSON schema of its parameters, as offered to the model (`gen_ai.tool.definitions`). */
   toolDefinitions: Map<string, unknown>
   systemPrompt: string
-  /** What users said, across every model call (deduplicated). */
+  /** The conversation's user turns, in order. */
   userTexts: TextAt[]
-  /** Every assistant text the model produced, in order. */
+  /** The conversation's assistant texts, in order. */
   assistantTexts: TextAt[]
-  /** The agent's answer: the root span's output when it carries one, else the last model output with text. */
+  /** The assistant text the conversation ends on; empty text when it ends on the user or on tool calls. */
   finalAnswer: TextAt | undefined
-  /** Text the agent was given rather than produced: system prompt, user and tool messages, tool results, retrieved documents. */
+  /** Text the agent was given rather than produced: system prompt, user turns, tool calls and results, retrieved documents. */
   sourceTexts: string[]
   /** Document ids present in retrieved context (retrieval spans, tool results). */
   retrievedDocIds: Set<string>
@@ -112,54 +113,13 @@ function collectDocIds(value: unknown, into: Set<string>, depth = 0): void {
   }
 }
 
-/**
- * Parses the content attributes of one trace. Texts repeated on every model call and in every
- * trace of an agent (its system prompt and tool definitions) are parsed once per process. A model call's input usually repeats
- * the previous call's input with new messages appended; then only the appended part is parsed, so
- * reading a conversation costs its length, not its length squared. The view needs each message
- * once (who said what, which tool returned what), so returning only the new ones is exact for it.
- */
-/** Texts repeated across every trace of an agent (its system prompt, its tool definitions). */
-const SHARED_ATTRIBUTES = new Set(['gen_ai.system_instructions', 'gen_ai.tool.definitions'])
-const shared = new Map<string, unknown>()
-const MAX_SHARED = 500
-
-export function traceParser(): ContentParser {
-  let previousInput: string | undefined
-  return (value, attribute) => {
-    if (typeof value !== 'string') return value
-    if (attribute === 'gen_ai.input.messages') {
-      const previous = previousInput
-      previousInput = value
-      if (previous !== undefined) {
-        if (previous === value) return []
-        if (
-          value.length > previous.length &&
-          previous.endsWith(']') &&
-          value.charCodeAt(previous.length - 1) === 44 /* , */ &&
-          // Equality of two slices compares memory; startsWith walks the text a character at a time.
-          value.slice(0, previous.length - 1) === previous.slice(0, -1)
-        ) {
-          return parseJsonValue(`[${value.slice(previous.length)}`)
-        }
-      }
-    }
-    if (!SHARED_ATTRIBUTES.has(attribute)) return parseJsonValue(value)
-    const known = shared.get(value) // never undefined once stored: parsing text yields text or a value
-    if (known !== undefined) return known
-    const parsed = parseJsonValue(value)
-    if (shared.size >= MAX_SHARED) shared.delete(shared.keys().next().value!)
-    shared.set(value, parsed)
-    return parsed
-  }
-}
-
 const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))
 
 function buildView(trace: Trace): TraceView {
   const spans = [...trace.spans].sort((a, b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano))
   const root = spans.find((s) => s.parentSpanId === '')
-  const parse = traceParser()
+  const reader = new ContentReader()
+  const conversation = conversationOf(trace, reader)
   let agentName = ''
   const rootFields = root ? genAiFields(root) : undefined
   let agentVersion = rootFields?.agentVersion ?? ''
@@ -167,27 +127,14 @@ function buildView(trace: Trace): TraceView {
   const llmCalls: LlmCall[] = []
   const toolSpans: ToolInvocation[] = []
   const definitions = new Map<string, unknown>()
-  const systemPrompts = new Set<string>()
-  const userTexts = new Map<string, TextAt>()
-  const assistantTexts: TextAt[] = []
   const sourceTexts: string[] = []
-  const seenResponses = new Set<string>()
   const retrievedDocIds = new Set<string>()
-  // Tool calls the model asked for; only read when the trace has no tool spans, so their
-  // arguments are turned back into text only then.
-  const requestedCalls = new Map<string, { spanId: string; endTimeUnixNano: string; part: ToolCallPart }>()
+  // Tool calls the model asked for; only read when the trace has no tool spans.
+  const requestedCalls: ToolInvocation[] = []
   const mergedDefinitions = new Set<unknown>()
-  let rootAnswer: TextAt | undefined
   let hasContent = false
   let startNs: bigint | undefined
   let endNs: bigint | undefined
-
-  // Tool results recorded on tool spans are read there; the same results fed back to the model
-  // (tool_call_response parts with the same call id) are then skipped.
-  for (const span of spans) {
-    const id = span.attributes['gen_ai.tool.call.id']
-    if (typeof id === 'string' && id && span.attributes['gen_ai.tool.call.result'] !== undefined) seenResponses.add(id)
-  }
 
   for (const span of spans) {
     const start = BigInt(span.startTimeUnixNano)
@@ -201,77 +148,60 @@ function buildView(trace: Trace): TraceView {
     if (span.attributes['gen_ai.tool.definitions'] !== undefined) {
       // Every model call of an agent usually offers the same tools: the shared parse returns the
       // same value for the same text, and merging it again would change nothing.
-      const offered = parse(span.attributes['gen_ai.tool.definitions'], 'gen_ai.tool.definitions')
+      const offered = reader.parse(span.attributes['gen_ai.tool.definitions'], 'gen_ai.tool.definitions')
       if (!mergedDefinitions.has(offered)) {
         mergedDefinitions.add(offered)
         for (const [name, schema] of toolDefinitions(span, () => offered)) if (!definitions.has(name)) definitions.set(name, schema)
       }
     }
-
     if (fields.operation === 'execute_tool') {
-      const call = toolInvocation(span)
-      toolSpans.push(call)
-      if (call.rawArguments !== undefined) sourceTexts.push(call.rawArguments)
-      if (call.result !== undefined) {
-        const raw = span.attributes['gen_ai.tool.call.result']
-        sourceTexts.push(typeof raw === 'string' ? raw : asText(call.result))
-        collectDocIds(call.result, retrievedDocIds)
-      }
+      toolSpans.push(reader.tool(span))
       continue
     }
     if (fields.operation === 'retrieval') {
       const raw = span.attributes['gen_ai.retrieval.documents']
-      const docs = parse(raw, 'gen_ai.retrieval.documents')
+      const docs = reader.parse(raw, 'gen_ai.retrieval.documents')
       if (docs !== undefined) {
         sourceTexts.push(typeof raw === 'string' ? raw : asText(docs))
         collectDocIds(docs, retrievedDocIds)
       }
     }
-
-    const content = spanContent(span, parse)
+    const content = reader.of(span)
     if (content.systemInstructions || content.input.length || content.output.length) hasContent = true
-    if (content.systemInstructions) systemPrompts.add(content.systemInstructions)
-    for (const message of content.input) {
-      if (message.role === 'assistant') continue
-      for (const part of message.parts) {
-        if (part.type === 'text' && part.content) {
-          if (message.role === 'user') {
-            if (userTexts.has(part.content)) continue
-            userTexts.set(part.content, { spanId: span.spanId, text: part.content })
-          }
-          sourceTexts.push(part.content)
-        } else if (part.type === 'tool_call_response') {
-          if (part.id && seenResponses.has(part.id)) continue
-          if (part.id) seenResponses.add(part.id)
-          sourceTexts.push(asText(part.response))
-          collectDocIds(part.response, retrievedDocIds)
-        }
-      }
-    }
-    const isRoot = span === root
-    for (const message of content.output) {
-      const text = messageText(message)
-      if (text) {
-        if (isRoot) rootAnswer = { spanId: span.spanId, text }
-        else assistantTexts.push({ spanId: span.spanId, text })
-      }
-      for (const part of message.parts) {
-        if (part.type !== 'tool_call') continue
-        const key = part.id || `${span.spanId}:${requestedCalls.size}`
-        if (!requestedCalls.has(key)) requestedCalls.set(key, { spanId: span.spanId, endTimeUnixNano: span.endTimeUnixNano, part })
-      }
-    }
     if (isLlmCall(fields)) {
       llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
     }
   }
 
-  // The root's answer is the agent's final word; it also counts among the assistant texts.
-  if (rootAnswer) assistantTexts.push(rootAnswer)
+  const systemPrompts = new Set<string>()
+  const userTexts: TextAt[] = []
+  const assistantTexts: TextAt[] = []
+  for (const turn of conversation.turns) {
+    switch (turn.role) {
+      case 'system':
+        systemPrompts.add(turn.text)
+        break
+      case 'user':
+        userTexts.push({ spanId: turn.spanId, text: turn.text })
+        sourceTexts.push(turn.text)
+        break
+      case 'assistant':
+        assistantTexts.push({ spanId: turn.spanId, text: turn.text })
+        break
+      case 'tool_call':
+        if (turn.text) sourceTexts.push(turn.text)
+        requestedCalls.push(requestedCall(turn))
+        break
+      case 'tool_result':
+        if (turn.text) sourceTexts.push(turn.text)
+        collectDocIds(turn.result, retrievedDocIds)
+    }
+  }
   for (const prompt of systemPrompts) sourceTexts.push(prompt)
   const useSpans = toolSpans.length > 0
   return {
     trace,
+    conversation,
     root,
     spans,
     agentName,
@@ -279,13 +209,13 @@ function buildView(trace: Trace): TraceView {
     agentVersion,
     promptVersion,
     llmCalls,
-    toolCalls: useSpans ? toolSpans : [...requestedCalls.values()].map(requestedCall),
+    toolCalls: useSpans ? toolSpans : requestedCalls,
     toolCallsFrom: useSpans ? 'spans' : 'messages',
     toolDefinitions: definitions,
     systemPrompt: [...systemPrompts].join('\n'),
-    userTexts: [...userTexts.values()],
+    userTexts,
     assistantTexts,
-    finalAnswer: rootAnswer ?? lastModelAnswer(llmCalls),
+    finalAnswer: finalAnswerOf(conversation.turns, llmCalls),
     sourceTexts,
     retrievedDocIds,
     hasContent,
@@ -294,32 +224,33 @@ function buildView(trace: Trace): TraceView {
   }
 }
 
-type ToolCallPart = Extract<MessagePart, { type: 'tool_call' }>
-
-function requestedCall({ spanId, endTimeUnixNano, part }: { spanId: string; endTimeUnixNano: string; part: ToolCallPart }): ToolInvocation {
+/** A tool call the model asked for, as an invocation (the trace has no tool span for it). */
+function requestedCall(turn: Turn): ToolInvocation {
   return {
-    spanId,
-    name: part.name,
-    callId: part.id,
-    arguments: part.arguments,
-    rawArguments: part.arguments === undefined ? undefined : asText(part.arguments),
+    spanId: turn.spanId,
+    name: turn.name ?? '',
+    callId: turn.callId ?? '',
+    arguments: turn.arguments,
+    rawArguments: turn.arguments === undefined ? undefined : turn.text,
     result: undefined,
     error: '',
-    startTimeUnixNano: endTimeUnixNano,
+    startTimeUnixNano: '',
   }
 }
 
-/** The text of the last model call that produced output; '' when that output was only tool calls. */
-function lastModelAnswer(llmCalls: LlmCall[]): TextAt | undefined {
+/**
+ * The agent's last word: the assistant text that ends the conversation. When the conversation ends
+ * on the user or on tool calls, the agent answered nothing: an empty answer of the last model call
+ * that produced output (none when no call did).
+ */
+function finalAnswerOf(turns: readonly Turn[], llmCalls: LlmCall[]): TextAt | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!
+    if (turn.role === 'assistant') return { spanId: turn.spanId, text: turn.text }
+    if (turn.role !== 'system') break
+  }
   for (let i = llmCalls.length - 1; i >= 0; i--) {
-    const call = llmCalls[i]!
-    if (!call.output.length) continue
-    return { spanId: call.span.spanId, text: call.output.map(messageText).filter(Boolean).join('\n') }
+    if (llmCalls[i]!.output.length) return { spanId: llmCalls[i]!.span.spanId, text: '' }
   }
   return undefined
-}
-
-export function compareNanos(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length
-  return a < b ? -1 : a > b ? 1 : 0
 }

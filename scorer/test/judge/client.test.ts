@@ -37,7 +37,7 @@ test('asks with temperature 0, the seed and the verdict schema, and returns the 
   const out = await client().judgeDimension(judge, rubric, accuracy, transcript)
   assert.ok(out.ok)
   assert.equal(out.verdict.score, 4)
-  assert.deepEqual(out.verdict.evidence[0], { turn: 1, span_id: 'a000000000000002', quote: 'Where is my order A1?' })
+  assert.deepEqual(out.verdict.evidence[0], { turn: 2, span_id: 'a000000000000002', quote: 'Where is my order A1?' })
   assert.deepEqual(out.usage, { inputTokens: 1000, outputTokens: 100 })
   assert.equal(out.costUsd, (1000 * 2 + 100 * 8) / 1e6)
   const body = server.requests[0]!.body

@@ -43,7 +43,7 @@ test('scores judged on the worker thread are the rows the in-thread judge stores
   const accuracy = worker.records.find((r) => r.scorerName === 'customer-support.accuracy')!
   assert.equal(accuracy.value, 0.75)
   assert.equal(accuracy.costUsd, (1000 * 1 + 100 * 2) / 1e6)
-  assert.deepEqual(JSON.parse(accuracy.evidence), [{ turn: 1, spanId: 'a000000000000002', quote: 'Where is my order A1?' }])
+  assert.deepEqual(JSON.parse(accuracy.evidence), [{ turn: 2, spanId: 'a000000000000002', quote: 'Where is my order A1?' }])
   assert.equal(worker.metrics.get('calls{model=judge-2025-01-01}'), 5, 'the worker thread counts its calls in the stage metrics')
   assert.equal(worker.metrics.get('traces_judged'), 1)
 })

@@ -6,19 +6,21 @@ import { matchSnapshot } from './snapshot.js'
 
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 
-test('the transcript shows each message once, in order, with the span it came from (a tool result once, at its tool span)', () => {
+test('the transcript is the conversation: each message once, in order, with the span it came from', () => {
   const t = buildTranscript(conversation(traceId(1)))
   assert.deepEqual(
     t.turns.map((x) => [x.index, x.spanId, x.role]),
     [
       [1, 'a000000000000002', 'system'],
       [2, 'a000000000000002', 'user'],
-      [3, 'a000000000000002', 'assistant'],
-      [4, 'a000000000000003', 'tool'],
+      [3, 'a000000000000002', 'tool_call'],
+      [4, 'a000000000000003', 'tool_result'],
       [5, 'a000000000000004', 'assistant'],
     ],
   )
-  assert.equal(t.turns[3]!.text, 'call check_order_status({"order_id":"A1"})\nresult: {"status":"shipped","eta":"tomorrow"}')
+  assert.equal(t.turns[2]!.text, 'check_order_status({"order_id":"A1"})')
+  // The tool span has the result; the next model call's input repeats it: shown once.
+  assert.equal(t.turns[3]!.text, '{"status":"shipped","eta":"tomorrow"}')
   assert.equal(t.userTurns, 1)
   assert.equal(t.tokens, 370)
 })

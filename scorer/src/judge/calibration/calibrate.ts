@@ -4,7 +4,7 @@ import { judgeDimension, judgesFor } from '../judge-trace.js'
 import { JudgeError } from '../judge-error.js'
 import { PROMPT_VERSION } from '../prompt.js'
 import type { Rubric } from '../rubric.js'
-import { buildTranscript, type Transcript } from '../transcript.js'
+import { buildTranscript, type Transcript, type TranscriptTurn } from '../transcript.js'
 import { agreement, type Agreement, type Pair } from './agreement.js'
 import type { Label } from './labels.js'
 import type { ScoreRecord } from '../../scores/score-record.js'
@@ -42,8 +42,16 @@ export interface CalibrateDeps {
 
 /** An inline transcript as the judge sees one built from spans; turns without a span id get `turn-N`. */
 export function inlineTranscript(turns: NonNullable<Label['transcript']>): Transcript {
-  const built = turns.map((t, i) => ({ index: i + 1, spanId: t.spanId ?? `turn-${i + 1}`, role: t.role, ...(t.name ? { name: t.name } : {}), text: t.text }))
-  return { turns: built, userTurns: built.filter((t) => t.role === 'user').length, tokens: 0 }
+  const built = turns.map((t, i): TranscriptTurn => ({
+    index: i + 1,
+    spanId: t.spanId ?? `turn-${i + 1}`,
+    // A labelled tool turn is the tool's answer.
+    role: t.role === 'tool' ? 'tool_result' : t.role,
+    ...(t.name ? { name: t.name } : {}),
+    text: t.text,
+  }))
+  const userTurns = built.filter((t) => t.role === 'user').length
+  return { turns: built, userTurns, tokens: 0, contentMissing: !built.some((t) => t.role === 'user' || t.role === 'assistant'), truncation: [] }
 }
 
 /**

@@ -1,0 +1,68 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { genAiFields } from '../genai.js'
+import { compareNanos, type Trace } from '../span.js'
+import { rowToSpan, SPAN_SELECT, type SpanReadRow } from './span-row.js'
+
+/** Traces of one session read at most, by default: a session longer than that shows its newest ones. */
+export const SESSION_TRACE_LIMIT = 200
+
+/**
+ * The traces of one session (spans carrying its `gen_ai.conversation.id` or `session.id`, the
+ * `session_id` column), each with all its spans in start order, traces in start order. At most
+ * `limit` traces: the newest, when the session holds more. A trace belongs to the session when any
+ * of its spans names it (the SDK names it on the agent span only); its other spans come with it.
+ *
+ * `spans` rather than the `traces` rollup: `traces` is keyed by trace with no index on its
+ * session_id, so finding a session there reads the project's whole column; `spans` has a bloom
+ * filter on it (migrations/0001). The spans are then read by primary key (project, trace).
+ */
+export async function readSession(client: ClickHouseClient, projectId: string, sessionId: string, limit = SESSION_TRACE_LIMIT): Promise<Trace[]> {
+  if (sessionId === '') return []
+  const ids = await (
+    await client.query({
+      query: `SELECT trace_id FROM spans FINAL
+        WHERE project_id = {projectId:String} AND session_id = {sessionId:String}
+        GROUP BY trace_id
+        ORDER BY min(start_time) DESC, trace_id DESC
+        LIMIT {limit:UInt32}`,
+      query_params: { projectId, sessionId, limit },
+      format: 'JSONEachRow',
+    })
+  ).json<{ trace_id: string }>()
+  if (ids.length === 0) return []
+  const rows = await (
+    await client.query({
+      query: `SELECT ${SPAN_SELECT} FROM spans FINAL
+        WHERE project_id = {projectId:String} AND trace_id IN {traceIds:Array(String)}
+        ORDER BY start_time, span_id`,
+      query_params: { projectId, traceIds: ids.map((r) => r.trace_id) },
+      format: 'JSONEachRow',
+    })
+  ).json<SpanReadRow>()
+  const traces = new Map<string, Trace>()
+  for (const row of rows) {
+    const span = rowToSpan(row)
+    let trace = traces.get(span.traceId)
+    if (!trace) traces.set(span.traceId, (trace = { projectId, traceId: span.traceId, spans: [], complete: false }))
+    trace.spans.push(span)
+  }
+  // Complete as readTrace says it: the root span arrived.
+  for (const trace of traces.values()) trace.complete = trace.spans.some((s) => s.parentSpanId === '')
+  // Ties broken as conversationOf breaks them, so the list and the conversation agree.
+  return [...traces.values()].sort((a, b) => compareNanos(a.spans[0]!.startTimeUnixNano, b.spans[0]!.startTimeUnixNano) || (a.traceId < b.traceId ? -1 : 1))
+}
+
+/**
+ * The session a trace belongs to, as the `traces` rollup records it: the root span's session id
+ * when it has one, else that of the earliest span naming one; '' when none does.
+ */
+export function traceSessionId(trace: Trace): string {
+  let earliest: { start: string; id: string } | undefined
+  for (const span of trace.spans) {
+    const id = genAiFields(span).sessionId
+    if (!id) continue
+    if (span.parentSpanId === '') return id
+    if (!earliest || compareNanos(span.startTimeUnixNano, earliest.start) < 0) earliest = { start: span.startTimeUnixNano, id }
+  }
+  return earliest?.id ?? ''
+}
