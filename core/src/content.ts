@@ -1,3 +1,6 @@
+import { conventionOf } from './conventions/index.js'
+import { toolNameOf } from './genai.js'
+import { parseJsonValue } from './json-value.js'
 import type { AttributeValue, Attributes, Span } from './span.js'
 
 /**
@@ -30,17 +33,7 @@ export interface SpanContent {
 
 const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
 
-/** Attribute values that hold JSON are often sent as strings (OTel attributes cannot nest). */
-export function parseJsonValue(value: unknown): unknown {
-  if (typeof value !== 'string') return value
-  const trimmed = value.trim()
-  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return value
-  try {
-    return JSON.parse(trimmed)
-  } catch {
-    return value
-  }
-}
+export { parseJsonValue }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
@@ -58,6 +51,14 @@ function normalizePart(raw: unknown): MessagePart | undefined {
     case 'tool_call_response':
       // The spec example writes `result`, the JSON schema `response`: accept both.
       return { type: 'tool_call_response', id: str(p.id), response: parseJsonValue(p.response ?? p.result) }
+    // The Vercel AI SDK's message parts (`ai.prompt.messages`).
+    case 'tool-call':
+      return { type: 'tool_call', id: str(p.toolCallId), name: str(p.toolName), arguments: parseJsonValue(p.input ?? p.args) }
+    case 'tool-result': {
+      const output = p.output as { type?: unknown; value?: unknown } | undefined
+      const value = output && typeof output === 'object' && 'value' in output ? output.value : (p.output ?? p.result)
+      return { type: 'tool_call_response', id: str(p.toolCallId), response: parseJsonValue(value) }
+    }
     default:
       return { type: 'other', kind: str(p.type), value: p }
   }
@@ -225,6 +226,14 @@ export function spanContent(span: Span, parse: ContentParser = defaultParser, me
   if (!output.length) output = messageList(a['gen_ai.completion'], 'assistant')
   if (!input.length) input = indexedMessages(a, 'gen_ai.prompt', 'user')
   if (!output.length) output = indexedMessages(a, 'gen_ai.completion', 'assistant')
+  if (!input.length && !output.length) {
+    // Other schemes (OpenInference, the Vercel AI SDK): only when the GenAI conventions gave nothing.
+    const said = conventionOf(span)?.messages?.(span, parse)
+    if (said) {
+      input = messageList(said.input, 'user', () => said.input, '', memo)
+      output = messageList(said.output, 'assistant', () => said.output, '', memo)
+    }
+  }
 
   if (!systemInstructions) {
     const system = input.filter((m) => m.role === 'system')
@@ -267,18 +276,20 @@ export interface ToolInvocation {
 /** An `execute_tool` span as a tool invocation. */
 export function toolInvocation(span: Span): ToolInvocation {
   const a = span.attributes
-  const rawArgs = a['gen_ai.tool.call.arguments']
+  // Another scheme's names only when the GenAI ones are absent (see conventions/convention.ts).
+  const other = a['gen_ai.tool.call.arguments'] === undefined && a['gen_ai.tool.call.result'] === undefined ? conventionOf(span)?.toolCall?.(span) : undefined
+  const rawArgs = a['gen_ai.tool.call.arguments'] ?? other?.arguments
   const error =
     span.status.code === 'ERROR'
       ? span.status.message || str(a['error.type']) || 'error status'
       : str(a['error.type'])
   return {
     spanId: span.spanId,
-    name: str(a['gen_ai.tool.name']),
-    callId: str(a['gen_ai.tool.call.id']),
+    name: toolNameOf(span) || (other?.name ?? ''),
+    callId: str(a['gen_ai.tool.call.id'] ?? other?.callId),
     arguments: parseJsonValue(rawArgs),
     rawArguments: rawArgs === undefined || rawArgs === null ? undefined : str(rawArgs),
-    result: parseJsonValue(a['gen_ai.tool.call.result']),
+    result: parseJsonValue(a['gen_ai.tool.call.result'] ?? other?.result),
     error,
     startTimeUnixNano: span.startTimeUnixNano,
   }

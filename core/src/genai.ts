@@ -1,9 +1,11 @@
+import { conventionOf, CONVENTIONS, type FactKey } from './conventions/index.js'
 import type { AttributeValue, Span } from './span.js'
 
 /**
  * The GenAI facts Sieve filters and scores on, read from a span whatever generation of the
- * OpenTelemetry GenAI conventions produced it (current names first, then deprecated ones).
- * The one place that knows attribute names; everything else calls these functions.
+ * OpenTelemetry GenAI conventions produced it (current names first, then deprecated ones), then
+ * from the schemes other instrumentations write (conventions/: OpenInference, the Vercel AI SDK,
+ * OpenLLMetry). With conventions/ and content.ts, the one place that knows attribute names.
  */
 export interface GenAiFields {
   operation: string
@@ -28,6 +30,27 @@ export const SIEVE_ATTR = {
   modelVersion: 'sieve.model.version',
 } as const
 
+/** The GenAI conventions' names for a fact, then each other scheme's (conventions/), in precedence order. */
+function keysOf(fact: FactKey, own: readonly string[]): readonly string[] {
+  return [...own, ...CONVENTIONS.flatMap((c) => c.keys[fact] ?? [])]
+}
+
+const KEYS = {
+  operation: ['gen_ai.operation.name'],
+  toolName: keysOf('toolName', ['gen_ai.tool.name']),
+  system: keysOf('system', ['gen_ai.provider.name', 'gen_ai.system']),
+  requestModel: keysOf('requestModel', ['gen_ai.request.model']),
+  responseModel: keysOf('responseModel', ['gen_ai.response.model']),
+  inputTokens: keysOf('inputTokens', ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens']),
+  outputTokens: keysOf('outputTokens', ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens']),
+  agentName: keysOf('agentName', ['gen_ai.agent.name']),
+  agentVersion: keysOf('agentVersion', ['gen_ai.agent.version', SIEVE_ATTR.agentVersion, 'service.version']),
+  promptVersion: keysOf('promptVersion', [SIEVE_ATTR.promptVersion]),
+  sessionId: keysOf('sessionId', ['gen_ai.conversation.id', 'session.id']),
+  userId: keysOf('userId', ['user.id', 'enduser.id']),
+  environment: ['deployment.environment.name', 'deployment.environment'],
+} as const
+
 function first(span: Span, keys: readonly string[], where: 'span' | 'both' = 'both'): AttributeValue | undefined {
   for (const key of keys) {
     const v = span.attributes[key]
@@ -50,33 +73,44 @@ const count = (v: AttributeValue | undefined): number => {
 
 /** The user a span names, without extracting every field (the judge's sampler asks it of every trace). */
 export function userIdOf(span: Span): string {
-  return text(first(span, ['user.id', 'enduser.id']))
+  return text(first(span, KEYS.userId))
 }
 
-/** The span's GenAI operation (`chat`, `execute_tool`, ...), without extracting every field. */
+/** The tool a tool span ran. */
+export function toolNameOf(span: Span): string {
+  return text(first(span, KEYS.toolName, 'span'))
+}
+
+/**
+ * The span's GenAI operation (`chat`, `execute_tool`, ...), without extracting every field:
+ * `gen_ai.operation.name`, a tool name, then what another scheme the span carries says.
+ */
 export function operationOf(span: Span): string {
-  const operation = text(first(span, ['gen_ai.operation.name'], 'span'))
-  return operation || (text(first(span, ['gen_ai.tool.name'], 'span')) ? 'execute_tool' : '')
+  return operationFrom(span, text(first(span, KEYS.operation, 'span')), toolNameOf(span))
+}
+
+function operationFrom(span: Span, declared: string, toolName: string): string {
+  if (declared) return declared
+  if (text(first(span, ['gen_ai.tool.name'], 'span'))) return 'execute_tool'
+  return conventionOf(span)?.operation(span) || (toolName ? 'execute_tool' : '')
 }
 
 export function genAiFields(span: Span): GenAiFields {
-  let operation = text(first(span, ['gen_ai.operation.name'], 'span'))
-  const toolName = text(first(span, ['gen_ai.tool.name'], 'span'))
-  if (!operation && toolName) operation = 'execute_tool'
+  const toolName = toolNameOf(span)
   return {
-    operation,
-    system: text(first(span, ['gen_ai.provider.name', 'gen_ai.system'], 'span')),
-    requestModel: text(first(span, ['gen_ai.request.model'], 'span')),
-    responseModel: text(first(span, ['gen_ai.response.model'], 'span')),
-    inputTokens: count(first(span, ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens'], 'span')),
-    outputTokens: count(first(span, ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens'], 'span')),
+    operation: operationFrom(span, text(first(span, KEYS.operation, 'span')), toolName),
+    system: text(first(span, KEYS.system, 'span')),
+    requestModel: text(first(span, KEYS.requestModel, 'span')),
+    responseModel: text(first(span, KEYS.responseModel, 'span')),
+    inputTokens: count(first(span, KEYS.inputTokens, 'span')),
+    outputTokens: count(first(span, KEYS.outputTokens, 'span')),
     toolName,
-    agentName: text(first(span, ['gen_ai.agent.name'])),
-    agentVersion: text(first(span, ['gen_ai.agent.version', SIEVE_ATTR.agentVersion, 'service.version'])),
-    promptVersion: text(first(span, [SIEVE_ATTR.promptVersion])),
-    sessionId: text(first(span, ['gen_ai.conversation.id', 'session.id'])),
+    agentName: text(first(span, KEYS.agentName)),
+    agentVersion: text(first(span, KEYS.agentVersion)),
+    promptVersion: text(first(span, KEYS.promptVersion)),
+    sessionId: text(first(span, KEYS.sessionId)),
     userId: userIdOf(span),
-    environment: text(first(span, ['deployment.environment.name', 'deployment.environment'])),
+    environment: text(first(span, KEYS.environment)),
   }
 }
 

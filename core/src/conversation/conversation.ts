@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../content.js'
-import { operationOf } from '../genai.js'
+import { isLlmSpan, LLM_OPERATIONS, operationOf } from '../genai.js'
 import { compareNanos, traceStart, type Span, type Trace } from '../span.js'
 import { causalTree, walkTree, type CausalKeys, type KeysOf, type SpanNode } from './causal-order.js'
 import { ContentReader } from './content-reader.js'
@@ -52,6 +52,8 @@ interface SpanSays {
   /** Tool spans: the result; others: the output messages. */
   after: Entry[]
   tool: boolean
+  /** A model call: its output follows its input at once, before anything under it (the tools it asked for). */
+  model: boolean
 }
 
 export function conversationOf(traces: Trace | readonly Trace[], reader = new ContentReader()): Conversation {
@@ -147,13 +149,15 @@ function spanSaying(reader: ContentReader, unwritten: Map<Turn, unknown>): (span
                   ? entry({ role: 'tool_result', text: raw, result: call.result, ...(call.error ? { error: call.error } : {}), ...base })
                   : entry({ role: 'tool_result', text: asText(call.result), result: call.result, ...(call.error ? { error: call.error } : {}), ...base }),
             ]
-      s = { before, after, tool: true }
+      s = { before, after, tool: true, model: false }
     } else {
       const content = reader.of(span)
       const instructions = content.systemInstructions
       let system = instructions ? bySystemText.get(instructions) : undefined
       if (instructions && !system) bySystemText.set(instructions, (system = entry({ role: 'system', text: instructions, traceId: span.traceId, spanId: span.spanId })))
-      s = { before: system ? [system, ...entriesOf(content.input, span)] : entriesOf(content.input, span), after: entriesOf(content.output, span), tool: false }
+      const operation = operationOf(span)
+      const model = LLM_OPERATIONS.has(operation) || (operation === '' && isLlmSpan(span))
+      s = { before: system ? [system, ...entriesOf(content.input, span)] : entriesOf(content.input, span), after: entriesOf(content.output, span), tool: false, model }
     }
     bySpan.set(span, s)
     return s
@@ -188,7 +192,7 @@ class TurnLog {
 
   walk(root: SpanNode, says: (span: Span) => SpanSays): void {
     // Depth first without recursion: a span's `after` waits until its children are placed.
-    const stack: { node: SpanNode; entered: number | undefined }[] = [{ node: root, entered: undefined }]
+    const stack: { node: SpanNode; entered: number | undefined; said?: boolean }[] = [{ node: root, entered: undefined }]
     while (stack.length) {
       const top = stack[stack.length - 1]!
       const s = says(top.node.span)
@@ -197,12 +201,15 @@ class TurnLog {
         top.entered = this.seq
         const leaf = top.node.children.length === 0
         if (s.tool) this.placeToolCall(s.before[0]!)
-        else if (leaf) {
-          // A model call (or an agent with nothing under it): its input, then its output.
+        else if (s.model || leaf) {
+          // A model call (or an agent with nothing under it): its input, then its output, then what it caused.
           const last = this.alignHistory(s.before)
           this.placeOutput(s.after, last)
-          stack.pop()
-          continue
+          if (leaf) {
+            stack.pop()
+            continue
+          }
+          top.said = true
         } else if (s.before.length === 1) this.placeRepeatable(s.before[0]!)
         else this.alignHistory(s.before)
         for (let i = top.node.children.length - 1; i >= 0; i--) stack.push({ node: top.node.children[i]!, entered: undefined })
@@ -211,7 +218,7 @@ class TurnLog {
       stack.pop()
       if (s.tool) {
         if (s.after.length) this.placeToolResult(s.after[0]!, s.before[0]!)
-      } else {
+      } else if (!top.said) {
         for (const e of s.after) this.placeSaidWithin(e, top.entered)
       }
     }
@@ -291,9 +298,11 @@ class TurnLog {
   private placeSaidWithin(e: Entry, enteredSeq: number): void {
     for (let i = this.entries.length - 1; i >= this.regionStart; i--) {
       const placed = this.entries[i]!
-      if (placed.seq >= enteredSeq && placed.output && placed.turn.role === e.turn.role) {
+      // A call or result with an id is the same wherever it was placed; a text only as the last one said.
+      if (e.key.id && placed.key.id === e.key.id) return
+      if (!e.key.id && placed.seq >= enteredSeq && placed.output && placed.turn.role === e.turn.role) {
         if (sameTurn(placed.key, e.key)) return
-        if (!e.key.id) break
+        break
       }
     }
     this.insertAt(this.entries.length, [e])!.output = true

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { conversationOf, genAiFields, readTrace, type Trace } from '@sieve/core'
+import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
+import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
+import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
+
+/*
+ * Python agents instrumented by OpenInference and by OpenLLMetry (Traceloop) around the Python
+ * openai client, exporting OTLP/HTTP protobuf to the real collector: the two-turn conversation,
+ * model, tokens and checks come out as for an SDK trace. The instrumentations live in
+ * .cache/python (.ci/run installs testkit/agents/python/requirements.txt there).
+ */
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const PYTHON = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
+const AGENT = `${ROOT}testkit/agents/python/openai_agent.py`
+const skip = existsSync(PYTHON) ? false : `no Python instrumentations at ${PYTHON} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt)`
+
+let sieve: RunningSieve
+let model: FakeOpenAI
+
+before(async () => {
+  if (skip) return
+  sieve = await startSieve()
+  model = await startFakeOpenAI({ script: [] })
+})
+after(async () => {
+  await model?.close()
+  await sieve?.stop()
+})
+
+const REFUNDED = 'Refunded A-1. A receipt goes to billing@acme-refunds.example.'
+const checks = resolveChecksConfig({ defaults: { prohibited_tools: { tools: ['process_refund'] } } })
+
+function runAgent(instrumentation: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(PYTHON, [AGENT, instrumentation], { env: { ...process.env, MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: sieve.url }, stdio: ['ignore', 'inherit', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      code === 0 ? resolve() : reject(new Error(`python agent exited ${code}: ${stderr.slice(-2000)}`))
+    })
+  })
+}
+
+/** The service's traces as stored, in start order. */
+async function stored(service: string): Promise<Trace[]> {
+  const rows = await (
+    await sieve.storage.query({
+      query: `SELECT trace_id FROM spans FINAL WHERE service_name = {service:String} GROUP BY trace_id ORDER BY min(start_time)`,
+      query_params: { service },
+      format: 'JSONEachRow',
+    })
+  ).json<{ trace_id: string }>()
+  return Promise.all(rows.map(async (r) => (await readTrace(sieve.storage, 'default', r.trace_id))!))
+}
+
+for (const instrumentation of ['openinference', 'openllmetry']) {
+  test(`Python openai client under ${instrumentation}: the conversation, model, tokens and checks`, { skip }, async () => {
+    model.setScript([
+      callTools([{ id: 'call_1', name: 'process_refund', arguments: { order_id: 'A-1' } }], { usage: { inputTokens: 40, outputTokens: 9 } }),
+      say(REFUNDED, { usage: { inputTokens: 61, outputTokens: 14 } }),
+      say('Within five business days.', { usage: { inputTokens: 80, outputTokens: 6 } }),
+    ])
+    await runAgent(instrumentation)
+    const traces = await stored(`support-${instrumentation}`)
+    assert.equal(traces.length, 2, 'one trace per turn')
+    const turns = conversationOf(traces).turns.map((t) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.role.startsWith('tool') ? JSON.stringify(JSON.parse(t.text)) : t.text}`)
+    assert.deepEqual(turns, [
+      'system: You are the support agent of Acme.',
+      'user: Hi, I am ann@example.com. Please refund order A-1.',
+      'tool_call process_refund: {"order_id":"A-1"}',
+      'tool_result process_refund: {"order_id":"A-1","status":"refunded"}',
+      `assistant: ${REFUNDED}`,
+      'user: Thanks! When will I see the money?',
+      'assistant: Within five business days.',
+    ])
+    const calls = traces[0]!.spans.map(genAiFields).filter((f) => f.operation === 'chat')
+    assert.deepEqual(calls.map((f) => [f.requestModel, f.inputTokens, f.outputTokens]).sort(), [['gpt-4o-mini', 40, 9], ['gpt-4o-mini', 61, 14]])
+    const failed = scoreTrace(traces[0]!, checks).results.filter((r) => !r.passed).map((r) => r.name)
+    assert.ok(failed.includes('prohibited_tools') && failed.includes('pii_echo'), `failed: ${failed.join(', ')}`)
+  })
+}
