@@ -17,3 +17,4 @@ export { ReplayJudge, ReplayJudgeError, type ReplayJudgeOptions, type RunJudgeme
 export type { ExampleJudge, OverallJudge } from './eval/judge-figures.js'
 export { startSpanReceiver, type SpanReceiver } from './eval/span-receiver.js'
 export { scoreReplay, replayTrace } from './eval/score-replay.js'
+export { checkProblems } from './dataset/resolve-checks.js'

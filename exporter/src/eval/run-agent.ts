@@ -24,6 +24,8 @@ export interface AgentTurn {
   turns: number
   /** Shared by the turns of one replay, for the agent's `gen_ai.conversation.id`. */
   sessionId: string
+  /** A fixed clock for the agent (ISO 8601), as SIEVE_EVAL_NOW. */
+  now?: string
 }
 
 /**
@@ -49,6 +51,7 @@ export function runAgent(agent: string, turn: AgentTurn, endpoint: string, timeo
         SIEVE_EVAL_TURN: String(turn.turn),
         SIEVE_EVAL_TURNS: String(turn.turns),
         SIEVE_EVAL_SESSION_ID: turn.sessionId,
+        ...(turn.now ? { SIEVE_EVAL_NOW: turn.now } : {}),
       },
     })
     let stderr = ''
