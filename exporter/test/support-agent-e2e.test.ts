@@ -30,7 +30,7 @@ let traceId = ''
 
 before(async () => {
   sieve = await startSieve()
-  init({ endpoint: sieve.url, serviceName: 'support-agent', agentVersion: 'v12', promptVersion: 'refund-v4-broken' })
+  init({ endpoint: sieve.url, serviceName: 'support-agent', agentVersion: 'v12', promptVersion: 'refund-v4-broken', captureContent: true })
   const model = await startFakeOpenAI({ script: supportModel })
   try {
     const client = wrapOpenAI(new OpenAI({ baseURL: model.baseURL, apiKey: 'offline' }))

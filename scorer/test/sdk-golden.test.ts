@@ -13,7 +13,7 @@ import { runSupportAgent } from '../../sdk/examples/support-agent/run.js'
 let sieve: RunningSieve
 before(async () => {
   sieve = await startSieve()
-  const sdk = init({ endpoint: sieve.url, serviceName: 'support-agent', agentVersion: 'v12' })
+  const sdk = init({ endpoint: sieve.url, serviceName: 'support-agent', agentVersion: 'v12', captureContent: true })
   assert.ok(sdk.ok)
 })
 after(async () => {

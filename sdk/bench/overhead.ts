@@ -69,7 +69,7 @@ const toolAttributes = (args: typeof toolArgs): Attributes => ({
 
 const bareProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropAll, batchOptions)] })
 const bareTracer = bareProvider.getTracer('bench')
-init({ exporter: dropAll, serviceName: 'bench', maxQueueSize: batchOptions.maxQueueSize, scheduledDelayMillis: 60_000 })
+init({ exporter: dropAll, serviceName: 'bench', maxQueueSize: batchOptions.maxQueueSize, scheduledDelayMillis: 60_000, captureContent: true })
 const wrapped = wrapOpenAI(stubClient())
 const unwrapped = stubClient()
 const tracedTool = traceTool('check_order_status', toolFn)

@@ -1,5 +1,6 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { z } from 'zod'
+import { warnOnce } from './log.js'
 
 /**
  * The SDK's settings: `init()` arguments win over `SIEVE_*` variables, which win over the standard
@@ -128,6 +129,11 @@ export function resolveConfig(options: SdkOptions = {}, env: Record<string, stri
       source[key] = name
     }
   }
+  // OpenTelemetry shops often set gRPC for every exporter; Sieve's collector speaks OTLP/HTTP only.
+  if (merged.protocol === 'grpc' && source.protocol !== undefined && !('protocol' in options && options.protocol !== undefined)) {
+    warnOnce('grpc', `${source.protocol}=grpc: Sieve receives OTLP over HTTP, so its spans go as http/protobuf (set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf to silence this)`)
+    delete merged.protocol
+  }
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined) {
       merged[key] = value
@@ -155,13 +161,14 @@ export function resolveConfig(options: SdkOptions = {}, env: Record<string, stri
     headers,
     protocol: o.protocol ?? 'http/protobuf',
     compression: o.compression ?? 'gzip',
-    serviceName: o.serviceName ?? 'unknown_service:node',
+    serviceName: o.serviceName ?? resourceServiceName(env.OTEL_RESOURCE_ATTRIBUTES) ?? 'unknown_service:node',
     serviceVersion: o.serviceVersion,
     environment: o.environment,
     agentVersion: o.agentVersion,
     promptVersion: o.promptVersion,
     resourceAttributes: o.resourceAttributes ?? {},
-    captureContent: o.captureContent ?? true,
+    // Content is opt-in, as the GenAI conventions ask: prompts and answers may hold what users typed.
+    captureContent: o.captureContent ?? false,
     redact: o.redact,
     maxContentLength: o.maxContentLength ?? 32_768,
     maxQueueSize,
@@ -171,4 +178,19 @@ export function resolveConfig(options: SdkOptions = {}, env: Record<string, stri
     disabled: o.disabled ?? false,
     exporter: o.exporter,
   }
+}
+
+/** `service.name` from OTEL_RESOURCE_ATTRIBUTES (`k=v,k2=v2`, values percent-encoded), when it is there. */
+function resourceServiceName(attributes: string | undefined): string | undefined {
+  for (const pair of (attributes ?? '').split(',')) {
+    const at = pair.indexOf('=')
+    if (at < 0 || pair.slice(0, at).trim() !== 'service.name') continue
+    try {
+      const value = decodeURIComponent(pair.slice(at + 1).trim())
+      if (value) return value
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
 }

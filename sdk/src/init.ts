@@ -1,6 +1,6 @@
-import { context, trace, type ProxyTracerProvider } from '@opentelemetry/api'
+import { context, propagation, trace, type ProxyTracerProvider } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { NodeSDK } from '@opentelemetry/sdk-node'
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core'
 import { AlwaysOnSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base'
 import { resolveConfig, SdkConfigError, type SdkConfig, type SdkOptions } from './config.js'
 import { createOtlpExporter } from './export/otlp-exporter.js'
@@ -11,11 +11,11 @@ import { defaultPolicy, state } from './state.js'
 import { SDK_NAME, SDK_VERSION } from './version.js'
 
 export type InitResult =
-  /** `sdk-node`: Sieve set up OpenTelemetry; `alongside`: the app had, Sieve exports its own spans next to it. */
-  | { ok: true; mode: 'sdk-node' | 'alongside' | 'disabled' }
+  /** `global`: Sieve set up OpenTelemetry for the process; `alongside`: the app had, Sieve exports its own spans next to it. */
+  | { ok: true; mode: 'global' | 'alongside' | 'disabled' }
   | { ok: false; mode: 'disabled'; error: SdkConfigError }
 
-let mode: 'sdk-node' | 'alongside' | 'disabled' | undefined
+let mode: 'global' | 'alongside' | 'disabled' | undefined
 
 function configure(options: SdkOptions): SdkConfig {
   const config = resolveConfig(options)
@@ -72,22 +72,21 @@ export function init(options: SdkOptions = {}): InitResult {
     state.stop = () => provider.shutdown()
     return { ok: true, mode: (mode = 'alongside') }
   }
-  const sdk = new NodeSDK({
-    resource,
-    autoDetectResources: false,
-    spanProcessors: [processor],
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [],
-  })
-  sdk.start()
-  state.tracer = trace.getTracer(SDK_NAME, SDK_VERSION)
+  // A tracer provider, the async context and W3C propagation: what an agent needs, without
+  // sdk-node's metrics, logs, gRPC and Zipkin packages.
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor], sampler: new AlwaysOnSampler() })
+  const contextManager = new AsyncLocalStorageContextManager().enable()
+  context.setGlobalContextManager(contextManager)
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }))
+  trace.setGlobalTracerProvider(provider)
+  state.tracer = provider.getTracer(SDK_NAME, SDK_VERSION)
   state.stop = async () => {
-    await sdk.shutdown()
+    await provider.shutdown()
     trace.disable()
     context.disable()
+    propagation.disable()
   }
-  return { ok: true, mode: (mode = 'sdk-node') }
+  return { ok: true, mode: (mode = 'global') }
 }
 
 /**

@@ -12,7 +12,7 @@ test('joins an app that already set up OpenTelemetry without replacing its provi
   trace.setGlobalTracerProvider(appProvider)
 
   const sieveSpans = new InMemorySpanExporter()
-  const result = init({ exporter: sieveSpans, serviceName: 'support-bot' })
+  const result = init({ exporter: sieveSpans, serviceName: 'support-bot', captureContent: true })
   assert.deepEqual(result, { ok: true, mode: 'alongside' })
   assert.equal((trace.getTracerProvider() as any).getDelegate(), appProvider)
 

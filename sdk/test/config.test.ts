@@ -26,23 +26,32 @@ test('init arguments win over SIEVE_* variables, which win over OTEL_* ones', ()
   assert.equal(config.maxExportBatchSize, 100)
 })
 
-test('defaults: local collector, protobuf with gzip, content captured, bounded queue', () => {
+test('defaults: local collector, protobuf with gzip, content not captured (opt-in), bounded queue', () => {
   const config = resolveConfig({}, {})
   assert.equal(config.tracesUrl, 'http://localhost:4318/v1/traces')
   assert.equal(config.protocol, 'http/protobuf')
   assert.equal(config.compression, 'gzip')
-  assert.equal(config.captureContent, true)
+  assert.equal(config.captureContent, false)
+  assert.equal(resolveConfig({}, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }).captureContent, true)
+  assert.equal(resolveConfig({ captureContent: true }, {}).captureContent, true)
   assert.equal(config.maxQueueSize, 2048)
 })
 
 test('a bad setting is named with where it came from', () => {
   assert.throws(
-    () => resolveConfig({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', SIEVE_MAX_QUEUE_SIZE: 'lots' }),
+    () => resolveConfig({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'carrier-pigeon', SIEVE_MAX_QUEUE_SIZE: 'lots' }),
     (err: unknown) =>
       err instanceof SdkConfigError &&
       err.problems.some((p) => p.startsWith('OTEL_EXPORTER_OTLP_PROTOCOL:')) &&
       err.problems.some((p) => p.startsWith('SIEVE_MAX_QUEUE_SIZE:')),
   )
+})
+
+test('conventions of OpenTelemetry shops: a global gRPC protocol falls back to http/protobuf; service.name from OTEL_RESOURCE_ATTRIBUTES', () => {
+  assert.equal(resolveConfig({}, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).protocol, 'http/protobuf')
+  assert.equal(resolveConfig({}, { OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=refund%20bot' }).serviceName, 'refund bot')
+  assert.equal(resolveConfig({}, { OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-resource', OTEL_SERVICE_NAME: 'from-env' }).serviceName, 'from-env')
+  assert.equal(resolveConfig({}, {}).serviceName, 'unknown_service:node')
 })
 
 test('SDK_VERSION is the published package version', () => {

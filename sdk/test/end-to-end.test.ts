@@ -59,7 +59,7 @@ async function supportTurn(options: { input: string }) {
 }
 
 async function withSdk(options: SdkOptions, fn: () => Promise<void>) {
-  const result = init({ endpoint: sieve.url, apiKey: 'e2e-key', serviceName: 'support-bot', agentVersion: 'v12', promptVersion: 'refund-v3', environment: 'test', ...options })
+  const result = init({ endpoint: sieve.url, apiKey: 'e2e-key', serviceName: 'support-bot', agentVersion: 'v12', promptVersion: 'refund-v3', environment: 'test', captureContent: true, ...options })
   assert.equal(result.ok, true)
   try {
     await fn()

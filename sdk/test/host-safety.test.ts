@@ -140,7 +140,7 @@ describe('the SDK never harms the host', () => {
 
   test('a redaction hook that throws records a marker instead of content; the call is unaffected', async () => {
     const memory = new InMemorySpanExporter()
-    const answers = await tracedTurns({ exporter: memory, redact: () => { throw new Error('bad hook') } }, 1)
+    const answers = await tracedTurns({ exporter: memory, captureContent: true, redact: () => { throw new Error('bad hook') } }, 1)
     assert.deepEqual(answers, ['Store credit issued.'])
     await flush()
     const tool = memory.getFinishedSpans().find((s) => s.name === 'execute_tool create_store_credit')

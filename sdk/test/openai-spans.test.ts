@@ -13,8 +13,8 @@ let plain: OpenAI
 
 before(async () => {
   model = await startFakeOpenAI({ script: [] })
-  const result = init({ exporter: memory, serviceName: 'support-bot', agentVersion: 'v12', promptVersion: 'refund-v3', scheduledDelayMillis: 10 })
-  assert.equal(result.mode, 'sdk-node')
+  const result = init({ exporter: memory, serviceName: 'support-bot', agentVersion: 'v12', promptVersion: 'refund-v3', scheduledDelayMillis: 10, captureContent: true })
+  assert.equal(result.mode, 'global')
   openai = wrapOpenAI(new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 }))
   plain = new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 })
 })

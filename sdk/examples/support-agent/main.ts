@@ -11,7 +11,7 @@ import { runSupportAgent } from './run.js'
  */
 const { values } = parseArgs({ options: { broken: { type: 'boolean', default: false }, turns: { type: 'string', default: '1' } } })
 
-const sdk = init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: values.broken ? 'refund-v4-broken' : 'refund-v3' })
+const sdk = init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: values.broken ? 'refund-v4-broken' : 'refund-v3', captureContent: true })
 if (!sdk.ok) console.error(sdk.error.message)
 const endpoint = (process.env.SIEVE_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '')
 
