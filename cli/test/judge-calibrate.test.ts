@@ -21,9 +21,19 @@ before(async () => {
 })
 after(() => server.close())
 
+/**
+ * The judge section: a dimension needs one label to be judged on (20 by default), so these few
+ * labels show each trust rule; kappa and within-one keep their defaults.
+ */
+const configFile = () => {
+  const path = join(dir, 'sieve.yaml')
+  writeFileSync(path, 'judge:\n  calibration: { minLabels: 1 }\n')
+  return path
+}
+
 function sieve(args: string[], env: Record<string, string> = {}) {
   return run(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', SIEVE_DATA_DIR: dir, JUDGE_BASE_URL: server.baseURL, JUDGE_MODEL: 'judge-2025-01-01', ...env },
+    env: { PATH: process.env.PATH ?? '', SIEVE_DATA_DIR: dir, SIEVE_CONFIG_FILE: configFile(), JUDGE_BASE_URL: server.baseURL, JUDGE_MODEL: 'judge-2025-01-01', ...env },
   }).then(
     (r) => ({ code: 0, ...r }),
     (e: { code: number; stdout: string; stderr: string }) => e,
@@ -69,11 +79,16 @@ test('sieve judge calibrate prints per-dimension agreement, names untrusted dime
   const out = join(dir, 'report.json')
   const { code, stdout, stderr } = await sieve(['judge', 'calibrate', '--labels', labels, '--out', out])
   assert.equal(code, 0, stderr)
-  assert.match(stdout, /generic\.groundedness\s+2\s+50\.0%\s+100\.0%\s+0\.000\s+100\.0%\s+100\.0%\s+1\.000\s+0\s+trusted/)
-  assert.match(stdout, /generic\.communication\s+2\s+0\.0%\s+0\.0%\s+0\.000\s+-\s+-\s+-\s+0\s+UNTRUSTED/)
-  assert.match(stdout, /1 untrusted dimension\(s\): generic\.communication/)
+  // The judge answers 4 whatever it reads: within one of every groundedness label, and no better than chance (kappa 0).
+  assert.match(stdout, /generic\.groundedness\s+2\s+50\.0%\s+100\.0%\s+34\.2-100\.0%\s+0\.000\s+0\.000\s+100\.0%\s+100\.0%\s+1\.000\s+1\.000\s+0\s+UNTRUSTED: weighted kappa 0\.000 under 0\.6$/m)
+  assert.match(stdout, /generic\.communication\s+2\s+0\.0%\s+0\.0%\s+0\.0-65\.8%\s+0\.000\s+0\.000\s+-\s+-\s+-\s+-\s+0\s+UNTRUSTED: within-one agreement 0\.0% under 85\.0%; weighted kappa 0\.000 under 0\.6$/m)
+  assert.match(stdout, /2 untrusted dimension\(s\): generic\.groundedness, generic\.communication/)
   const report = JSON.parse(readFileSync(out, 'utf8'))
-  assert.deepEqual(report.dimensions.map((d: { dimension: string; trusted: boolean }) => [d.dimension, d.trusted]), [['groundedness', true], ['communication', false]])
+  assert.deepEqual([report.threshold, report.minKappa, report.minLabels], [0.85, 0.6, 1])
+  assert.deepEqual(
+    report.dimensions.map((d: { dimension: string; trusted: boolean; failed: Array<{ rule: string }> }) => [d.dimension, d.trusted, d.failed.map((f) => f.rule)]),
+    [['groundedness', false, ['minKappa']], ['communication', false, ['threshold', 'minKappa']]],
+  )
   // The stored trace was read from storage and shown to the judge.
   assert.ok(server.requests.some((r) => r.body.messages[1].content.includes('[turn 1 | span b7ad6b7169203331 | user]')))
 
@@ -84,7 +99,7 @@ test('sieve judge calibrate prints per-dimension agreement, names untrusted dime
     ).json()
     assert.deepEqual(rows, [
       { scorer_name: 'generic.communication', scorer_version: '1.0.0+prompt.2', value: 0, passed: 0, evaluation_label: 'untrusted' },
-      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.2', value: 1, passed: 1, evaluation_label: 'trusted' },
+      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.2', value: 1, passed: 0, evaluation_label: 'untrusted' },
     ])
   } finally {
     await storage.close()
@@ -118,5 +133,5 @@ test('sieve judge calibrate --from-annotations calibrates on annotations stored 
   await seed.close()
   const { code, stdout, stderr } = await sieve(['judge', 'calibrate', '--from-annotations'])
   assert.equal(code, 0, stderr)
-  assert.match(stdout, /generic\.goal_completion\s+1\s+100\.0%\s+100\.0%\s+1\.000\s+0\.0%\s+100\.0%\s+0\.000\s+0\s+trusted/)
+  assert.match(stdout, /generic\.goal_completion\s+1\s+100\.0%\s+100\.0%\s+20\.7-100\.0%\s+1\.000\s+1\.000\s+0\.0%\s+100\.0%\s+0\.000\s+0\.000\s+0\s+trusted$/m)
 })

@@ -54,6 +54,7 @@ async function calibrateCommand(values: Record<string, unknown>): Promise<number
       panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
       rubrics: loadRubrics(judge.rubricsDir),
       ...(storage ? { loadTrace: (projectId: string, traceId: string) => readTrace(storage, projectId, traceId) } : {}),
+      ...judge.calibration,
       threshold: threshold ?? judge.calibration.threshold,
     })
     console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))

@@ -64,7 +64,27 @@ export const judgeSectionSchema = z.strictObject({
   budgets: budgetLimits.default({}),
   /** Judges for risky rubric dimensions: majority wins, any disagreement puts the trace up for review. */
   panel: z.strictObject({ judges: z.array(judgeRef).min(2) }).optional(),
-  calibration: z.strictObject({ threshold: z.number().min(0).max(1).default(0.85) }).default({ threshold: 0.85 }),
+  /**
+   * The judge models are pinned by the operator: for endpoints whose model names carry no date or
+   * revision (a self-hosted model that changes only when you deploy another). A name saying
+   * `latest` is refused all the same.
+   */
+  pinned: z.boolean().default(false),
+  /** When `sieve judge calibrate` marks a rubric dimension trusted: every rule must hold. */
+  calibration: z
+    .strictObject({
+      /** Within-one agreement with the labeller. */
+      threshold: z.number().min(0).max(1).default(0.85),
+      /**
+       * Quadratic-weighted Cohen's kappa with the labeller: agreement beyond what the level frequencies
+       * give by chance. A judge answering one level whatever it reads can score high within-one
+       * agreement (most labels sit near the middle) and has a kappa of 0.
+       */
+      minKappa: z.number().min(-1).max(1).default(0.6),
+      /** Labels the judge scored, per dimension: fewer say too little to trust (or distrust) anything. */
+      minLabels: count.default(20),
+    })
+    .default({ threshold: 0.85, minKappa: 0.6, minLabels: 20 }),
   /**
    * Verdicts on a conversation that is incomplete (trace closed before its root span ended, content
    * cut to a size limit) are stored and flagged; by default they are kept out of means.
@@ -75,6 +95,7 @@ export const judgeSectionSchema = z.strictObject({
 export type JudgeSection = z.infer<typeof judgeSectionSchema>
 export type SliceConfig = JudgeSection['sampling']['slices'][number]
 export type BudgetLimits = z.infer<typeof budgetLimits>
+export type CalibrationRules = JudgeSection['calibration']
 export type SliceBudget = z.infer<typeof sliceBudget>
 
 export interface JudgeConfig extends JudgeSection {
@@ -97,7 +118,13 @@ export function loadJudgeConfig(config: Pick<Config, 'judge' | 'sections'>): Jud
   const models = [model, ...(section.panel?.judges.map((j) => j.model).filter((m): m is string => !!m) ?? [])]
   if (!allowModelAlias) {
     for (const m of models) {
-      if (!isPinnedModel(m)) problems.push(`judge model '${m}' is an alias, not a pinned version (e.g. gpt-4o-2024-08-06); pin it, or set JUDGE_ALLOW_MODEL_ALIAS=true to accept score drift`)
+      if (/latest/i.test(m)) problems.push(`judge model '${m}' is an alias, not a pinned version: 'latest' moves under you; pin a dated version (e.g. gpt-4o-2024-08-06), or set JUDGE_ALLOW_MODEL_ALIAS=true to accept score drift`)
+      else if (!section.pinned && !isPinnedModel(m)) {
+        problems.push(
+          `judge model '${m}' is an alias, not a pinned version (e.g. gpt-4o-2024-08-06, claude-sonnet-4-20250514, mistral-large-2407); pin it, ` +
+            `or, for a self-hosted model whose names carry no date, set judge.pinned: true in the config file; or set JUDGE_ALLOW_MODEL_ALIAS=true to accept score drift`,
+        )
+      }
     }
   }
   if (section.budgets.spendPerDay !== undefined) {

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Trace } from '@sieve/core'
-import { BudgetLedger, type SliceLimits } from './budget.js'
+import { BudgetLedger, hasDailyLimits, type SliceLimits } from './budget.js'
 import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
@@ -14,6 +14,7 @@ import type { Rubric } from './rubric.js'
 import { rubricFor } from './rubric-for.js'
 import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
 import type { ScoreSink } from '../scores/score-sink.js'
+import { SharedBudget, type SharedBudgetOptions } from './shared-budget.js'
 import type { SliceFacts } from './slices.js'
 import { storedVerdicts } from './stored-verdicts.js'
 import { UserPositions } from './user-positions.js'
@@ -52,9 +53,13 @@ export interface JudgeStageDeps {
   metrics?: JudgeMetrics
   /**
    * Where the new-user and negative-feedback slices read what one trace cannot tell: the user's
-   * earlier traces, judge scores already stored, traces scored before their feedback came.
+   * earlier traces, judge scores already stored, traces scored before their feedback came; and
+   * where the daily budgets are kept, shared with every other scorer instance and the next start
+   * (`judge_budget`). Without it (tests, `sieve judge calibrate`) budgets live in memory.
    */
   storage?: ClickHouseClient
+  /** How often the shared daily budgets are written and read (tests; defaults in SharedBudget). */
+  budgetSync?: Pick<SharedBudgetOptions, 'flushMs' | 'refreshMs'>
   feedback?: FeedbackIndex
   now?: () => number
 }
@@ -81,6 +86,8 @@ export class JudgeStage {
   readonly users: UserPositions | undefined
   readonly feedback: FeedbackIndex
   private readonly ledger: BudgetLedger
+  /** The ledger's daily figures in storage; undefined when unshared (no storage or no daily limit). */
+  private readonly shared: SharedBudget | undefined
   readonly runner: JudgeRunner
   private readonly ownsRunner: boolean
   private readonly calls = new Map<Rubric, number>()
@@ -110,7 +117,9 @@ export class JudgeStage {
     this.feedback = deps.feedback ?? new FeedbackIndex()
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
     limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
-    this.ledger = new BudgetLedger(config.budgets, limits, deps.now)
+    // Only daily figures outlive a minute, so only they are kept in storage.
+    const shareBudget = deps.storage !== undefined && hasDailyLimits(config.budgets, limits)
+    this.ledger = new BudgetLedger(config.budgets, limits, deps.now, shareBudget)
     const judges = judgesOf(config)
     this.judge = judges.judge
     this.panel = judges.panel
@@ -146,6 +155,16 @@ export class JudgeStage {
     for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
       if (!deps.rubrics.has(id)) throw new Error(`judge: rubric '${id}' is configured but not loaded (known: ${[...deps.rubrics.keys()].join(', ')})`)
     }
+    // Last: its timers start at once, and a stage refused above must leave none behind.
+    this.shared = shareBudget
+      ? new SharedBudget(deps.storage!, this.ledger, {
+          ...deps.budgetSync,
+          onError: (err, doing, again) => {
+            this.metrics.inc('budget_sync_errors', { op: doing })
+            if (!again) console.error(`judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`)
+          },
+        })
+      : undefined
   }
 
   /** By agent name, then service name, as the scorer picks a checks profile. */
@@ -165,6 +184,11 @@ export class JudgeStage {
    * it was judged for that already (before a restart, say). Without such slices it is offer().
    */
   consider(candidate: JudgeCandidate): Promise<string | undefined> {
+    if (this.shared && !this.shared.attempted && !this.closed) {
+      // The first moments of a process only: the day's budget use is being read. Deciding before
+      // would let a restart spend what the process before it had spent already.
+      return this.track(this.shared.loaded.then(() => this.consider(candidate)))
+    }
     const { trace } = candidate
     const { storage } = this.deps
     const lowest = this.late ? this.feedback.lowestFor(trace.projectId, trace.traceId) : undefined
@@ -235,10 +259,14 @@ export class JudgeStage {
   feedbackArrived(rows: readonly FeedbackSeen[]): Promise<void> {
     for (const r of rows) this.feedback.record(r.projectId, r.traceId, r.lowest)
     if (!this.late || this.closed) return Promise.resolve()
+    const late = this.late
+    // The first read of feedback (a day back) comes as the process starts: not decided before the day's budget use is known.
     return this.track(
-      reopenForFeedback(this.late, rows).then((traces) => {
-        if (traces.length) this.metrics.inc('reopened', { reason: 'negative_feedback' }, traces.length)
-      }),
+      (this.shared?.loaded ?? Promise.resolve())
+        .then(() => reopenForFeedback(late, rows))
+        .then((traces) => {
+          if (traces.length) this.metrics.inc('reopened', { reason: 'negative_feedback' }, traces.length)
+        }),
     )
   }
 
@@ -312,7 +340,7 @@ export class JudgeStage {
   private async run(job: Job): Promise<void> {
     let judged
     try {
-      judged = await this.runner.judge(job, (usd) => this.ledger.addSpend(usd))
+      judged = await this.runner.judge(job, (usd) => this.ledger.addSpend(job.slice, usd))
     } catch (err) {
       // No verdict is not a low verdict: nothing is stored for the trace; its calls stay spent.
       this.metrics.inc('skipped', { slice: job.slice, reason: err instanceof JudgeThreadError ? err.reason : 'judge_failed' })
@@ -346,12 +374,22 @@ export class JudgeStage {
     }
     this.closed = true
     await this.drain()
+    // After the drain: the spend of the calls that finished while closing is in the last write.
+    await this.shared?.close()
     if (this.ownsRunner) await this.runner.close()
   }
 
-  /** Resolves once judge calls can start at once (the worker thread has loaded). */
-  ready(): Promise<void> {
-    return this.runner.ready()
+  /**
+   * Resolves once judge calls can start at once: the worker thread has loaded and, with shared
+   * budgets, the day's use by earlier processes and other instances has been read.
+   */
+  async ready(): Promise<void> {
+    await Promise.all([this.runner.ready(), this.shared?.loaded])
+  }
+
+  /** Writes this instance's budget use of the day and reads the other instances' now (tests, tools). */
+  async syncBudget(): Promise<void> {
+    await this.shared?.sync()
   }
 
   /** Resolves when everything offered so far has been judged and stored. */

@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '@clickhouse/client'
 import {
   BUILTIN_RUBRICS_DIR,
   JudgeClient,
@@ -15,6 +16,9 @@ export interface StageHarnessOptions {
   now?: () => number
   /** Judge calls through a client on the test's thread instead of the stage's worker thread. */
   inThread?: boolean
+  /** Storage for the stage: with a daily limit, its budgets are kept there (shared with other stages on it). */
+  storage?: ClickHouseClient
+  budgetSync?: { flushMs?: number; refreshMs?: number }
 }
 
 /**
@@ -38,6 +42,8 @@ export function judgeStage(server: FakeOpenAI, section: Record<string, unknown>,
     metrics,
     sink: { write: async (r) => void records.push(...r) },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.storage ? { storage: options.storage } : {}),
+    ...(options.budgetSync ? { budgetSync: options.budgetSync } : {}),
   })
   return { stage, records, metrics }
 }

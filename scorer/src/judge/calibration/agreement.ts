@@ -7,13 +7,49 @@ export interface Agreement {
   exact: number
   /** Share of items at most one level apart. */
   withinOne: number
-  /** Cohen's kappa (unweighted): agreement beyond what the raters' level frequencies give by chance. */
+  /** 95% Wilson score interval of `withinOne`: what `n` items allow one to say of it. */
+  withinOneCi: { low: number; high: number }
+  /** Cohen's kappa (unweighted): exact agreement beyond what the raters' level frequencies give by chance. */
   kappa: number
+  /**
+   * Cohen's kappa with quadratic weights: levels are ordinal, so a disagreement of two levels weighs
+   * four times one of one level. What trust is judged on (`judge.calibration.minKappa`).
+   */
+  weightedKappa: number
+}
+
+/** z of a two-sided 95% interval. */
+const Z95 = 1.959963984540054
+
+/** Wilson score interval of a proportion `successes / n` (0..1 both when n is 0). */
+export function wilsonInterval(successes: number, n: number, z = Z95): { low: number; high: number } {
+  if (n === 0) return { low: 0, high: 1 }
+  const p = successes / n
+  const z2 = z * z
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) }
+}
+
+/**
+ * Kappa as 1 − observed disagreement / disagreement expected by chance, each weighted by `weight`
+ * of the two levels' distance (unweighted: 1 for any difference). Both raters always gave one and
+ * the same level: chance explains everything and kappa is undefined; 1 by convention when they
+ * agree (the `minLabels` rule, not kappa, guards against a set that small or that uniform).
+ */
+function kappaOf(pairs: readonly Pair[], a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>, weight: (distance: number) => number): number {
+  const n = pairs.length
+  let observed = 0
+  for (const [x, y] of pairs) observed += weight(Math.abs(x - y))
+  let expected = 0
+  for (const [x, cx] of a) for (const [y, cy] of b) expected += (weight(Math.abs(x - y)) * cx * cy) / n
+  if (expected === 0) return observed === 0 ? 1 : 0
+  return 1 - observed / expected
 }
 
 export function agreement(pairs: readonly Pair[]): Agreement {
   const n = pairs.length
-  if (n === 0) return { n: 0, exact: 0, withinOne: 0, kappa: 0 }
+  if (n === 0) return { n: 0, exact: 0, withinOne: 0, withinOneCi: wilsonInterval(0, 0), kappa: 0, weightedKappa: 0 }
   let exact = 0
   let withinOne = 0
   const a = new Map<number, number>()
@@ -24,10 +60,13 @@ export function agreement(pairs: readonly Pair[]): Agreement {
     a.set(x, (a.get(x) ?? 0) + 1)
     b.set(y, (b.get(y) ?? 0) + 1)
   }
-  const po = exact / n
-  let pe = 0
-  for (const [level, count] of a) pe += (count / n) * ((b.get(level) ?? 0) / n)
-  // Both raters always gave one and the same level: chance explains everything, kappa is undefined; 1 by convention when they agree.
-  const kappa = pe === 1 ? (po === 1 ? 1 : 0) : (po - pe) / (1 - pe)
-  return { n, exact: po, withinOne: withinOne / n, kappa }
+  return {
+    n,
+    exact: exact / n,
+    withinOne: withinOne / n,
+    withinOneCi: wilsonInterval(withinOne, n),
+    kappa: kappaOf(pairs, a, b, (d) => (d === 0 ? 0 : 1)),
+    // (i − j)² / (k − 1)² in the textbook form; the scale's (k − 1)² divides both sums and cancels.
+    weightedKappa: kappaOf(pairs, a, b, (d) => d * d),
+  }
 }
