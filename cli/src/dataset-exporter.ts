@@ -1,21 +1,23 @@
 import { mkdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Config } from '@sieve/core'
 import type { DatasetExporter } from '@sieve/dashboard'
-import { createScrubber, exportDataset, loadScrubOptions } from '@sieve/exporter'
+import { createScrubber, exportDataset, loadScrubOptions, projectDatasetPath } from '@sieve/exporter'
 import { loadChecksConfig } from '@sieve/scorer'
 
 /**
  * The dashboard's "export to dataset" action on the exporter: the selected traces, scrubbed, are
- * appended to `<SIEVE_DATA_DIR>/datasets/golden.jsonl` exactly as `sieve export` would add them.
+ * appended to the project's own `<SIEVE_DATA_DIR>/datasets/<project>/golden.jsonl` exactly as
+ * `sieve export` would add them. One dataset per project: a tenant's examples, and the dedupe
+ * against them, never meet another tenant's.
  */
 export function createDatasetExporter(storage: ClickHouseClient, config: Config): DatasetExporter {
-  const out = join(config.dataDir, 'datasets', 'golden.jsonl')
   const setup = (async () => ({ checks: await loadChecksConfig(config.sections), scrubber: createScrubber(loadScrubOptions(config)) }))()
   return {
     async exportTraces({ projectId, traceIds }) {
       const { checks, scrubber } = await setup
+      const out = projectDatasetPath(config.dataDir, projectId)
       mkdirSync(dirname(out), { recursive: true })
       const since = BigInt(Date.now() - config.retentionDays * 86_400_000) * 1_000_000n
       const report = await exportDataset(storage, {

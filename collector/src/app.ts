@@ -1,8 +1,10 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { migrationsApplied, type SpanQueue } from '@sieve/core'
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
+import express, { type Express, type RequestHandler } from 'express'
+import { jsonErrors } from './api/json-errors.js'
 import { createTraceRoutes } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
+import { metricsAccess } from './metrics-access.js'
 import type { CollectorMetrics } from './metrics.js'
 import { InProcessQueue } from './queue/in-process-queue.js'
 import { createOtlpRouter } from './receiver/index.js'
@@ -11,6 +13,8 @@ export interface AppOptions {
   queue: SpanQueue
   storage: ClickHouseClient
   apiKeys: ReadonlyMap<string, string>
+  /** `SIEVE_METRICS_TOKEN`: who may read `/metrics` (see metrics-access.ts). */
+  metricsToken?: string
   maxBodyBytes: number
   metrics: CollectorMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
@@ -57,7 +61,7 @@ export function createApp(options: AppOptions): Express {
     res.json({ status: 'ready' })
   })
 
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', metricsAccess({ apiKeys: options.apiKeys, token: options.metricsToken }), async (_req, res) => {
     if (queueDepth) metrics.queueDepth.set(queueDepth())
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
@@ -72,12 +76,6 @@ export function createApp(options: AppOptions): Express {
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
   })
-  const onError: ErrorRequestHandler = (err: Error, req, res, _next) => {
-    // Storage errors on reads and writes: the request may succeed later, the process keeps serving.
-    // Their text can quote stored rows, so it goes to the log and the client gets the problem only.
-    log(`sieve collector: ${req.method} ${req.path} failed: ${err?.stack ?? String(err)}`)
-    res.status(503).json({ error: { code: 'UNAVAILABLE', message: 'storage is unavailable; retry later' } })
-  }
-  app.use(onError)
+  app.use(jsonErrors(log, 'sieve collector'))
   return app
 }

@@ -32,6 +32,13 @@ export const envSchema = z.object({
   SIEVE_PORT: port.default(4318),
   SIEVE_DATA_DIR: z.string().min(1).default('./data'),
   SIEVE_API_KEYS: apiKeys.optional(),
+  // Prometheus scrapes from another machine; it gets a token of its own, not a project's key.
+  SIEVE_METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(512, 'must be at most 512 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as Authorization: Bearer <token>)')
+    .optional(),
   SIEVE_RETENTION_DAYS: positiveInt.default(30),
   SIEVE_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -54,12 +61,20 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>
 
+/** Settings whose value a configuration error must not repeat. */
+const SECRET_SETTINGS = new Set(['SIEVE_METRICS_TOKEN'])
+
 export interface Config {
   host: string
   port: number
   dataDir: string
   /** API key → project id. Empty: no auth, everything goes to project `default`. */
   apiKeys: Map<string, string>
+  /**
+   * Bearer token `/metrics` requires when set. Unset: with API keys, `/metrics` answers loopback
+   * clients only; without keys (loopback-only Sieve) anyone who can connect.
+   */
+  metricsToken?: string
   retentionDays: number
   maxBodyBytes: number
   logLevel: Env['SIEVE_LOG_LEVEL']
@@ -119,7 +134,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const name = issue.path.join('.')
-        const got = merged[name]
+        // A secret is named, never echoed: start-up errors end up in logs.
+        const got = SECRET_SETTINGS.has(name) ? undefined : merged[name]
         return `${name}: ${issue.message}${got === undefined ? '' : ` (got '${got}')`}`
       }),
     )
@@ -131,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.SIEVE_PORT,
     dataDir: e.SIEVE_DATA_DIR,
     apiKeys: e.SIEVE_API_KEYS ?? new Map(),
+    metricsToken: e.SIEVE_METRICS_TOKEN,
     retentionDays: e.SIEVE_RETENTION_DAYS,
     maxBodyBytes: e.SIEVE_MAX_BODY_BYTES,
     logLevel: e.SIEVE_LOG_LEVEL,

@@ -50,3 +50,19 @@ test('the config file holds settings and sections; the environment wins', () => 
   assert.deepEqual(config.sections, { checks: { default: ['budgets'] } })
   assert.throws(() => loadConfig({ SIEVE_CONFIG_FILE: join(dir, 'missing.yaml') }), /SIEVE_CONFIG_FILE: cannot read/)
 })
+
+test('SIEVE_METRICS_TOKEN is the bearer token /metrics requires; a bad one is named, never echoed', () => {
+  assert.equal(loadConfig({}).metricsToken, undefined)
+  assert.equal(loadConfig({ SIEVE_METRICS_TOKEN: 'scrape-0123456789abcdef' }).metricsToken, 'scrape-0123456789abcdef')
+  for (const bad of ['short', 'has a space in it 0123456789']) {
+    assert.throws(
+      () => loadConfig({ SIEVE_METRICS_TOKEN: bad }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError)
+        assert.match(err.message, /SIEVE_METRICS_TOKEN: /)
+        assert.ok(!err.message.includes(bad), 'the value stays out of the message')
+        return true
+      },
+    )
+  }
+})

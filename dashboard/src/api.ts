@@ -1,7 +1,7 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { ContentReader, conversationOf, readTrace, traceSessionId } from '@sieve/core'
-import { requireProject, traceTree } from '@sieve/collector'
+import { requireProject, securityHeaders, traceTree } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
 import { compareQuery, exportBody, qualityQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
@@ -65,7 +65,7 @@ const handle =
 export function createDashboardApi(options: DashboardApiOptions): Router {
   const { client } = options
   const router = Router()
-  router.use(requireProject(options.apiKeys))
+  router.use(securityHeaders(), requireProject(options.apiKeys))
 
   router.get('/quality', handle(async (req, res) => quality(client, projectOf(res), parse(qualityQuery, req.query, 'parameter'))))
   router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, projectOf(res), parse(worstQuery, req.query, 'parameter')) })))

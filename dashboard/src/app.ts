@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createTraceRoutes } from '@sieve/collector'
+import { createTraceRoutes, jsonErrors, securityHeaders } from '@sieve/collector'
 import express, { type Express } from 'express'
 import { createDashboardApi } from './api.js'
 import { createUi, UI_PATH } from './ui.js'
@@ -14,12 +14,13 @@ export function createDashboardApp(options: { client: ClickHouseClient; apiKeys:
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
   })
-  app.get('/', (_req, res) => res.redirect(`${UI_PATH}/`))
+  app.get('/', securityHeaders(), (_req, res) => res.redirect(`${UI_PATH}/`))
   app.use('/api', createDashboardApi({ client: options.client, apiKeys: options.apiKeys }))
   app.use(createTraceRoutes({ storage: options.client, apiKeys: options.apiKeys }))
   app.use(UI_PATH, createUi())
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
   })
+  app.use(jsonErrors((message) => console.error(message), 'sieve dashboard'))
   return app
 }

@@ -1,3 +1,4 @@
+import { queryCount, queryTime } from '@sieve/collector'
 import { z } from 'zod'
 
 /**
@@ -13,18 +14,8 @@ export const MAX_RANGE_DAYS = 93
 export const MAX_BUCKETS = 2000
 const DAY_MS = 86_400_000
 
-const instant = z
-  .string()
-  .trim()
-  .min(1)
-  .transform((raw, ctx) => {
-    const ms = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw)
-    if (!Number.isFinite(ms)) {
-      ctx.addIssue({ code: 'custom', message: `'${raw}' is not a time; use ISO 8601 (2026-11-29T12:00:00Z) or Unix milliseconds` })
-      return z.NEVER
-    }
-    return new Date(ms)
-  })
+/** ISO 8601 or Unix milliseconds, 1970 to 2100 (the read API's rule, collector's query-params.ts). */
+const instant = queryTime('ms').transform((nanos) => new Date(Number(nanos / 1_000_000n)))
 
 export const DIMENSIONS = ['agent_version', 'prompt_version', 'model', 'service'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
@@ -106,7 +97,7 @@ export const worstQuery = z
     to: z.string().optional(),
     sort: z.enum(['checks', 'judge']).default('checks'),
     check: z.string().min(1).max(200).optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: queryCount(1, 200).default(50),
     ...filters,
   })
   .strict()

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { assertSecurityHeaders } from './support/security-headers.js'
 import { startSieve } from './support/sieve.js'
 import { runSupportAgent } from './support/support-agent.js'
 
@@ -16,6 +17,8 @@ let sieve: Awaited<ReturnType<typeof startSieve>>
 let browser: BrowserContext
 let page: Page
 let broken: string
+const violations: string[] = []
+const consoleErrors: string[] = []
 
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (or set SIEVE_CHROMIUM)`)
@@ -46,8 +49,18 @@ before(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1400, height: 1000 },
   })
+  // Everything the Content-Security-Policy refuses while the tests walk the UI, as the page reports it.
+  await browser.exposeFunction('sieveCspViolation', (v: string) => violations.push(v))
+  await browser.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (e) => {
+      window.sieveCspViolation(e.effectiveDirective + ' refused ' + (e.blockedURI || 'inline') + ' at ' + e.sourceFile + ':' + e.lineNumber)
+    }, true)`,
+  })
   page = await browser.newPage()
   page.on('pageerror', (err) => assert.fail(`page error: ${err.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`)
+  })
 })
 
 after(async () => {
@@ -72,7 +85,8 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   await page.locator('button.primary', { hasText: 'Export to dataset (1)' }).click()
   const status = page.locator('.actions .status', { hasText: 'Exported' })
   await status.waitFor()
-  const dataset = join(sieve.dataDir, 'datasets', 'golden.jsonl')
+  // The project's own dataset: without API keys everything is project `default`.
+  const dataset = join(sieve.dataDir, 'datasets', 'default', 'golden.jsonl')
   assert.equal(await status.innerText(), `Exported 1 example(s) to ${dataset}.`)
   const examples = readFileSync(dataset, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
   assert.equal(examples.length, 1)
@@ -194,4 +208,23 @@ test('the session page lists the session\'s traces and their whole conversation'
   await page.locator(`.session-traces tr[data-trace="${broken}"] a`).click()
   await page.locator('.trace-layout .conversation .turn-assistant').waitFor()
   assert.match(page.url(), new RegExp(`#/trace/${broken}$`))
+})
+
+test('the UI ran under its Content-Security-Policy with nothing refused, and the policy is enforced', async () => {
+  // The walk above: overview, worst traces, a trace with its conversation panel, a session page.
+  assert.deepEqual(violations, [], 'no CSP violation while walking the UI')
+  assert.deepEqual(consoleErrors, [], 'no console error while walking the UI')
+  // A style attribute set from markup is what the policy refuses: the listener above sees it.
+  await page.evaluate("document.body.setAttribute('style', 'outline: 1px solid red')")
+  for (let i = 0; i < 50 && !violations.length; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+  assert.match(violations.join('\n'), /^style-src-attr refused inline/, 'the policy forbids inline style attributes')
+})
+
+test('every /ui and /api response carries the security headers', async () => {
+  const urls = [
+    sieve.dashboard, `${sieve.dashboard}app.js`, `${sieve.dashboard}style.css`, `${sieve.dashboard}favicon.svg`, `${sieve.dashboard}vendor/uplot/uPlot.esm.js`,
+    `${sieve.dashboard}no-such-file.js`, `${sieve.url}/ui`,
+    `${sieve.url}/api/worst`, `${sieve.url}/api/traces/${broken}`, `${sieve.url}/api/traces`, `${sieve.url}/api/quality?interval=2m`, `${sieve.url}/api/nothing-here`,
+  ]
+  for (const url of urls) await assertSecurityHeaders(url)
 })

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { assertSecurityHeaders } from './support/security-headers.js'
 import { runSieve, startSieve } from './support/sieve.js'
 
 let sieve: Awaited<ReturnType<typeof startSieve>>
@@ -29,4 +30,13 @@ test('sieve dashboard serves the UI, its assets and the query API without ingest
   assert.deepEqual(body.series, [])
   const ingest = await fetch(`${sieve.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
   assert.equal(ingest.status, 404, 'the dashboard role takes no traces')
+})
+
+test('sieve dashboard sends the security headers on its UI, its API and the redirect at /', async () => {
+  const home = await fetch(`${sieve.url}/`, { redirect: 'manual' })
+  assert.equal(home.status, 302)
+  assert.equal(home.headers.get('location'), '/ui/')
+  for (const path of ['/', '/ui', '/ui/', '/ui/app.js', '/ui/vendor/uplot/uPlot.min.css', '/api/quality', '/api/quality?from=99999999999999999999999', '/api/traces', '/api/nope']) {
+    await assertSecurityHeaders(`${sieve.url}${path}`)
+  }
 })

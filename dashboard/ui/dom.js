@@ -6,6 +6,7 @@ export function h(tag, attrs = {}, ...children) {
     if (v === undefined || v === null || v === false) continue
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v)
     else if (k === 'class') el.className = v
+    // Through CSSOM: the UI's Content-Security-Policy refuses style attributes, not el.style.
     else if (k === 'style') el.style.cssText = v
     else el.setAttribute(k, v === true ? '' : String(v))
   }

@@ -10,6 +10,7 @@ export { buildExample, exampleId, inputHash, type StoredScore } from './export/b
 export { exportDataset, DatasetFileError, type ExportOptions, type ExportReport } from './export/export-dataset.js'
 export { selectTraces, type Selection, type Candidate } from './export/select-traces.js'
 export { sinceUnixNano } from './export/since.js'
+export { projectDatasetPath, projectSegment } from './export/dataset-path.js'
 export { runGate, datasetVersion, GateConfigError, type GateOptions, type GateReport, type ExampleResult } from './eval/gate.js'
 export { summaryMarkdown } from './eval/summary-markdown.js'
 export { readBaseline, baselineFileSchema, BaselineError, type JudgeFigures } from './eval/baseline.js'

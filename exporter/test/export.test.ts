@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -33,8 +33,8 @@ function refundOutsidePolicy(user: string): AgentRecorder {
 }
 const USER = `Hi, I am ${CUSTOMER.name} (${CUSTOMER.email}, ${CUSTOMER.phone}). Refund order A-1001 to my card ${CUSTOMER.card}, the blender broke.`
 
-async function store(recorder: AgentRecorder): Promise<string> {
-  const trace = recorder.trace()
+async function store(recorder: AgentRecorder, projectId = 'default'): Promise<string> {
+  const trace = recorder.trace(projectId)
   await insertSpans(storage, trace.spans)
   await clickhouseScoreSink(storage).write(traceScoreRecords(scoreTrace(trace, checks)))
   return trace.traceId
@@ -109,6 +109,31 @@ test('exporting again adds nothing: exported traces are recorded in the exports 
   assert.equal(readFileSync(out, 'utf8'), before)
   const rows = await (await storage.query({ query: `SELECT trace_id, duplicate_of FROM exports FINAL WHERE dataset_path = {p:String} ORDER BY trace_id`, query_params: { p: out }, format: 'JSONEachRow' })).json<{ trace_id: string; duplicate_of: string }>()
   assert.deepEqual(rows.map((r) => r.trace_id).sort(), [first, same].sort())
+})
+
+test('a file holding another project\'s examples: only this project\'s count as duplicates, and no foreign example id is named', async () => {
+  // A copy of the dataset above (the gate's test below replays that one).
+  const out = join(dir, 'shared.jsonl')
+  copyFileSync(join(dir, 'golden.jsonl'), out)
+  const theirs = parseDataset(readFileSync(out, 'utf8')).examples.map((e) => e.example)
+  assert.deepEqual(theirs.map((e) => e.source.projectId), ['default'])
+  // Project tenant-b's customers said the very same words as project default's.
+  const mine = [await store(refundOutsidePolicy(USER), 'tenant-b'), await store(refundOutsidePolicy(USER.replace(CUSTOMER.email, 'someone.else@example.net')), 'tenant-b')]
+  const report = await exportDataset(storage, options(out, { projectId: 'tenant-b', failed: 'prohibited_tools' }))
+  assert.equal(report.added.length, 1, 'the same input in another project is no duplicate')
+  assert.ok(mine.includes(report.added[0]!.traceId))
+  // Its own second trace is a duplicate of its own example, never of project default's.
+  assert.deepEqual(report.duplicates.map((d) => d.duplicateOf), [report.added[0]!.id])
+  const foreign = theirs.map((e) => e.id)
+  assert.ok(!JSON.stringify(report).includes(foreign[0]!), 'project default\'s example id is not in tenant-b\'s report')
+  const all = parseDataset(readFileSync(out, 'utf8')).examples.map((e) => e.example)
+  assert.deepEqual(all.map((e) => e.source.projectId), ['default', 'tenant-b'])
+  // And the other way round: project default exporting again still finds only its own.
+  const again = await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
+  assert.deepEqual(again.added, [])
+  assert.deepEqual(again.duplicates.map((d) => d.duplicateOf), [foreign[0], foreign[0]])
+  const rows = await (await storage.query({ query: `SELECT project_id, trace_id FROM exports FINAL WHERE dataset_path = {p:String} AND project_id = 'tenant-b'`, query_params: { p: out }, format: 'JSONEachRow' })).json<{ trace_id: string }>()
+  assert.deepEqual(rows.map((r) => r.trace_id).sort(), [...mine].sort(), 'the exports table records tenant-b\'s traces under tenant-b')
 })
 
 test('selects by score threshold and by failed check, and a check that never failed selects nothing', async () => {

@@ -3,6 +3,7 @@ import { listTraces, readTrace } from '@sieve/core'
 import { Router, type Response } from 'express'
 import type { z } from 'zod'
 import { requireProject } from './require-project.js'
+import { securityHeaders } from './security-headers.js'
 import { listTracesQuerySchema, traceIdSchema } from './trace-query.js'
 import { traceTree } from './trace-tree.js'
 
@@ -24,7 +25,7 @@ function badRequest(res: Response, error: z.ZodError, where: string): void {
 /** The read API: recent traces from the rollup, and one trace as a span tree. Project-scoped. */
 export function createTraceRoutes(options: TraceRoutesOptions): Router {
   const router = Router()
-  router.use('/api/traces', requireProject(options.apiKeys))
+  router.use('/api/traces', securityHeaders(), requireProject(options.apiKeys))
 
   router.get('/api/traces', async (req, res) => {
     const query = listTracesQuerySchema.safeParse(req.query)

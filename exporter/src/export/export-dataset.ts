@@ -43,9 +43,12 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
   if (existing.problems.length) {
     throw new DatasetFileError(`${path} has ${existing.problems.length} invalid line(s); run \`sieve dataset validate ${o.out}\` and fix them first`)
   }
+  // A file may hold several projects' examples (`sieve export --out` names any file): only this
+  // project's count as already there, so another tenant's example is never named to it.
   const byInput = new Map<string, string>()
   const ids = new Set<string>()
   for (const { example } of existing.examples) {
+    if (example.source.projectId !== o.projectId) continue
     byInput.set(inputHash(example.input), example.id)
     ids.add(example.id)
   }
