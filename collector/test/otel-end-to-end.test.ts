@@ -10,7 +10,6 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
 import type { Ingester, RunningServer } from '@sieve/collector'
 import { startSieve } from '@sieve/testkit/sieve'
-import { sharedFile } from './support/shared-file.js'
 
 let storage: ClickHouseClient
 let ingester: Ingester
@@ -172,24 +171,63 @@ describe('OpenTelemetry SDK end to end', () => {
     })
   }
 
-  test('the official OTLP/JSON example (upper-case hex ids) is accepted and read back', async () => {
-    const example = readFileSync(sharedFile('datasets/otlp/trace.json'))
+  test('the OTLP/JSON example (upper-case hex ids, every AnyValue kind, three resources) is accepted and read back', async () => {
+    const example = readFileSync(new URL('./fixtures/otlp-trace.json', import.meta.url))
     const res = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: example })
     assert.equal(res.status, 200, await res.text())
-    const parsed = JSON.parse(example.toString('utf8'))
-    const sent = parsed.resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans))
-    for (const traceId of new Set<string>(sent.map((s: any) => s.traceId))) {
-      const { spans } = await readBack(traceId)
-      const ids = sent.filter((s: any) => s.traceId === traceId).map((s: any) => s.spanId.toLowerCase()).sort()
-      assert.deepEqual(spans.map((s) => s.spanId).sort(), ids)
-      for (const span of spans) {
-        const original = sent.find((s: any) => s.spanId.toLowerCase() === span.spanId)
-        assert.equal(span.traceId, traceId.toLowerCase())
-        assert.equal(span.name, original.name)
-        assert.equal(span.startTimeUnixNano, String(original.startTimeUnixNano))
-        assert.equal(span.endTimeUnixNano, String(original.endTimeUnixNano))
-        assert.equal(span.parentSpanId, (original.parentSpanId ?? '').toLowerCase())
-      }
+    const { tree, spans } = await readBack('9F3C2A7B41D8E6F05A1B2C3D4E5F6071'.toLowerCase())
+
+    // The tree across services: agent → (chat, tool → orders-api server → producer with no service.name).
+    const shape = (node: any): unknown => [node.name, node.serviceName, [...node.children].sort((a: any, b: any) => a.name.localeCompare(b.name)).map(shape)]
+    assert.deepEqual(tree.roots.map(shape), [
+      ['invoke_agent support', 'support-agent', [
+        ['chat gpt-4o', 'support-agent', []],
+        ['execute_tool lookup_order', 'support-agent', [
+          ['GET /orders/{id}', 'orders-api', [
+            ['publish order.viewed', 'unknown_service', []],
+          ]],
+        ]],
+      ]],
+    ])
+
+    // Ids, times and parents as the document gives them, independently of the decoder.
+    const sent = JSON.parse(example.toString('utf8')).resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans))
+    assert.equal(spans.length, sent.length)
+    for (const original of sent) {
+      const span = spans.find((s) => s.spanId === original.spanId.toLowerCase())
+      assert.ok(span, `span ${original.spanId} read back`)
+      assert.equal(span.traceId, original.traceId.toLowerCase())
+      assert.equal(span.name, original.name)
+      assert.equal(span.startTimeUnixNano, String(original.startTimeUnixNano))
+      assert.equal(span.endTimeUnixNano, String(original.endTimeUnixNano))
+      assert.equal(span.parentSpanId, (original.parentSpanId ?? '').toLowerCase())
     }
+
+    // Every AnyValue kind, through storage and the read API.
+    const chat = spans.find((s) => s.name === 'chat gpt-4o')!
+    assert.deepEqual(chat.attributes, {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 812,
+      'gen_ai.usage.output_tokens': 95,
+      'gen_ai.request.seed': '9007199254740993',
+      'gen_ai.request.temperature': 0.2,
+      'gen_ai.request.stream': false,
+      'gen_ai.response.finish_reasons': ['tool_calls', 'stop'],
+      'gen_ai.tool.definitions': { name: 'lookup_order', params: { required: ['order_id'], strict: true } },
+      'example.mixed': ['a', -3, 1.5, true, null, []],
+      'example.request_digest': '3q2+7w==',
+      'example.placeholder': null,
+    })
+    assert.deepEqual([chat.kind, chat.status], ['CLIENT', { code: 'ERROR', message: 'rate limited, retried once' }])
+    assert.deepEqual(chat.events, [{ timeUnixNano: '1760000000600000000', name: 'retry', attributes: { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }, droppedAttributesCount: 1 }])
+    assert.deepEqual(chat.links.map((l) => [l.traceId, l.spanId, l.traceState, l.flags, l.attributes]), [
+      ['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 'rojo=00f067aa0ba902b7', 769, { 'link.reason': 'previous turn' }],
+    ])
+    assert.equal(chat.droppedEventsCount, 2)
+    assert.deepEqual(chat.scope, { name: 'sieve.example.agent', version: '1.2.0', attributes: { 'scope.team': 'support' } })
+    assert.deepEqual(chat.resource, { 'service.name': 'support-agent', 'service.version': '2.3.0', 'host.cores': 4, 'deployment.environment.name': 'staging' })
+    const root = spans.find((s) => s.name === 'invoke_agent support')!
+    assert.deepEqual([root.traceState, root.flags, root.kind, root.status.code], ['sieve=r1,congo=t61rcWkgMzE', 257, 'SERVER', 'OK'])
   })
 })

@@ -4,37 +4,125 @@ import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, parseExactJson } from '../src/otlp/index.js'
 import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans } from './support/otel-spans.js'
-import { sharedFile } from './support/shared-file.js'
+/** The repository's own OTLP/JSON example: one trace over three resources and four scopes, upper-case ids, every AnyValue kind. */
+const exampleTrace = readFileSync(new URL('./fixtures/otlp-trace.json', import.meta.url))
 
-const exampleTrace = readFileSync(sharedFile('datasets/otlp/trace.json'))
-
-test('decodes the official OTLP/JSON example with upper-case ids', () => {
-  const { spans, rejected } = decodeJsonRequest(exampleTrace, 'proj')
-  assert.equal(rejected, 0)
+test('decodes the OTLP/JSON example: upper-case ids, every AnyValue kind, events, links, resources and scopes', () => {
+  const { spans, rejected, errorMessage } = decodeJsonRequest(exampleTrace, 'proj')
+  assert.equal(rejected, 0, errorMessage)
+  const traceId = '9f3c2a7b41d8e6f05a1b2c3d4e5f6071'
+  const agent = { 'service.name': 'support-agent', 'service.version': '2.3.0', 'host.cores': 4, 'deployment.environment.name': 'staging' }
+  const agentScope = { name: 'sieve.example.agent', version: '1.2.0', attributes: { 'scope.team': 'support' } }
+  const base = { projectId: 'proj', traceId, droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0, events: [], links: [] }
   assert.deepEqual(spans, [
     {
-      projectId: 'proj',
-      traceId: '5b8efff798038103d269b633813fc60c',
-      spanId: 'eee19b7ec3c1b174',
-      parentSpanId: 'eee19b7ec3c1b173',
-      traceState: '',
-      name: "I'm a server span",
+      ...base,
+      spanId: 'a1b2c3d4e5f60718',
+      parentSpanId: '',
+      traceState: 'sieve=r1,congo=t61rcWkgMzE',
+      name: 'invoke_agent support',
       kind: 'SERVER',
-      startTimeUnixNano: '1544712660000000000',
-      endTimeUnixNano: '1544712661000000000',
+      startTimeUnixNano: '1760000000000000000',
+      endTimeUnixNano: '1760000002500000000',
+      status: { code: 'OK', message: '' },
+      flags: 257,
+      serviceName: 'support-agent',
+      scope: agentScope,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', 'session.id': 'sess-42' },
+      resource: agent,
+      events: [{ timeUnixNano: '1760000000000100000', name: 'turn.start', attributes: { turn: 1 }, droppedAttributesCount: 0 }],
+    },
+    {
+      ...base,
+      spanId: 'b2c3d4e5f6071829',
+      parentSpanId: 'a1b2c3d4e5f60718',
+      traceState: '',
+      name: 'chat gpt-4o',
+      kind: 'CLIENT',
+      startTimeUnixNano: '1760000000100000000',
+      endTimeUnixNano: '1760000001400000123',
+      status: { code: 'ERROR', message: 'rate limited, retried once' },
+      flags: 257,
+      serviceName: 'support-agent',
+      scope: agentScope,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.usage.input_tokens': 812, // intValue as a string
+        'gen_ai.usage.output_tokens': 95, // intValue as a number
+        'gen_ai.request.seed': '9007199254740993', // beyond 2^53: kept exact, as a string
+        'gen_ai.request.temperature': 0.2,
+        'gen_ai.request.stream': false,
+        'gen_ai.response.finish_reasons': ['tool_calls', 'stop'],
+        'gen_ai.tool.definitions': { name: 'lookup_order', params: { required: ['order_id'], strict: true } },
+        'example.mixed': ['a', -3, 1.5, true, null, []],
+        'example.request_digest': Buffer.from([0xde, 0xad, 0xbe, 0xef]).toString('base64'),
+        'example.placeholder': null,
+      },
+      resource: agent,
+      events: [{ timeUnixNano: '1760000000600000000', name: 'retry', attributes: { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }, droppedAttributesCount: 1 }],
+      droppedEventsCount: 2,
+      links: [{
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: 'b7ad6b7169203331',
+        traceState: 'rojo=00f067aa0ba902b7',
+        attributes: { 'link.reason': 'previous turn' },
+        flags: 769,
+        droppedAttributesCount: 0,
+      }],
+    },
+    {
+      ...base,
+      spanId: 'c3d4e5f60718293a',
+      parentSpanId: 'a1b2c3d4e5f60718',
+      traceState: '',
+      name: 'execute_tool lookup_order',
+      kind: 'INTERNAL',
+      startTimeUnixNano: '1760000001500000000',
+      endTimeUnixNano: '1760000002200000000',
       status: { code: 'UNSET', message: '' },
+      flags: 257,
+      serviceName: 'support-agent',
+      scope: { name: 'sieve.example.tools', version: '0.4.1', attributes: {} },
+      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': 'call_1' },
+      resource: agent,
+      droppedAttributesCount: 3,
+    },
+    {
+      ...base,
+      spanId: 'd4e5f60718293a4b',
+      parentSpanId: 'c3d4e5f60718293a',
+      traceState: 'sieve=r1',
+      name: 'GET /orders/{id}',
+      kind: 'SERVER',
+      startTimeUnixNano: '1760000001600000000',
+      endTimeUnixNano: '1760000002100000000',
+      status: { code: 'UNSET', message: '' },
+      flags: 769,
+      serviceName: 'orders-api',
+      scope: { name: 'orders.http', version: '', attributes: {} },
+      attributes: { 'http.request.method': 'GET', 'http.response.status_code': 200, 'url.path': '/orders/A-1001' },
+      resource: { 'service.name': 'orders-api', 'telemetry.sdk.language': 'go' },
+    },
+    {
+      ...base,
+      spanId: 'e5f60718293a4b5c',
+      parentSpanId: 'd4e5f60718293a4b',
+      traceState: '',
+      name: 'publish order.viewed',
+      kind: 'PRODUCER',
+      startTimeUnixNano: '1760000002000000000',
+      endTimeUnixNano: '1760000002050000000',
+      status: { code: 'OK', message: '' },
       flags: 0,
-      serviceName: 'my.service',
-      scope: { name: 'my.library', version: '1.0.0', attributes: { 'my.scope.attribute': 'some scope attribute' } },
-      attributes: { 'my.span.attr': 'some value' },
-      resource: { 'service.name': 'my.service' },
-      events: [],
-      links: [],
-      droppedAttributesCount: 0,
-      droppedEventsCount: 0,
-      droppedLinksCount: 0,
+      serviceName: 'unknown_service', // a resource without service.name
+      scope: { name: '', version: '', attributes: {} },
+      attributes: {},
+      resource: {},
     },
   ])
+  // Spans of one resource share its attribute object, as the decoder documents.
+  assert.equal(spans[0]!.resource, spans[2]!.resource)
 })
 
 const hrToNanos = ([s, ns]: [number, number]): string => (BigInt(s) * 1_000_000_000n + BigInt(ns)).toString()

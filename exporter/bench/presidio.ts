@@ -59,8 +59,16 @@ export function presidioDatasetPath(): string {
 
 const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end
 
-export function evaluate(scrubber: Scrubber, path = presidioDatasetPath()): Evaluation {
+/**
+ * presidio-research's test set (tests/data/generated_small.json) names two types differently from
+ * synth_dataset_v2: any part of an address, and places. Read with this, it is scored the same way.
+ */
+export const GENERATED_SMALL_TYPES: Record<string, string> = { ADDRESS: 'STREET_ADDRESS', LOCATION: 'GPE' }
+
+/** `types` renames the file's entity types to the ones above (see GENERATED_SMALL_TYPES). */
+export function evaluate(scrubber: Scrubber, path = presidioDatasetPath(), types: Record<string, string> = {}): Evaluation {
   const records = JSON.parse(readFileSync(path, 'utf8')) as Record_[]
+  for (const record of records) for (const span of record.spans) span.entity_type = types[span.entity_type] ?? span.entity_type
   const pii = new Set<string>(PII_TYPES)
   const neutral = new Set<string>(NEUTRAL_TYPES)
   const perType: Record<string, TypeFigures> = {}

@@ -9,7 +9,6 @@ import { countRows, makeSpan, makeTraces, sharedBrokers, until } from '@sieve/te
 import { startKafkaStack, type KafkaStack } from '@sieve/testkit/kafka-stack'
 import { otelSpans } from '../support/otel-spans.js'
 import { protobufRequest } from '../support/otlp-protobuf.js'
-import { sharedFile } from '../support/shared-file.js'
 
 let stack: KafkaStack
 let release: () => Promise<void>
@@ -69,22 +68,35 @@ async function post(contentType: string, body: Buffer): Promise<number> {
 }
 
 test('OTLP JSON → collector → Kafka → ingester → ClickHouse: every field as the receiver decoded it', async () => {
-  const body = readFileSync(sharedFile('datasets/otlp/trace.json'))
+  const body = readFileSync(new URL('../fixtures/otlp-trace.json', import.meta.url))
   const expected = decodeJsonRequest(body, 'acme').spans
   assert.equal(await post('application/json', body), 200)
-  const stored = await storedTrace(expected[0]!.traceId, expected.length)
+  const stored = await storedTrace('9f3c2a7b41d8e6f05a1b2c3d4e5f6071', 5)
   assert.deepEqual(stored, [...expected].sort(bySpanId))
-  // And as the OTLP example says, independently of the decoder.
-  const span = stored.find((s) => s.spanId === 'eee19b7ec3c1b174')!
-  assert.equal(span.traceId, '5b8efff798038103d269b633813fc60c')
-  assert.equal(span.parentSpanId, 'eee19b7ec3c1b173')
-  assert.equal(span.name, "I'm a server span")
-  assert.equal(span.kind, 'SERVER')
-  assert.equal(span.startTimeUnixNano, '1544712660000000000')
-  assert.equal(span.endTimeUnixNano, '1544712661000000000')
-  assert.equal(span.serviceName, 'my.service')
-  assert.deepEqual(span.scope, { name: 'my.library', version: '1.0.0', attributes: { 'my.scope.attribute': 'some scope attribute' } })
-  assert.equal(span.attributes['my.span.attr'], 'some value')
+  // And as the OTLP/JSON document says, independently of the decoder.
+  assert.deepEqual(stored.map((s) => [s.spanId, s.parentSpanId, s.serviceName, s.kind]), [
+    ['a1b2c3d4e5f60718', '', 'support-agent', 'SERVER'],
+    ['b2c3d4e5f6071829', 'a1b2c3d4e5f60718', 'support-agent', 'CLIENT'],
+    ['c3d4e5f60718293a', 'a1b2c3d4e5f60718', 'support-agent', 'INTERNAL'],
+    ['d4e5f60718293a4b', 'c3d4e5f60718293a', 'orders-api', 'SERVER'],
+    ['e5f60718293a4b5c', 'd4e5f60718293a4b', 'unknown_service', 'PRODUCER'],
+  ])
+  const chat = stored.find((s) => s.spanId === 'b2c3d4e5f6071829')!
+  assert.equal(chat.name, 'chat gpt-4o')
+  assert.equal(chat.startTimeUnixNano, '1760000000100000000')
+  assert.equal(chat.endTimeUnixNano, '1760000001400000123')
+  assert.deepEqual(chat.status, { code: 'ERROR', message: 'rate limited, retried once' })
+  assert.deepEqual(chat.scope, { name: 'sieve.example.agent', version: '1.2.0', attributes: { 'scope.team': 'support' } })
+  assert.equal(chat.attributes['gen_ai.usage.input_tokens'], 812)
+  assert.equal(chat.attributes['gen_ai.request.seed'], '9007199254740993')
+  assert.equal(chat.attributes['gen_ai.request.temperature'], 0.2)
+  assert.equal(chat.attributes['gen_ai.request.stream'], false)
+  assert.deepEqual(chat.attributes['gen_ai.tool.definitions'], { name: 'lookup_order', params: { required: ['order_id'], strict: true } })
+  assert.deepEqual(chat.attributes['example.mixed'], ['a', -3, 1.5, true, null, []])
+  assert.equal(chat.attributes['example.request_digest'], '3q2+7w==')
+  assert.equal(chat.attributes['example.placeholder'], null)
+  assert.deepEqual(chat.links.map((l) => [l.traceId, l.spanId, l.flags]), [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 769]])
+  assert.deepEqual(chat.events.map((e) => [e.name, e.attributes]), [['retry', { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }]])
 })
 
 test('OTLP protobuf from the OpenTelemetry SDK → Kafka → ClickHouse: every field, every attribute type', async () => {

@@ -20,7 +20,6 @@ import {
 import type { Span } from '@sieve/core'
 import { otelSpans } from '../support/otel-spans.js'
 import { field, protobufRequest, resourceMessage, scopeMessage, spanMessage } from '../support/otlp-protobuf.js'
-import { sharedFile } from '../support/shared-file.js'
 import { hexId, makeSpan, makeTraces } from '@sieve/testkit'
 
 const traceIds = (spans: Span[]) => [...new Set(spans.map((s) => s.traceId))]
@@ -102,8 +101,14 @@ test('a trace bigger than one record in a request is split over several records,
 
 test('spans handed over as objects (from OTLP/JSON, or decoded protobuf) become version 1 records, one per span', async () => {
   const decoded = decodeProtobufRequest(await sdkRequest(), 'acme').spans
-  const json = decodeJsonRequest(readFileSync(sharedFile('datasets/otlp/trace.json')), 'acme').spans
-  assert.ok(json.length > 0)
+  const json = decodeJsonRequest(readFileSync(new URL('../fixtures/otlp-trace.json', import.meta.url)), 'acme').spans
+  // Five spans over three resources; the chat span holds every AnyValue kind, an event and a link.
+  assert.equal(json.length, 5)
+  const chat = json.find((s) => s.name === 'chat gpt-4o')!
+  assert.deepEqual(
+    [chat.attributes['gen_ai.request.seed'], chat.attributes['example.mixed'], chat.attributes['example.placeholder'], chat.links[0]!.flags],
+    ['9007199254740993', ['a', -3, 1.5, true, null, []], null, 769],
+  )
   for (const spans of [decoded, json]) {
     const records = encodeSpanRecords(spans)
     assert.equal(records.length, spans.length)
