@@ -34,12 +34,11 @@ export function queryTime(unit: keyof typeof UNIT_NANOS) {
 
 /**
  * A count in a query string (`limit`): decimal digits only, within [min, max]. `z.coerce` took
- * `0x10`, `1e2` and ` 5` for numbers.
+ * `0x10`, `1e2` and ` 5` for numbers. A caller in code (the query functions' own users) may give
+ * the number itself.
  */
 export function queryCount(min: number, max: number) {
   return z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number')
-    .transform(Number)
+    .union([z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number), z.number().int('must be a whole number')])
     .pipe(z.number().min(min).max(max))
 }
