@@ -8,6 +8,10 @@ export interface ScorerMetrics {
   lateSpans(n: number): void
   writeFailed(): void
   openTraces(traces: number, spans: number): void
+  /** Spans of closed traces not yet scored and stored (the backlog `maxUnscoredSpans` bounds). */
+  unscoredSpans(n: number): void
+  /** Traces read back from storage at start (never scored, or scored before their last span). */
+  recovered(n: number): void
 }
 
 export function createScorerMetrics(registry: Registry): ScorerMetrics {
@@ -25,6 +29,12 @@ export function createScorerMetrics(registry: Registry): ScorerMetrics {
   const writeFailures = new Counter({ name: 'sieve_score_write_failures_total', help: 'Score writes that failed and will be retried.', registers })
   const openTraces = new Gauge({ name: 'sieve_assembler_open_traces', help: 'Traces being assembled.', registers })
   const openSpans = new Gauge({ name: 'sieve_assembler_open_spans', help: 'Spans held by traces being assembled.', registers })
+  const unscored = new Gauge({ name: 'sieve_assembler_unscored_spans', help: 'Spans of closed traces waiting to be scored and stored.', registers })
+  const recovered = new Counter({
+    name: 'sieve_scorer_recovered_traces_total',
+    help: 'Unscored traces read back from storage at start (the embedded queue keeps nothing across a restart).',
+    registers,
+  })
   return {
     traceScored(complete, rescore, seconds) {
       scored.inc({ complete: String(complete), rescore: String(rescore) })
@@ -45,6 +55,12 @@ export function createScorerMetrics(registry: Registry): ScorerMetrics {
     openTraces(traces, spans) {
       openTraces.set(traces)
       openSpans.set(spans)
+    },
+    unscoredSpans(n) {
+      unscored.set(n)
+    },
+    recovered(n) {
+      recovered.inc(n)
     },
   }
 }

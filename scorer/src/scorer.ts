@@ -1,4 +1,8 @@
-import type { SpanQueue, Subscription, Trace } from '@sieve/core'
+import type { ClickHouseClient } from '@clickhouse/client'
+import {
+  FIRST_LOOKBACK_MS, ProgressRecorder, readProgress, readTraces, tracesArrivedSince,
+  type ArrivedTrace, type SpanQueue, type Subscription, type Trace,
+} from '@sieve/core'
 import { z } from 'zod'
 import { assemblerOptionsSchema, TraceAssembler, type ClosedTrace } from './assembler/trace-assembler.js'
 import type { ChecksConfig } from './config/checks-config.js'
@@ -15,11 +19,20 @@ export const scorerOptionsSchema = assemblerOptionsSchema
     tickMs: z.number().int().positive().default(250),
     /** Traces scored per score-store write. */
     writeBatchTraces: z.number().int().positive().default(1000),
+    /**
+     * Spans of closed traces waiting to be scored past which the scorer takes no more spans, so a
+     * scorer slower than ingest pushes back (the embedded queue fills and answers 429) instead of
+     * holding an ever longer backlog. The queue's own bound, by default.
+     */
+    maxUnscoredSpans: z.number().int().positive().default(100_000),
     group: z.string().min(1).default('scorer'),
   })
   .strict()
 
 export type ScorerOptions = z.output<typeof scorerOptionsSchema>
+
+/** Traces start-up recovery reads back (one statement per project) and restores before scoring what closes. */
+const RECOVERY_PAGE_TRACES = 1000
 
 export interface ScorerDeps {
   queue: SpanQueue
@@ -36,7 +49,15 @@ export interface ScorerDeps {
   onScored?: (score: TraceScore, closed: ClosedTrace) => void
   /** Make `queue.publish()` wait until the scorer holds the spans (embedded queue; for tests and tools). */
   gatePublish?: boolean
-  /** Assembler clock (ms); the quiet period and maximum age are measured on it. */
+  /**
+   * The queue keeps nothing across a restart (the embedded one), so the scorer keeps its progress in
+   * `storage`: recorded as it goes (`progress`, stage 'scores'), and at start, before any span is
+   * taken, the traces whose spans arrived since and that were never scored (or got spans after they
+   * were) are read back and restored into assembly (see `recover`). A crash, kill -9 or a stop
+   * given up then costs no trace its scores.
+   */
+  recovery?: { storage: ClickHouseClient }
+  /** Assembler clock (ms; the wall clock unless a test sets it); the quiet period and maximum age are measured on it. */
   now?: () => number
   log?: (message: string) => void
 }
@@ -52,27 +73,101 @@ export class Scorer {
   private subscription: Subscription | undefined
   private timer: NodeJS.Timeout | undefined
   private ticking: Promise<number> | undefined
+  /** Set once stop() begins: the tick in progress ends after the chunk it is storing, and spans are taken without waiting. */
+  private stopping = false
+  /** A stop's last tick (Kafka, or `flush`), which runs to its end. */
+  private finalTick = false
+  /** onBatch calls waiting for the spans to be scored to fall back under the bound (see `room`). */
+  private roomWaiters: (() => void)[] = []
   private reportedEvictions = 0
   private reportedLate = 0
+  private readonly progress: ProgressRecorder | undefined
 
   private constructor(private readonly deps: ScorerDeps) {
     this.options = scorerOptionsSchema.parse(deps.options ?? {})
-    const { tickMs: _t, writeBatchTraces: _w, group: _g, ...assembly } = this.options
+    const { tickMs: _t, writeBatchTraces: _w, maxUnscoredSpans: _u, group: _g, ...assembly } = this.options
     this.assembler = new TraceAssembler(assembly, deps.now)
+    if (deps.recovery) {
+      const now = deps.now ?? Date.now
+      this.progress = new ProgressRecorder({
+        storage: deps.recovery.storage,
+        stage: 'scores',
+        doneBefore: () => this.assembler.unfinishedSince() ?? now(),
+        onError: (err) => deps.log?.(`scorer: recording progress failed, will retry: ${(err as Error).message}`),
+      })
+    }
   }
 
   static async start(deps: ScorerDeps): Promise<Scorer> {
     const scorer = new Scorer(deps)
+    if (deps.recovery) await scorer.recover(deps.recovery.storage)
     scorer.subscription = await deps.queue.subscribe({
       group: scorer.options.group,
       autoCommit: false,
       gatesPublish: deps.gatePublish ?? false,
       onBatch: async (batch) => {
         scorer.assembler.add(batch)
+        await scorer.room()
       },
     })
+    scorer.progress?.start()
     scorer.scheduleTick(scorer.options.tickMs)
     return scorer
+  }
+
+  /**
+   * Start-up recovery: the traces whose spans arrived since the recorded progress and that have no
+   * deterministic scores, or older ones than their last span, are read back from storage a page at a
+   * time and restored into assembly as they were, arrival times included; each page is then scored
+   * as the assembler closes it: a trace with its root at once (its quiet period long past), a
+   * rootless one as incomplete past its maximum age, a younger rootless one left open for its root.
+   * At most `maxOpenTraces` traces a start, `RECOVERY_PAGE_TRACES` at a time; progress is held where
+   * the rest begins, for the next start.
+   */
+  private async recover(storage: ClickHouseClient): Promise<void> {
+    const started = performance.now()
+    const since = (await readProgress(storage, 'scores')) ?? Date.now() - FIRST_LOOKBACK_MS
+    const max = this.options.maxOpenTraces
+    const arrived = await tracesArrivedSince(storage, { sinceMs: since, limit: max + 1, unscored: true })
+    const rest = arrived[max]
+    if (rest) this.progress!.holdAt(rest.firstArrivalMs)
+    const todo = arrived.slice(0, max)
+    let scored = 0
+    for (let i = 0; i < todo.length; i += RECOVERY_PAGE_TRACES) {
+      const page = todo.slice(i, i + RECOVERY_PAGE_TRACES)
+      const stored = await readPage(storage, page)
+      // As the assembler orders open traces: by last arrival.
+      for (const trace of [...page].sort((a, b) => a.lastArrivalMs - b.lastArrivalMs)) {
+        const spans = stored.get(`${trace.projectId}\u0000${trace.traceId}`)
+        if (spans) this.assembler.restore(spans, trace.firstArrivalMs, trace.lastArrivalMs, trace.scored)
+      }
+      scored += await this.tick()
+    }
+    if (todo.length === 0) return
+    this.deps.metrics?.recovered(todo.length)
+    this.deps.log?.(
+      `scorer: read back ${todo.length} unscored traces whose spans arrived since the last recorded progress, ` +
+        `scored ${scored} in ${Math.round(performance.now() - started)} ms; ${this.assembler.unfinishedTraces} wait for their root or quiet period` +
+        (rest ? '; more are left to the next start' : ''),
+    )
+  }
+
+  /**
+   * Backpressure: while more spans of closed traces wait to be scored than `maxUnscoredSpans`, the
+   * scorer takes no more spans. Its consumer group then falls behind: the embedded queue fills up
+   * and the collector answers 429, Kafka keeps the rest. Assembly's memory bounds evict open
+   * traces, but closed ones must all be scored: a scorer slower than ingest used to gather them
+   * without bound (each tick taking every closed trace at once, the next tick more), the heap
+   * growing with the backlog while the queue answered 429.
+   */
+  private async room(): Promise<void> {
+    while (!this.stopping && this.assembler.unscoredSpans > this.options.maxUnscoredSpans) {
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve))
+    }
+  }
+
+  private wakeWaiters(): void {
+    for (const wake of this.roomWaiters.splice(0)) wake()
   }
 
   /**
@@ -99,16 +194,20 @@ export class Scorer {
     return this.ticking
   }
 
+  /**
+   * Scores closed traces a write's worth at a time until none is due, closing what became due
+   * before each: a tick never holds more than one write's traces, and traces keep closing while a
+   * backlog is scored (taking them all at once held the whole backlog, and let open traces pile up
+   * behind it). A failed write ends the tick; its traces are handed out again on the next.
+   */
   private async scoreDue(): Promise<number> {
-    const due = this.assembler.takeReady()
     let scored = 0
-    for (let i = 0; i < due.length; i += this.options.writeBatchTraces) {
-      const chunk = due.slice(i, i + this.options.writeBatchTraces)
-      if (await this.scoreChunk(chunk)) scored += chunk.length
-      else {
-        this.assembler.failed(due.slice(i + this.options.writeBatchTraces))
-        break
-      }
+    while (!this.stopping || this.finalTick) {
+      const chunk = this.assembler.takeReady(this.options.writeBatchTraces)
+      if (chunk.length === 0 || !(await this.scoreChunk(chunk))) break
+      scored += chunk.length
+      await this.commit()
+      this.reportAssembly()
     }
     await this.commit()
     this.reportAssembly()
@@ -131,6 +230,7 @@ export class Scorer {
       return false
     }
     this.assembler.finished(chunk)
+    this.wakeWaiters()
     const storedAtMs = Date.now()
     scores.forEach((score, i) => {
       const closed = chunk[i]!
@@ -180,20 +280,42 @@ export class Scorer {
       this.reportedLate = a.lateSpans
     }
     metrics.openTraces(a.openTraces, a.openSpans)
+    metrics.unscoredSpans(a.unscoredSpans)
   }
 
   /**
-   * Stops the timer, scores what is due, commits, then stops consuming. Open traces are left
-   * unscored and uncommitted, for a durable queue (Kafka) to deliver to the next scorer; with
-   * `flush` (the embedded queue, which keeps nothing) they are scored now as they are.
+   * Stops the timer, lets the tick in progress end after the chunk it is storing, commits, then
+   * stops consuming. Unfinished traces are left unscored and uncommitted: with Kafka the next
+   * scorer is delivered them again, and the traces due now are scored first; with `recovery` the
+   * next start reads them back from storage, so a stop under a backlog stays short. `flush` scores
+   * every trace held now, as it is (for tests and tools).
    */
   async stop({ flush = false }: { flush?: boolean } = {}): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
+    this.stopping = true
+    this.wakeWaiters()
     await this.ticking
+    this.finalTick = true
     if (flush) this.assembler.closeAll()
-    await this.tick()
+    if (flush || !this.deps.recovery) await this.tick()
     await this.subscription?.close()
     this.subscription = undefined
+    await this.progress?.stop()
   }
+}
+
+/** The spans of a page of traces, read one statement per project, by trace key. */
+async function readPage(storage: ClickHouseClient, page: ArrivedTrace[]): Promise<Map<string, Trace>> {
+  const byProject = new Map<string, string[]>()
+  for (const { projectId, traceId } of page) {
+    const ids = byProject.get(projectId)
+    if (ids) ids.push(traceId)
+    else byProject.set(projectId, [traceId])
+  }
+  const traces = new Map<string, Trace>()
+  for (const [projectId, ids] of byProject) {
+    for (const trace of await readTraces(storage, projectId, ids)) traces.set(`${projectId}\u0000${trace.traceId}`, trace)
+  }
+  return traces
 }

@@ -125,3 +125,41 @@ test('traces of different projects with the same trace id are kept apart', () =>
   clock.ms += 3000
   assert.deepEqual(a.takeReady().map((r) => r.trace.projectId).sort(), ['p1', 'p2'])
 })
+
+const stored = (traceId: string, spans: ReturnType<typeof span>[]) => ({ projectId: 'p1', traceId, spans, complete: spans.some((s) => s.parentSpanId === '') })
+
+test('traces restored from storage close by the usual rules, counted from when their spans arrived', () => {
+  const { a, clock } = assembler()
+  const now = clock.ms
+  a.restore(stored('old', [span('old', 'c', 'r')]), now - 60_000, now - 50_000, false) // rootless, past its maximum age
+  a.restore(stored('young', [span('young', 'c', 'r')]), now - 10_000, now - 5_000, false) // rootless, 50 s of age left
+  a.restore(stored('done', [span('done', 'r'), span('done', 'c', 'r')]), now - 9_000, now - 4_000, true) // quiet period long past
+  a.restore(stored('fresh', [span('fresh', 'r')]), now - 1_000, now - 1_000, false) // 2 s of quiet period left
+  assert.equal(a.unfinishedTraces, 4)
+  assert.equal(a.unfinishedSince(), now - 60_000)
+  const first = a.takeReady()
+  assert.deepEqual(first.map((c) => [c.trace.traceId, c.reason, c.trace.complete, c.rescore]), [['done', 'complete', true, true], ['old', 'max_age', false, false]])
+  a.finished(first)
+  assert.equal(a.unfinishedSince(), now - 10_000)
+  // The young trace's root arrives from the queue: it joins the restored spans and closes whole.
+  a.add(queued([span('young', 'r')], 0))
+  clock.ms += 3000
+  const second = a.takeReady()
+  assert.deepEqual(second.map((c) => [c.trace.traceId, c.reason]), [['fresh', 'complete'], ['young', 'complete']])
+  assert.deepEqual(ids(second), [['r'], ['c', 'r']])
+  a.finished(second)
+  assert.equal(a.unfinishedSince(), undefined)
+  // Only the span that came through the queue has an offset to commit.
+  assert.deepEqual([...a.commitPoints()], [[0, '1']])
+})
+
+test('a restored trace holds the commit point of the queued spans that join it only', () => {
+  const { a, clock } = assembler()
+  a.restore(stored('t1', [span('t1', 'c', 'r')]), clock.ms, clock.ms, false)
+  assert.deepEqual([...a.commitPoints()], [])
+  a.add(queued([span('t2', 'r')], 0))
+  a.add(queued([span('t1', 'c2', 'r')], 1))
+  clock.ms += 3000
+  a.finished(a.takeReady()) // t2; t1 is still rootless
+  assert.deepEqual([...a.commitPoints()], [[0, '1']])
+})

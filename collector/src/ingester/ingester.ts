@@ -1,5 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { insertDeadLetters, insertSpans, type QueuedSpan, type SpanQueue, type Subscription, type TraceKey } from '@sieve/core'
+import {
+  FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
+  type QueuedSpan, type SpanQueue, type Subscription, type TraceKey,
+} from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
 import { classifyInsertError } from './insert-errors.js'
 import { RollupRefresher } from './rollup-refresher.js'
@@ -17,6 +20,16 @@ export interface IngesterOptions {
    * of leaving its traces without a rollup. The embedded queue acknowledges on insert.
    */
   commitAfterRollup?: boolean
+  /**
+   * The queue keeps nothing across a restart (the embedded one), so the rollup's progress is kept
+   * in storage: recorded as it goes (`progress`, stage 'rollup'), and at start, before any new span
+   * is taken, the rollup of every trace whose spans arrived since is rewritten (at most
+   * `RECOVERY_MAX_TRACES`). Spans are acknowledged on insert: without this a kill -9 between the
+   * insert and the rewrite leaves their traces out of `traces` for good.
+   */
+  recover?: boolean
+  /** Told what start-up recovery did. */
+  log?: (message: string) => void
 }
 
 export interface Ingester {
@@ -24,6 +37,47 @@ export interface Ingester {
   flush(): Promise<void>
   /** Handles what is queued, brings the rollup up to date, unsubscribes. */
   stop(): Promise<void>
+}
+
+/** Most traces whose rollup one start rewrites (in statements of 2,000); the rest is left to the next start. */
+export const RECOVERY_MAX_TRACES = 100_000
+
+/**
+ * Inserts whose traces no rollup rewrite has covered yet, by the time each began: every span stored
+ * before the oldest of them is in the rollup. The engine stamps `ingested_at` during the insert, so
+ * never before its beginning.
+ */
+class Uncovered {
+  private next = 0
+  private readonly began = new Map<number, number>()
+
+  /** An insert begins; the function says its traces are in the rollup (or that it failed). */
+  begin(): () => void {
+    const id = this.next++
+    this.began.set(id, Date.now())
+    return () => this.began.delete(id)
+  }
+
+  doneBefore(): number {
+    let oldest = Date.now()
+    for (const at of this.began.values()) oldest = Math.min(oldest, at)
+    return oldest
+  }
+}
+
+/**
+ * Start-up recovery: rewrites the rollup of the traces whose spans arrived since the recorded
+ * progress. Rewriting a trace whose row was already right changes nothing, so the recorded time
+ * need only be early enough. Past the bound, progress is held where the rest begins.
+ */
+async function recoverRollups(storage: ClickHouseClient, progress: ProgressRecorder): Promise<{ traces: number; left: boolean }> {
+  const since = (await readProgress(storage, 'rollup')) ?? Date.now() - FIRST_LOOKBACK_MS
+  const arrived = await tracesArrivedSince(storage, { sinceMs: since, limit: RECOVERY_MAX_TRACES + 1 })
+  const todo = arrived.slice(0, RECOVERY_MAX_TRACES)
+  await refreshTraceRollups(storage, todo)
+  const rest = arrived[RECOVERY_MAX_TRACES]
+  if (rest) progress.holdAt(rest.firstArrivalMs)
+  return { traces: todo.length, left: rest !== undefined }
 }
 
 function touchedTraces(batch: QueuedSpan[]): TraceKey[] {
@@ -55,6 +109,18 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     },
   })
   const commitAfterRollup = options.commitAfterRollup ?? false
+  const uncovered = options.recover ? new Uncovered() : undefined
+  const progress = uncovered
+    ? new ProgressRecorder({ storage, stage: 'rollup', doneBefore: () => uncovered.doneBefore(), onError: options.onError })
+    : undefined
+  if (progress) {
+    const started = performance.now()
+    const { traces, left } = await recoverRollups(storage, progress)
+    if (traces > 0) {
+      options.log?.(`ingester: rewrote the rollup of ${traces} traces whose spans arrived since the last recorded progress ` +
+        `in ${Math.round(performance.now() - started)} ms${left ? '; more are left to the next start' : ''}`)
+    }
+  }
   let ready!: (subscription: Subscription) => void
   const subscribed = new Promise<Subscription>((resolve) => (ready = resolve))
   // Commits run in batch order, each after its rollup, so a commit never passes an unrolled batch.
@@ -79,13 +145,16 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     gatesPublish: true,
     autoCommit: !commitAfterRollup,
     onBatch: async (batch) => {
+      const covered = uncovered?.begin()
       const stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
       await insertSpans(storage, batch.map((q) => q.span)).catch((err: unknown) => {
+        covered?.()
         throw classifyInsertError(err)
       })
       stopTimer?.()
       metrics?.insertRows.inc({ table: 'spans' }, batch.length)
       const rolled = rollups.mark(touchedTraces(batch))
+      if (covered) void rolled.then(covered)
       if (commitAfterRollup) commitWhen(rolled, batch)
     },
     deadLetter: async ({ span }, error) => {
@@ -94,6 +163,7 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     },
   })
   ready(subscription)
+  progress?.start()
   return {
     flush: () => rollups.flush(),
     stop: async () => {
@@ -103,6 +173,7 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       }
       await subscription.close()
       await rollups.flush()
+      await progress?.stop()
     },
   }
 }

@@ -36,7 +36,7 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     const path = resolve(config.path)
     // Loaded here, not at import: a process (or worker thread) that never opens the embedded engine
     // must not load its native library, which does not survive being loaded by two threads at once.
-    const { createChdbConnection } = await import('chdb/connection')
+    const [{ createChdbConnection }, { drainPending }] = await Promise.all([import('chdb/connection'), import('chdb')])
     let connection: ChdbConnection | undefined
     let inserts: ChdbConnection
     try {
@@ -56,11 +56,16 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     await client.command({ query: `USE ${database}` })
     await inserts.chdb.queryAsync(`USE ${database}`)
     embedded.set(client, inserts)
-    // Whoever closes the client closes the insert connection with it.
+    // Whoever closes the client closes the insert connection with it. A closed connection refuses
+    // new statements at once, but chDB destroys it only once the statements still running inside
+    // the engine (on either connection) have ended; close() resolves only then, so a process may
+    // exit after it. Exiting with a statement still running in the engine crashes in libchdb
+    // (segfault, mutex assertion, invalid opcode: its exit-time teardown races the worker thread).
     const close = client.close.bind(client)
     client.close = async () => {
       await inserts.close()
       await close()
+      await drainPending()
     }
     return client
   }

@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { genAiFields } from '../genai.js'
 import { compareNanos, type Trace } from '../span.js'
-import { rowToSpan, SPAN_SELECT, type SpanReadRow } from './span-row.js'
+import { readTraces } from './read-trace.js'
 
 /** Traces of one session read at most, by default: a session longer than that shows its newest ones. */
 export const SESSION_TRACE_LIMIT = 200
@@ -30,26 +30,9 @@ export async function readSession(client: ClickHouseClient, projectId: string, s
     })
   ).json<{ trace_id: string }>()
   if (ids.length === 0) return []
-  const rows = await (
-    await client.query({
-      query: `SELECT ${SPAN_SELECT} FROM spans FINAL
-        WHERE project_id = {projectId:String} AND trace_id IN {traceIds:Array(String)}
-        ORDER BY start_time, span_id`,
-      query_params: { projectId, traceIds: ids.map((r) => r.trace_id) },
-      format: 'JSONEachRow',
-    })
-  ).json<SpanReadRow>()
-  const traces = new Map<string, Trace>()
-  for (const row of rows) {
-    const span = rowToSpan(row)
-    let trace = traces.get(span.traceId)
-    if (!trace) traces.set(span.traceId, (trace = { projectId, traceId: span.traceId, spans: [], complete: false }))
-    trace.spans.push(span)
-  }
-  // Complete as readTrace says it: the root span arrived.
-  for (const trace of traces.values()) trace.complete = trace.spans.some((s) => s.parentSpanId === '')
+  const traces = await readTraces(client, projectId, ids.map((r) => r.trace_id))
   // Ties broken as conversationOf breaks them, so the list and the conversation agree.
-  return [...traces.values()].sort((a, b) => compareNanos(a.spans[0]!.startTimeUnixNano, b.spans[0]!.startTimeUnixNano) || (a.traceId < b.traceId ? -1 : 1))
+  return traces.sort((a, b) => compareNanos(a.spans[0]!.startTimeUnixNano, b.spans[0]!.startTimeUnixNano) || (a.traceId < b.traceId ? -1 : 1))
 }
 
 /**

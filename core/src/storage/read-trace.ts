@@ -4,14 +4,33 @@ import { rowToSpan, SPAN_SELECT, type SpanReadRow } from './span-row.js'
 
 /** All spans of one trace of one project, each once, in start order; undefined when none is stored. */
 export async function readTrace(client: ClickHouseClient, projectId: string, traceId: string): Promise<Trace | undefined> {
-  const result = await client.query({
-    query: `SELECT ${SPAN_SELECT} FROM spans FINAL
-      WHERE project_id = {projectId:String} AND trace_id = {traceId:String}
-      ORDER BY start_time, span_id`,
-    query_params: { projectId, traceId: traceId.toLowerCase() },
-    format: 'JSONEachRow',
-  })
-  const spans = (await result.json<SpanReadRow>()).map(rowToSpan)
-  if (spans.length === 0) return undefined
-  return { projectId, traceId: traceId.toLowerCase(), spans, complete: spans.some((s) => s.parentSpanId === '') }
+  return (await readTraces(client, projectId, [traceId.toLowerCase()]))[0]
+}
+
+/**
+ * Several traces of one project in one statement, each as readTrace gives it (all its spans, each
+ * once, in start order; complete when its root span is stored), in the order of their first span;
+ * a trace with no stored span is left out. Keep the list to a few thousand ids: the statement
+ * carries them all.
+ */
+export async function readTraces(client: ClickHouseClient, projectId: string, traceIds: readonly string[]): Promise<Trace[]> {
+  if (traceIds.length === 0) return []
+  const rows = await (
+    await client.query({
+      query: `SELECT ${SPAN_SELECT} FROM spans FINAL
+        WHERE project_id = {projectId:String} AND trace_id IN {traceIds:Array(String)}
+        ORDER BY start_time, span_id`,
+      query_params: { projectId, traceIds },
+      format: 'JSONEachRow',
+    })
+  ).json<SpanReadRow>()
+  const traces = new Map<string, Trace>()
+  for (const row of rows) {
+    const span = rowToSpan(row)
+    let trace = traces.get(span.traceId)
+    if (!trace) traces.set(span.traceId, (trace = { projectId, traceId: span.traceId, spans: [], complete: false }))
+    trace.spans.push(span)
+  }
+  for (const trace of traces.values()) trace.complete = trace.spans.some((s) => s.parentSpanId === '')
+  return [...traces.values()]
 }

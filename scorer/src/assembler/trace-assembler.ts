@@ -16,6 +16,10 @@ import { z } from 'zod'
  *   and the new scores replace the old ones (same check version, same row key). A late span of a
  *   trace no longer remembered starts a new, rootless trace; the scorer may complete it from
  *   storage when it closes (see Scorer's `loadStoredTrace`). A span already seen is ignored.
+ * - Restored traces: after a restart on a queue that keeps nothing, the scorer reads unscored traces
+ *   back from storage and `restore()`s them as they were, arrival times included, so they close by
+ *   the rules above; they have no queue position. `unfinishedSince()` is how far back the scorer's
+ *   recorded progress must stay for a crash now to lose nothing.
  */
 export const assemblerOptionsSchema = z
   .object({
@@ -47,9 +51,8 @@ interface Pending {
   traceId: string
   spans: Map<string, Span>
   hasRoot: boolean
-  partition: number
-  /** Oldest offset of a span of this trace not yet committed. */
-  firstOffset: bigint
+  /** Where its oldest span not yet committed lies in the queue; none for a restored trace until a span of it arrives. */
+  position?: { partition: number; firstOffset: bigint }
   firstSeenMs: number
   lastSeenMs: number
   rescore: boolean
@@ -74,6 +77,8 @@ export class TraceAssembler {
   private readonly recent = new Map<string, Span[]>()
   private recentSpans = 0
   private openSpanCount = 0
+  /** Spans of closed traces not yet finished (ready or in flight). */
+  private closedSpanCount = 0
   private readonly highest = new Map<number, bigint>()
   private readonly committed = new Map<number, bigint>()
   evictions = 0
@@ -89,6 +94,35 @@ export class TraceAssembler {
 
   get openSpans(): number {
     return this.openSpanCount
+  }
+
+  /**
+   * Spans of traces closed and not yet scored and stored. The memory bounds above evict open traces;
+   * closed ones must all be scored, so it is for the scorer to stop taking spans while these pile up.
+   */
+  get unscoredSpans(): number {
+    return this.closedSpanCount
+  }
+
+  /** Traces not yet finished: open, closed and waiting to be scored, or being scored. */
+  get unfinishedTraces(): number {
+    return this.open.size + this.waiting.size + this.ready.length + this.inFlight.size
+  }
+
+  /**
+   * When (assembler time) the first span of the oldest unfinished trace arrived; undefined when none
+   * is. Every trace that got a span before it has been scored with that span, and its scores stored.
+   */
+  unfinishedSince(): number | undefined {
+    let oldest: number | undefined
+    const consider = (p: Pending) => {
+      if (oldest === undefined || p.firstSeenMs < oldest) oldest = p.firstSeenMs
+    }
+    for (const p of this.open.values()) consider(p)
+    for (const p of this.waiting.values()) consider(p)
+    for (const p of this.inFlight) consider(p)
+    for (const { pending } of this.ready) consider(pending)
+    return oldest
   }
 
   add(batch: readonly QueuedSpan[]): void {
@@ -110,7 +144,8 @@ export class TraceAssembler {
         this.openSpanCount++
         if (span.parentSpanId === '') pending.hasRoot = true
       }
-      if (position < pending.firstOffset) pending.firstOffset = position
+      if (!pending.position) pending.position = { partition, firstOffset: position }
+      else if (position < pending.position.firstOffset) pending.position.firstOffset = position
       pending.lastSeenMs = now
       this.open.set(key, pending)
       // A trace that keeps growing past its maximum age closes now rather than never.
@@ -124,8 +159,8 @@ export class TraceAssembler {
     const closing = this.closing.get(key)
     const remembered = closing ? [...closing.spans.values()] : this.recent.get(key)
     const pending: Pending = {
-      key, projectId: span.projectId, traceId: span.traceId, spans: new Map(), hasRoot: false, partition,
-      firstOffset: position, firstSeenMs: now, lastSeenMs: now, rescore: false,
+      key, projectId: span.projectId, traceId: span.traceId, spans: new Map(), hasRoot: false,
+      position: { partition, firstOffset: position }, firstSeenMs: now, lastSeenMs: now, rescore: false,
     }
     if (remembered) {
       if (remembered.some((s) => s.spanId === span.spanId)) return undefined // re-delivered, already scored
@@ -144,10 +179,41 @@ export class TraceAssembler {
     return pending
   }
 
+  /**
+   * A trace read back from storage, as it would be open had its spans arrived here between
+   * `firstArrivalMs` and `lastArrivalMs` (assembler time): it closes when due by the usual rules,
+   * at once when its quiet period or maximum age has passed. `rescore`: it was scored before. Give
+   * traces in order of their last arrival, as `open` keeps them. Spans it already holds are kept.
+   */
+  restore(trace: Trace, firstArrivalMs: number, lastArrivalMs: number, rescore: boolean): void {
+    const key = `${trace.projectId}\u0000${trace.traceId}`
+    let pending = this.open.get(key) ?? this.waiting.get(key)
+    if (pending) {
+      this.open.delete(key)
+      this.waiting.delete(key)
+    } else {
+      pending = {
+        key, projectId: trace.projectId, traceId: trace.traceId, spans: new Map(), hasRoot: false,
+        firstSeenMs: firstArrivalMs, lastSeenMs: lastArrivalMs, rescore,
+      }
+    }
+    for (const span of trace.spans) {
+      if (pending.spans.has(span.spanId)) continue
+      pending.spans.set(span.spanId, span)
+      this.openSpanCount++
+      if (span.parentSpanId === '') pending.hasRoot = true
+    }
+    pending.firstSeenMs = Math.min(pending.firstSeenMs, firstArrivalMs)
+    pending.lastSeenMs = Math.max(pending.lastSeenMs, lastArrivalMs)
+    this.open.set(key, pending)
+    this.enforceLimits()
+  }
+
   private close(pending: Pending, reason: CloseReason): void {
     this.open.delete(pending.key)
     this.waiting.delete(pending.key)
     this.openSpanCount -= pending.spans.size
+    this.closedSpanCount += pending.spans.size
     this.closing.set(pending.key, pending)
     this.ready.push({ pending, reason })
   }
@@ -167,8 +233,11 @@ export class TraceAssembler {
     for (const pending of [...this.open.values(), ...this.waiting.values()]) this.close(pending, pending.hasRoot ? 'complete' : 'max_age')
   }
 
-  /** Closes what is due and hands out every closed trace; they stay unfinished until finished() or failed(). */
-  takeReady(): ClosedTrace[] {
+  /**
+   * Closes what is due and hands out closed traces, the earliest closed first, at most `limit`; they
+   * stay unfinished until finished() or failed(), the others wait for the next call.
+   */
+  takeReady(limit = Infinity): ClosedTrace[] {
     const now = this.now()
     const { quietPeriodMs, maxTraceAgeMs } = this.options
     for (const pending of this.open.values()) {
@@ -183,7 +252,7 @@ export class TraceAssembler {
       if (now - pending.firstSeenMs >= maxTraceAgeMs) this.close(pending, 'max_age')
     }
     const out: ClosedTrace[] = []
-    for (const { pending, reason } of this.ready.splice(0)) {
+    for (const { pending, reason } of this.ready.splice(0, limit)) {
       this.inFlight.add(pending)
       out.push({
         trace: {
@@ -206,6 +275,7 @@ export class TraceAssembler {
     for (const closed of traces) {
       const pending = this.handedOut.get(closed)
       if (!pending || !this.inFlight.delete(pending)) continue
+      this.closedSpanCount -= pending.spans.size
       if (this.closing.get(pending.key) === pending) this.closing.delete(pending.key)
       if (this.options.rememberSpans > 0 && !this.open.has(pending.key) && !this.waiting.has(pending.key)) {
         const spans = [...pending.spans.values()]
@@ -236,9 +306,10 @@ export class TraceAssembler {
    */
   commitPoints(): Map<number, string> {
     const oldest = new Map<number, bigint>()
-    const consider = (p: Pending) => {
-      const current = oldest.get(p.partition)
-      if (current === undefined || p.firstOffset < current) oldest.set(p.partition, p.firstOffset)
+    const consider = ({ position }: Pending) => {
+      if (!position) return
+      const current = oldest.get(position.partition)
+      if (current === undefined || position.firstOffset < current) oldest.set(position.partition, position.firstOffset)
     }
     for (const p of this.open.values()) consider(p)
     for (const p of this.waiting.values()) consider(p)
