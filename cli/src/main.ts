@@ -1,65 +1,48 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util'
-import { ConfigError } from '@sieve/core'
-import { UsageError, type Command } from './command.js'
+import { parseCommandArgs } from './args.js'
+import { UsageError } from './command.js'
 import { commands } from './commands/index.js'
+import { commandHelp, mainHelp, usage } from './help.js'
+import { versionText } from './version.js'
 
-function help(): string {
-  const width = Math.max(...commands.map((c) => c.name.length), 4)
-  return [
-    'Usage: sieve <command> [options]',
-    '',
-    'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    '',
-    'Run `sieve <command> --help` for a command\'s options. Configuration comes from environment',
-    'variables (and SIEVE_CONFIG_FILE); see README.md.',
-  ].join('\n')
-}
-
-function commandHelp(command: Command): string {
-  const lines = [`Usage: ${command.usage}`, '', command.summary]
-  const entries = Object.entries(command.options)
-  if (entries.length) {
-    lines.push('', 'Options:')
-    for (const [name, opt] of entries) {
-      const flag = `--${name}${opt.type === 'string' ? ' <value>' : ''}`
-      const description = (opt as { description?: string }).description ?? ''
-      lines.push(`  ${flag.padEnd(28)} ${description}`)
-    }
-  }
-  return lines.join('\n')
-}
+/*
+ * `sieve <command>`. This file and what it imports stay light: `sieve --help` and `sieve --version`
+ * load no storage engine, judge, HTTP server or Kafka client; commands import those in `run`.
+ */
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(help())
+  if (name === '--version' || name === '-v') {
+    console.log(versionText())
+    return 0
+  }
+  if (!name || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
+    if (name) console.log(mainHelp(commands))
+    else console.error(mainHelp(commands))
     return name ? 0 : 2
   }
-  const command = commands.find((c) => c.name === name)
+  const wanted = name === 'help' ? rest[0] : name
+  const command = commands.find((c) => c.name === wanted)
   if (!command) {
-    console.error(`sieve: unknown command '${name}'\n\n${help()}`)
+    console.error(`sieve: unknown command '${wanted}'\n\n${mainHelp(commands)}`)
     return 2
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (name === 'help' || rest.includes('--help') || rest.includes('-h')) {
     console.log(commandHelp(command))
     return 0
   }
   try {
-    // parseArgs rejects unknown keys such as `description`; strip them before parsing.
-    const options = Object.fromEntries(
-      Object.entries(command.options).map(([k, { description: _d, ...o }]: [string, any]) => [k, o]),
-    )
-    const { values, positionals } = parseArgs({ args: rest, options, allowPositionals: command.positionals ?? false, strict: true })
-    return await command.run({ values, positionals })
+    return await command.run(parseCommandArgs(command, rest))
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`sieve ${name}: ${err.message}`)
-      return 2
+    if ((err as { code?: string }).code === 'CONFIG_INVALID') {
+      const { ConfigError } = await import('@sieve/core')
+      if (err instanceof ConfigError) {
+        console.error(`sieve ${name}: ${err.message}`)
+        return 2
+      }
     }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`sieve ${name}: ${(err as Error).message}\n\n${commandHelp(command)}`)
+      console.error(`sieve ${name}: ${(err as Error).message}\nUsage: ${usage(command)}\nRun \`sieve ${name} --help\` for the options.`)
       return 2
     }
     throw err

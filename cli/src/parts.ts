@@ -21,23 +21,33 @@ export interface RunningPart {
   /** Lines printed once everything runs (where to send traces, where the UI is). */
   banner?: string[]
   stop(): Promise<void>
+  /** What the part still holds undone, said when a stop is given up ("120 traces not scored"). */
+  unfinished?(): string | undefined
 }
 
 export type Part = (context: UpContext) => Promise<RunningPart>
 
+/**
+ * Stores spans and keeps the `traces` rollup. With Kafka it commits a batch once the rollup covers
+ * it; the embedded queue acknowledges on insert and keeps nothing, so there the ingester records
+ * the rollup's progress in storage and first finishes, at start, what a crash left undone.
+ */
 export const ingesterPart: Part = async ({ config, queue, storage, metrics }) => {
   const ingester = await startIngester({
     queue, storage, metrics,
     commitAfterRollup: config.kafka !== undefined,
+    recover: config.kafka === undefined,
     onError: (error) => console.error(`sieve ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
+    log: (message) => console.error(`sieve: ${message}`),
   })
   return { name: 'ingester', stop: () => ingester.stop() }
 }
 
 /**
- * The deterministic scorer, on its own consumer group. On stop, with Kafka the traces it still
- * assembles stay uncommitted for the next scorer; the embedded queue keeps nothing across a
- * restart, so there the scorer scores them as they are.
+ * The deterministic scorer, on its own consumer group. On stop, the traces it still assembles are
+ * left unscored: with Kafka they stay uncommitted for the next scorer; the embedded queue keeps
+ * nothing across a restart, so there the scorer records its progress in storage and, at the next
+ * start, reads back and scores what was left (after a kill -9 too).
  * With a judge configured (JUDGE_MODEL), every scored trace is offered to it; judging runs in the
  * background and finishes what is in flight on stop.
  */
@@ -58,16 +68,18 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     options: loadScorerOptions(config.sections),
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
+    ...(config.kafka ? {} : { recovery: { storage } }),
     log: (message) => console.error(`sieve up: ${message}`),
   })
   return {
     name: 'scorer',
     ...(judge ? { banner: [`LLM judge:        ${config.judge.model} at ${config.judge.baseUrl}`] } : {}),
     async stop() {
-      await scorer.stop({ flush: !config.kafka })
+      await scorer.stop()
       await judge?.stop()
       await topic?.close()
     },
+    unfinished: () => `${scorer.assembler.unfinishedTraces} traces not scored`,
   }
 }
 
@@ -76,7 +88,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
     client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config),
   })
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, queueDepth,
+    queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
     routes: [{ path: '/api', handler: dashboardApi }, { path: UI_PATH, handler: createUi() }],
   })
   const server = await listen(app, config.host, config.port)
@@ -94,7 +106,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
 
 /** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
 export const opsPart: Part = async ({ config, queue, storage, metrics }) => {
-  const app = createApp({ queue, storage, metrics, apiKeys: config.apiKeys, maxBodyBytes: config.maxBodyBytes, serveTraffic: false })
+  const app = createApp({ queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, serveTraffic: false })
   const server = await listen(app, config.host, config.port)
   return { name: 'ops', banner: [`Metrics:          ${server.url}/metrics`], stop: () => server.stop() }
 }

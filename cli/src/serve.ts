@@ -6,6 +6,8 @@ import { openQueue } from './queue.js'
 import type { Part, RunningPart } from './parts.js'
 
 const DRAIN_TIMEOUT_MS = 30_000
+/** Once the stop is given up: how long statements still running in storage may take to end before the exit. */
+const CLOSE_TIMEOUT_MS = 30_000
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/
 
 /** Refuses an open port without keys; returns the warning to print when running keyless on loopback. */
@@ -88,12 +90,23 @@ export async function serve(role: Role): Promise<number> {
 
   const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
   console.log(`${name}: ${String(signal[0] ?? 'signal')} received, draining and stopping`)
-  // Storage may be down for good; do not hang forever on spans that cannot be written.
-  const timeout = setTimeout(() => {
-    const left = queue instanceof InProcessQueue ? ` with ${queue.depth()} spans not stored` : ''
-    console.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left}`)
+  // Storage may be down for good, or the backlog too large to finish: do not hang forever. Exit 1
+  // saying what was left, but only once storage is closed: a process that exits while a statement
+  // runs inside the embedded engine crashes in libchdb instead. Closing refuses new statements
+  // and resolves once those running have ended (see createStorage); what the parts still held is
+  // in storage or was never acknowledged, and the next start recovers the former.
+  const giveUp = async () => {
+    const left = [queue instanceof InProcessQueue ? `${queue.depth()} spans not stored` : '', ...running.map((p) => p.unfinished?.() ?? '')]
+      .filter((what) => what !== '')
+    console.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left.length ? ` with ${left.join(' and ')}` : ''}`)
+    const closed = await Promise.race([
+      storage.close().then(() => true, () => true),
+      new Promise<false>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, false)),
+    ])
+    if (!closed) console.error(`${name}: storage still busy ${CLOSE_TIMEOUT_MS / 1000}s later; exiting all the same`)
     process.exit(1)
-  }, DRAIN_TIMEOUT_MS)
+  }
+  const timeout = setTimeout(() => void giveUp(), DRAIN_TIMEOUT_MS)
   await stop()
   clearTimeout(timeout)
   console.log(`${name}: stopped`)

@@ -17,8 +17,10 @@ const node = `"${process.execPath}" --import tsx ${AGENT}`
 const example = refundExample
 const dataset = (name: string, ...examples: object[]) => writeDataset(dir, name, ...examples)
 
-async function sieveEval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'eval', ...args], { cwd: root })
+const sieveEval = (args: string[]) => sieve(['eval', ...args])
+
+async function sieve(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], { cwd: root })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c) => (stdout += c))
@@ -92,4 +94,29 @@ test('exits 2 on configuration errors: missing dataset, invalid dataset, an agen
   const missing = await sieveEval(['--dataset', known, '--agent', 'no-such-agent-command-xyz', '--out', join(dir, 'y.json'), '--summary', join(dir, 'y.md')])
   assert.equal(missing.code, 2)
   assert.match(missing.stderr, /cannot run the agent/)
+})
+
+test('--now reaches the agent as SIEVE_EVAL_NOW and stamps the report; a typo in an expected check is exit 2 before any run', async () => {
+  const out = join(dir, 'stamped.json')
+  const received = join(dir, 'agent-now.txt')
+  const script = join(dir, 'agent-with-clock.sh')
+  writeFileSync(script, `echo "$SIEVE_EVAL_NOW" >> ${received}\nexec ${node}\n`)
+  const agent = `sh ${script}`
+  const { code, stdout, stderr } = await sieveEval(['--dataset', known, '--agent', agent, '--repeats', '1', '--now', '2026-03-01T12:00:00Z', '--out', out, '--summary', join(dir, 'stamped.md')])
+  assert.equal(code, 0, stdout + stderr)
+  assert.equal(readFileSync(received, 'utf8').trim(), '2026-03-01T12:00:00Z')
+  assert.equal(JSON.parse(readFileSync(out, 'utf8')).stamps.agentNow, '2026-03-01T12:00:00Z')
+
+  const typo = dataset('typo.jsonl', { ...example('ex_00000000000000b9', 'known-failure'), expected: { checks: { prohibited_tool: { tools: ['process_refund'] } } } })
+  const bad = await sieveEval(['--dataset', typo, '--agent', AGENT, '--repeats', '1', '--out', join(dir, 'typo.json'), '--summary', join(dir, 'typo.md')])
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /no check named prohibited_tool/)
+  // `sieve dataset validate` reads the example the same way.
+  const validated = await sieve(['dataset', 'validate', typo])
+  assert.equal(validated.code, 1)
+  assert.match(validated.stderr, /typo\.jsonl:1: expected\.checks\.prohibited_tool: no check named prohibited_tool/)
+  for (const [flag, value] of [['--max-cost', '-1'], ['--now', 'yesterday'], ['--max-errored-share', '2']]) {
+    const r = await sieveEval(['--dataset', known, '--agent', AGENT, flag!, value!])
+    assert.equal(r.code, 2, `${flag} ${value}`)
+  }
 })

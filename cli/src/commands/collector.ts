@@ -1,11 +1,23 @@
+import { KAFKA_ENV, SERVER_ENV, STORAGE_ENV } from '../environment.js'
 import type { Command } from '../command.js'
-import { collectorPart } from '../parts.js'
-import { serve } from '../serve.js'
 
 export const collectorCommand: Command = {
   name: 'collector',
   summary: 'Run only the OTLP/HTTP collector (and read API), producing to Kafka; run as many as needed',
-  usage: 'sieve collector   (needs KAFKA_BROKERS)',
   options: {},
-  run: () => serve({ name: 'collector', parts: [collectorPart], migrate: false, needsKafka: true }),
+  details: [
+    'Needs KAFKA_BROKERS. Accepts OTLP/HTTP on SIEVE_HOST:SIEVE_PORT (/v1/traces, /v1/feedback), answers ' +
+      'once Kafka has the spans, and serves the read API, the dashboard and /metrics from the ClickHouse the ' +
+      'ingesters write to. Migrations are left to `sieve migrate`.',
+  ],
+  env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, 'SIEVE_MAX_BODY_BYTES', ...KAFKA_ENV, ...STORAGE_ENV],
+  exitCodes: {
+    0: 'stopped by SIGINT/SIGTERM',
+    1: 'storage or Kafka could not be reached at start',
+    2: 'configuration error: an invalid setting, KAFKA_BROKERS unset, a non-loopback SIEVE_HOST without SIEVE_API_KEYS',
+  },
+  async run() {
+    const [{ collectorPart }, { serve }] = await Promise.all([import('../parts.js'), import('../serve.js')])
+    return serve({ name: 'collector', parts: [collectorPart], migrate: false, needsKafka: true })
+  },
 }

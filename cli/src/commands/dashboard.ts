@@ -1,16 +1,22 @@
 import { once } from 'node:events'
-import { listen } from '@sieve/collector'
-import { createStorage, loadConfig } from '@sieve/core'
-import { createDashboardApp, UI_PATH } from '@sieve/dashboard'
+import { SERVER_ENV, STORAGE_ENV } from '../environment.js'
 import type { Command } from '../command.js'
-import { bindingProblem } from './up.js'
 
 export const dashboardCommand: Command = {
   name: 'dashboard',
   summary: 'Serve the dashboard (web UI and query API) over ClickHouse, without ingesting',
-  usage: 'sieve dashboard',
   options: {},
+  details: ['Serves /ui and the query API (/api) on SIEVE_HOST:SIEVE_PORT over the ClickHouse the other roles write to.'],
+  env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, ...STORAGE_ENV],
+  exitCodes: {
+    0: 'stopped by SIGINT/SIGTERM',
+    1: 'storage unreachable at start, or another error (printed)',
+    2: 'configuration error: an invalid setting, a non-loopback SIEVE_HOST without SIEVE_API_KEYS',
+  },
   async run() {
+    const [{ listen }, { createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }] = await Promise.all([
+      import('@sieve/collector'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'),
+    ])
     const config = loadConfig()
     const binding = bindingProblem(config)
     if (binding.refuse) {

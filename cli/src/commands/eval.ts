@@ -1,34 +1,48 @@
 import { existsSync, writeFileSync } from 'node:fs'
-import { loadConfig, type Config } from '@sieve/core'
-import { ReplayJudge, runGate, summaryMarkdown } from '@sieve/exporter'
-import { loadChecksConfig, loadJudgeConfig, loadRubrics } from '@sieve/scorer'
+import type { Config } from '@sieve/core'
+import type { ReplayJudge } from '@sieve/exporter'
+import { JUDGE_ENV } from '../environment.js'
 import { fractionOption, UsageError, type Command } from '../command.js'
 
 export const evalCommand: Command = {
   name: 'eval',
   summary: 'Regression gate: replay a golden dataset through an agent, score with the checks (and the judge), compare with a baseline',
-  usage:
-    'sieve eval --dataset golden.jsonl --agent <command or module> [--repeats 3] [--baseline baseline.json] [--fail-below x] [--warn-below y] [--judge | --no-judge] [--judge-floor dim=x] [--judge-tolerance t]',
   options: {
-    dataset: { type: 'string', description: 'Golden JSONL dataset (from sieve export)' },
-    agent: { type: 'string', description: 'Shell command, or a .ts/.js module run with node; reads the example input as JSON on stdin' },
-    repeats: { type: 'string', default: '3', description: 'Runs per example (default 3): pass rate tells instability from a capability gap' },
-    baseline: { type: 'string', description: 'Baseline JSON, keyed by dataset version, model and (with the judge) judge model' },
-    'update-baseline': { type: 'boolean', description: 'Store this run as the baseline for its dataset version, model and judge model' },
-    'fail-below': { type: 'string', description: 'Exit 1 when the mean check score is below this' },
-    'warn-below': { type: 'string', description: 'Warn when the mean check score is below this' },
-    judge: { type: 'boolean', description: 'Judge every run with the rubric that applies (default when JUDGE_MODEL is set)' },
-    'no-judge': { type: 'boolean', description: 'Score with the checks only, even when a judge is configured' },
-    'judge-floor': { type: 'string', multiple: true, description: 'dimension=x or rubric.dimension=x: a run also fails when that dimension is below x (0..1); repeatable' },
-    'judge-tolerance': { type: 'string', description: 'Largest drop of a judge score below the baseline that is not a regression (default 0.1)' },
-    timeout: { type: 'string', default: '120', description: 'Seconds one agent run may take (default 120)' },
-    out: { type: 'string', default: 'sieve-eval.json', description: 'JSON artifact (default sieve-eval.json)' },
-    summary: { type: 'string', default: 'sieve-eval.md', description: 'Markdown summary (default sieve-eval.md)' },
-  } as Command['options'], // `description` is read by --help and stripped before parseArgs
+    dataset: { type: 'string', value: 'file', required: true, description: 'golden JSONL dataset (from sieve export)' },
+    agent: { type: 'string', value: 'command|module', required: true, description: 'shell command, or a .ts/.js module run with node; reads the example input as JSON on stdin' },
+    repeats: { type: 'string', value: 'n', default: '3', description: 'runs per example, 1 to 100: the pass rate tells instability from a capability gap' },
+    baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by dataset version, model and (with the judge) judge model' },
+    'update-baseline': { type: 'boolean', description: 'store this run as the baseline for its dataset version, model and judge model (needs --baseline)' },
+    'fail-below': { type: 'string', value: '0..1', description: 'exit 1 when the mean check score is below this' },
+    'warn-below': { type: 'string', value: '0..1', description: 'warn when the mean check score is below this' },
+    judge: { type: 'boolean', env: 'JUDGE_MODEL', defaultText: 'on when JUDGE_MODEL is set', description: 'judge every run with the rubric that applies; fails when no judge is configured' },
+    'no-judge': { type: 'boolean', description: 'score with the checks only, even when a judge is configured' },
+    'judge-floor': { type: 'string', value: 'dim=x', multiple: true, description: 'a run also fails when judge dimension dim (or rubric.dim) scores below x, in [0, 1]' },
+    'judge-tolerance': { type: 'string', value: '0..1', defaultText: '0.1', description: 'largest drop of a judge score below the baseline that is not a regression' },
+    'max-errored-share': { type: 'string', value: '0..1', defaultText: '0.2', description: 'share of runs that may crash or time out (errored: kept out of means) before the gate fails' },
+    'max-cost': { type: 'string', value: 'usd', description: 'stop judging once the judge has cost this much (priced by judge.prices); exit 2 when that leaves a judge-only example without a verdict' },
+    now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
+    timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent run may take' },
+    out: { type: 'string', value: 'file', default: 'sieve-eval.json', description: 'JSON artifact' },
+    summary: { type: 'string', value: 'file', default: 'sieve-eval.md', description: 'Markdown summary' },
+  },
+  details: [
+    'Runs the agent once per user turn of each example, --repeats times, reads the traces it sends back ' +
+      'through the checks (and the scorer\'s judge on every run, no sampling, when a judge is configured), and ' +
+      'compares with the baseline for the same dataset version, model and judge model.',
+    'The agent reads the example input as JSON on stdin (also in SIEVE_EVAL_INPUT) and sends its traces to ' +
+      'SIEVE_ENDPOINT (= OTEL_EXPORTER_OTLP_ENDPOINT), a receiver eval starts for the run. Writes --out and --summary.',
+  ],
+  env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV],
+  exitCodes: {
+    0: 'pass',
+    1: 'regression: below --fail-below or a --judge-floor, worse than the baseline, a known failure failing again, or more errored runs than --max-errored-share',
+    2: 'usage or configuration error (an expected check unknown or its parameters invalid), the agent cannot run, the judge is unreachable, or --max-cost left an example without a verdict',
+  },
   async run({ values }) {
-    const dataset = values.dataset
-    const agent = values.agent
-    if (typeof dataset !== 'string' || typeof agent !== 'string' || !agent.trim()) throw new UsageError('--dataset and --agent are required')
+    const dataset = String(values.dataset)
+    const agent = String(values.agent)
+    if (!agent.trim()) throw new UsageError('--agent must name a command or module')
     if (!existsSync(dataset)) throw new UsageError(`--dataset: ${dataset} does not exist`)
     const repeats = Number(values.repeats)
     if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100) throw new UsageError(`--repeats must be an integer from 1 to 100 (got '${String(values.repeats)}')`)
@@ -42,11 +56,19 @@ export const evalCommand: Command = {
     if (values['no-judge'] && values['judge-floor']) throw new UsageError('--judge-floor needs the judge: drop --no-judge')
     const floors = judgeFloors(values['judge-floor'])
     const judgeTolerance = fractionOption('judge-tolerance', values['judge-tolerance'])
+    const maxErroredShare = fractionOption('max-errored-share', values['max-errored-share'])
+    const maxCostUsd = values['max-cost'] === undefined ? undefined : Number(values['max-cost'])
+    if (maxCostUsd !== undefined && !(maxCostUsd >= 0)) throw new UsageError(`--max-cost must be a non-negative number of US dollars (got '${String(values['max-cost'])}')`)
+    const now = typeof values.now === 'string' ? values.now : process.env.SIEVE_EVAL_NOW || undefined
+    if (now !== undefined && (!/^\d{4}-\d{2}-\d{2}T/.test(now) || Number.isNaN(Date.parse(now)))) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got '${now}')`)
 
+    const [{ loadConfig }, { runGate, summaryMarkdown }, { loadChecksConfig }] = await Promise.all([
+      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
+    ])
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)
     try {
-      const judge = values['no-judge'] ? undefined : replayJudge(config, values.judge === true, floors)
+      const judge = values['no-judge'] ? undefined : await replayJudge(config, values.judge === true, floors)
       const report = await runGate({
         dataset,
         agent,
@@ -59,6 +81,9 @@ export const evalCommand: Command = {
         checks: checks.available,
         judge,
         judgeTolerance,
+        ...(maxErroredShare !== undefined ? { maxErroredShare } : {}),
+        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+        ...(now ? { now } : {}),
         log: (line) => console.log(line),
       })
       writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
@@ -89,7 +114,8 @@ function judgeFloors(raw: unknown): Record<string, number> {
 }
 
 /** The scorer's judge as configured (JUDGE_* and the `judge` section); undefined when none is configured and none was asked for. */
-function replayJudge(config: Config, asked: boolean, floors: Record<string, number>): ReplayJudge | undefined {
+async function replayJudge(config: Config, asked: boolean, floors: Record<string, number>): Promise<ReplayJudge | undefined> {
+  const [{ ReplayJudge }, { loadJudgeConfig, loadRubrics }] = await Promise.all([import('@sieve/exporter'), import('@sieve/scorer')])
   const judge = loadJudgeConfig(config)
   if (!judge) {
     if (asked) throw new UsageError('--judge needs a configured judge: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')

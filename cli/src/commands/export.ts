@@ -1,37 +1,44 @@
-import { createStorage, loadConfig, migrate } from '@sieve/core'
-import { BUCKETS, createScrubber, exportDataset, loadScrubOptions, sinceUnixNano, type GoldenExample } from '@sieve/exporter'
-import { loadChecksConfig } from '@sieve/scorer'
+import type { GoldenExample } from '@sieve/exporter'
+import { STORAGE_ENV } from '../environment.js'
 import { fractionOption, UsageError, type Command } from '../command.js'
+
+/** The dataset buckets (the exporter's BUCKETS, checked against its type here so `--help` need not load it). */
+const BUCKET_CHOICES = ['typical', 'edge', 'known-failure'] as const satisfies readonly GoldenExample['bucket'][]
 
 export const exportCommand: Command = {
   name: 'export',
   summary: 'Append failing or low-scoring traces to a golden JSONL dataset, PII-scrubbed',
-  usage: 'sieve export --out golden.jsonl [--score <name> --below <x>] [--failed <check>] [--since 7d] [--service <name>] [--limit 100] [--dry-run]',
   options: {
-    out: { type: 'string', description: 'Dataset file to append to (created if missing)' },
-    score: { type: 'string', description: 'Scorer whose value must be below --below: a check, a judge rubric (weighted score) or rubric.dimension' },
-    below: { type: 'string', description: 'Threshold for --score, in [0, 1]' },
-    failed: { type: 'string', description: 'Only traces where this check failed' },
-    since: { type: 'string', default: '7d', description: 'Traces started since: 7d, 12h, 30m or an ISO date (default 7d)' },
-    service: { type: 'string', description: 'Only traces of this service' },
-    project: { type: 'string', default: 'default', description: 'Project (default: default)' },
-    limit: { type: 'string', default: '100', description: 'At most this many traces (default 100)' },
-    bucket: { type: 'string', default: 'known-failure', description: 'typical, edge or known-failure (default)' },
-    'review-after': { type: 'string', default: '90', description: 'Days until each example is due for review (default 90)' },
-    'dry-run': { type: 'boolean', description: 'Report what would be added; write nothing' },
-  } as Command['options'], // `description` is read by --help and stripped before parseArgs
+    out: { type: 'string', value: 'file', required: true, description: 'dataset file to append to (created if missing)' },
+    score: { type: 'string', value: 'name', description: 'scorer whose value must be below --below: a check, a judge rubric (weighted score) or rubric.dimension' },
+    below: { type: 'string', value: '0..1', description: 'threshold for --score' },
+    failed: { type: 'string', value: 'check', description: 'only traces where this check failed' },
+    since: { type: 'string', value: 'duration|date', default: '7d', description: 'traces started since: 7d, 12h, 30m or an ISO date' },
+    service: { type: 'string', value: 'name', description: 'only traces of this service' },
+    project: { type: 'string', value: 'id', default: 'default', description: 'project to export from' },
+    limit: { type: 'string', value: 'n', default: '100', description: 'at most this many traces' },
+    bucket: { type: 'string', choices: BUCKET_CHOICES, default: 'known-failure', description: 'bucket the new examples go in' },
+    'review-after': { type: 'string', value: 'days', default: '90', description: 'days until each example is due for review' },
+    'dry-run': { type: 'boolean', description: 'report what would be added; write nothing' },
+  },
+  details: [
+    'Every string of every example is PII-scrubbed (stable placeholders, keyed with SIEVE_SCRUB_SECRET when set). ' +
+      'Idempotent: traces already in the file, and inputs it already holds, are not added again.',
+  ],
+  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_SCRUB_SECRET'],
+  exitCodes: { 0: 'exported (or nothing to export)', 1: 'storage unreachable, or another error (printed)', 2: 'usage or configuration error, or the dataset file is invalid' },
   async run({ values }) {
-    const out = values.out
-    if (typeof out !== 'string' || !out) throw new UsageError('--out <file> is required')
+    const out = String(values.out)
     const score = values.score as string | undefined
     const below = fractionOption('below', values.below)
     if ((score === undefined) !== (below === undefined)) throw new UsageError('--score and --below go together')
+    const [{ createStorage, loadConfig, migrate }, { createScrubber, exportDataset, loadScrubOptions, sinceUnixNano }, { loadChecksConfig }] =
+      await Promise.all([import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer')])
     const since = sinceUnixNano(String(values.since))
     if (!since) throw new UsageError(`--since must look like 7d, 12h, 30m or 2024-05-01 (got '${String(values.since)}')`)
     const limit = Number(values.limit)
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer (got '${String(values.limit)}')`)
     const bucket = String(values.bucket) as GoldenExample['bucket']
-    if (!BUCKETS.includes(bucket)) throw new UsageError(`--bucket must be one of ${BUCKETS.join(', ')} (got '${bucket}')`)
     const reviewAfterDays = Number(values['review-after'])
     if (!Number.isInteger(reviewAfterDays) || reviewAfterDays < 1) throw new UsageError('--review-after must be a positive number of days')
 

@@ -1,11 +1,22 @@
+import { KAFKA_ENV, SERVER_ENV, STORAGE_ENV } from '../environment.js'
 import type { Command } from '../command.js'
-import { ingesterPart, opsPart } from '../parts.js'
-import { serve } from '../serve.js'
 
 export const ingesterCommand: Command = {
   name: 'ingester',
   summary: 'Run only the ingester: a Kafka consumer group member storing spans in ClickHouse; run as many as partitions',
-  usage: 'sieve ingester   (needs KAFKA_BROKERS; serves /healthz, /readyz, /metrics on SIEVE_PORT)',
   options: {},
-  run: () => serve({ name: 'ingester', parts: [ingesterPart, opsPart], migrate: false, needsKafka: true }),
+  details: [
+    'Needs KAFKA_BROKERS. Reads the spans topic, stores spans in ClickHouse (embedded in SIEVE_DATA_DIR/clickhouse, ' +
+      'or CLICKHOUSE_URL) and keeps the traces rollup current; serves /healthz, /readyz and /metrics on SIEVE_PORT.',
+  ],
+  env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, ...KAFKA_ENV, ...STORAGE_ENV],
+  exitCodes: {
+    0: 'stopped by SIGINT/SIGTERM',
+    1: 'storage or Kafka could not be reached at start',
+    2: 'configuration error: an invalid setting, KAFKA_BROKERS unset, a non-loopback SIEVE_HOST without SIEVE_API_KEYS',
+  },
+  async run() {
+    const [{ ingesterPart, opsPart }, { serve }] = await Promise.all([import('../parts.js'), import('../serve.js')])
+    return serve({ name: 'ingester', parts: [ingesterPart, opsPart], migrate: false, needsKafka: true })
+  },
 }

@@ -1,30 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { createStorage, loadConfig, migrate, readTrace } from '@sieve/core'
-import {
-  calibrate,
-  calibrationRecords,
-  clickhouseScoreSink,
-  formatCalibration,
-  JudgeClient,
-  JudgeError,
-  JudgeMetrics,
-  loadJudgeConfig,
-  loadRubrics,
-  parseLabels,
-  readAnnotationLabels,
-  Semaphore,
-  type AskJudge,
-  type Label,
-} from '@sieve/scorer'
-import { UsageError, type Command } from '../command.js'
+import type { AskJudge, Label } from '@sieve/scorer'
+import { JUDGE_ENV, STORAGE_ENV } from '../environment.js'
+import { UsageError, type Command, type OptionValues } from '../command.js'
 
-async function calibrateCommand(values: Record<string, unknown>): Promise<number> {
+async function calibrateCommand(values: OptionValues): Promise<number> {
   const labelsPath = values.labels
   const fromAnnotations = values['from-annotations'] === true
   if (typeof labelsPath !== 'string' && !fromAnnotations) throw new UsageError('give --labels <file>, --from-annotations, or both')
   if (fromAnnotations && values['dry-run']) throw new UsageError('--from-annotations reads storage, --dry-run opens none: choose one')
   const threshold = values.threshold === undefined ? undefined : Number(values.threshold)
   if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
+  const [{ createStorage, loadConfig, migrate, readTrace }, scorer] = await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
+  const { calibrate, calibrationRecords, clickhouseScoreSink, formatCalibration, JudgeClient, JudgeError, JudgeMetrics } = scorer
+  const { loadJudgeConfig, loadRubrics, parseLabels, readAnnotationLabels, Semaphore } = scorer
   const config = loadConfig()
   const judge = loadJudgeConfig(config)
   if (!judge) throw new UsageError('no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
@@ -75,23 +63,33 @@ async function calibrateCommand(values: Record<string, unknown>): Promise<number
 export const judgeCommand: Command = {
   name: 'judge',
   summary: 'LLM judge tools: `calibrate` compares the judge with human labels',
-  usage: 'sieve judge calibrate --labels <file.jsonl> | --from-annotations [--threshold 0.85] [--json] [--out report.json] [--dry-run]',
-  positionals: true,
+  arguments: 'calibrate',
   options: {
-    labels: { type: 'string', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels)' },
+    labels: { type: 'string', value: 'file.jsonl', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels); this, --from-annotations, or both' },
     'from-annotations': { type: 'boolean', description: "also use annotations stored as feedback (source 'annotator', attributes rubric and dimension)" },
-    threshold: { type: 'string', description: 'within-one agreement under which a dimension is untrusted (default 0.85)' },
+    threshold: { type: 'string', value: '0..1', defaultText: "the judge section's calibration.threshold, else 0.85", description: 'within-one agreement under which a dimension is untrusted' },
     json: { type: 'boolean', description: 'print the report as JSON' },
-    out: { type: 'string', description: 'also write the JSON report to this file' },
+    out: { type: 'string', value: 'file', description: 'also write the JSON report to this file' },
     'dry-run': { type: 'boolean', description: 'do not open storage: inline transcripts only, nothing stored' },
-  } as Command['options'], // `description` is read by --help and stripped before parseArgs
+  },
+  details: [
+    'Asks the configured judge (JUDGE_*) about every labelled trace and reports, per rubric dimension, exact ' +
+      "and within-one agreement and Cohen's kappa; dimensions under the threshold are marked untrusted. The " +
+      'result is stored as scores for the dashboards unless --dry-run.',
+  ],
+  env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV, ...STORAGE_ENV],
+  exitCodes: {
+    0: 'calibrated (untrusted dimensions are reported, not an error)',
+    1: 'storage unreachable, or another error (printed)',
+    2: 'usage or configuration error, no judge configured, invalid labels, or the judge failed',
+  },
   async run({ values, positionals }) {
     const [sub, ...rest] = positionals
     if (sub !== 'calibrate' || rest.length) throw new UsageError(`unknown judge subcommand '${positionals.join(' ')}'; try: sieve judge calibrate --labels <file>`)
     try {
       return await calibrateCommand(values)
     } catch (err) {
-      if (err instanceof JudgeError) {
+      if (err instanceof (await import('@sieve/scorer')).JudgeError) {
         console.error(`sieve judge calibrate: ${err.code}: ${err.message}`)
         return 2
       }

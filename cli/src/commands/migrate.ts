@@ -1,13 +1,15 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createStorage, loadConfig, migrate } from '@sieve/core'
+import { STORAGE_ENV } from '../environment.js'
 import type { Command } from '../command.js'
 
 export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'Apply pending ClickHouse migrations and the configured retention, then exit',
-  usage: 'sieve migrate',
   options: {},
+  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_RETENTION_DAYS'],
+  exitCodes: { 0: 'schema up to date (applied what was pending)', 1: 'storage unreachable, or a migration failed', 2: 'usage or configuration error' },
   async run() {
+    const { createStorage, loadConfig, migrate } = await import('@sieve/core')
     const config = loadConfig()
     let storage: ClickHouseClient
     try {

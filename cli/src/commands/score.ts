@@ -1,21 +1,24 @@
-import { createStorage, loadConfig, readTrace } from '@sieve/core'
-import { clickhouseScoreSink, formatTraceScore, loadChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { STORAGE_ENV } from '../environment.js'
 import { UsageError, type Command } from '../command.js'
 
 export const scoreCommand: Command = {
   name: 'score',
   summary: 'Re-score one stored trace with the configured checks, store and print the result',
-  usage: 'sieve score --trace <trace-id> [--project <id>] [--dry-run] [--json]',
   options: {
-    trace: { type: 'string', description: 'Trace id (32 hex digits)' },
-    project: { type: 'string', default: 'default', description: 'Project the trace belongs to (default: default)' },
-    'dry-run': { type: 'boolean', description: 'Print the scores without storing them' },
-    json: { type: 'boolean', description: 'Print the score records as JSON' },
-  } as Command['options'], // `description` is read by --help and stripped before parseArgs
+    trace: { type: 'string', value: 'trace-id', required: true, description: 'trace id (32 hex digits)' },
+    project: { type: 'string', value: 'id', default: 'default', description: 'project the trace belongs to' },
+    'dry-run': { type: 'boolean', description: 'print the scores without storing them' },
+    json: { type: 'boolean', description: 'print the score records as JSON' },
+  },
+  details: ['Scores replace earlier scores of the same check versions for that trace.'],
+  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV],
+  exitCodes: { 0: 'every check passed', 1: 'a check failed', 2: 'usage or configuration error, or no such trace' },
   async run({ values }) {
     const traceId = values.trace
     if (typeof traceId !== 'string' || !/^[0-9a-fA-F]{32}$/.test(traceId)) throw new UsageError('--trace needs a trace id of 32 hex digits')
     const project = String(values.project ?? 'default')
+    const [{ createStorage, loadConfig, readTrace }, { clickhouseScoreSink, formatTraceScore, loadChecksConfig, scoreTrace, traceScoreRecords }] =
+      await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)
     const storage = await createStorage(config.clickhouse)

@@ -1,0 +1,52 @@
+/**
+ * The settings `sieve <command> --help` describes: environment variables, or the same names in the
+ * file SIEVE_CONFIG_FILE names (the environment wins). Validation and defaults live in core's
+ * `envSchema`; `cli/test/help.test.ts` checks this table names every variable there with the same
+ * default. Kept apart from core so that `--help` does not load the configuration schema.
+ */
+export interface Setting {
+  description: string
+  /** The value used when it is unset, as `envSchema` gives it. */
+  default?: string | number | boolean
+  /** What being unset means, when there is no default value. */
+  unset?: string
+}
+
+export const SETTINGS = {
+  SIEVE_CONFIG_FILE: { description: 'YAML or JSON file with these settings and the structured sections (checks, scorer, judge, scrub)', unset: 'environment only' },
+  SIEVE_HOST: { description: 'address the collector, APIs and dashboard listen on', default: '127.0.0.1' },
+  SIEVE_PORT: { description: 'port they listen on (0: any free port)', default: 4318 },
+  SIEVE_DATA_DIR: { description: 'embedded ClickHouse (<dir>/clickhouse) and datasets exported from the dashboard (<dir>/datasets/<project>)', default: './data' },
+  SIEVE_API_KEYS: { description: 'key:project,key2:project2; clients send one as x-api-key or Authorization: Bearer', unset: 'no auth, loopback only, project default' },
+  SIEVE_METRICS_TOKEN: { description: 'bearer token /metrics requires (at least 16 characters)', unset: 'with API keys, /metrics answers loopback clients only' },
+  SIEVE_RETENTION_DAYS: { description: 'ClickHouse TTL on spans, traces, scores, feedback', default: 30 },
+  SIEVE_MAX_BODY_BYTES: { description: 'largest OTLP request, compressed and decompressed (16 MiB)', default: 16 * 1024 * 1024 },
+  SIEVE_LOG_LEVEL: { description: 'debug, info, warn or error', default: 'info' },
+  CLICKHOUSE_URL: { description: 'a ClickHouse server instead of the embedded engine', unset: 'embedded, in SIEVE_DATA_DIR/clickhouse' },
+  CLICKHOUSE_USER: { description: 'user for CLICKHOUSE_URL', unset: "the server's default user" },
+  CLICKHOUSE_PASSWORD: { description: 'password for CLICKHOUSE_URL', unset: 'none' },
+  CLICKHOUSE_DATABASE: { description: 'database holding the tables', default: 'sieve' },
+  KAFKA_BROKERS: { description: 'host:port,host:port: Kafka instead of the in-process queue', unset: 'in-process queue' },
+  KAFKA_CLIENT_ID: { description: 'Kafka client id', default: 'sieve' },
+  KAFKA_SPANS_TOPIC: { description: 'topic the collector writes spans to', default: 'sieve.spans' },
+  KAFKA_SCORES_TOPIC: { description: 'topic the scorer writes scores to', default: 'sieve.scores' },
+  KAFKA_DEAD_LETTER_TOPIC: { description: 'topic for spans storage refuses and records that cannot be read', default: 'sieve.spans.dead-letter' },
+  KAFKA_TOPIC_PARTITIONS: { description: 'partitions of the topics Sieve creates', default: 6 },
+  KAFKA_REPLICATION_FACTOR: { description: 'replication factor of the topics Sieve creates', default: 1 },
+  JUDGE_BASE_URL: { description: 'the LLM judge: any OpenAI-compatible endpoint', unset: 'judge off' },
+  JUDGE_API_KEY: { description: 'API key for JUDGE_BASE_URL', unset: 'none' },
+  JUDGE_MODEL: { description: 'the judge model, a pinned version (e.g. gpt-4o-2024-08-06)', unset: 'judge off' },
+  JUDGE_ALLOW_MODEL_ALIAS: { description: 'accept a model alias that may change under you (e.g. gpt-4o)', default: false },
+  SIEVE_SCRUB_SECRET: { description: 'keyed-hash PII placeholders, stable across a whole dataset (at least 16 characters)', unset: 'per-example numbering' },
+} satisfies Record<string, Setting>
+
+export type EnvName = keyof typeof SETTINGS
+
+/** Groups commands list in their `env`. */
+export const SERVER_ENV: EnvName[] = ['SIEVE_HOST', 'SIEVE_PORT', 'SIEVE_API_KEYS', 'SIEVE_METRICS_TOKEN', 'SIEVE_LOG_LEVEL']
+export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE']
+export const KAFKA_ENV: EnvName[] = [
+  'KAFKA_BROKERS', 'KAFKA_CLIENT_ID', 'KAFKA_SPANS_TOPIC', 'KAFKA_SCORES_TOPIC', 'KAFKA_DEAD_LETTER_TOPIC',
+  'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR',
+]
+export const JUDGE_ENV: EnvName[] = ['JUDGE_BASE_URL', 'JUDGE_API_KEY', 'JUDGE_MODEL', 'JUDGE_ALLOW_MODEL_ALIAS']
