@@ -35,7 +35,8 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
 
 export { parseJsonValue }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
+/** Any value as text: strings as they are, nothing as '', the rest as JSON. */
+export const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v))
 
 function normalizePart(raw: unknown): MessagePart | undefined {
   if (typeof raw === 'string') return { type: 'text', content: raw }
@@ -45,22 +46,22 @@ function normalizePart(raw: unknown): MessagePart | undefined {
     case 'text':
     case 'reasoning':
       if (p.type === 'reasoning') return { type: 'other', kind: 'reasoning', value: p.content }
-      return { type: 'text', content: str(p.content ?? p.text) }
+      return { type: 'text', content: asText(p.content ?? p.text) }
     case 'tool_call':
-      return { type: 'tool_call', id: str(p.id), name: str(p.name), arguments: parseJsonValue(p.arguments) }
+      return { type: 'tool_call', id: asText(p.id), name: asText(p.name), arguments: parseJsonValue(p.arguments) }
     case 'tool_call_response':
       // The spec example writes `result`, the JSON schema `response`: accept both.
-      return { type: 'tool_call_response', id: str(p.id), response: parseJsonValue(p.response ?? p.result) }
+      return { type: 'tool_call_response', id: asText(p.id), response: parseJsonValue(p.response ?? p.result) }
     // The Vercel AI SDK's message parts (`ai.prompt.messages`).
     case 'tool-call':
-      return { type: 'tool_call', id: str(p.toolCallId), name: str(p.toolName), arguments: parseJsonValue(p.input ?? p.args) }
+      return { type: 'tool_call', id: asText(p.toolCallId), name: asText(p.toolName), arguments: parseJsonValue(p.input ?? p.args) }
     case 'tool-result': {
       const output = p.output as { type?: unknown; value?: unknown } | undefined
       const value = output && typeof output === 'object' && 'value' in output ? output.value : (p.output ?? p.result)
-      return { type: 'tool_call_response', id: str(p.toolCallId), response: parseJsonValue(value) }
+      return { type: 'tool_call_response', id: asText(p.toolCallId), response: parseJsonValue(value) }
     }
     default:
-      return { type: 'other', kind: str(p.type), value: p }
+      return { type: 'other', kind: asText(p.type), value: p }
   }
 }
 
@@ -69,8 +70,8 @@ function normalizeMessage(raw: unknown, fallbackRole: string): ChatMessage | und
   if (typeof raw === 'string') return { role: fallbackRole, parts: [{ type: 'text', content: raw }], finishReason: '' }
   if (!raw || typeof raw !== 'object') return undefined
   const m = raw as Record<string, unknown>
-  const role = str(m.role) || fallbackRole
-  const finishReason = str(m.finish_reason ?? m.finishReason)
+  const role = asText(m.role) || fallbackRole
+  const finishReason = asText(m.finish_reason ?? m.finishReason)
   const parts: MessagePart[] = []
   if (Array.isArray(m.parts)) {
     for (const p of m.parts) {
@@ -85,13 +86,13 @@ function normalizeMessage(raw: unknown, fallbackRole: string): ChatMessage | und
         if (part) parts.push(part)
       }
     } else if (content !== undefined && content !== null && content !== '') {
-      parts.push(role === 'tool' ? { type: 'tool_call_response', id: str(m.tool_call_id ?? m.id), response: content } : { type: 'text', content: str(content) })
+      parts.push(role === 'tool' ? { type: 'tool_call_response', id: asText(m.tool_call_id ?? m.id), response: content } : { type: 'text', content: asText(content) })
     }
     const toolCalls = parseJsonValue(m.tool_calls)
     if (Array.isArray(toolCalls)) {
       for (const call of toolCalls as Record<string, unknown>[]) {
         const fn = (call.function ?? call) as Record<string, unknown>
-        parts.push({ type: 'tool_call', id: str(call.id), name: str(fn.name), arguments: parseJsonValue(fn.arguments) })
+        parts.push({ type: 'tool_call', id: asText(call.id), name: asText(fn.name), arguments: parseJsonValue(fn.arguments) })
       }
     }
   }
@@ -215,7 +216,7 @@ export function spanContent(span: Span, parse: ContentParser = defaultParser, me
         if (message) deprecatedInput.push(message)
       } else if (event.name === 'gen_ai.choice') {
         const message = normalizeMessage(parseJsonValue(body.message) ?? body, 'assistant')
-        if (message) deprecatedOutput.push({ ...message, finishReason: message.finishReason || str(body.finish_reason) })
+        if (message) deprecatedOutput.push({ ...message, finishReason: message.finishReason || asText(body.finish_reason) })
       }
     }
     input = deprecatedInput
@@ -255,7 +256,7 @@ export function messageText(message: ChatMessage): string {
 /** `gen_ai.response.finish_reasons` plus the finish reasons of the output messages. */
 export function finishReasons(span: Span, content: SpanContent = spanContent(span)): string[] {
   const declared = parseJsonValue(span.attributes['gen_ai.response.finish_reasons'])
-  const reasons = Array.isArray(declared) ? declared.map(str) : typeof declared === 'string' && declared ? [declared] : []
+  const reasons = Array.isArray(declared) ? declared.map(asText) : typeof declared === 'string' && declared ? [declared] : []
   for (const m of content.output) if (m.finishReason) reasons.push(m.finishReason)
   return [...new Set(reasons)]
 }
@@ -281,14 +282,14 @@ export function toolInvocation(span: Span): ToolInvocation {
   const rawArgs = a['gen_ai.tool.call.arguments'] ?? other?.arguments
   const error =
     span.status.code === 'ERROR'
-      ? span.status.message || str(a['error.type']) || 'error status'
-      : str(a['error.type'])
+      ? span.status.message || asText(a['error.type']) || 'error status'
+      : asText(a['error.type'])
   return {
     spanId: span.spanId,
     name: toolNameOf(span) || (other?.name ?? ''),
-    callId: str(a['gen_ai.tool.call.id'] ?? other?.callId),
+    callId: asText(a['gen_ai.tool.call.id'] ?? other?.callId),
     arguments: parseJsonValue(rawArgs),
-    rawArguments: rawArgs === undefined || rawArgs === null ? undefined : str(rawArgs),
+    rawArguments: rawArgs === undefined || rawArgs === null ? undefined : asText(rawArgs),
     result: parseJsonValue(a['gen_ai.tool.call.result'] ?? other?.result),
     error,
     startTimeUnixNano: span.startTimeUnixNano,
@@ -304,7 +305,7 @@ export function toolDefinitions(span: Span, parse: ContentParser = defaultParser
     if (!raw || typeof raw !== 'object') continue
     const d = raw as Record<string, unknown>
     const fn = (d.function && typeof d.function === 'object' ? d.function : d) as Record<string, unknown>
-    const name = str(fn.name)
+    const name = asText(fn.name)
     if (name) defs.set(name, parseJsonValue(fn.parameters ?? fn.input_schema ?? fn.inputSchema))
   }
   return defs

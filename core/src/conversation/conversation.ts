@@ -1,9 +1,9 @@
-import type { ChatMessage } from '../content.js'
+import { asText, type ChatMessage } from '../content.js'
 import { isLlmSpan, LLM_OPERATIONS, operationOf } from '../genai.js'
 import { compareNanos, traceStart, type Span, type Trace } from '../span.js'
 import { causalTree, walkTree, type CausalKeys, type KeysOf, type SpanNode } from './causal-order.js'
 import { ContentReader } from './content-reader.js'
-import { asText, primaryKey, sameTurn, turnKey, turnsOfMessage, type Turn, type TurnKey } from './turn.js'
+import { primaryKey, sameTurn, turnKey, turnsOfMessage, type Turn, type TurnKey } from './turn.js'
 
 /**
  * The conversation a trace (or a session of traces) holds: every message once, in the order it

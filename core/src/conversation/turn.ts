@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../content.js'
+import { asText, type ChatMessage } from '../content.js'
 
 /**
  * One entry of a conversation. A model's message becomes one turn per thing it says: its text
@@ -38,8 +38,6 @@ const ROLE_ALIASES: Record<string, 'system' | 'user' | 'assistant' | 'tool'> = {
   function: 'tool',
   ipython: 'tool',
 }
-
-export const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))
 
 /**
  * The turns one message holds, in the order it says them; text parts next to each other are one turn.

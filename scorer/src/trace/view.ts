@@ -1,4 +1,5 @@
 import {
+  asText,
   compareNanos,
   ContentReader,
   conversationOf,
@@ -112,8 +113,6 @@ function collectDocIds(value: unknown, into: Set<string>, depth = 0): void {
     else collectDocIds(v, into, depth + 1)
   }
 }
-
-const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))
 
 function buildView(trace: Trace): TraceView {
   const spans = [...trace.spans].sort((a, b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano))
