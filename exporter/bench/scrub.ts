@@ -104,7 +104,7 @@ for (let r = -2; r < 5; r++) {
   // A fresh trace object each run: trace views are cached per object and would skip the parsing.
   const copies = traces.map((t) => ({ ...t }))
   const options = { checks, scrubber: createScrubber(), bucket: 'known-failure' as const, now: new Date(), reviewAfterDays: 90 }
-  const seconds = await cpuSeconds(() => copies.forEach((t) => buildExample(t, scores, options)))
+  const seconds = await cpuSeconds(() => copies.forEach((t) => buildExample(t, { scores }, options)))
   if (r >= 0) exportRuns.push(seconds)
 }
 const exportMedian = median(exportRuns)

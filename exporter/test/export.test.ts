@@ -5,15 +5,15 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
-import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, resolveChecksConfig, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
 import { startFakeOpenAI, verdict } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
-import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
-import { createScrubber, exportDataset, parseDataset, ReplayJudge, runGate, sinceUnixNano, type ExportOptions } from '../src/index.js'
+import { SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
+import { exportDataset, parseDataset, ReplayJudge, runGate } from '../src/index.js'
+import { checks, exportOptions } from './export-options.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
 let storage: ClickHouseClient
-const checks = resolveChecksConfig(checksSection)
 
 /** The refund-outside-policy scenario, with a customer who gives name, email, phone and card. */
 const CUSTOMER = { name: 'Marguerite Okonkwo-Lindqvist', email: 'm.okonkwo@example.org', phone: '+44 20 7946 0958', card: '4111 1111 1111 1111' }
@@ -40,21 +40,7 @@ async function store(recorder: AgentRecorder, projectId = 'default'): Promise<st
   return trace.traceId
 }
 
-function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions {
-  return {
-    out,
-    projectId: 'default',
-    sinceUnixNano: sinceUnixNano('7d')!,
-    limit: 100,
-    bucket: 'known-failure',
-    reviewAfterDays: 90,
-    dryRun: false,
-    checks,
-    scrubber: createScrubber(),
-    now: new Date('2026-01-15T10:00:00Z'),
-    ...extra,
-  }
-}
+const options = exportOptions
 
 let first: string
 let same: string
@@ -196,8 +182,10 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   const { examples, problems } = parseDataset(readFileSync(out, 'utf8'))
   assert.deepEqual(problems, [])
   const example = examples[0]!.example
-  assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support' } })
-  assert.deepEqual(example.tags, ['failed:customer-support'])
+  // --below is honoured: the replay must reach 0.7 again (here the rubric's own threshold too).
+  assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support': 0.7 } } })
+  assert.deepEqual(example.tags, ['failed:customer-support', 'selected:score_below', 'below:customer-support'])
+  assert.deepEqual(example.selected, [{ by: 'score_below', name: 'customer-support', below: 0.7 }])
   const overall = example.scores.find((s) => s.name === 'customer-support')
   assert.deepEqual(overall && { kind: overall.kind, passed: overall.passed }, { kind: 'judge', passed: false })
   assert.equal(example.scores.filter((s) => s.kind === 'judge').length, rubric.dimensions.length + 1)

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { DEFAULT_CHECKS, judgeSectionSchema, loadRubrics } from '@sieve/scorer'
-import { startFakeOpenAI, verdict } from '@sieve/testkit'
-import { GateConfigError, ReplayJudge, runGate, type GateOptions } from '../src/index.js'
+import { DEFAULT_CHECKS, judgeSectionSchema, loadRubrics, resolveChecksConfig, traceView } from '@sieve/scorer'
+import { dimensionOf, startFakeOpenAI, verdict } from '@sieve/testkit'
+import { GateConfigError, ReplayJudge, runGate, summaryMarkdown, type GateOptions } from '../src/index.js'
 
 /*
  * The regression gate as CI relies on it: a dataset it cannot run is a configuration error before
@@ -94,4 +94,27 @@ test('the report is stamped with what it measured: dataset version, agent and pr
   assert.equal(s.model, 'gpt-4o-mini-2024-07-18')
   assert.deepEqual(s.checks, { prohibited_tools: DEFAULT_CHECKS.find((c) => c.name === 'prohibited_tools')!.version })
   assert.match(s.scorerVersion, /^\d+\.\d+\.\d+/)
+})
+
+test('a scorecard gate fails a run the checks and the rubric pass: policy adherence at its lowest level under a 0.85 weighted score', async () => {
+  // Every dimension at its top level but policy adherence at its lowest: the rubric passes at 0.85.
+  const judge = await startFakeOpenAI({ script: (r) => verdict(r, /Policy adherence/.test(dimensionOf(r)) ? 1 : /Efficiency/.test(dimensionOf(r)) ? 4 : 5) })
+  try {
+    const config = { ...judgeSectionSchema.parse({ maxRetries: 0 }), baseUrl: judge.baseURL, apiKey: 'k', model: 'judge-2025-01-01' }
+    const path = dataset('gated.jsonl', example('ex_0000000000000008', { ...refundRule, judge: { rubric: 'customer-support' } }))
+    const cards = resolveChecksConfig(undefined, [], {
+      agents: { support: { passAt: 0.7, items: { prohibited_tools: { gate: true }, 'customer-support': { weight: 2 }, 'customer-support.policy_adherence': { weight: 0, gate: true } } } },
+    }).scorecards
+    const run = (scorecardFor?: GateOptions['scorecardFor']) => gate({ dataset: path, judge: new ReplayJudge({ config, rubrics: loadRubrics() }), ...(scorecardFor ? { scorecardFor } : {}) })
+    const ungated = await run()
+    assert.equal(ungated.examples[0]!.runs[0]!.judge!.score, 0.85)
+    assert.deepEqual([ungated.examples[0]!.status, ungated.exitCode], ['pass', 0], 'without a scorecard the run passes')
+    const gated = await run((trace) => cards.cardFor(traceView(trace).agentName, traceView(trace).serviceName))
+    const r = gated.examples[0]!.runs[0]!
+    assert.deepEqual(r.scorecard, { card: 'support', value: 0.9, passed: false, failedGates: ['customer-support.policy_adherence'], missing: [] })
+    assert.deepEqual([r.passed, gated.examples[0]!.status, gated.exitCode], [false, 'fail', 1])
+    assert.match(summaryMarkdown(gated), /customer-support\.policy_adherence \(gate\)/)
+  } finally {
+    await judge.close()
+  }
 })

@@ -47,3 +47,21 @@ test('rejects fields the schema does not know, and a future schema version', () 
   const { problems } = parseDataset(JSON.stringify({ ...valid, version: 2, extra: true }))
   assert.deepEqual(problems.map((p) => p.field).sort(), ['', 'version'])
 })
+
+test('why an example was selected, judge floors and check minimums validate; misplaced ones are named by field', () => {
+  const recorded = {
+    ...valid,
+    expected: { ...valid.expected, minValues: { prohibited_tools: 0.9 }, judge: { rubric: 'customer-support', floors: { 'customer-support': 0.9, 'customer-support.accuracy': 0.8 } } },
+    selected: [{ by: 'score_below', name: 'prohibited_tools', below: 0.9 }, { by: 'feedback', feedback: { score: 0, comment: 'Wrong, <PERSON_1> asked for a refund' } }, { by: 'failed_gate', name: 'any', card: 'support-agent', gates: ['prohibited_tools'] }],
+  }
+  assert.deepEqual(parseDataset(JSON.stringify(recorded)).problems, [])
+  const misplaced = {
+    ...valid,
+    expected: { ...valid.expected, minValues: { tool_loop: 0.5 }, judge: { rubric: 'customer-support', floors: { 'generic.accuracy': 0.8 } } },
+    selected: [{ by: 'whim' }, { by: 'score_below', name: 'prohibited_tools', below: 2 }],
+  }
+  const problems = parseDataset(JSON.stringify(misplaced)).problems
+  assert.deepEqual(problems.map((p) => p.field).sort(), ['expected.judge.floors.generic.accuracy', 'expected.minValues.tool_loop', 'selected.0.by', 'selected.1.below'])
+  assert.equal(problems.find((p) => p.field === 'expected.minValues.tool_loop')?.message, 'tool_loop is not among expected.checks')
+  assert.deepEqual(parseDataset(JSON.stringify({ ...valid, selected: [] })).problems.map((p) => p.field), ['selected'])
+})

@@ -1,6 +1,7 @@
 import type { Trace } from '@sieve/core'
 import { isSkipped, type CheckResult, type CheckSkipped } from './checks/check.js'
 import type { ChecksConfig, ConfiguredCheck } from './config/checks-config.js'
+import { scoreCard, type ScoreSeen, type ScorecardResult } from './scorecard/scorecard.js'
 import { traceView } from './trace/view.js'
 
 export interface ScoredCheck extends CheckResult {
@@ -16,6 +17,13 @@ export interface TraceScore {
   serviceName: string
   results: ScoredCheck[]
   skipped: CheckSkipped[]
+  /** The agent's scorecard on the checks (the judge's items come later); absent without a card or a scored item. */
+  scorecard?: ScorecardResult
+}
+
+/** What a scorecard reads of check results: an errored check is no score. */
+export function checksSeen(results: readonly ScoredCheck[]): ScoreSeen[] {
+  return results.map((r) => ({ name: r.name, value: r.value, passed: r.passed, ...(r.error ? { error: r.error } : {}) }))
 }
 
 function runOne(trace: Trace, configured: ConfiguredCheck): ScoredCheck | CheckSkipped {
@@ -30,8 +38,12 @@ function runOne(trace: Trace, configured: ConfiguredCheck): ScoredCheck | CheckS
   }
 }
 
-/** Runs the checks configured for the trace's agent. */
-export function scoreTrace(trace: Trace, config: ChecksConfig): TraceScore {
+/**
+ * Runs the checks configured for the trace's agent, and its scorecard over them. `judged` are the
+ * judge's scores stored for the trace already (`sieve score` re-scoring a judged trace), so the
+ * scorecard written again keeps the judge's items.
+ */
+export function scoreTrace(trace: Trace, config: ChecksConfig, judged: readonly ScoreSeen[] = []): TraceScore {
   const view = traceView(trace)
   const profile = config.profileFor(view.agentName, view.serviceName)
   const results: ScoredCheck[] = []
@@ -41,5 +53,7 @@ export function scoreTrace(trace: Trace, config: ChecksConfig): TraceScore {
     if ('skipped' in outcome) skipped.push(outcome)
     else results.push(outcome)
   }
-  return { trace, profile: profile.name, agentName: view.agentName, serviceName: view.serviceName, results, skipped }
+  const card = config.scorecards.cardFor(view.agentName, view.serviceName)
+  const scorecard = card && scoreCard(card, judged.length ? [...checksSeen(results), ...judged] : checksSeen(results))
+  return { trace, profile: profile.name, agentName: view.agentName, serviceName: view.serviceName, results, skipped, ...(scorecard ? { scorecard } : {}) }
 }

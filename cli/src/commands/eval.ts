@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import type { Config } from '@sieve/core'
 import type { ReplayJudge } from '@sieve/exporter'
+import type { Scorecards } from '@sieve/scorer'
 import { JUDGE_ENV } from '../environment.js'
 import { fractionOption, UsageError, type Command } from '../command.js'
 
@@ -32,11 +33,13 @@ export const evalCommand: Command = {
       'compares with the baseline for the same dataset version, model and judge model.',
     'The agent reads the example input as JSON on stdin (also in SIEVE_EVAL_INPUT) and sends its traces to ' +
       'SIEVE_ENDPOINT (= OTEL_EXPORTER_OTLP_ENDPOINT), a receiver eval starts for the run. Writes --out and --summary.',
+    'With a scorecard configured for the agent (the `scorecards` section), a run also fails when the card fails: ' +
+      'a hard gate among its items, or its weighted total below passAt.',
   ],
   env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV],
   exitCodes: {
     0: 'pass',
-    1: 'regression: below --fail-below or a --judge-floor, worse than the baseline, a known failure failing again, or more errored runs than --max-errored-share',
+    1: 'regression: below --fail-below or a --judge-floor, a scorecard gate failed, worse than the baseline, a known failure failing again, or more errored runs than --max-errored-share',
     2: 'usage or configuration error (an expected check unknown or its parameters invalid), the agent cannot run, the judge is unreachable, or --max-cost left an example without a verdict',
   },
   async run({ values }) {
@@ -62,13 +65,13 @@ export const evalCommand: Command = {
     const now = typeof values.now === 'string' ? values.now : process.env.SIEVE_EVAL_NOW || undefined
     if (now !== undefined && (!/^\d{4}-\d{2}-\d{2}T/.test(now) || Number.isNaN(Date.parse(now)))) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got '${now}')`)
 
-    const [{ loadConfig }, { runGate, summaryMarkdown }, { loadChecksConfig }] = await Promise.all([
+    const [{ loadConfig }, { runGate, summaryMarkdown }, { loadChecksConfig, traceView }] = await Promise.all([
       import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
     ])
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)
     try {
-      const judge = values['no-judge'] ? undefined : await replayJudge(config, values.judge === true, floors)
+      const judge = values['no-judge'] ? undefined : await replayJudge(config, values.judge === true, floors, checks.scorecards)
       const report = await runGate({
         dataset,
         agent,
@@ -79,6 +82,10 @@ export const evalCommand: Command = {
         updateBaseline: values['update-baseline'] === true,
         timeoutMs: timeout * 1000,
         checks: checks.available,
+        scorecardFor: (trace) => {
+          const view = traceView(trace)
+          return checks.scorecards.cardFor(view.agentName, view.serviceName)
+        },
         judge,
         judgeTolerance,
         ...(maxErroredShare !== undefined ? { maxErroredShare } : {}),
@@ -114,13 +121,17 @@ function judgeFloors(raw: unknown): Record<string, number> {
 }
 
 /** The scorer's judge as configured (JUDGE_* and the `judge` section); undefined when none is configured and none was asked for. */
-async function replayJudge(config: Config, asked: boolean, floors: Record<string, number>): Promise<ReplayJudge | undefined> {
-  const [{ ReplayJudge }, { loadJudgeConfig, loadRubrics }] = await Promise.all([import('@sieve/exporter'), import('@sieve/scorer')])
+async function replayJudge(config: Config, asked: boolean, floors: Record<string, number>, scorecards: Scorecards): Promise<ReplayJudge | undefined> {
+  const [{ ConfigError }, { ReplayJudge }, { judgeItemProblems, loadJudgeConfig, loadRubrics }] = await Promise.all([import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer')])
   const judge = loadJudgeConfig(config)
   if (!judge) {
     if (asked) throw new UsageError('--judge needs a configured judge: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
     if (Object.keys(floors).length) throw new UsageError('--judge-floor needs a configured judge: set JUDGE_MODEL and JUDGE_BASE_URL')
     return undefined
   }
-  return new ReplayJudge({ config: judge, rubrics: loadRubrics(judge.rubricsDir), floors })
+  const rubrics = loadRubrics(judge.rubricsDir)
+  // A scorecard item naming a rubric or dimension nobody judges would never score: a setup error.
+  const problems = judgeItemProblems(scorecards, rubrics)
+  if (problems.length) throw new ConfigError(problems)
+  return new ReplayJudge({ config: judge, rubrics, floors })
 }

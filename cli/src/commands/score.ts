@@ -12,12 +12,12 @@ export const scoreCommand: Command = {
   },
   details: ['Scores replace earlier scores of the same check versions for that trace.'],
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV],
-  exitCodes: { 0: 'every check passed', 1: 'a check failed', 2: 'usage or configuration error, or no such trace' },
+  exitCodes: { 0: 'every check passed (and the scorecard, when one is configured)', 1: 'a check or the scorecard failed', 2: 'usage or configuration error, or no such trace' },
   async run({ values }) {
     const traceId = values.trace
     if (typeof traceId !== 'string' || !/^[0-9a-fA-F]{32}$/.test(traceId)) throw new UsageError('--trace needs a trace id of 32 hex digits')
     const project = String(values.project ?? 'default')
-    const [{ createStorage, loadConfig, readTrace }, { clickhouseScoreSink, formatTraceScore, loadChecksConfig, scoreTrace, traceScoreRecords }] =
+    const [{ createStorage, loadConfig, readTrace }, { clickhouseScoreSink, formatTraceScore, loadChecksConfig, scoreTrace, storedScoresSeen, traceScoreRecords }] =
       await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)
@@ -28,12 +28,13 @@ export const scoreCommand: Command = {
         console.error(`sieve score: no trace ${traceId.toLowerCase()} in project ${project}`)
         return 2
       }
-      const score = scoreTrace(trace, checks)
+      // The judge's stored scores are part of the scorecard written again; the judge is not asked anew.
+      const score = scoreTrace(trace, checks, await storedScoresSeen(storage, project, trace.traceId, 'judge'))
       const records = traceScoreRecords(score)
       if (!values['dry-run']) await clickhouseScoreSink(storage).write(records)
       console.log(values.json ? JSON.stringify(records, null, 2) : formatTraceScore(score))
       if (!values['dry-run'] && !values.json) console.log(`\nstored ${records.length} scores (replacing earlier scores of the same check versions)`)
-      return score.results.some((r) => !r.passed) ? 1 : 0
+      return score.results.some((r) => !r.passed) || score.scorecard?.passed === false ? 1 : 0
     } finally {
       await storage.close()
     }

@@ -8,12 +8,51 @@ export const BUCKETS = ['typical', 'edge', 'known-failure'] as const
 /** A turn of the conversation the agent is replayed on: the user's, or the agent's earlier answer. */
 const message = z.object({ role: z.enum(['user', 'assistant']), content: z.string() })
 const toolCall = z.object({ name: z.string().min(1), arguments: z.unknown().optional(), result: z.unknown().optional() })
+/** A least value on the 0..1 scale every score uses. */
+const floor = z.number().min(0).max(1)
+const scoreName = z.string().min(1)
+
+/**
+ * Why `sieve export` picked the trace: one entry per filter it was selected by (filters combine),
+ * `failure` when none was given. Readers see what the example stands for without the store.
+ */
+export const selectionReasonSchema = z.discriminatedUnion('by', [
+  /** No filter: a failed check, a failed judge score or a failed scorecard. */
+  z.strictObject({ by: z.literal('failure') }),
+  /** `--failed NAME`: that score failed. */
+  z.strictObject({ by: z.literal('failed_check'), name: scoreName }),
+  /** `--score NAME --below X`: that score was below X, whether or not it passed. */
+  z.strictObject({ by: z.literal('score_below'), name: scoreName, below: floor }),
+  /** `--failed-gate NAME|any`: the latest scorecard (`card`) failed these gates. */
+  z.strictObject({ by: z.literal('failed_gate'), name: scoreName, card: z.string().optional(), gates: z.array(scoreName).min(1) }),
+  /** `--feedback` / `--feedback-comment`: the lowest matching feedback, its comment scrubbed. */
+  z.strictObject({ by: z.literal('feedback'), feedback: z.strictObject({ score: z.number(), comment: z.string().optional() }) }),
+])
+
+export type SelectionReason = z.output<typeof selectionReasonSchema>
+
+/** A replay's judge: the rubric, and floors the example adds to its passing threshold. */
+const judgeExpectation = z
+  .object({
+    rubric: z.string().min(1),
+    /**
+     * Score name → least value on replay: `<rubric>` for the weighted score, `<rubric>.<dimension>`
+     * for a dimension. Written by `--score NAME --below X` so the replay must reach X again.
+     */
+    floors: z.record(z.string(), floor).optional(),
+  })
+  .superRefine((j, ctx) => {
+    for (const key of Object.keys(j.floors ?? {})) {
+      if (key !== j.rubric && !key.startsWith(`${j.rubric}.`)) ctx.addIssue({ code: 'custom', path: ['floors', key], message: `a floor is keyed ${j.rubric} or ${j.rubric}.<dimension>` })
+    }
+  })
 
 /**
  * One regression case, one JSONL line. Everything under input, context and observed has been
  * scrubbed; expected holds the parameters of the checks that failed (from the checks config, not
- * from user data) and the judge rubric that scored it low, which the regression gate runs again on
- * a replay.
+ * from user data), the judge rubric that scored it low and the least values a selection by score
+ * asked for, which the regression gate runs again on a replay. Every field added since version 1
+ * is optional: older files stay valid.
  */
 export const goldenExampleSchema = z
   .object({
@@ -37,17 +76,26 @@ export const goldenExampleSchema = z
       .object({
         /** Check name → parameters; on replay each of these must pass. */
         checks: z.record(z.string(), z.unknown()),
-        /** The judge rubric that scored the trace low: on replay (judge enabled) it must pass. */
-        judge: z.object({ rubric: z.string().min(1) }).optional(),
+        /** The judge rubric that scored the trace low: on replay (judge enabled) it must pass, and meet its floors. */
+        judge: judgeExpectation.optional(),
+        /** Check name (one of `checks`) → least value on replay: a check passing below it fails the run. */
+        minValues: z.record(z.string(), floor).optional(),
         prohibited_tools: z.array(z.string()).optional(),
         required_tools: z.array(z.string()).optional(),
         must_contain: z.array(z.string()).optional(),
         schema: z.unknown().optional(),
       })
-      .refine((e) => Object.keys(e.checks).length > 0 || e.judge !== undefined, { path: ['checks'], message: 'needs at least one check, or a judge rubric' }),
+      .refine((e) => Object.keys(e.checks).length > 0 || e.judge !== undefined, { path: ['checks'], message: 'needs at least one check, or a judge rubric' })
+      .superRefine((e, ctx) => {
+        for (const name of Object.keys(e.minValues ?? {})) {
+          if (!(name in e.checks)) ctx.addIssue({ code: 'custom', path: ['minValues', name], message: `${name} is not among expected.checks` })
+        }
+      }),
     observed: z.object({ output: z.string(), toolCalls: z.array(toolCall).default([]) }),
     bucket: z.enum(BUCKETS),
     tags: z.array(z.string()).default([]),
+    /** Why export selected the trace (absent in files written before it was recorded). */
+    selected: z.array(selectionReasonSchema).min(1).optional(),
     source: z.object({
       traceId: z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lower-case hex digits'),
       projectId: z.string().min(1),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { Trace } from '@sieve/core'
-import { PROMPT_VERSION as JUDGE_PROMPT_VERSION, SCORER_VERSION, traceView, type CheckDefinition } from '@sieve/scorer'
+import { PROMPT_VERSION as JUDGE_PROMPT_VERSION, SCORER_VERSION, traceView, type CheckDefinition, type Scorecard } from '@sieve/scorer'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { checkProblems } from '../dataset/resolve-checks.js'
 import { readDataset } from '../dataset/validate-dataset.js'
@@ -10,6 +10,7 @@ import { exampleJudge, judgeFigures, judgeRegressions, overallJudge, type Exampl
 import type { ReplayJudge, RunJudgement } from './replay-judge.js'
 import { replaySession, turnInput, userTurnCount } from './replay-turns.js'
 import { runAgent } from './run-agent.js'
+import { replayScorecard, type RunScorecard } from './replay-scorecard.js'
 import { replayTrace, scoreReplay, type ReplayCheck, type ReplayScore } from './score-replay.js'
 import { startSpanReceiver } from './span-receiver.js'
 
@@ -39,6 +40,11 @@ export interface GateOptions {
   maxCostUsd?: number
   /** A fixed clock for the agent (ISO 8601), passed as SIEVE_EVAL_NOW so reruns are reproducible. */
   now?: string
+  /**
+   * The scorecard of a run's agent (the `scorecards` config section): a run whose card fails, on
+   * a hard gate or on its weighted total, is a failed run whatever its checks say.
+   */
+  scorecardFor?: (trace: Trace) => Scorecard | undefined
 }
 
 export interface RunResult {
@@ -54,6 +60,8 @@ export interface RunResult {
   traceId: string
   checks: ReplayCheck[]
   judge?: RunJudgement
+  /** The agent's scorecard over the run's checks and judge verdict, when one is configured. */
+  scorecard?: RunScorecard
   error?: string
 }
 
@@ -179,7 +187,7 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
         if (score.model) models.set(score.model, (models.get(score.model) ?? 0) + 1)
         if (trace) countVersions(trace, seen)
         const overBudget = o.maxCostUsd !== undefined && judgeCost >= o.maxCostUsd
-        const judge = o.judge && trace && !error && !overBudget ? await o.judge.judgeRun(traces, o.judge.rubricFor(trace, example.expected.judge?.rubric)) : undefined
+        const judge = o.judge && trace && !error && !overBudget ? await o.judge.judgeRun(traces, o.judge.rubricFor(trace, example.expected.judge?.rubric), example.expected.judge?.floors) : undefined
         if (judge) {
           judgeCost += judge.costUsd
           seen.rubrics.add(`${judge.rubric}@${judge.rubricVersion}`)
@@ -189,7 +197,8 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
           throw new GateConfigError(`the judge cannot be reached: ${judge.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)
         }
         if (judge && !judge.unreachable) judgeReached = true
-        runs.push(runResult(score, judge, error, Boolean(o.judge && trace && !error && overBudget)))
+        const card = trace && !error ? o.scorecardFor?.(trace) : undefined
+        runs.push(runResult(score, judge, error, Boolean(o.judge && trace && !error && overBudget), card ? replayScorecard(card, score.checks, judge) : undefined))
       }
       const result = exampleResult(example, runs)
       results.push(result)
@@ -314,8 +323,14 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
  * One run's outcome: the checks decide, and the judge too when it gave a verdict. A judge error
  * is not a low score: the run then stands on its checks alone, or is unscored when it has none.
  */
-function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean): RunResult {
-  const base = { traceId: score.traceId, checks: score.checks, ...(judge ? { judge } : {}), ...(error ? { error } : {}), ...(notJudged ? { notJudged: true as const } : {}) }
+function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean, scorecard?: RunScorecard): RunResult {
+  const base = { traceId: score.traceId, checks: score.checks, ...(judge ? { judge } : {}), ...(scorecard ? { scorecard } : {}), ...(error ? { error } : {}), ...(notJudged ? { notJudged: true as const } : {}) }
+  const result = checksAndJudge(base, score, judge, error, notJudged)
+  // A failed scorecard (a hard gate, or its weighted total) fails a run that was scored at all.
+  return scorecard && !scorecard.passed && !result.errored && !result.unscored ? { ...result, passed: false } : result
+}
+
+function checksAndJudge(base: Omit<RunResult, 'value' | 'passed'>, score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean): RunResult {
   // A crash or a timeout says nothing about the agent's answers: not a zero, not a pass.
   if (error) return { ...base, value: 0, passed: false, errored: true }
   // Past the cost ceiling, an example only the judge scores has no score at all.

@@ -34,8 +34,10 @@ export interface RunJudgement {
   /** Score at or above the rubric's passing threshold and every floor met; absent on a judge error. */
   passed?: boolean
   dimensions: Record<string, DimensionJudgement>
-  /** Dimensions below a floor given with --judge-floor. */
+  /** Dimensions below their floor: --judge-floor's or the example's, the stricter. */
   belowFloor: string[]
+  /** The example's floor on the weighted score (`expected.judge.floors[rubric]`), when it has one; below it the run fails. */
+  scoreFloor?: number
   /** The first judge error of the run; an error is never a low score. */
   error?: string
   /** Every call failed because the endpoint could not be reached or refused the requests. */
@@ -103,12 +105,26 @@ export class ReplayJudge {
     return rubric
   }
 
-  /** Judges one run: its trace, or the traces of its turns (a multi-turn replay) as one conversation. */
-  async judgeRun(traces: Trace | readonly Trace[], rubric: Rubric): Promise<RunJudgement> {
+  /**
+   * The floor a dimension must reach: the one given with --judge-floor (`rubric.dimension`, else
+   * `dimension`) and the example's (`rubric.dimension`), the stricter winning.
+   */
+  private floorOf(rubric: Rubric, dimension: string, example: Readonly<Record<string, number>> | undefined): number | undefined {
+    const floors = [this.o.floors?.[`${rubric.id}.${dimension}`] ?? this.o.floors?.[dimension], example?.[`${rubric.id}.${dimension}`]].filter((x) => x !== undefined)
+    return floors.length ? Math.max(...floors) : undefined
+  }
+
+  /**
+   * Judges one run: its trace, or the traces of its turns (a multi-turn replay) as one conversation.
+   * `floors` are the example's (`expected.judge.floors`): `<rubric>` for the weighted score,
+   * `<rubric>.<dimension>` for a dimension.
+   */
+  async judgeRun(traces: Trace | readonly Trace[], rubric: Rubric, floors?: Readonly<Record<string, number>>): Promise<RunJudgement> {
     const list: readonly Trace[] = Array.isArray(traces) ? traces : [traces as Trace]
     const trace = list[list.length - 1]!
     const transcript = buildTranscript(list)
-    const base = { rubric: rubric.id, rubricVersion: rubric.version, passingThreshold: rubric.passingThreshold, dimensions: {}, belowFloor: [] }
+    const scoreFloor = floors?.[rubric.id]
+    const base = { rubric: rubric.id, rubricVersion: rubric.version, passingThreshold: rubric.passingThreshold, dimensions: {}, belowFloor: [], ...(scoreFloor !== undefined ? { scoreFloor } : {}) }
     if (transcript.contentMissing) {
       return { ...base, error: 'NO_CONTENT: the run sent no conversation to judge (content capture off?)', unreachable: false, calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }
     }
@@ -127,7 +143,7 @@ export class ReplayJudge {
         continue
       }
       dimensions[r.dimension.id] = { value: row.value, level: r.level, passed: row.passed }
-      const floor = this.o.floors?.[`${rubric.id}.${r.dimension.id}`] ?? this.o.floors?.[r.dimension.id]
+      const floor = this.floorOf(rubric, r.dimension.id, floors)
       if (floor !== undefined && row.value < floor) belowFloor.push(r.dimension.id)
     }
     const outcomes = results.flatMap((r) => r.outcomes)
@@ -135,7 +151,7 @@ export class ReplayJudge {
     const firstError = errors.length ? `${errors[0]!.code}: ${errors[0]!.message}` : records.find((r) => r.error)?.error
     return {
       ...base,
-      ...(overall ? { score: overall.value, passed: overall.passed && belowFloor.length === 0 } : {}),
+      ...(overall ? { score: overall.value, passed: overall.passed && belowFloor.length === 0 && !(overall.value < (scoreFloor ?? 0)) } : {}),
       dimensions,
       belowFloor,
       ...(firstError ? { error: firstError } : {}),

@@ -29,6 +29,16 @@ export function replayTrace(spans: Span[]): Trace | undefined {
 }
 
 /**
+ * A check the example asks a least value of (exported with `--score NAME --below X`, or a scorecard
+ * gate's `min`) fails below it, even where the check itself passes: the trace was exported for
+ * scoring that low.
+ */
+function atLeast(check: ReplayCheck, min: number | undefined): ReplayCheck {
+  if (min === undefined || check.value >= min) return check
+  return { ...check, passed: false, message: `${check.message}; value ${Math.round(check.value * 1000) / 1000} is below the example's minimum ${min}` }
+}
+
+/**
  * Runs the example's expected checks, with the parameters stored in the example, over the replay's
  * trace: the same check code the scorer runs online. A check that has nothing to look at counts as
  * failed here: the example was exported because that check applied.
@@ -46,7 +56,7 @@ export function scoreReplay(trace: Trace | undefined, example: GoldenExample, av
     try {
       const outcome = check.run(trace, params.data)
       if (isSkipped(outcome)) return { name, value: 0, passed: false, message: `skipped: ${outcome.skipped}` }
-      return { name, value: outcome.value, passed: outcome.passed, message: outcome.detail.message }
+      return atLeast({ name, value: outcome.value, passed: outcome.passed, message: outcome.detail.message }, example.expected.minValues?.[name])
     } catch (err) {
       return { name, value: 0, passed: false, message: `check failed to run: ${(err as Error).message}` }
     }

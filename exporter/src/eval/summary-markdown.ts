@@ -1,6 +1,7 @@
 import type { ExampleResult, GateReport } from './gate.js'
 import type { OverallJudge } from './judge-figures.js'
 import type { RunJudgement } from './replay-judge.js'
+import type { RunScorecard } from './replay-scorecard.js'
 
 function judgeLine(j: OverallJudge): string {
   const scores = j.mean === undefined ? 'no run could be judged' : `mean score **${j.mean}**, pass rate **${j.passRate}**`
@@ -13,12 +14,23 @@ function judgeFailures(j: RunJudgement | undefined): string[] {
   if (!j) return []
   if (j.error) return ['judge error']
   const low = j.score !== undefined && j.score < j.passingThreshold ? [`${j.rubric} (judge)`] : []
-  return [...low, ...j.belowFloor.map((d) => `${j.rubric}.${d} (floor)`)]
+  const floor = j.score !== undefined && j.scoreFloor !== undefined && j.score < j.scoreFloor ? [`${j.rubric} (floor)`] : []
+  return [...low, ...floor, ...j.belowFloor.map((d) => `${j.rubric}.${d} (floor)`)]
 }
 
-/** What made an example's runs fail: checks by name, the judge's rubric or dimension floors, agent errors. */
+function scorecardFailures(card: RunScorecard | undefined): string[] {
+  if (!card || card.passed) return []
+  return card.failedGates.length ? card.failedGates.map((g) => `${g} (gate)`) : [`scorecard ${card.card} (${card.value})`]
+}
+
+/** What made an example's runs fail: checks by name, the judge's rubric or dimension floors, scorecard gates, agent errors. */
 function failing(e: ExampleResult): string[] {
-  const names = e.runs.flatMap((run) => [...run.checks.filter((c) => !c.passed).map((c) => c.name), ...judgeFailures(run.judge), ...(run.error ? ['agent error'] : [])])
+  const names = e.runs.flatMap((run) => [
+    ...run.checks.filter((c) => !c.passed).map((c) => c.name),
+    ...judgeFailures(run.judge),
+    ...scorecardFailures(run.scorecard),
+    ...(run.error ? ['agent error'] : []),
+  ])
   return [...new Set(names)]
 }
 

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
 import { conversationOf, type Conversation, type Trace } from '@sieve/core'
-import { traceFields, traceView, type ChecksConfig } from '@sieve/scorer'
-import { DATASET_VERSION, type GoldenExample } from '../dataset/golden-example.js'
+import { traceFields, traceView } from '@sieve/scorer'
+import { DATASET_VERSION, type GoldenExample, type SelectionReason } from '../dataset/golden-example.js'
 import type { Scrubber } from '../scrub/scrubber.js'
+import { expectationsFor, failedRubric, type ExpectationContext, type Filters } from './expectations.js'
+import type { Candidate } from './select-traces.js'
 
 /** A stored score of the trace, as the selection query returns it. */
 export interface StoredScore {
@@ -12,14 +14,18 @@ export interface StoredScore {
   passed: boolean
 }
 
-export interface BuildOptions {
-  checks: ChecksConfig
+export interface BuildOptions extends ExpectationContext {
   scrubber: Scrubber
   bucket: GoldenExample['bucket']
   now: Date
   /** Days until the example should be reviewed. */
   reviewAfterDays: number
+  /** The filters the trace was selected by; none: selected for a failure. */
+  filters?: Filters
 }
+
+/** An example, or why the trace could not become one. */
+export type Built = { example: GoldenExample } | { skipped: string }
 
 export function exampleId(projectId: string, traceId: string): string {
   return `ex_${createHash('sha256').update(`${projectId}/${traceId}`).digest('hex').slice(0, 16)}`
@@ -29,37 +35,6 @@ export function exampleId(projectId: string, traceId: string): string {
 export function inputHash(input: GoldenExample['input']): string {
   const normalised = input.messages.map((m) => `${m.role}:${m.content.toLowerCase().replace(/\s+/g, ' ').trim()}`).join('\n')
   return createHash('sha256').update(normalised).digest('hex')
-}
-
-const toolNames = (tools: unknown): string[] | undefined =>
-  Array.isArray(tools) ? tools.map((t) => (typeof t === 'string' ? t : String((t as { name?: unknown }).name ?? ''))).filter(Boolean) : undefined
-
-/**
- * Expectations from the checks that failed: each failed check with the parameters it ran with for
- * this agent, so the regression gate runs exactly that check again. Tool rules are also spelled
- * out as prohibited_tools / required_tools for people reading the file.
- */
-function expectations(failed: string[], trace: Trace, checks: ChecksConfig): GoldenExample['expected'] {
-  const view = traceView(trace)
-  const profile = checks.profileFor(view.agentName, view.serviceName)
-  const expected: GoldenExample['expected'] = { checks: {} }
-  for (const name of failed) {
-    const configured = profile.checks.find((c) => c.check.name === name)
-    if (!configured) continue
-    const params = JSON.parse(JSON.stringify(configured.params ?? {})) as Record<string, unknown>
-    expected.checks[name] = params
-    if (name === 'prohibited_tools') expected.prohibited_tools = toolNames(params.tools)
-    if (name === 'required_tools') expected.required_tools = toolNames(params.tools)
-  }
-  return expected
-}
-
-/**
- * The judge rubric whose score failed (its weighted score, or one of its dimensions, named
- * `rubric.dimension`): the gate judges the replay with it.
- */
-function failedRubric(scores: StoredScore[]): string | undefined {
-  return scores.find((s) => s.kind === 'judge' && !s.passed)?.name.split('.')[0]
 }
 
 /**
@@ -78,22 +53,19 @@ export function replayedTurns(conversation: Conversation): { messages: { role: '
 }
 
 /**
- * Turns a failing trace into a golden example. `earlier` are the traces of the same session
+ * Turns a selected trace into a golden example. `earlier` are the traces of the same session
  * before it: the example's history then holds the turns the user had with the agent in them too.
- * Returns undefined when the conversation has no user turn (content capture was off), or neither
- * a failed check that is still configured nor a failed judge score: such a case could not be
- * replayed.
+ * Skipped, with the reason, when the conversation has no user turn (content capture was off) or
+ * nothing the selection promised can be replayed (see expectationsFor).
  */
-export function buildExample(trace: Trace, scores: StoredScore[], options: BuildOptions, earlier: readonly Trace[] = []): GoldenExample | undefined {
+export function buildExample(trace: Trace, candidate: Pick<Candidate, 'scores' | 'scorecard' | 'feedback'>, options: BuildOptions, earlier: readonly Trace[] = []): Built {
   const view = traceView(trace)
   const conversation = earlier.length ? conversationOf([...earlier, trace]) : view.conversation
   const replayed = replayedTurns(conversation)
-  if (!replayed.messages.some((m) => m.role === 'user')) return undefined
-  const failed = scores.filter((s) => !s.passed && s.kind === 'deterministic').map((s) => s.name)
-  const expected = expectations(failed, trace, options.checks)
-  const rubric = failedRubric(scores)
-  if (rubric) expected.judge = { rubric }
-  if (!Object.keys(expected.checks).length && !rubric) return undefined
+  if (!replayed.messages.some((m) => m.role === 'user')) return { skipped: 'no user turn captured (content capture off?)' }
+  const filters = options.filters ?? {}
+  const wanted = expectationsFor(trace, candidate, filters, options)
+  if ('skipped' in wanted) return wanted
   const fields = traceFields(trace)
 
   // One placeholder scope for the whole example: the customer named in the input is the same <PERSON_1> in the output.
@@ -105,8 +77,9 @@ export function buildExample(trace: Trace, scores: StoredScore[], options: Build
   const systemPrompts = [...new Set(conversation.turns.filter((t) => t.role === 'system').map((t) => t.text))].join('\n')
   const systemPrompt = systemPrompts ? scrub(systemPrompts) : ''
   const toolCalls = view.toolCalls.map((c) => ({ name: c.name, arguments: scrub(c.arguments), result: scrub(c.result) }))
+  const selected = selectionReasons(filters, candidate, wanted.gates, scrub)
   const reviewBy = new Date(options.now.getTime() + options.reviewAfterDays * 86_400_000)
-  return {
+  const example: GoldenExample = {
     version: DATASET_VERSION,
     id: exampleId(trace.projectId, trace.traceId),
     input,
@@ -116,10 +89,11 @@ export function buildExample(trace: Trace, scores: StoredScore[], options: Build
       retrievedDocumentIds: [...view.retrievedDocIds],
       toolResults: toolCalls.filter((c) => c.result !== undefined).map((c) => ({ name: c.name, result: c.result })),
     },
-    expected,
+    expected: wanted.expected,
     observed: { output: scrub(replayed.answer), toolCalls },
     bucket: options.bucket,
-    tags: [...failed, ...(rubric ? [rubric] : [])].map((name) => `failed:${name}`),
+    tags: exampleTags(candidate.scores, wanted.gates, selected),
+    selected,
     source: {
       traceId: trace.traceId,
       projectId: trace.projectId,
@@ -130,7 +104,39 @@ export function buildExample(trace: Trace, scores: StoredScore[], options: Build
       model: fields.model,
       exportedAt: options.now.toISOString(),
     },
-    scores: scores.map((s) => ({ name: s.name, kind: s.kind, value: s.value, passed: s.passed })),
+    scores: candidate.scores.map((s) => ({ name: s.name, kind: s.kind, value: s.value, passed: s.passed })),
     reviewBy: reviewBy.toISOString().slice(0, 10),
   }
+  return { example }
+}
+
+/**
+ * Why the trace was selected, one reason per filter: what the example stands for, read by people
+ * and tools without the store. The feedback comment is user text, scrubbed like the rest.
+ */
+function selectionReasons(filters: Filters, candidate: Pick<Candidate, 'scorecard' | 'feedback'>, gates: string[], scrub: <T>(value: T) => T): SelectionReason[] {
+  const reasons: SelectionReason[] = []
+  if (filters.failed) reasons.push({ by: 'failed_check', name: filters.failed })
+  if (filters.score !== undefined && filters.below !== undefined) reasons.push({ by: 'score_below', name: filters.score, below: filters.below })
+  if (filters.failedGate) {
+    const card = candidate.scorecard?.card
+    reasons.push({ by: 'failed_gate', name: filters.failedGate, ...(card ? { card } : {}), gates: filters.failedGate === 'any' ? gates : [filters.failedGate] })
+  }
+  if (filters.feedback && candidate.feedback) {
+    const { score, comment } = candidate.feedback
+    reasons.push({ by: 'feedback', feedback: { score, ...(comment ? { comment: scrub(comment) } : {}) } })
+  }
+  return reasons.length ? reasons : [{ by: 'failure' }]
+}
+
+/** `failed:<name>` for each failed check and judge rubric, `gate:<name>` for the gates expected, `selected:<by>` and `below:<score>`. */
+function exampleTags(scores: StoredScore[], gates: string[], selected: SelectionReason[]): string[] {
+  const rubric = failedRubric(scores)
+  const failed = [...scores.filter((s) => !s.passed && s.kind === 'deterministic').map((s) => s.name), ...(rubric ? [rubric] : [])]
+  const tags = [...failed.map((name) => `failed:${name}`), ...gates.map((g) => `gate:${g}`)]
+  for (const reason of selected) {
+    tags.push(`selected:${reason.by}`)
+    if (reason.by === 'score_below') tags.push(`below:${reason.name}`)
+  }
+  return [...new Set(tags)]
 }

@@ -17,6 +17,11 @@ export interface ExportOptions extends Omit<Selection, 'datasetPath'> {
   reviewAfterDays: number
   checks: ChecksConfig
   scrubber: Scrubber
+  /**
+   * The judge rubric configured for a trace's agent (the judge config's `rubrics`): what a trace
+   * selected by feedback, with nothing failed, is expected to pass. Without it such traces are skipped.
+   */
+  rubricFor?: (trace: Trace) => string | undefined
   now?: Date
 }
 
@@ -56,6 +61,7 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
   const records: ExportRecord[] = []
   const lines: string[] = []
   const now = o.now ?? new Date()
+  const buildOptions = { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, reviewAfterDays: o.reviewAfterDays, filters: o, ...(o.rubricFor ? { rubricFor: o.rubricFor } : {}) }
   for (const candidate of await selectTraces(client, { ...o, datasetPath: path })) {
     const id = exampleId(o.projectId, candidate.traceId)
     const record = { projectId: o.projectId, datasetPath: path, traceId: candidate.traceId, exampleId: id, datasetVersion: DATASET_VERSION }
@@ -70,12 +76,12 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
       report.skipped.push({ traceId: candidate.traceId, reason: 'its spans are no longer stored' })
       continue
     }
-    const built = buildExample(trace, candidate.scores, { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, now, reviewAfterDays: o.reviewAfterDays }, await earlierInSession(client, trace))
-    if (!built) {
-      report.skipped.push({ traceId: candidate.traceId, reason: 'no user turn captured, or neither a failed check that is still configured nor a failed judge score' })
+    const built = buildExample(trace, candidate, { ...buildOptions, now }, await earlierInSession(client, trace))
+    if ('skipped' in built) {
+      report.skipped.push({ traceId: candidate.traceId, reason: built.skipped })
       continue
     }
-    const example = goldenExampleSchema.parse(built)
+    const example = goldenExampleSchema.parse(built.example)
     const hash = inputHash(example.input)
     const duplicateOf = byInput.get(hash)
     records.push({ ...record, inputHash: hash, duplicateOf: duplicateOf ?? '' })

@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { canonicalJson } from '../canonical-json.js'
 import { DEFAULT_CHECKS } from '../checks/builtin.js'
 import type { CheckDefinition } from '../checks/check.js'
+import { resolveScorecards, type Scorecards } from '../scorecard/scorecard-config.js'
 
 /**
  * The `checks` section of the config file: which checks run, with which parameters, per agent.
@@ -55,6 +56,8 @@ export interface ChecksConfig {
   agents: ReadonlyMap<string, CheckProfile>
   /** The profile for a trace: by agent name first, then service name. */
   profileFor(agentName: string, serviceName: string): CheckProfile
+  /** The `scorecards` section: how each agent's scores add up to one verdict. */
+  scorecards: Scorecards
 }
 
 export function configHash(name: string, version: string, params: unknown): string {
@@ -117,7 +120,7 @@ function buildProfile(
 }
 
 /** Validates the section against the known checks; every problem is reported at once, with its path. */
-export function resolveChecksConfig(section: unknown, userChecks: CheckDefinition[] = []): ChecksConfig {
+export function resolveChecksConfig(section: unknown, userChecks: CheckDefinition[] = [], scorecardsSection?: unknown): ChecksConfig {
   const parsed = checksSectionSchema.safeParse(section ?? {})
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `checks${i.path.map((p) => `.${String(p)}`).join('')}: ${i.message}`))
@@ -143,22 +146,25 @@ export function resolveChecksConfig(section: unknown, userChecks: CheckDefinitio
   for (const [agent, entries] of Object.entries(agents)) {
     agentProfiles.set(agent, buildProfile(agent, available, defaults, entries, `checks.agents.${agent}`, problems))
   }
+  const { scorecards, problems: cardProblems } = resolveScorecards(scorecardsSection, known)
+  problems.push(...cardProblems)
   if (problems.length) throw new ConfigError([...new Set(problems)])
 
   return {
     available,
     defaultProfile,
     agents: agentProfiles,
+    scorecards,
     profileFor(agentName, serviceName) {
       return (agentName && agentProfiles.get(agentName)) || (serviceName && agentProfiles.get(serviceName)) || defaultProfile
     },
   }
 }
 
-/** Reads `config.sections.checks`, loading user modules relative to the config file's folder. */
+/** Reads `config.sections.checks` and `.scorecards`, loading user check modules relative to the config file's folder. */
 export async function loadChecksConfig(sections: Record<string, unknown>, baseDir = process.cwd()): Promise<ChecksConfig> {
   const raw = sections.checks
   const modules = raw && typeof raw === 'object' && Array.isArray((raw as { modules?: unknown }).modules) ? ((raw as { modules: unknown[] }).modules.filter((m) => typeof m === 'string') as string[]) : []
   const userChecks = await loadCheckModules(modules, baseDir)
-  return resolveChecksConfig(raw, userChecks)
+  return resolveChecksConfig(raw, userChecks, sections.scorecards)
 }

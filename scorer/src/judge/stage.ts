@@ -13,12 +13,17 @@ import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { rubricFor } from './rubric-for.js'
 import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
+import { scorecardRecord, traceFields } from '../scores/score-record.js'
 import type { ScoreSink } from '../scores/score-sink.js'
+import type { Scorecard } from '../scorecard/scorecard-config.js'
+import { scoreCard, type ScoreSeen } from '../scorecard/scorecard.js'
+import { storedScoresSeen } from '../scorecard/stored-scores.js'
 import { SharedBudget, type SharedBudgetOptions } from './shared-budget.js'
 import type { SliceFacts } from './slices.js'
 import { storedVerdicts } from './stored-verdicts.js'
 import { UserPositions } from './user-positions.js'
 import { bareTrace, traceView } from '../trace/view.js'
+import type { ScoreRecord } from '../scores/score-record.js'
 
 /** What the deterministic scorer hands over for every trace it scored. */
 export interface JudgeCandidate {
@@ -28,6 +33,13 @@ export interface JudgeCandidate {
   userTraceIndex?: number | undefined
   /** A judge score for negative feedback is stored for the trace already (consider() looks it up). */
   feedbackJudged?: boolean
+  /** The agent's scorecard and the check scores it read: the judge's verdict is added to them. */
+  scorecard?: PendingScorecard
+}
+
+export interface PendingScorecard {
+  card: Scorecard
+  checks: readonly ScoreSeen[]
 }
 
 /** What offer() reads from a trace's view, taken before a storage lookup so the view need not wait with it. */
@@ -61,6 +73,11 @@ export interface JudgeStageDeps {
   /** How often the shared daily budgets are written and read (tests; defaults in SharedBudget). */
   budgetSync?: Pick<SharedBudgetOptions, 'flushMs' | 'refreshMs'>
   feedback?: FeedbackIndex
+  /**
+   * The scorecard of a trace the scorer did not hand over (late feedback re-opening a stored trace):
+   * its check scores are then read from storage.
+   */
+  scorecardFor?: (trace: Trace) => Scorecard | undefined
   now?: () => number
 }
 
@@ -74,6 +91,7 @@ interface Job {
   rubric: Rubric
   slice: string
   calls: number
+  scorecard: PendingScorecard | undefined
 }
 
 /**
@@ -201,7 +219,7 @@ export class JudgeStage {
     // needs from it is taken now, and only the spans wait.
     const facts = this.viewFacts(trace)
     const { traceId } = trace
-    const waiting = { trace: bareTrace(trace), checks: candidate.checks.map(({ name, passed }) => ({ name, passed })) }
+    const waiting = { trace: bareTrace(trace), checks: candidate.checks.map(({ name, passed }) => ({ name, passed })), ...(candidate.scorecard ? { scorecard: candidate.scorecard } : {}) }
     const looked = Promise.all([
       users?.positionOf(trace).finally(() => this.userLookups--),
       negative ? storedVerdicts(storage!, trace.projectId, [traceId], this.late!.reasons).then((v) => v.get(traceId.toLowerCase())!.judged) : false,
@@ -236,7 +254,7 @@ export class JudgeStage {
       this.metrics.inc('skipped', { slice: picks[0]!, reason: 'no_content' })
       return undefined
     }
-    return this.offerPicks(trace, picks, view.rubric)
+    return this.offerPicks(trace, picks, view.rubric, candidate.scorecard)
   }
 
   /** The scorer has built (and cached) the trace view already: these cost nothing. */
@@ -292,7 +310,7 @@ export class JudgeStage {
   }
 
   /** The first of the slices that picked the trace with budget for it gets it. */
-  private offerPicks(trace: Trace, picks: string[], rubric?: Rubric): string | undefined {
+  private offerPicks(trace: Trace, picks: string[], rubric?: Rubric, scorecard?: PendingScorecard): string | undefined {
     if (this.closed) return undefined
     if (picks.length === 0) {
       this.metrics.inc('not_sampled')
@@ -317,7 +335,7 @@ export class JudgeStage {
         if (this.feedbackTaken.size > FEEDBACK_TAKEN_MAX) this.feedbackTaken.delete(this.feedbackTaken.values().next().value!)
       }
       // The worker thread builds its own view; the scorer's need not wait in the queue.
-      this.queue.push({ trace: bareTrace(trace), rubric, slice, calls })
+      this.queue.push({ trace: bareTrace(trace), rubric, slice, calls, scorecard })
       this.pump()
       return slice
     }
@@ -355,12 +373,37 @@ export class JudgeStage {
     for (const code of judged.errors) this.metrics.inc('dimension_errors', { code })
     for (const dimension of judged.needsReview) this.metrics.inc('needs_review', { dimension })
     try {
-      await this.deps.sink.write(judged.records)
+      await this.deps.sink.write(await this.withScorecard(job, judged.records))
       this.metrics.inc('traces_judged')
     } catch (err) {
       this.metrics.inc('write_errors')
       console.error(`judge: storing scores of trace ${job.trace.traceId} failed: ${(err as Error).message}`)
     }
+  }
+
+  /**
+   * The judge's rows, and the trace's scorecard verdict again with the judge's items in it (the
+   * scorer wrote it on the checks alone; this row replaces that one). A scorecard that cannot be
+   * read is no reason to lose the judge's scores: they are stored without it.
+   */
+  private async withScorecard(job: Job, records: ScoreRecord[]): Promise<ScoreRecord[]> {
+    try {
+      const pending = job.scorecard ?? (await this.storedScorecard(job.trace))
+      if (!pending) return records
+      const judged: ScoreSeen[] = records.map((r) => ({ name: r.scorerName, value: r.value, passed: r.passed, ...(r.error ? { error: r.error } : {}) }))
+      const result = scoreCard(pending.card, [...pending.checks, ...judged])
+      return result ? [...records, scorecardRecord(result, traceFields(job.trace))] : records
+    } catch (err) {
+      this.metrics.inc('lookup_errors')
+      console.error(`judge: the scorecard of trace ${job.trace.traceId} was not updated: ${(err as Error).message}`)
+      return records
+    }
+  }
+
+  private async storedScorecard(trace: Trace): Promise<PendingScorecard | undefined> {
+    const card = this.deps.scorecardFor?.(trace)
+    if (!card || !this.deps.storage) return undefined
+    return { card, checks: await storedScoresSeen(this.deps.storage, trace.projectId, trace.traceId, 'deterministic') }
   }
 
   /**

@@ -1,7 +1,10 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Config } from '@sieve/core'
 import type { Registry } from 'prom-client'
-import type { TraceScore } from '../score-trace.js'
+import { ConfigError, type Trace } from '@sieve/core'
+import { checksSeen, type TraceScore } from '../score-trace.js'
+import { judgeItemProblems, type Scorecards } from '../scorecard/scorecard-config.js'
+import { traceView } from '../trace/view.js'
 import type { ScoreSink } from '../scores/score-sink.js'
 import { loadJudgeConfig } from './config.js'
 import { pollFeedback } from './feedback-poller.js'
@@ -25,6 +28,8 @@ export interface JudgeStorageOptions {
   /** How often the `feedback` table is read (ms); default 2000. */
   feedbackPollMs?: number
   log?: (message: string) => void
+  /** The agents' scorecards: each judged trace's verdict is written again with the judge's items. */
+  scorecards?: Scorecards
 }
 
 /**
@@ -37,7 +42,15 @@ export function createJudge(config: Config, sink: ScoreSink, registry?: Registry
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const metrics = new JudgeMetrics(registry)
-  const stage = new JudgeStage({ config: judge, rubrics: loadRubrics(judge.rubricsDir), sink, metrics, ...(storage ? { storage } : {}) })
+  const rubrics = loadRubrics(judge.rubricsDir)
+  const { scorecards } = options
+  const problems = scorecards ? judgeItemProblems(scorecards, rubrics) : []
+  if (problems.length) throw new ConfigError(problems)
+  const scorecardFor = scorecards && ((trace: Trace) => {
+    const view = traceView(trace)
+    return scorecards.cardFor(view.agentName, view.serviceName)
+  })
+  const stage = new JudgeStage({ config: judge, rubrics, sink, metrics, ...(storage ? { storage } : {}), ...(scorecardFor ? { scorecardFor } : {}) })
   // The worker thread loads now, not when the first sampled trace waits for it; a failure is reported by the stage.
   stage.ready().catch(() => {})
   const log = options.log ?? ((message: string) => console.error(message))
@@ -56,7 +69,9 @@ export function createJudge(config: Config, sink: ScoreSink, registry?: Registry
     onScored(score) {
       // The deterministic path must never fail because of the judge.
       try {
-        stage.consider({ trace: score.trace, checks: score.results.filter((r) => !r.error) }).catch(fail(score.trace.traceId))
+        const card = scorecards?.cardFor(score.agentName, score.serviceName)
+        const scorecard = card && { card, checks: checksSeen(score.results) }
+        stage.consider({ trace: score.trace, checks: score.results.filter((r) => !r.error), ...(scorecard ? { scorecard } : {}) }).catch(fail(score.trace.traceId))
       } catch (err) {
         fail(score.trace.traceId)(err as Error)
       }

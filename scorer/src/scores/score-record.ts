@@ -1,6 +1,7 @@
 import type { Trace } from '@sieve/core'
 import { z } from 'zod'
 import type { ScoredCheck, TraceScore } from '../score-trace.js'
+import { explainScorecard, type ScorecardResult } from '../scorecard/scorecard.js'
 import { traceView } from '../trace/view.js'
 
 /**
@@ -10,8 +11,11 @@ import { traceView } from '../trace/view.js'
  * backends. The table keeps one row per (project, trace, kind, scorer name, scorer version, span id):
  * re-scoring replaces, never duplicates.
  */
-/** 'calibration': a judge dimension's agreement with human labels (trace id ''), see judge/calibration/. */
-export const SCORE_KINDS = ['deterministic', 'judge', 'human', 'calibration'] as const
+/**
+ * 'calibration': a judge dimension's agreement with human labels (trace id ''), see judge/calibration/.
+ * 'scorecard': the trace's verdict under its agent's scorecard (one row, scorer name 'scorecard'), see scorecard/.
+ */
+export const SCORE_KINDS = ['deterministic', 'judge', 'human', 'calibration', 'scorecard'] as const
 
 export const scoreRecordSchema = z.object({
   projectId: z.string().min(1),
@@ -101,7 +105,44 @@ export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreReco
   }
 }
 
+/** The judge's columns of a row no judge call made (checkRecord lists them inline: it runs per check per trace). */
+const NO_JUDGE_CALL = { judgeModel: '', promptVersion: '', rubricId: '', rubricVersion: '', evidence: '[]', sampleReason: '', costUsd: 0, inputTokens: 0, outputTokens: 0 } as const
+
+/** Bumped when a scorecard verdict is computed differently; the card's content is in configHash. */
+export const SCORECARD_VERSION = '1'
+
+/**
+ * The trace's scorecard verdict as its one `scorecard` row. Written again (and so replaced) when the
+ * judge adds its items; `detail` names the card, the gates that failed and every item's state.
+ */
+export function scorecardRecord(result: ScorecardResult, fields: TraceFields): ScoreRecord {
+  return {
+    ...fields,
+    spanId: '',
+    scorerName: 'scorecard',
+    kind: 'scorecard',
+    scorerVersion: SCORECARD_VERSION,
+    configHash: result.configHash,
+    value: result.value,
+    passed: result.passed,
+    detail: JSON.stringify({
+      card: result.card,
+      passAt: result.passAt,
+      failedGates: result.failedGates,
+      missing: result.missing,
+      items: result.items.map((i) => ({ name: i.name, kind: i.kind, weight: i.weight, gate: i.gate, ...(i.min !== undefined ? { min: i.min } : {}), state: i.state, ...(i.value !== undefined ? { value: i.value } : {}) })),
+    }),
+    evaluationName: 'scorecard',
+    evaluationLabel: result.passed ? 'pass' : 'fail',
+    evaluationExplanation: explainScorecard(result),
+    ...NO_JUDGE_CALL,
+    error: '',
+  }
+}
+
 export function traceScoreRecords(score: TraceScore): ScoreRecord[] {
   const fields = traceFields(score.trace)
-  return score.results.map((r) => checkRecord(r, fields))
+  const records = score.results.map((r) => checkRecord(r, fields))
+  if (score.scorecard) records.push(scorecardRecord(score.scorecard, fields))
+  return records
 }
