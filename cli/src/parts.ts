@@ -59,7 +59,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     : undefined
   const table = clickhouseScoreSink(storage)
   const sink = topic ? fanOut(table, topic) : table
-  const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => console.error(`sieve up: ${message}`) })
+  const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => console.error(`sieve up: ${message}`), scorecards: checks.scorecards })
   const scorer = await Scorer.start({
     queue,
     checks,
@@ -85,7 +85,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
 
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
   const dashboardApi = createDashboardApi({
-    client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config),
+    client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
   })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,

@@ -4,11 +4,13 @@ import { ContentReader, conversationOf, readTrace, traceSessionId } from '@sieve
 import { requireProject, securityHeaders, traceTree } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
-import { compareQuery, exportBody, qualityQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
+import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
 import { pipelineCounters } from './pipeline.js'
 import { compare } from './queries/compare.js'
 import { quality } from './queries/quality.js'
+import { scorecard } from './queries/scorecard.js'
 import { session } from './queries/session.js'
+import { status } from './queries/status.js'
 import { traceQuality } from './queries/trace-quality.js'
 import { worst } from './queries/worst.js'
 
@@ -20,6 +22,8 @@ export interface DashboardApiOptions {
   exporter?: DatasetExporter
   /** The collector's Prometheus text, for pipeline health on the overview. */
   metricsText?: () => Promise<string>
+  /** JUDGE_MODEL as configured: the UI says "judge off" where judge figures would be when it is unset. */
+  judgeModel?: string | undefined
 }
 
 export class ApiError extends Error {
@@ -69,6 +73,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
 
   router.get('/quality', handle(async (req, res) => quality(client, projectOf(res), parse(qualityQuery, req.query, 'parameter'))))
   router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, projectOf(res), parse(worstQuery, req.query, 'parameter')) })))
+  router.get('/scorecard', handle(async (req, res) => scorecard(client, projectOf(res), parse(scorecardQuery, req.query, 'parameter'))))
   router.get('/compare', handle(async (req, res) => compare(client, projectOf(res), parse(compareQuery, req.query, 'parameter'))))
 
   router.get(
@@ -101,6 +106,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
     }),
   )
 
+  router.get('/status', handle(async (_req, res) => status(client, projectOf(res), options.judgeModel)))
   router.get(
     '/pipeline',
     handle(async () => {

@@ -8,14 +8,14 @@ import { createUi, UI_PATH } from './ui.js'
  * The dashboard on its own (`sieve dashboard`, the production role): API, read API and UI over
  * ClickHouse, no ingest. `sieve up` mounts the same routers into the collector's app instead.
  */
-export function createDashboardApp(options: { client: ClickHouseClient; apiKeys: ReadonlyMap<string, string> }): Express {
+export function createDashboardApp(options: { client: ClickHouseClient; apiKeys: ReadonlyMap<string, string>; judgeModel?: string | undefined }): Express {
   const app = express()
   app.disable('x-powered-by')
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
   })
   app.get('/', securityHeaders(), (_req, res) => res.redirect(`${UI_PATH}/`))
-  app.use('/api', createDashboardApi({ client: options.client, apiKeys: options.apiKeys }))
+  app.use('/api', createDashboardApi({ client: options.client, apiKeys: options.apiKeys, judgeModel: options.judgeModel }))
   app.use(createTraceRoutes({ storage: options.client, apiKeys: options.apiKeys }))
   app.use(UI_PATH, createUi())
   app.use((req, res) => {

@@ -69,7 +69,7 @@ export const qualityQuery = z
     interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]]).optional(),
     // check_version: one line per version of a check, as counted (a re-scored trace under its newest version).
     groupBy: z.enum(['check', 'check_version', ...DIMENSIONS]).default('check'),
-    kind: z.enum(['deterministic', 'judge']).optional(),
+    kind: z.enum(['deterministic', 'judge', 'scorecard']).optional(),
     check: z.string().min(1).max(200).optional(),
     ...filters,
   })
@@ -107,6 +107,16 @@ export const worstQuery = z
     return { ...q, ...r }
   })
 export type WorstQuery = z.output<typeof worstQuery>
+
+export const scorecardQuery = z
+  .object({ from: z.string().optional(), to: z.string().optional(), ...filters })
+  .strict()
+  .transform((q, ctx) => {
+    const r = resolveRange(q, ctx)
+    if (!r) return z.NEVER
+    return { ...q, ...r }
+  })
+export type ScorecardQuery = z.output<typeof scorecardQuery>
 
 export const compareQuery = z
   .object({

@@ -19,6 +19,15 @@ const V1 = 'support@1'
 const V2 = 'support@2'
 const judgeValues = [0.8, 0.6, 0.4, 1.0]
 
+/** A scorecard row's detail as the scorer writes it (scorer/src/scores/score-record.ts). */
+const scorecardDetail = (failedGates: string[]) => ({
+  card: 'support',
+  passAt: 0.8,
+  failedGates,
+  missing: [],
+  items: ['tool_policy', 'answer_format'].map((name) => ({ name, kind: 'deterministic', weight: 1, gate: true, state: failedGates.includes(name) ? 'fail' : 'pass' })),
+})
+
 function traces(): SeedTrace[] {
   const list: SeedTrace[] = []
   for (let i = 0; i < 10; i++) {
@@ -49,6 +58,8 @@ function traces(): SeedTrace[] {
       scores: [
         { name: 'tool_policy', value: i < 4 ? 1 : 0, passed: i < 4 },
         { name: 'answer_format', value: i === 9 ? 0 : 1, passed: i !== 9, detail: i === 9 ? { reason: 'missing field refund_id' } : {} },
+        // support@2 runs under a scorecard gating both checks.
+        { name: 'scorecard', kind: 'scorecard' as const, value: i < 4 ? 1 : 0.5, passed: i < 4, detail: scorecardDetail([...(i < 4 ? [] : ['tool_policy']), ...(i === 9 ? ['answer_format'] : [])]) },
       ],
     })
   }
@@ -286,7 +297,7 @@ describe('dashboard API on seeded data', () => {
     assert.equal(status, 200)
     assert.equal(body.trace.roots[0].name, 'invoke_agent support')
     assert.equal(body.trace.roots[0].children[0].name, 'chat gpt-4o')
-    assert.deepEqual(body.scores.filter((s: any) => !s.passed).map((s: any) => s.name).sort(), ['answer_format', 'tool_policy'])
+    assert.deepEqual(body.scores.filter((s: any) => !s.passed).map((s: any) => s.name).sort(), ['answer_format', 'scorecard', 'tool_policy'])
     assert.equal(body.feedback[0].comment, 'no refund id')
     const missing = await api.get(`/api/traces/${'f'.repeat(32)}`)
     assert.equal(missing.status, 404)
@@ -368,6 +379,26 @@ describe('dashboard API on seeded data', () => {
     assert.match(bad.body.error.message, /control characters/)
     const anonymous = await fetch(`${api.base}/api/sessions/${SESSION}`)
     assert.equal(anonymous.status, 401)
+  })
+
+  test('scorecard gives the pass rate of the range and the hard gates that failed, most often first', async () => {
+    const { status, body } = await api.get(`/api/scorecard?${range}`)
+    assert.equal(status, 200, JSON.stringify(body))
+    assert.deepEqual(body, {
+      traces: 10,
+      passed: 4,
+      passRate: 0.4,
+      gates: [
+        { name: 'tool_policy', kind: 'deterministic', failed: 6 },
+        { name: 'answer_format', kind: 'deterministic', failed: 1 },
+      ],
+    })
+    const v1 = await api.get(`/api/scorecard?${range}&agent_version=${encodeURIComponent(V1)}`)
+    assert.deepEqual([v1.body.traces, v1.body.passRate, v1.body.gates], [0, null, []], 'support@1 had no scorecard')
+    const other = await api.get(`/api/scorecard?${range}`, 'key-other')
+    assert.equal(other.body.traces, 0, 'scoped to the project')
+    const series = (await api.get(`/api/quality?${range}&interval=1h&kind=scorecard`)).body.series
+    assert.deepEqual(series.map((s: any) => [s.check, s.passRate]), [['scorecard', [null, 0.4]]], 'the rollups chart the scorecard over time')
   })
 
   test('every query is scoped to the project of the API key', async () => {

@@ -74,6 +74,10 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   await checkRow.waitFor()
   assert.match(await checkRow.innerText(), /66\.7%/, 'two of three traces pass prohibited_tools')
   await page.locator('figure.chart canvas').first().waitFor()
+  // The example config's scorecard gates on prohibited_tools: the broken run fails it.
+  const scorecard = page.locator('section.scorecard')
+  assert.match(await scorecard.innerText(), /2 of 3 traces passed their agent's scorecard/)
+  assert.match(await scorecard.locator('tr[data-gate="prohibited_tools"]').innerText(), /prohibited_tools\s+1/)
   await page.screenshot({ path: join(artifacts, '1-overview.png'), fullPage: true })
 
   await checkRow.click()
@@ -87,7 +91,7 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   await status.waitFor()
   // The project's own dataset: without API keys everything is project `default`.
   const dataset = join(sieve.dataDir, 'datasets', 'default', 'golden.jsonl')
-  assert.equal(await status.innerText(), `Exported 1 example(s) to ${dataset}.`)
+  assert.equal(await status.innerText(), `Exported 1 example to ${dataset}.`)
   const examples = readFileSync(dataset, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
   assert.equal(examples.length, 1)
   assert.match(JSON.stringify(examples[0]), new RegExp(broken), 'the example records the trace it came from')
@@ -96,6 +100,7 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   await row.locator('a').click()
   const check = page.locator('details.score.failed[data-check="prohibited_tools"]')
   await check.waitFor()
+  assert.match(await page.locator('.scorecard-verdict').innerText(), /Scorecard support-agent · weighted 0\.750 < 0\.8; gate failed: prohibited_tools/)
   assert.match(await check.innerText(), /prohibited tool process_refund called in span [0-9a-f]{16} with args \{"amount":89\.9,"order_id":"A-1001"\}/)
   const cited = page.locator('.span-row.cited')
   assert.equal(await cited.count(), 1, 'the refund span is marked')
@@ -103,6 +108,36 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   assert.match(await page.locator('.span-detail').innerText(), /Tool arguments[\s\S]*"order_id": "A-1001"/i, 'the tool call of the cited span is shown')
   assert.match(await page.locator('.feedback').innerText(), /refunded an order outside the window/)
   await page.screenshot({ path: join(artifacts, '3-trace.png'), fullPage: true })
+})
+
+test('opened without a range, the overview and worst traces fit the data; judge figures say the judge is off', async () => {
+  // Every trace is minutes old: the smallest range that holds them is the hour, not a day with one spike at its edge.
+  await page.goto(`${sieve.dashboard}#/`)
+  await page.locator('table.checks').waitFor()
+  assert.equal(await page.locator('.segmented button.on').innerText(), '1h')
+  assert.match(await page.locator('.tile', { hasText: 'Judge coverage' }).innerText(), /judge off/)
+  assert.match(await page.locator('figure.chart', { hasText: 'Judge cost' }).innerText(), /Judge off: no JUDGE_MODEL is configured/)
+  await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools`)
+  await page.locator(`tr[data-trace="${broken}"]`).waitFor()
+  assert.equal(await page.locator('.segmented button.on').innerText(), '1h')
+})
+
+test('exporting a trace again says why it was skipped', async () => {
+  await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools&range=1h`)
+  const row = page.locator(`tr[data-trace="${broken}"]`)
+  await row.locator('input[type=checkbox]').check()
+  await page.locator('button.primary', { hasText: 'Export to dataset (1)' }).click()
+  const status = page.locator('.actions .status', { hasText: 'Skipped' })
+  await status.waitFor()
+  assert.match(await status.innerText(), /Exported 0 examples to .*\. Skipped 1 trace:\s+[0-9a-f]{12}…: .*already/)
+})
+
+test('compare opens on the dimension that varies: only the prompt version changed', async () => {
+  await page.goto(`${sieve.dashboard}#/compare`)
+  const row = page.locator('.compare tbody tr', { hasText: 'prohibited_tools' })
+  await row.waitFor()
+  assert.equal(await page.locator('select[name=by]').inputValue(), 'prompt_version')
+  assert.match(await page.locator('.compare > p').first().innerText(), /^\d+ traces? of refund-v3, 1 trace of refund-v4-broken/)
 })
 
 test('the prompt version comparison flags the broken prompt', async () => {

@@ -22,6 +22,7 @@ const ROUTES: { path: string; base: string; params: Record<string, Kind> }[] = [
   },
   { path: '/api/worst', base: '', params: { from: 'time', to: 'time', sort: 'choice', check: 'text', limit: 'count', service: 'text', agent_version: 'text', prompt_version: 'text', model: 'text' } },
   { path: '/api/compare', base: 'a=v1&b=v2', params: { a: 'text', b: 'text', by: 'choice', from: 'time', to: 'time', service: 'text' } },
+  { path: '/api/scorecard', base: '', params: { from: 'time', to: 'time', service: 'text', agent_version: 'text', prompt_version: 'text', model: 'text' } },
   // The collector's read API (GET /api/traces lists traces; the dashboard has no route of that path).
   { path: '/api/traces', base: '', params: { since: 'time', service: 'text', limit: 'count' } },
 ]

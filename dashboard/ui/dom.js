@@ -17,6 +17,8 @@ export function h(tag, attrs = {}, ...children) {
   return el
 }
 
+/** "1 trace", "3 traces": a count with its noun. */
+export const plural = (n, one, many = `${one}s`) => `${num(n)} ${Number(n) === 1 ? one : many}`
 export const pct = (x) => (x === null || x === undefined ? '–' : `${(x * 100).toFixed(1)}%`)
 export const num = (x) => (x === null || x === undefined ? '–' : Number(x).toLocaleString('en-US', { maximumFractionDigits: 3 }))
 export const ms = (x) => (x === null || x === undefined ? '–' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`)

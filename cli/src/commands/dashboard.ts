@@ -25,7 +25,7 @@ export const dashboardCommand: Command = {
     }
     if (binding.warn) console.warn(`sieve dashboard: ${binding.warn}`)
     const storage = await createStorage(config.clickhouse)
-    const server = await listen(createDashboardApp({ client: storage, apiKeys: config.apiKeys }), config.host, config.port)
+    const server = await listen(createDashboardApp({ client: storage, apiKeys: config.apiKeys, judgeModel: config.judge.model }), config.host, config.port)
     console.log(`Dashboard:        ${server.url}${UI_PATH}/\nQuery API:        ${server.url}/api/quality`)
     await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
     await server.stop()

@@ -13,7 +13,7 @@ export interface SeedTrace {
   errorCount?: number
   inputTokens?: number
   outputTokens?: number
-  scores: { name: string; kind?: 'deterministic' | 'judge'; value: number; passed: boolean; detail?: unknown; error?: string; costUsd?: number }[]
+  scores: { name: string; kind?: 'deterministic' | 'judge' | 'scorecard'; value: number; passed: boolean; detail?: unknown; error?: string; costUsd?: number }[]
 }
 
 const time = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '')

@@ -1,14 +1,26 @@
 import { get } from '../api.js'
-import { badge, h, num, pct } from '../dom.js'
+import { badge, h, num, pct, plural } from '../dom.js'
 
 const DIMENSIONS = { agent_version: 'Agent version', prompt_version: 'Prompt version', model: 'Model', service: 'Service' }
 
 /** Two versions side by side: per-check pass rates, deltas and whether the change is significant. */
 export async function compareView({ params, navigate }) {
-  const by = params.by ?? 'agent_version'
   const month = { from: new Date(Date.now() - 30 * 86400e3).toISOString(), to: new Date().toISOString() }
-  const groups = await get('/quality', { ...month, interval: '1d', groupBy: by })
-  const versions = [...new Set(groups.series.map((s) => s.group))].filter(Boolean).sort()
+  const versionsBy = async (dimension) => {
+    const groups = await get('/quality', { ...month, interval: '1d', groupBy: dimension })
+    return [...new Set(groups.series.map((s) => s.group))].filter(Boolean).sort()
+  }
+  // Unless asked, compare along the first dimension that has two versions (often only the prompt changed).
+  let by = params.by
+  let versions = by ? await versionsBy(by) : []
+  if (!by) {
+    for (const dimension of Object.keys(DIMENSIONS)) {
+      versions = await versionsBy(dimension)
+      by = dimension
+      if (versions.length >= 2) break
+    }
+    if (versions.length < 2) by = 'agent_version'
+  }
   const a = params.a ?? versions.at(-2) ?? ''
   const b = params.b ?? versions.at(-1) ?? ''
 
@@ -22,7 +34,7 @@ export async function compareView({ params, navigate }) {
     h('label', {}, 'A ', select('a', a)),
     h('label', {}, 'B ', select('b', b)),
   )
-  if (!a || !b) return h('div', {}, controls, h('p', { class: 'empty' }, 'Fewer than two versions have scores in the last 30 days.'))
+  if (!a || !b) return h('div', {}, controls, h('p', { class: 'empty' }, `Fewer than two ${params.by ? `${DIMENSIONS[by].toLowerCase()}s` : 'versions of any kind (agent, prompt, model, service)'} have scores in the last 30 days.`))
 
   const c = await get('/compare', { a, b, by, ...month })
   const side = (s) => `${pct(s.passRate)} (${num(s.passed)}/${num(s.scored)})`
@@ -30,7 +42,7 @@ export async function compareView({ params, navigate }) {
     'div',
     { class: 'compare' },
     controls,
-    h('p', {}, `${num(c.traces.a)} traces of ${a}, ${num(c.traces.b)} traces of ${b}, last 30 days.`),
+    h('p', {}, `${plural(c.traces.a, 'trace')} of ${a}, ${plural(c.traces.b, 'trace')} of ${b}, last 30 days.`),
     h(
       'table',
       {},

@@ -1,9 +1,10 @@
 import { get } from '../api.js'
 import { lineChart } from '../charts.js'
-import { badge, h, num, pct } from '../dom.js'
-import { rangeParams, rangePicker } from './range.js'
+import { badge, h, num, pct, plural } from '../dom.js'
+import { defaultRange, rangeParams, rangePicker } from './range.js'
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0)
+const JUDGE_OFF = 'Judge off: no JUDGE_MODEL is configured, so no trace is judged (scorer/README.md, LLM judge).'
 
 /** Totals of one series over the range, for the per-check table. */
 function totals(series) {
@@ -18,20 +19,25 @@ function totals(series) {
 }
 
 export async function overview({ params, navigate }) {
-  const range = params.range ?? '24h'
-  const [q, pipeline] = await Promise.all([get('/quality', { ...rangeParams(range), groupBy: 'check' }), get('/pipeline')])
+  const status = await get('/status')
+  const range = params.range ?? defaultRange(status.oldestTrace)
+  const judgeOff = !status.judge.on
+  const [q, pipeline, card] = await Promise.all([get('/quality', { ...rangeParams(range), groupBy: 'check' }), get('/pipeline'), get('/scorecard', rangeParams(range))])
   const x = q.buckets
-  const checks = q.series.filter((s) => s.kind !== 'judge')
+  const checks = q.series.filter((s) => s.kind === 'deterministic')
   const judge = q.series.filter((s) => s.kind === 'judge')
+  const cards = q.series.filter((s) => s.kind === 'scorecard')
+  const scored = q.series.filter((s) => s.kind !== 'scorecard')
 
   const tiles = h(
     'div',
     { class: 'tiles' },
     tile('Traces', num(sum(q.traces))),
     tile('Traces with errors', num(sum(q.errorTraces))),
-    tile('Judge coverage', pct(sum(q.traces) ? sum(q.judgedTraces) / sum(q.traces) : null)),
+    card.traces ? tile('Scorecard pass rate', pct(card.passRate)) : null,
+    tile('Judge coverage', judgeOff ? 'judge off' : pct(sum(q.traces) ? sum(q.judgedTraces) / sum(q.traces) : null)),
     tile('Tokens in / out', `${num(sum(q.inputTokens))} / ${num(sum(q.outputTokens))}`),
-    tile('Judge cost', `$${sum(q.judgeCostUsd).toFixed(4)}`),
+    tile('Judge cost', judgeOff ? 'judge off' : `$${sum(q.judgeCostUsd).toFixed(4)}`),
   )
 
   const checkTable = h(
@@ -41,7 +47,7 @@ export async function overview({ params, navigate }) {
     h(
       'tbody',
       {},
-      q.series.map((s) => {
+      scored.map((s) => {
         const t = totals(s)
         return h(
           'tr',
@@ -75,15 +81,43 @@ export async function overview({ params, navigate }) {
       'div',
       { class: 'grid' },
       lineChart({ title: 'Trace volume', x, series: [{ label: 'traces', values: q.traces }, { label: 'with errors', values: q.errorTraces }] }),
+      cards.length ? lineChart({ title: 'Scorecard pass rate', x, percent: true, series: cards.map((s) => ({ label: 'scorecard', values: s.passRate })) }) : null,
       lineChart({ title: 'Pass rate per check', x, percent: true, series: checks.map((s) => ({ label: s.check, values: s.passRate })) }),
-      lineChart({ title: 'Judge score per dimension', x, series: judge.map((s) => ({ label: s.trusted === false ? `${s.check} (untrusted)` : s.check, values: s.meanValue })) }),
+      lineChart({ title: 'Judge score per dimension', x, empty: judgeOff && !judge.length ? JUDGE_OFF : undefined, series: judge.map((s) => ({ label: s.trusted === false ? `${s.check} (untrusted)` : s.check, values: s.meanValue })) }),
       lineChart({ title: 'Tokens', x, series: [{ label: 'input', values: q.inputTokens }, { label: 'output', values: q.outputTokens }] }),
-      lineChart({ title: 'Judge coverage', x, percent: true, series: [{ label: 'judged traces', values: q.judgeCoverage }] }),
-      lineChart({ title: 'Judge cost (USD)', x, series: [{ label: 'cost', values: q.judgeCostUsd }] }),
+      lineChart({ title: 'Judge coverage', x, percent: true, empty: JUDGE_OFF, series: judgeOff ? [] : [{ label: 'judged traces', values: q.judgeCoverage }] }),
+      lineChart({ title: 'Judge cost (USD)', x, empty: JUDGE_OFF, series: judgeOff ? [] : [{ label: 'cost', values: q.judgeCostUsd }] }),
     ),
-    h('section', {}, h('h2', {}, 'Checks and judge dimensions'), q.series.length ? checkTable : h('p', { class: 'empty' }, 'No scores in this range yet.')),
+    scorecardSection(card, range, navigate),
+    h('section', {}, h('h2', {}, 'Checks and judge dimensions'), scored.length ? checkTable : h('p', { class: 'empty' }, 'No scores in this range yet.')),
     pipelineBox,
   )
+}
+
+/** Which hard gates failed traces in the range; each row opens the traces that failed it. */
+function scorecardSection(card, range, navigate) {
+  if (!card.traces) return h('section', { class: 'scorecard' }, h('h2', {}, 'Scorecard'), h('p', { class: 'empty' }, 'No scorecard verdicts in this range (configure a scorecard in the `scorecards` section to gate traces).'))
+  const summary = `${num(card.passed)} of ${plural(card.traces, 'trace')} passed their agent's scorecard.`
+  const gates = card.gates.length
+    ? h(
+        'table',
+        { class: 'gates' },
+        h('thead', {}, h('tr', {}, h('th', {}, 'Hard gate'), h('th', {}, 'Traces failed'))),
+        h(
+          'tbody',
+          {},
+          card.gates.map((g) =>
+            h(
+              'tr',
+              { class: 'clickable', 'data-gate': g.name, onclick: () => navigate('/worst', { check: g.name, range, sort: g.kind === 'judge' ? 'judge' : 'checks' }) },
+              h('td', {}, g.name),
+              h('td', {}, num(g.failed)),
+            ),
+          ),
+        ),
+      )
+    : h('p', { class: 'empty' }, 'No hard gate failed.')
+  return h('section', { class: 'scorecard' }, h('h2', {}, 'Scorecard'), h('p', {}, summary), gates)
 }
 
 function tile(label, value) {

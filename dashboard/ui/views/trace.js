@@ -1,6 +1,7 @@
 import { get, post } from '../api.js'
 import { badge, errorBox, h, ms, num, pretty, when } from '../dom.js'
 import { conversationPanel } from './conversation.js'
+import { exportOutcome } from './export-outcome.js'
 
 /** Attributes that hold LLM and tool content, shown as blocks rather than table rows. */
 const CONTENT = [
@@ -88,12 +89,16 @@ export async function traceView({ match, params }) {
     const first = [...ids].find((id) => spanRows.has(id))
     if (first) select(rows.find((r) => r.span.spanId === first).span)
   }
+  // The scorecard is the verdict over the scores below: shown above them, not as one of them.
+  const card = data.scores.find((s) => s.kind === 'scorecard')
+  const scored = data.scores.filter((s) => s.kind !== 'scorecard')
   const scores = h(
     'section',
     { class: 'scores' },
     h('h2', {}, 'Checks and judge'),
-    data.scores.length === 0 ? h('p', { class: 'empty' }, 'Not scored yet.') : null,
-    data.scores.map((s) =>
+    card ? h('p', { class: 'scorecard-verdict', 'data-passed': String(card.passed) }, badge(card.passed), ' ', h('strong', {}, `Scorecard ${card.detail?.card ?? ''}`), ` · ${card.explanation}`) : null,
+    scored.length === 0 ? h('p', { class: 'empty' }, 'Not scored yet.') : null,
+    scored.map((s) =>
       h(
         'details',
         { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
@@ -119,7 +124,7 @@ export async function traceView({ match, params }) {
   exportButton.addEventListener('click', async () => {
     try {
       const r = await post('/export', { traceIds: [traceId] })
-      status.replaceChildren(`Exported ${r.exported} example(s) to ${r.destination}.`)
+      status.replaceChildren(exportOutcome(r))
     } catch (err) {
       status.replaceChildren(errorBox(err))
     }

@@ -1,12 +1,13 @@
 import { get, post } from '../api.js'
 import { errorBox, h, ms, num, when } from '../dom.js'
-import { rangeParams, rangePicker } from './range.js'
+import { exportOutcome } from './export-outcome.js'
+import { defaultRange, rangeParams, rangePicker } from './range.js'
 
 const FILTERS = ['check', 'agent_version', 'prompt_version', 'model', 'service']
 
 /** The lowest-scoring traces with filters, and "export to dataset" for the selected ones. */
 export async function worstView({ params, navigate }) {
-  const range = params.range ?? '24h'
+  const range = params.range ?? defaultRange((await get('/status')).oldestTrace)
   const sort = params.sort ?? 'checks'
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params[f]]))
   const { traces } = await get('/worst', { ...rangeParams(range), sort, limit: 100, ...filters })
@@ -20,7 +21,7 @@ export async function worstView({ params, navigate }) {
     status.replaceChildren('Exporting…')
     try {
       const r = await post('/export', { traceIds: [...selected] })
-      status.replaceChildren(`Exported ${r.exported} example(s) to ${r.destination}${r.skipped.length ? `; skipped ${r.skipped.length}` : ''}.`)
+      status.replaceChildren(exportOutcome(r))
     } catch (err) {
       status.replaceChildren(errorBox(err))
     } finally {
