@@ -50,3 +50,8 @@ export const KAFKA_ENV: EnvName[] = [
   'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR',
 ]
 export const JUDGE_ENV: EnvName[] = ['JUDGE_BASE_URL', 'JUDGE_API_KEY', 'JUDGE_MODEL', 'JUDGE_ALLOW_MODEL_ALIAS']
+
+/** Said in the help of every command that works on the store while `sieve up` may hold it. */
+export const OWNER_NOTE =
+  'While `sieve up` runs on the same SIEVE_DATA_DIR (the embedded store, which one process opens), the command runs ' +
+  'through it (SIEVE_DATA_DIR/owner.json), with its configuration; otherwise it opens the store itself. It says which on stderr.'

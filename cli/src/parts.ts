@@ -3,6 +3,8 @@ import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/
 import { readTrace, type Config, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
+import { localOperations } from './store/operations.js'
+import { createOperationsRoutes } from './store/operations-routes.js'
 import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
@@ -13,6 +15,8 @@ export interface UpContext {
   /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
   queueDepth?: () => number
   metrics: CollectorMetrics
+  /** Set when this process owns an embedded store: the collector serves the CLI's operations (/ops) behind this token. */
+  ownerToken?: string
 }
 
 /** A started part; `sieve up` stops parts in the reverse order it started them. */
@@ -23,6 +27,8 @@ export interface RunningPart {
   stop(): Promise<void>
   /** What the part still holds undone, said when a stop is given up ("120 traces not scored"). */
   unfinished?(): string | undefined
+  /** Where the part's HTTP server listens, when it has one. */
+  url?: string
 }
 
 export type Part = (context: UpContext) => Promise<RunningPart>
@@ -83,13 +89,18 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   }
 }
 
-export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics }) => {
+export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, ownerToken }) => {
   const dashboardApi = createDashboardApi({
     client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
   })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
-    routes: [{ path: '/api', handler: dashboardApi }, { path: UI_PATH, handler: createUi() }],
+    routes: [
+      { path: '/api', handler: dashboardApi },
+      { path: UI_PATH, handler: createUi() },
+      // The CLI's commands, run while this process holds the store, do their work here (cli/src/store/).
+      ...(ownerToken ? [{ path: '/ops', handler: createOperationsRoutes(localOperations(config, async () => storage, 'the running Sieve'), ownerToken) }] : []),
+    ],
   })
   const server = await listen(app, config.host, config.port)
   return {
@@ -101,6 +112,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
       `Dashboard:        ${server.url}${UI_PATH}/`,
     ],
     stop: () => server.stop(),
+    url: server.url,
   }
 }
 

@@ -4,6 +4,8 @@ import { createStorage, loadConfig, migrate, type Config, type SpanQueue } from 
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { openQueue } from './queue.js'
 import type { Part, RunningPart } from './parts.js'
+import { newOwnerToken, removeOwner, writeOwner } from './store/owner.js'
+import { versionText } from './version.js'
 
 const DRAIN_TIMEOUT_MS = 30_000
 /** Once the stop is given up: how long statements still running in storage may take to end before the exit. */
@@ -59,7 +61,10 @@ export async function serve(role: Role): Promise<number> {
   }
   const running: RunningPart[] = []
   let queue: SpanQueue | undefined
+  // Only `sieve up` on an embedded store owns it: chDB lets one process open the directory.
+  const ownerToken = role.name === 'up' && config.clickhouse.kind === 'embedded' ? newOwnerToken() : undefined
   const stop = async (): Promise<void> => {
+    if (ownerToken) removeOwner(config.dataDir, ownerToken)
     for (const part of running.reverse()) await part.stop()
     await queue?.close()
     await storage.close()
@@ -72,7 +77,13 @@ export async function serve(role: Role): Promise<number> {
     const metrics = createMetrics()
     queue = await openQueue(config, metrics, role.name)
     const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
-    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics }))
+    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics, ...(ownerToken ? { ownerToken } : {}) }))
+    const url = running.find((p) => p.url)?.url
+    if (ownerToken && url) {
+      writeOwner(config.dataDir, {
+        pid: process.pid, url, token: ownerToken, startedAt: new Date().toISOString(), version: versionText(), configFile: process.env.SIEVE_CONFIG_FILE ?? '',
+      })
+    }
   } catch (err) {
     await stop().catch(() => {})
     console.error(`${name}: ${(err as Error).message}`)
@@ -99,6 +110,7 @@ export async function serve(role: Role): Promise<number> {
     const left = [queue instanceof InProcessQueue ? `${queue.depth()} spans not stored` : '', ...running.map((p) => p.unfinished?.() ?? '')]
       .filter((what) => what !== '')
     console.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left.length ? ` with ${left.join(' and ')}` : ''}`)
+    if (ownerToken) removeOwner(config.dataDir, ownerToken)
     const closed = await Promise.race([
       storage.close().then(() => true, () => true),
       new Promise<false>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, false)),

@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
-import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, judgeSectionSchema, loadRubrics, resolveChecksConfig, scoreTrace, toScoreRecords, traceScoreRecords } from '@sieve/scorer'
 import { startFakeOpenAI, verdict } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
-import { SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
+import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { exportDataset, parseDataset, ReplayJudge, runGate } from '../src/index.js'
 import { checks, exportOptions } from './export-options.js'
 
@@ -127,6 +127,16 @@ test('selects by score threshold and by failed check, and a check that never fai
   assert.equal(a.added.length + a.duplicates.length, 2)
   const b = await exportDataset(storage, options(join(dir, 'none.jsonl'), { failed: 'structured_output', dryRun: true }))
   assert.equal(b.added.length + b.duplicates.length, 0)
+})
+
+test('an example whose check was scored under other parameters than the config in use is reported as drift', async () => {
+  const same = await exportDataset(storage, options(join(dir, 'drift-none.jsonl'), { dryRun: true }))
+  assert.deepEqual(same.configDrift, [], 'exported with the config that scored it')
+  // The export runs with another config than the scorer's: process_refund and issue_credit are prohibited now.
+  const other = resolveChecksConfig({ ...checksSection, agents: { support: { ...checksSection.agents.support, prohibited_tools: { tools: ['process_refund', 'issue_credit'] } } } })
+  const report = await exportDataset(storage, options(join(dir, 'drift.jsonl'), { dryRun: true, checks: other }))
+  assert.deepEqual(report.configDrift.map((d) => [d.check, d.scoredWith === d.configured]), [['prohibited_tools', false]])
+  assert.equal(report.configDrift[0]!.configured, other.profileFor('support', '').checks.find((c) => c.check.name === 'prohibited_tools')!.configHash)
 })
 
 test('refuses to append to a file with invalid lines, naming the command that explains them', async () => {

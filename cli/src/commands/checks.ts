@@ -1,3 +1,4 @@
+import { OWNER_NOTE } from '../environment.js'
 import type { Command } from '../command.js'
 
 export const checksCommand: Command = {
@@ -6,14 +7,18 @@ export const checksCommand: Command = {
   options: {
     agent: { type: 'string', value: 'name', description: 'only the checks that run for this agent (or service) name' },
   },
-  details: ['Reads the `checks` section of the SIEVE_CONFIG_FILE file (the built-in defaults without one).'],
+  details: ['Reads the `checks` and `scorecards` sections of the SIEVE_CONFIG_FILE file (the built-in defaults without one).', OWNER_NOTE],
   env: ['SIEVE_CONFIG_FILE'],
   exitCodes: { 0: 'listed', 2: 'usage or configuration error (an invalid checks section)' },
   async run({ values }) {
-    const [{ loadConfig }, { formatChecksConfig, loadChecksConfig }] = await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
-    const config = loadConfig()
-    const checks = await loadChecksConfig(config.sections)
-    console.log(formatChecksConfig(checks, typeof values.agent === 'string' ? values.agent : undefined))
-    return 0
+    const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
+    const operations = openOperations(loadConfig())
+    try {
+      console.log(await operations.checks(typeof values.agent === 'string' ? values.agent : undefined))
+      console.error(`sieve checks: ${operations.origin}`)
+      return 0
+    } finally {
+      await operations.close()
+    }
   },
 }

@@ -1,7 +1,8 @@
-import type { Config, Trace } from '@sieve/core'
+import { resolve } from 'node:path'
 import type { FeedbackFilter, GoldenExample } from '@sieve/exporter'
-import { STORAGE_ENV } from '../environment.js'
+import { OWNER_NOTE, STORAGE_ENV } from '../environment.js'
 import { fractionOption, UsageError, type Command, type OptionValues } from '../command.js'
+import { USER_ERROR_CODES } from '../store/operations.js'
 
 /** The dataset buckets (the exporter's BUCKETS, checked against its type here so `--help` need not load it). */
 const BUCKET_CHOICES = ['typical', 'edge', 'known-failure'] as const satisfies readonly GoldenExample['bucket'][]
@@ -34,6 +35,7 @@ export const exportCommand: Command = {
       'rubric configured for the agent when nothing failed (needs JUDGE_MODEL). The example records why it was selected (selected).',
     'Every string of every example is PII-scrubbed (stable placeholders, keyed with SIEVE_SCRUB_SECRET when set). ' +
       'Idempotent: traces already in the file, and inputs it already holds, are not added again.',
+    OWNER_NOTE,
   ],
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_SCRUB_SECRET', 'JUDGE_MODEL', 'JUDGE_BASE_URL', 'JUDGE_ALLOW_MODEL_ALIAS'],
   exitCodes: { 0: 'exported (or nothing to export)', 1: 'storage unreachable, or another error (printed)', 2: 'usage or configuration error, or the dataset file is invalid' },
@@ -43,8 +45,7 @@ export const exportCommand: Command = {
     const below = fractionOption('below', values.below)
     if ((score === undefined) !== (below === undefined)) throw new UsageError('--score and --below go together')
     const feedback = feedbackFilter(values)
-    const [{ createStorage, loadConfig, migrate }, { createScrubber, exportDataset, loadScrubOptions, sinceUnixNano }, { loadChecksConfig }] =
-      await Promise.all([import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer')])
+    const [{ loadConfig }, { sinceUnixNano }, { openOperations }] = await Promise.all([import('@sieve/core'), import('@sieve/exporter'), import('../store/open-operations.js')])
     const since = sinceUnixNano(String(values.since))
     if (!since) throw new UsageError(`--since must look like 7d, 12h, 30m or 2024-05-01 (got '${String(values.since)}')`)
     const limit = Number(values.limit)
@@ -53,54 +54,42 @@ export const exportCommand: Command = {
     const reviewAfterDays = Number(values['review-after'])
     if (!Number.isInteger(reviewAfterDays) || reviewAfterDays < 1) throw new UsageError('--review-after must be a positive number of days')
 
-    const config = loadConfig()
-    const scrubber = createScrubber(loadScrubOptions(config))
-    const checks = await loadChecksConfig(config.sections)
-    let rubricFor: ((trace: Trace) => string | undefined) | undefined
+    const operations = openOperations(loadConfig())
     try {
-      rubricFor = feedback ? await configuredRubric(config) : undefined
-    } catch (err) {
-      // An invalid judge section or rubric file: the same configuration error `sieve eval` reports.
-      if (!['CONFIG_INVALID', 'RUBRIC_INVALID'].includes((err as { code?: string }).code ?? '')) throw err
-      console.error(`sieve export: ${(err as Error).message}`)
-      return 2
-    }
-    const storage = await createStorage(config.clickhouse)
-    try {
-      // The exports table may be newer than the deployment's last `sieve up`.
-      await migrate(storage, { retentionDays: config.retentionDays })
-      const report = await exportDataset(storage, {
-        out,
+      // Absolute: while `sieve up` owns the store, it writes the file, from its own working directory.
+      const report = await operations.export({
+        out: resolve(out),
         projectId: String(values.project),
         score,
         below,
         failed: values.failed as string | undefined,
         failedGate: values['failed-gate'] as string | undefined,
         ...(feedback ? { feedback } : {}),
-        ...(rubricFor ? { rubricFor } : {}),
         sinceUnixNano: since,
         service: values.service as string | undefined,
         limit,
         bucket,
         reviewAfterDays,
         dryRun: values['dry-run'] === true,
-        checks,
-        scrubber,
       })
+      console.error(`sieve export: ${operations.origin}`)
       const verb = values['dry-run'] ? 'would add' : 'added'
       console.log(`${verb} ${report.added.length} example(s) to ${report.path}`)
       for (const a of report.added) console.log(`  + ${a.id} (trace ${a.traceId})`)
       for (const d of report.duplicates) console.log(`  = trace ${d.traceId}: same input as ${d.duplicateOf}, not added`)
       for (const s of report.skipped) console.log(`  - trace ${s.traceId}: ${s.reason}`)
+      for (const d of report.configDrift) {
+        console.error(`sieve export: warning: trace ${d.traceId} failed ${d.check} under config ${d.scoredWith}; the example carries the config in use (${d.configured}). Same config file as the scorer? \`sieve score --trace ${d.traceId}\` re-scores it with this one.`)
+      }
       return 0
     } catch (err) {
-      if ((err as { code?: string }).code === 'DATASET_INVALID') {
+      if (USER_ERROR_CODES.has((err as { code?: string }).code ?? '')) {
         console.error(`sieve export: ${(err as Error).message}`)
         return 2
       }
       throw err
     } finally {
-      await storage.close()
+      await operations.close()
     }
   },
 }
@@ -115,16 +104,4 @@ function feedbackFilter(values: OptionValues): FeedbackFilter | undefined {
   if (comment !== undefined && !comment.trim()) throw new UsageError('--feedback-comment needs some text')
   if (values.feedback !== 'negative' && comment === undefined) return undefined
   return { ...(values.feedback === 'negative' ? { maxScore } : {}), ...(comment !== undefined ? { comment } : {}) }
-}
-
-/**
- * The rubric the judge config gives a trace's agent (judge.rubrics, as the scorer and `sieve eval`
- * pick it): a trace chosen by feedback with nothing failed is expected to pass it. None without a judge.
- */
-async function configuredRubric(config: Config): Promise<((trace: Trace) => string | undefined) | undefined> {
-  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/scorer')
-  const judge = loadJudgeConfig(config)
-  if (!judge) return undefined
-  const rubrics = loadRubrics(judge.rubricsDir)
-  return (trace) => rubricFor(judge.rubrics, rubrics, trace)?.id
 }

@@ -1,5 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
-import { STORAGE_ENV } from '../environment.js'
+import { OWNER_NOTE, STORAGE_ENV } from '../environment.js'
 import type { Command } from '../command.js'
 
 export const migrateCommand: Command = {
@@ -8,28 +7,21 @@ export const migrateCommand: Command = {
   options: {},
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_RETENTION_DAYS'],
   exitCodes: { 0: 'schema up to date (applied what was pending)', 1: 'storage unreachable, or a migration failed', 2: 'usage or configuration error' },
+  details: [OWNER_NOTE],
   async run() {
-    const { createStorage, loadConfig, migrate } = await import('@sieve/core')
-    const config = loadConfig()
-    let storage: ClickHouseClient
+    const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
+    const operations = openOperations(loadConfig())
     try {
-      storage = await createStorage(config.clickhouse)
-    } catch (err) {
-      console.error(`sieve migrate: ${(err as Error).message}`)
-      return 1
-    }
-    try {
-      const result = await migrate(storage, { retentionDays: config.retentionDays })
+      const result = await operations.migrate()
+      console.error(`sieve migrate: ${operations.origin}`)
       console.log(result.applied.length ? `applied: ${result.applied.join(', ')}` : 'schema up to date')
-      if (result.retentionUpdated.length) {
-        console.log(`retention set to ${config.retentionDays} days on: ${result.retentionUpdated.join(', ')}`)
-      }
+      if (result.retentionUpdated.length) console.log(`retention set to ${result.retentionDays} days on: ${result.retentionUpdated.join(', ')}`)
       return 0
     } catch (err) {
       console.error(`sieve migrate: ${(err as Error).message}`)
       return 1
     } finally {
-      await storage.close()
+      await operations.close()
     }
   },
 }

@@ -1,5 +1,6 @@
-import { STORAGE_ENV } from '../environment.js'
+import { OWNER_NOTE, STORAGE_ENV } from '../environment.js'
 import { UsageError, type Command } from '../command.js'
+import { USER_ERROR_CODES } from '../store/operations.js'
 
 export const scoreCommand: Command = {
   name: 'score',
@@ -10,33 +11,33 @@ export const scoreCommand: Command = {
     'dry-run': { type: 'boolean', description: 'print the scores without storing them' },
     json: { type: 'boolean', description: 'print the score records as JSON' },
   },
-  details: ['Scores replace earlier scores of the same check versions for that trace.'],
+  details: ['Scores replace earlier scores of the same check versions for that trace.', OWNER_NOTE],
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV],
   exitCodes: { 0: 'every check passed (and the scorecard, when one is configured)', 1: 'a check or the scorecard failed', 2: 'usage or configuration error, or no such trace' },
   async run({ values }) {
     const traceId = values.trace
     if (typeof traceId !== 'string' || !/^[0-9a-fA-F]{32}$/.test(traceId)) throw new UsageError('--trace needs a trace id of 32 hex digits')
     const project = String(values.project ?? 'default')
-    const [{ createStorage, loadConfig, readTrace }, { clickhouseScoreSink, formatTraceScore, loadChecksConfig, scoreTrace, storedScoresSeen, traceScoreRecords }] =
-      await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
-    const config = loadConfig()
-    const checks = await loadChecksConfig(config.sections)
-    const storage = await createStorage(config.clickhouse)
+    const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
+    const operations = openOperations(loadConfig())
     try {
-      const trace = await readTrace(storage, project, traceId)
-      if (!trace) {
+      const outcome = await operations.score({ projectId: project, traceId, dryRun: values['dry-run'] === true })
+      console.error(`sieve score: ${operations.origin}`)
+      if (!outcome) {
         console.error(`sieve score: no trace ${traceId.toLowerCase()} in project ${project}`)
         return 2
       }
-      // The judge's stored scores are part of the scorecard written again; the judge is not asked anew.
-      const score = scoreTrace(trace, checks, await storedScoresSeen(storage, project, trace.traceId, 'judge'))
-      const records = traceScoreRecords(score)
-      if (!values['dry-run']) await clickhouseScoreSink(storage).write(records)
-      console.log(values.json ? JSON.stringify(records, null, 2) : formatTraceScore(score))
-      if (!values['dry-run'] && !values.json) console.log(`\nstored ${records.length} scores (replacing earlier scores of the same check versions)`)
-      return score.results.some((r) => !r.passed) || score.scorecard?.passed === false ? 1 : 0
+      console.log(values.json ? JSON.stringify(outcome.records, null, 2) : outcome.text)
+      if (!values['dry-run'] && !values.json) console.log(`\nstored ${outcome.records.length} scores (replacing earlier scores of the same check versions)`)
+      return outcome.failed ? 1 : 0
+    } catch (err) {
+      if (USER_ERROR_CODES.has((err as { code?: string }).code ?? '')) {
+        console.error(`sieve score: ${(err as Error).message}`)
+        return 2
+      }
+      throw err
     } finally {
-      await storage.close()
+      await operations.close()
     }
   },
 }

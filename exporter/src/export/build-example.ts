@@ -12,6 +12,8 @@ export interface StoredScore {
   kind: string
   value: number
   passed: boolean
+  /** The configuration that produced it (the check's parameters' hash); absent where not read. */
+  configHash?: string
 }
 
 export interface BuildOptions extends ExpectationContext {

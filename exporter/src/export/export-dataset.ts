@@ -7,6 +7,7 @@ import { DATASET_VERSION, goldenExampleSchema, type GoldenExample } from '../dat
 import { readDataset } from '../dataset/validate-dataset.js'
 import type { Scrubber } from '../scrub/scrubber.js'
 import { buildExample, exampleId, inputHash } from './build-example.js'
+import { configDrift, type ConfigDrift } from './config-drift.js'
 import { recordExports, type ExportRecord } from './exports-table.js'
 import { selectTraces, type Selection } from './select-traces.js'
 
@@ -32,6 +33,8 @@ export interface ExportReport {
   duplicates: { traceId: string; duplicateOf: string }[]
   /** Traces that could not become an example, and why. */
   skipped: { traceId: string; reason: string }[]
+  /** Added examples whose expected check was scored under other parameters than the ones they carry. */
+  configDrift: ConfigDrift[]
 }
 
 export class DatasetFileError extends Error {
@@ -57,7 +60,7 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
     byInput.set(inputHash(example.input), example.id)
     ids.add(example.id)
   }
-  const report: ExportReport = { path, added: [], duplicates: [], skipped: [] }
+  const report: ExportReport = { path, added: [], duplicates: [], skipped: [], configDrift: [] }
   const records: ExportRecord[] = []
   const lines: string[] = []
   const now = o.now ?? new Date()
@@ -93,6 +96,7 @@ export async function exportDataset(client: ClickHouseClient, o: ExportOptions):
     ids.add(example.id)
     lines.push(JSON.stringify(example))
     report.added.push({ id: example.id, traceId: candidate.traceId })
+    report.configDrift.push(...configDrift(trace, candidate.scores, example.expected, o.checks))
   }
   if (o.dryRun) return report
   if (lines.length) appendFileSync(path, lines.map((l) => `${l}\n`).join(''))

@@ -69,7 +69,7 @@ const feedbackParams = (f: FeedbackFilter | undefined) => ({ anyScore: f?.maxSco
 export async function selectTraces(client: ClickHouseClient, s: Selection): Promise<Candidate[]> {
   const result = await client.query({
     query: `SELECT trace_id AS traceId,
-        groupArray(tuple(scorer_name, kind, value, passed)) AS scores,
+        groupArray(tuple(scorer_name, kind, value, passed, config_hash)) AS scores,
         argMaxIf(detail, created_at, ${IS_SCORECARD}) AS card
       FROM scores FINAL
       WHERE project_id = {projectId:String}
@@ -102,14 +102,14 @@ export async function selectTraces(client: ClickHouseClient, s: Selection): Prom
     },
     format: 'JSONEachRow',
   })
-  const rows = await result.json<{ traceId: string; scores: [string, string, number, number][]; card: string }>()
+  const rows = await result.json<{ traceId: string; scores: [string, string, number, number, string][]; card: string }>()
   const feedback = s.feedback ? await lowestFeedback(client, s.projectId, rows.map((r) => r.traceId), s.feedback) : new Map()
   return rows.map((r) => {
     const scorecard = readScorecard(r.card)
     const chosen = feedback.get(r.traceId)
     return {
       traceId: r.traceId,
-      scores: r.scores.map(([name, kind, value, passed]) => ({ name, kind, value: Number(value), passed: Number(passed) === 1 })),
+      scores: r.scores.map(([name, kind, value, passed, configHash]) => ({ name, kind, value: Number(value), passed: Number(passed) === 1, configHash })),
       ...(scorecard ? { scorecard } : {}),
       ...(chosen ? { feedback: chosen } : {}),
     }

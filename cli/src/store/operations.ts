@@ -1,0 +1,116 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { Config, Trace } from '@sieve/core'
+import type { ExportOptions, ExportReport } from '@sieve/exporter'
+import type { ChecksConfig, ScoreRecord } from '@sieve/scorer'
+
+/** `sieve export`'s selection and destination: everything but what the configuration gives (checks, scrubber, rubrics). */
+export type ExportRequest = Omit<ExportOptions, 'checks' | 'scrubber' | 'rubricFor' | 'now'>
+
+export interface ScoreRequest {
+  projectId: string
+  traceId: string
+  dryRun: boolean
+}
+
+export interface ScoreOutcome {
+  /** formatTraceScore's text: the checks, failures first, and the scorecard. */
+  text: string
+  records: ScoreRecord[]
+  /** A check or the scorecard failed. */
+  failed: boolean
+}
+
+export interface MigrateOutcome {
+  applied: string[]
+  retentionUpdated: string[]
+  retentionDays: number
+}
+
+/**
+ * What CLI commands do with the store and the configuration, behind one interface: run here
+ * (`localOperations`, opening the store) or by the `sieve up` that owns it (`remoteOperations`,
+ * through its /ops routes, which call `localOperations` there). The same code does the work either
+ * way, with the configuration of the process that runs it.
+ */
+export interface StoreOperations {
+  /** Whose store and configuration the work used, said once by each command. */
+  readonly origin: string
+  export(request: ExportRequest): Promise<ExportReport>
+  /** Undefined when the project has no such trace. */
+  score(request: ScoreRequest): Promise<ScoreOutcome | undefined>
+  /** formatChecksConfig's text, for every agent or one. */
+  checks(agent: string | undefined): Promise<string>
+  migrate(): Promise<MigrateOutcome>
+  close(): Promise<void>
+}
+
+/** An error a command reports with its own exit code (dataset invalid, configuration invalid...). */
+export class OperationError extends Error {
+  constructor(readonly code: string, message: string, readonly status = 400) {
+    super(message)
+  }
+}
+
+/** Errors the operations raise on bad input or configuration rather than on a broken store: 4xx over HTTP, exit 2 in the CLI. */
+export const USER_ERROR_CODES = new Set(['DATASET_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE'])
+
+/**
+ * The operations on this process's configuration. `openStorage` is called the first time one needs
+ * the store (`checks` never does), so a command that reads the configuration only opens nothing.
+ */
+export function localOperations(config: Config, openStorage: () => Promise<ClickHouseClient>, origin: string): StoreOperations {
+  let storage: Promise<ClickHouseClient> | undefined
+  const store = () => (storage ??= openStorage())
+  let checks: Promise<ChecksConfig> | undefined
+  const checksConfig = () => (checks ??= import('@sieve/scorer').then(({ loadChecksConfig }) => loadChecksConfig(config.sections)))
+  let migrated: Promise<unknown> | undefined
+  // The exports table may be newer than the store's last `sieve up`.
+  const migratedStore = async () => {
+    const client = await store()
+    const { migrate } = await import('@sieve/core')
+    await (migrated ??= migrate(client, { retentionDays: config.retentionDays }))
+    return client
+  }
+  return {
+    origin,
+    async export(request) {
+      const [{ createScrubber, exportDataset, loadScrubOptions }, client, checks] = await Promise.all([import('@sieve/exporter'), migratedStore(), checksConfig()])
+      const rubricFor = request.feedback ? await configuredRubric(config) : undefined
+      return exportDataset(client, { ...request, checks, scrubber: createScrubber(loadScrubOptions(config)), ...(rubricFor ? { rubricFor } : {}) })
+    },
+    async score({ projectId, traceId, dryRun }) {
+      const [{ readTrace }, scorer, client, checks] = await Promise.all([import('@sieve/core'), import('@sieve/scorer'), store(), checksConfig()])
+      const trace = await readTrace(client, projectId, traceId)
+      if (!trace) return undefined
+      // The judge's stored scores are part of the scorecard written again; the judge is not asked anew.
+      const score = scorer.scoreTrace(trace, checks, await scorer.storedScoresSeen(client, projectId, trace.traceId, 'judge'))
+      const records = scorer.traceScoreRecords(score)
+      if (!dryRun) await scorer.clickhouseScoreSink(client).write(records)
+      return { text: scorer.formatTraceScore(score), records, failed: score.results.some((r) => !r.passed) || score.scorecard?.passed === false }
+    },
+    async checks(agent) {
+      const { formatChecksConfig } = await import('@sieve/scorer')
+      return formatChecksConfig(await checksConfig(), agent)
+    },
+    async migrate() {
+      const [{ migrate }, client] = await Promise.all([import('@sieve/core'), store()])
+      const result = await migrate(client, { retentionDays: config.retentionDays })
+      return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
+    },
+    async close() {
+      if (storage) await (await storage).close()
+    },
+  }
+}
+
+/**
+ * The rubric the judge config gives a trace's agent (judge.rubrics, as the scorer and `sieve eval`
+ * pick it): a trace chosen by feedback with nothing failed is expected to pass it. None without a judge.
+ */
+async function configuredRubric(config: Config): Promise<((trace: Trace) => string | undefined) | undefined> {
+  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/scorer')
+  const judge = loadJudgeConfig(config)
+  if (!judge) return undefined
+  const rubrics = loadRubrics(judge.rubricsDir)
+  return (trace) => rubricFor(judge.rubrics, rubrics, trace)?.id
+}

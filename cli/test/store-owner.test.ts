@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { spawnSieve, until } from '@sieve/testkit'
+import { checksSection, scenarios } from '@sieve/testkit/scenarios'
+
+/*
+ * The embedded store has one owner: while `sieve up` runs, chDB keeps every other process out of
+ * its directory. Commands run then go through it, with its configuration, and answer as they do
+ * with Sieve stopped.
+ */
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const dataDir = mkdtempSync(join(tmpdir(), 'sieve-store-owner-'))
+const configFile = join(dataDir, 'sieve.yaml')
+after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+/** A CLI command as a user runs it in another shell: same data directory, and no config file unless given. */
+async function sieve(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: '', SIEVE_API_KEYS: '', KAFKA_BROKERS: '', CLICKHOUSE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (c) => (out += c))
+  child.stderr.on('data', (c) => (err += c))
+  const [code] = await once(child, 'exit')
+  return { code: code as number | null, out, err }
+}
+
+const refund = scenarios.refundOutsidePolicy()
+const traceId = refund.spans('default')[0]!.traceId
+const examples = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>)
+/** What two exports of the same trace share: all but the export time and what derives from it. */
+const comparable = (e: Record<string, any>) => ({ ...e, source: { ...e.source, exportedAt: '' }, reviewBy: '' })
+
+test('export, score, checks and migrate work while `sieve up` owns the store, with its configuration, as they do with it stopped', async () => {
+  writeFileSync(configFile, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 200, tickMs: 50 } }))
+  const up = spawnSieve('up', { SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '', CLICKHOUSE_URL: '' })
+  let whileUp: { export: Record<string, any>; score: string; checks: string }
+  try {
+    await until('sieve up is up', () => {
+      if (up.child.exitCode !== null) throw new Error(`sieve up exited ${up.child.exitCode}:\n${up.output()}`)
+      return up.output().includes('Sieve is up')
+    })
+    const url = /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(up.output())![1]!
+    const owner = join(dataDir, 'owner.json')
+    assert.equal(statSync(owner).mode & 0o777, 0o600, 'the owner file (its token opens every project) is the user\'s alone')
+    const sent = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: refund.otlpProtobuf() })
+    assert.equal(sent.status, 200)
+    await until('the trace is scored', async () => (await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json() as { traces: unknown[] }).traces.length > 0)
+
+    // Without SIEVE_CONFIG_FILE: the running Sieve's checks decide what the example expects.
+    const exported = await sieve(['export', '--out', join(dataDir, 'while-up.jsonl')])
+    assert.equal(exported.code, 0, exported.out + exported.err)
+    assert.match(exported.err, /through the running Sieve \(pid \d+, http:\/\/127\.0\.0\.1:\d+, config .*sieve\.yaml\)/)
+    const [example] = examples(join(dataDir, 'while-up.jsonl'))
+    assert.deepEqual(example!.expected.prohibited_tools, ['process_refund'], 'the server\'s config, not an empty default')
+
+    const scored = await sieve(['score', '--trace', traceId, '--dry-run'])
+    assert.equal(scored.code, 1, scored.out + scored.err)
+    assert.match(scored.out, /FAIL  prohibited_tools/)
+    const checks = await sieve(['checks', '--agent', 'support'])
+    assert.equal(checks.code, 0, checks.err)
+    assert.match(checks.out, /prohibited_tools\s+v1\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\]\}/)
+    const migrated = await sieve(['migrate'])
+    assert.deepEqual([migrated.code, migrated.out.trim()], [0, 'schema up to date'])
+
+    const forged = await fetch(`${url}/ops/checks`, { headers: { authorization: 'Bearer not-the-token-of-the-owner-file-0000' } })
+    assert.equal(forged.status, 401, 'the operations take the owner token only')
+    whileUp = { export: example!, score: scored.out, checks: checks.out }
+  } finally {
+    up.child.kill('SIGTERM')
+    await once(up.child, 'exit')
+  }
+  assert.equal(existsSync(join(dataDir, 'owner.json')), false, 'a clean stop removes the owner file')
+
+  // Stopped: the same commands open the store themselves, given the same config, and say the same.
+  const env = { SIEVE_CONFIG_FILE: configFile }
+  const exported = await sieve(['export', '--out', join(dataDir, 'stopped.jsonl')], env)
+  assert.equal(exported.code, 0, exported.out + exported.err)
+  assert.match(exported.err, /on the store in .*clickhouse \(config .*sieve\.yaml\)/)
+  assert.deepEqual(examples(join(dataDir, 'stopped.jsonl')).map(comparable), [comparable(whileUp.export)])
+  const scored = await sieve(['score', '--trace', traceId, '--dry-run'], env)
+  assert.deepEqual([scored.code, scored.out], [1, whileUp.score])
+  const checks = await sieve(['checks', '--agent', 'support'], env)
+  assert.equal(checks.out, whileUp.checks)
+})
+
+test('an owner file left by a process that died (kill -9) is ignored', async () => {
+  writeFileSync(join(dataDir, 'owner.json'), JSON.stringify({ pid: 2 ** 22 + 17, url: 'http://127.0.0.1:9', token: 'x'.repeat(64), startedAt: new Date().toISOString(), version: 'sieve 0', configFile: '' }))
+  const migrated = await sieve(['migrate'])
+  assert.equal(migrated.code, 0, migrated.err)
+  assert.match(migrated.err, /on the store in/)
+})
