@@ -107,7 +107,7 @@ test('sieve judge calibrate prints per-dimension agreement, names untrusted dime
 })
 
 test('sieve judge calibrate refuses an alias judge model with exit code 2', async () => {
-  const { code, stderr } = await sieve(['judge', 'calibrate', '--labels', 'x.jsonl'], { JUDGE_MODEL: 'gpt-4o' })
+  const { code, stderr } = await sieve(['judge', 'calibrate', '--from-annotations'], { JUDGE_MODEL: 'gpt-4o' })
   assert.equal(code, 2)
   assert.match(stderr, /CONFIG_INVALID: judge model 'gpt-4o' is an alias/)
 })

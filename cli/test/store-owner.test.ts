@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { spawnSieve, until } from '@sieve/testkit'
+import { firstCitation, say, spawnSieve, startFakeOpenAI, until } from '@sieve/testkit'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 /*
@@ -42,9 +42,14 @@ const examples = (file: string) => readFileSync(file, 'utf8').trim().split('\n')
 const comparable = (e: Record<string, any>) => ({ ...e, source: { ...e.source, exportedAt: '' }, reviewBy: '' })
 
 test('export, score, checks and migrate work while `sieve up` owns the store, with its configuration, as they do with it stopped', async () => {
-  writeFileSync(configFile, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 200, tickMs: 50 } }))
-  const up = spawnSieve('up', { SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '', CLICKHOUSE_URL: '' })
-  let whileUp: { export: Record<string, any>; score: string; checks: string }
+  writeFileSync(configFile, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 200, tickMs: 50 }, judge: { sampling: { rate: 0 }, calibration: { minLabels: 1 } } }))
+  // The judge, for `sieve judge calibrate`: the running Sieve's judge settings are the ones used.
+  const judge = await startFakeOpenAI({ script: (r) => say(JSON.stringify({ evidence: [firstCitation(r)], reasoning: 'r', score: 4 })) })
+  const judgeEnv = { JUDGE_BASE_URL: judge.baseURL, JUDGE_MODEL: 'judge-2025-01-01' }
+  const labels = join(dataDir, 'labels.jsonl')
+  writeFileSync(labels, `${JSON.stringify({ traceId, rubric: 'customer-support', labels: { accuracy: 4 } })}\n`)
+  const up = spawnSieve('up', { SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '', CLICKHOUSE_URL: '', ...judgeEnv })
+  let whileUp: { export: Record<string, any>; score: string; checks: string; calibrate: string }
   try {
     await until('sieve up is up', () => {
       if (up.child.exitCode !== null) throw new Error(`sieve up exited ${up.child.exitCode}:\n${up.output()}`)
@@ -72,10 +77,14 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
     assert.match(checks.out, /prohibited_tools\s+v1\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\]\}/)
     const migrated = await sieve(['migrate'])
     assert.deepEqual([migrated.code, migrated.out.trim()], [0, 'schema up to date'])
+    // No JUDGE_* here: the running Sieve's judge does the calibration, on the stored trace.
+    const calibrated = await sieve(['judge', 'calibrate', '--labels', labels, '--json'])
+    assert.equal(calibrated.code, 0, calibrated.out + calibrated.err)
+    assert.deepEqual(JSON.parse(calibrated.out).dimensions.map((d: any) => [d.dimension, d.judge.exact]), [['accuracy', 1]])
 
     const forged = await fetch(`${url}/ops/checks`, { headers: { authorization: 'Bearer not-the-token-of-the-owner-file-0000' } })
     assert.equal(forged.status, 401, 'the operations take the owner token only')
-    whileUp = { export: example!, score: scored.out, checks: checks.out }
+    whileUp = { export: example!, score: scored.out, checks: checks.out, calibrate: calibrated.out }
   } finally {
     up.child.kill('SIGTERM')
     await once(up.child, 'exit')
@@ -92,6 +101,11 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
   assert.deepEqual([scored.code, scored.out], [1, whileUp.score])
   const checks = await sieve(['checks', '--agent', 'support'], env)
   assert.equal(checks.out, whileUp.checks)
+  const calibrated = await sieve(['judge', 'calibrate', '--labels', labels, '--json'], { ...env, ...judgeEnv })
+  assert.equal(calibrated.code, 0, calibrated.err)
+  const report = (text: string) => JSON.parse(text).dimensions
+  assert.deepEqual(report(calibrated.out), report(whileUp.calibrate))
+  await judge.close()
 })
 
 test('an owner file left by a process that died (kill -9) is ignored', async () => {

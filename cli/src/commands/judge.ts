@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import type { AskJudge, Label } from '@sieve/scorer'
-import { JUDGE_ENV, STORAGE_ENV } from '../environment.js'
+import type { Label } from '@sieve/scorer'
+import { JUDGE_ENV, OWNER_NOTE, STORAGE_ENV } from '../environment.js'
 import { UsageError, type Command, type OptionValues } from '../command.js'
+import { USER_ERROR_CODES } from '../store/operations.js'
 
 async function calibrateCommand(values: OptionValues): Promise<number> {
   const labelsPath = values.labels
@@ -10,12 +11,7 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
   if (fromAnnotations && values['dry-run']) throw new UsageError('--from-annotations reads storage, --dry-run opens none: choose one')
   const threshold = values.threshold === undefined ? undefined : Number(values.threshold)
   if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
-  const [{ createStorage, loadConfig, migrate, readTrace }, scorer] = await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
-  const { calibrate, calibrationRecords, clickhouseScoreSink, formatCalibration, JudgeClient, JudgeError, JudgeMetrics } = scorer
-  const { loadJudgeConfig, loadRubrics, parseLabels, readAnnotationLabels, Semaphore } = scorer
-  const config = loadConfig()
-  const judge = loadJudgeConfig(config)
-  if (!judge) throw new UsageError('no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
+  const [{ loadConfig }, { formatCalibration, parseLabels }, { openOperations }] = await Promise.all([import('@sieve/core'), import('@sieve/scorer'), import('../store/open-operations.js')])
   const labels: Label[] = []
   if (typeof labelsPath === 'string') {
     let text: string
@@ -26,38 +22,18 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
     }
     labels.push(...parseLabels(text, labelsPath))
   }
-  const metrics = new JudgeMetrics()
-  const client = new JudgeClient(judge, metrics)
-  const slots = new Semaphore(judge.concurrency)
-  const ask: AskJudge = (j, r, d, t) => slots.run(() => client.judgeDimension(j, r, d, t))
-  // Storage holds labelled traces given by id, and keeps the result for dashboards.
-  const storage = values['dry-run'] ? undefined : await createStorage(config.clickhouse)
+  const operations = openOperations(loadConfig())
   try {
-    if (storage) await migrate(storage, { retentionDays: config.retentionDays })
-    if (storage && fromAnnotations) labels.push(...(await readAnnotationLabels(storage)))
-    if (labels.length === 0) throw new JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
-    const report = await calibrate(labels, {
-      ask,
-      judge: { model: judge.model, seed: judge.seed },
-      panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
-      rubrics: loadRubrics(judge.rubricsDir),
-      ...(storage ? { loadTrace: (projectId: string, traceId: string) => readTrace(storage, projectId, traceId) } : {}),
-      ...judge.calibration,
-      threshold: threshold ?? judge.calibration.threshold,
-    })
+    const report = await operations.calibrate({ labels, fromAnnotations, ...(threshold !== undefined ? { threshold } : {}), dryRun: values['dry-run'] === true })
+    console.error(`sieve judge calibrate: ${operations.origin}`)
     console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))
     if (typeof values.out === 'string') writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
     const untrusted = report.dimensions.filter((d) => !d.trusted)
     if (untrusted.length && !values.json) console.log(`\n${untrusted.length} untrusted dimension(s): ${untrusted.map((d) => `${d.rubricId}.${d.dimension}`).join(', ')}`)
-    if (storage) {
-      const projects = [...new Set(labels.map((l) => l.projectId))]
-      const now = String(BigInt(Date.now()) * 1_000_000n)
-      await clickhouseScoreSink(storage).write(projects.flatMap((p) => calibrationRecords(report, p, now)))
-    }
+    return 0
   } finally {
-    await storage?.close()
+    await operations.close()
   }
-  return 0
 }
 
 export const judgeCommand: Command = {
@@ -76,6 +52,7 @@ export const judgeCommand: Command = {
     'Asks the configured judge (JUDGE_*) about every labelled trace and reports, per rubric dimension, exact ' +
       "and within-one agreement and Cohen's kappa; dimensions under the threshold are marked untrusted. The " +
       'result is stored as scores for the dashboards unless --dry-run.',
+    OWNER_NOTE,
   ],
   env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV, ...STORAGE_ENV],
   exitCodes: {
@@ -89,8 +66,9 @@ export const judgeCommand: Command = {
     try {
       return await calibrateCommand(values)
     } catch (err) {
-      if (err instanceof (await import('@sieve/scorer')).JudgeError) {
-        console.error(`sieve judge calibrate: ${err.code}: ${err.message}`)
+      const code = (err as { code?: string }).code ?? ''
+      if (code !== 'USAGE' && USER_ERROR_CODES.has(code)) {
+        console.error(`sieve judge calibrate: ${code}: ${(err as Error).message}`)
         return 2
       }
       throw err

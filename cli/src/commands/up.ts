@@ -16,8 +16,8 @@ export const upCommand: Command = {
     'Without SIEVE_API_KEYS it listens on loopback only and everything goes to project `default`. ' +
       'SIGINT/SIGTERM drain the queue into storage (up to 30 s) and stop; traces not scored yet are read back ' +
       'from storage and scored at the next start (after a kill -9 too).',
-    'On the embedded store it writes SIEVE_DATA_DIR/owner.json while it runs: `sieve export`, `score`, `checks` and ' +
-      '`migrate` run then work through it, with its configuration.',
+    'On the embedded store it writes SIEVE_DATA_DIR/owner.json while it runs: `sieve export`, `score`, `checks`, ' +
+      '`migrate` and `judge calibrate` run then work through it, with its configuration.',
   ],
   env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, 'SIEVE_MAX_BODY_BYTES', 'SIEVE_RETENTION_DAYS', ...STORAGE_ENV, ...KAFKA_ENV, ...JUDGE_ENV, 'SIEVE_SCRUB_SECRET'],
   exitCodes: {

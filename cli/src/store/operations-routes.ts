@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import express, { Router, type Request, type RequestHandler, type Response } from 'express'
+import { labelSchema } from '@sieve/scorer'
 import { z } from 'zod'
 import { OperationError, USER_ERROR_CODES, type StoreOperations } from './operations.js'
 
@@ -32,6 +33,10 @@ const exportRequest = z
   })
   .strict()
 
+const calibrateRequest = z
+  .object({ labels: z.array(labelSchema), fromAnnotations: z.boolean(), threshold: z.number().min(0).max(1).optional(), dryRun: z.boolean() })
+  .strict()
+
 const scoreRequest = z.object({ projectId: z.string().min(1), traceId: z.string().regex(/^[0-9a-fA-F]{32}$/), dryRun: z.boolean() }).strict()
 
 function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
@@ -54,7 +59,7 @@ const handle =
 
 /**
  * `sieve up`'s operations for the CLI commands of the same user (`/ops/export`, `/ops/score`,
- * `/ops/checks`, `/ops/migrate`), behind the owner token: a command run while Sieve runs does its
+ * `/ops/checks`, `/ops/migrate`, `/ops/calibrate`), behind the owner token: a command run while Sieve runs does its
  * work here, on the store this process holds and with its configuration.
  */
 export function createOperationsRoutes(operations: StoreOperations, token: string): Router {
@@ -64,5 +69,6 @@ export function createOperationsRoutes(operations: StoreOperations, token: strin
   router.post('/score', handle(async (req) => ({ outcome: (await operations.score(parse(scoreRequest, req.body))) ?? null })))
   router.get('/checks', handle(async (req) => ({ text: await operations.checks(typeof req.query.agent === 'string' ? req.query.agent : undefined) })))
   router.post('/migrate', handle(async () => operations.migrate()))
+  router.post('/calibrate', handle(async (req) => operations.calibrate(parse(calibrateRequest, req.body))))
   return router
 }

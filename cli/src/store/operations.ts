@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Config, Trace } from '@sieve/core'
 import type { ExportOptions, ExportReport } from '@sieve/exporter'
-import type { ChecksConfig, ScoreRecord } from '@sieve/scorer'
+import type { CalibrationReport, ChecksConfig, Label, ScoreRecord } from '@sieve/scorer'
 
 /** `sieve export`'s selection and destination: everything but what the configuration gives (checks, scrubber, rubrics). */
 export type ExportRequest = Omit<ExportOptions, 'checks' | 'scrubber' | 'rubricFor' | 'now'>
@@ -18,6 +18,16 @@ export interface ScoreOutcome {
   records: ScoreRecord[]
   /** A check or the scorecard failed. */
   failed: boolean
+}
+
+export interface CalibrateRequest {
+  /** Labels read from the user's file (validated there and again on arrival). */
+  labels: Label[]
+  /** Also the annotations stored as feedback. */
+  fromAnnotations: boolean
+  threshold?: number
+  /** Nothing read from or written to storage: inline transcripts only. */
+  dryRun: boolean
 }
 
 export interface MigrateOutcome {
@@ -41,6 +51,8 @@ export interface StoreOperations {
   /** formatChecksConfig's text, for every agent or one. */
   checks(agent: string | undefined): Promise<string>
   migrate(): Promise<MigrateOutcome>
+  /** The configured judge against human labels (`sieve judge calibrate`), stored as calibration scores unless a dry run. */
+  calibrate(request: CalibrateRequest): Promise<CalibrationReport>
   close(): Promise<void>
 }
 
@@ -51,8 +63,14 @@ export class OperationError extends Error {
   }
 }
 
-/** Errors the operations raise on bad input or configuration rather than on a broken store: 4xx over HTTP, exit 2 in the CLI. */
-export const USER_ERROR_CODES = new Set(['DATASET_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE'])
+/**
+ * Errors the operations raise on bad input, configuration or a judge that failed rather than on a
+ * broken store: 4xx over HTTP, exit 2 in the CLI (the judge's codes are scorer's JudgeErrorCode).
+ */
+export const USER_ERROR_CODES = new Set([
+  'DATASET_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE', 'NO_JUDGE',
+  'LABELS_INVALID', 'INVALID_ANSWER', 'PROVIDER_UNAVAILABLE', 'REQUEST_REJECTED', 'PANEL_NO_MAJORITY',
+])
 
 /**
  * The operations on this process's configuration. `openStorage` is called the first time one needs
@@ -96,6 +114,32 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
       const [{ migrate }, client] = await Promise.all([import('@sieve/core'), store()])
       const result = await migrate(client, { retentionDays: config.retentionDays })
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
+    },
+    async calibrate({ labels, fromAnnotations, threshold, dryRun }) {
+      const [{ readTrace }, scorer] = await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
+      const judge = scorer.loadJudgeConfig(config)
+      if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
+      // Storage holds labelled traces given by id, and keeps the result for dashboards.
+      const client = dryRun ? undefined : await migratedStore()
+      const all = [...labels, ...(client && fromAnnotations ? await scorer.readAnnotationLabels(client) : [])]
+      if (all.length === 0) throw new scorer.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
+      const calls = new scorer.Semaphore(judge.concurrency)
+      const judgeClient = new scorer.JudgeClient(judge, new scorer.JudgeMetrics())
+      const report = await scorer.calibrate(all, {
+        ask: (j, r, d, t) => calls.run(() => judgeClient.judgeDimension(j, r, d, t)),
+        judge: { model: judge.model, seed: judge.seed },
+        panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
+        rubrics: scorer.loadRubrics(judge.rubricsDir),
+        ...(client ? { loadTrace: (projectId: string, traceId: string) => readTrace(client, projectId, traceId) } : {}),
+        ...judge.calibration,
+        threshold: threshold ?? judge.calibration.threshold,
+      })
+      if (client) {
+        const now = String(BigInt(Date.now()) * 1_000_000n)
+        const projects = [...new Set(all.map((l) => l.projectId))]
+        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => scorer.calibrationRecords(report, p, now)))
+      }
+      return report
     },
     async close() {
       if (storage) await (await storage).close()

@@ -33,6 +33,7 @@ export function remoteOperations(owner: StoreOwner): StoreOperations {
     score: async (request) => (await call<{ outcome: Awaited<ReturnType<StoreOperations['score']>> | null }>('score', request)).outcome ?? undefined,
     checks: async (agent) => (await call<{ text: string }>(`checks${agent ? `?agent=${encodeURIComponent(agent)}` : ''}`)).text,
     migrate: () => call('migrate', {}),
+    calibrate: (request) => call('calibrate', request),
     close: async () => {},
   }
 }
