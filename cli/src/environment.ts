@@ -22,6 +22,7 @@ export const SETTINGS = {
   SIEVE_RETENTION_DAYS: { description: 'ClickHouse TTL on spans, traces, scores, feedback', default: 30 },
   SIEVE_MAX_BODY_BYTES: { description: 'largest OTLP request, compressed and decompressed (16 MiB)', default: 16 * 1024 * 1024 },
   SIEVE_LOG_LEVEL: { description: 'debug, info, warn or error', default: 'info' },
+  SIEVE_FSYNC: { description: 'fsync each insert into the embedded engine (part and directory): acknowledged data survives a power loss, not only a crash; slower inserts', default: false },
   CLICKHOUSE_URL: { description: 'a ClickHouse server instead of the embedded engine', unset: 'embedded, in SIEVE_DATA_DIR/clickhouse' },
   CLICKHOUSE_USER: { description: 'user for CLICKHOUSE_URL', unset: "the server's default user" },
   CLICKHOUSE_PASSWORD: { description: 'password for CLICKHOUSE_URL', unset: 'none' },
@@ -44,7 +45,7 @@ export type EnvName = keyof typeof SETTINGS
 
 /** Groups commands list in their `env`. */
 export const SERVER_ENV: EnvName[] = ['SIEVE_HOST', 'SIEVE_PORT', 'SIEVE_API_KEYS', 'SIEVE_METRICS_TOKEN', 'SIEVE_LOG_LEVEL']
-export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE']
+export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'SIEVE_FSYNC', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE']
 export const KAFKA_ENV: EnvName[] = [
   'KAFKA_BROKERS', 'KAFKA_CLIENT_ID', 'KAFKA_SPANS_TOPIC', 'KAFKA_SCORES_TOPIC', 'KAFKA_DEAD_LETTER_TOPIC',
   'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR',

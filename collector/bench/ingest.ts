@@ -9,22 +9,31 @@
  * BENCH_REQUESTS (default 180) requests of 512 spans, BENCH_CONCURRENCY (default 16) in flight,
  * BENCH_ROUNDS (default 3).
  * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts).
+ * With `--fsync`: `sieve up` with SIEVE_FSYNC off and on, side by side (see ingest-fsync.ts).
+ * With `--soak <seconds>`: memory of `sieve up` under a steady load (see soak.ts).
  */
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { SPAN_COLUMNS, createStorage, insertSpans, migrate, spanToRow, type Span } from '@sieve/core'
+import { SPAN_COLUMNS, createStorage, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from './genai-batch.js'
-import { otlpSender } from './post-otlp.js'
-import { median, percentile, processCpuSeconds, rate } from '@sieve/testkit'
-import { THREAD_GROUPS, cpuSecondsOf, threadCpu } from './thread-cpu.js'
+import { sendAll } from './post-otlp.js'
+import { median, percentile, rate } from '@sieve/testkit'
+import { THREAD_GROUPS, threadCpu } from './thread-cpu.js'
+import { metricValue as metric, startSieveUp, storedSpans } from './sieve-up.js'
+import { INSERT_BATCH, chunks, measureStorageCeiling } from './storage-ceiling.js'
 
 if (process.argv.includes('--kafka')) {
   await import('./ingest-kafka.js')
+  process.exit(0)
+}
+if (process.argv.includes('--fsync')) {
+  await import('./ingest-fsync.js')
+  process.exit(0)
+}
+if (process.argv.includes('--soak')) {
+  await import('./soak.js')
   process.exit(0)
 }
 
@@ -32,11 +41,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 180)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SPANS_PER_REQUEST = 512
-const INSERT_BATCH = 8192
-const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-'))
-
-const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
 
 console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
 const payloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
@@ -48,23 +53,10 @@ const ceilingStorage = await createStorage({ kind: 'embedded', path: join(work, 
 await migrate(ceilingStorage, { retentionDays: 30 })
 
 // The collector: `sieve up` as a user runs it, in its own process.
-const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'up'], {
-  cwd: root,
-  env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: join(work, 'collector'), SIEVE_API_KEYS: '' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-let banner = ''
-while (!/Sieve is up/.test(banner)) banner += String((await once(child.stdout!, 'data'))[0])
-const url = /OTLP\/HTTP traces: (\S+)/.exec(banner)?.[1] as string
-
-async function collectorMetrics(): Promise<string> {
-  return (await fetch(new URL('/metrics', url))).text()
-}
-const metric = (text: string, pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? NaN)
-const storedSpans = (text: string): number => metric(text, /^sieve_insert_rows_total\{table="spans"\} (\d+)/m) || 0
-
-/** CPU seconds `sieve up` used so far, all its threads (the engine's included). */
-const childCpu = (): number => cpuSecondsOf(child.pid!)
+const sieve = await startSieveUp(join(work, 'collector'))
+const { url, child } = sieve
+const collectorMetrics = sieve.metrics
+const childCpu = sieve.cpuSeconds
 
 // Wall-clock rates depend on what else the machine runs; spans per CPU-second do not, so both are shown.
 const figures = {
@@ -96,33 +88,20 @@ for (const [index, slice] of rounds.entries()) {
   figures.naive.push(rate(spans.length, performance.now() - started))
   // Dropping the parts leaves no background merges to compete with what is measured next.
   await ceilingStorage.command({ query: 'TRUNCATE TABLE spans' })
-  started = performance.now()
-  const cpuBefore = processCpuSeconds()
-  for (const batch of chunks(spans, INSERT_BATCH)) await insertSpans(ceilingStorage, batch)
-  figures.ceiling.push(rate(spans.length, performance.now() - started))
-  figures.ceilingPerCpu.push(Math.round(spans.length / (processCpuSeconds() - cpuBefore)))
-  await ceilingStorage.command({ query: 'TRUNCATE TABLE spans' })
+  const ceiling = await measureStorageCeiling(ceilingStorage, spans)
+  figures.ceiling.push(ceiling.perSecond)
+  figures.ceilingPerCpu.push(ceiling.perCpuSecond)
 
   // The collector takes the same requests over HTTP.
   const storedBefore = storedSpans(await collectorMetrics())
   const childCpuBefore = childCpu()
   const threadsBefore = threadCpu(child.pid!)
-  let next = 0
-  let accepted = 0
-  const sender = otlpSender(url, CONCURRENCY)
-  started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < slice.length) {
-      const body = slice[next++] as Buffer
-      const sent = performance.now()
-      const status = await sender.post(body)
-      latencies.push(performance.now() - sent)
-      if (status === 200) accepted += SPANS_PER_REQUEST
-      else refused++
-    }
-  }))
-  const elapsed = performance.now() - started
-  sender.close()
+  const sent = await sendAll(url, slice, CONCURRENCY)
+  const elapsed = sent.elapsedMs
+  latencies.push(...sent.latencies)
+  const ok = sent.statuses.filter((status) => status === 200).length
+  const accepted = ok * SPANS_PER_REQUEST
+  refused += sent.statuses.length - ok
   figures.accepted.push(rate(accepted, elapsed))
   const storedNow = storedSpans(await collectorMetrics()) - storedBefore
   const threadsAfter = threadCpu(child.pid!)
@@ -137,9 +116,8 @@ const metrics = await collectorMetrics()
 const seconds = (table: string): number => metric(metrics, new RegExp(`^sieve_insert_duration_seconds_sum\\{table="${table}"\\} (\\S+)`, 'm'))
 const inserts = metric(metrics, /^sieve_insert_duration_seconds_count\{table="spans"\} (\d+)/m)
 const rewrites = metric(metrics, /^sieve_insert_duration_seconds_count\{table="traces"\} (\d+)/m)
-const peakRssMb = Math.round(metric(readFileSync(`/proc/${child.pid}/status`, 'utf8'), /VmHWM:\s+(\d+) kB/) / 1024)
-child.kill('SIGTERM')
-await once(child, 'exit')
+const peakRssMb = sieve.rssMiB().peak
+await sieve.stop()
 await ceilingStorage.close()
 rmSync(work, { recursive: true, force: true })
 

@@ -24,3 +24,31 @@ export function otlpSender(url: string, connections: number): { post(body: Buffe
     })
   return { post, close: () => agent.destroy() }
 }
+
+export interface SentRequests {
+  /** HTTP status of each request, in the order they were given. */
+  statuses: number[]
+  /** Milliseconds from sending each request to its answer, in the order they ended. */
+  latencies: number[]
+  elapsedMs: number
+}
+
+/** Sends every body, `concurrency` in flight at a time, over one sender's kept-alive connections. */
+export async function sendAll(url: string, bodies: readonly Buffer[], concurrency: number): Promise<SentRequests> {
+  const sender = otlpSender(url, concurrency)
+  const statuses: number[] = []
+  const latencies: number[] = []
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < bodies.length) {
+      const index = next++
+      const sent = performance.now()
+      statuses[index] = await sender.post(bodies[index]!)
+      latencies.push(performance.now() - sent)
+    }
+  }))
+  const elapsedMs = performance.now() - started
+  sender.close()
+  return { statuses, latencies, elapsedMs }
+}

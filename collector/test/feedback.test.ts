@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import { feedback, init, shutdown } from '@sieve/sdk'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
 let sieve: RunningSieve
+/** What the collector logged: a storage error on a feedback insert shows up here. */
+const logged: string[] = []
 
 before(async () => {
-  sieve = await startSieve({ apiKeys: new Map([['key-a', 'proj-a']]) })
+  sieve = await startSieve({ apiKeys: new Map([['key-a', 'proj-a']]), log: (message) => logged.push(message) })
   init({ endpoint: sieve.url, apiKey: 'key-a', disabled: true })
 })
 after(async () => {
@@ -20,7 +23,7 @@ async function rows(traceId: string) {
   return result.json<Record<string, unknown>>()
 }
 
-const post = (body: string, headers: Record<string, string> = { authorization: 'Bearer key-a' }) =>
+const post = (body: string | Buffer, headers: Record<string, string> = { authorization: 'Bearer key-a' }) =>
   fetch(`${sieve.url}/v1/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
 
 describe('POST /v1/feedback', () => {
@@ -76,5 +79,76 @@ describe('POST /v1/feedback', () => {
     init({ endpoint: 'http://127.0.0.1:9', disabled: true })
     const unreachable = await feedback(TRACE, { score: 1 })
     assert.equal(unreachable.ok === false && unreachable.error.code, 'FEEDBACK_UNREACHABLE')
+  })
+})
+
+describe('POST /v1/feedback with hostile text and bodies', () => {
+  // Bodies are written as JSON text: `\\ud800` here is the six characters `\ud800` on the wire.
+  const body = (fields: string) => `{"traceId":"${TRACE}","score":1,${fields}}`
+
+  test('a lone surrogate in the comment is stored as U+FFFD, and the next feedback is stored too', async () => {
+    const bad = await post(body('"feedbackId":"fb-surrogate","comment":"a\\ud800b"'))
+    assert.equal(bad.status, 201)
+    const good = await post(body('"feedbackId":"fb-after","comment":"fine"'))
+    assert.equal(good.status, 201)
+    const stored = new Map((await rows(TRACE)).map((r) => [r.feedback_id, r]))
+    assert.equal(stored.get('fb-surrogate')?.comment, 'a\ufffdb')
+    assert.equal(stored.get('fb-after')?.comment, 'fine')
+    assert.deepEqual(logged, [], 'no insert failed')
+  })
+
+  test('lone surrogates in the user id, feedback id and attribute keys and values are repaired', async () => {
+    const trace = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'
+    // A high surrogate at the end (an emoji cut in half), a low one alone, a pair in the wrong order.
+    const response = await post(
+      `{"traceId":"${trace}","score":-1,"feedbackId":"fb-\\udc00","userId":"u-\\ud83d","attributes":{"k\\ud800":"v\\udc00\\ud800","ok":"\\ud83d\\ude00"}}`,
+    )
+    assert.equal(response.status, 201)
+    assert.deepEqual(await response.json(), { feedbackId: 'fb-\ufffd' })
+    const [row] = await rows(trace)
+    assert.equal(row?.feedback_id, 'fb-\ufffd')
+    assert.equal(row?.user_id, 'u-\ufffd')
+    assert.deepEqual(row?.attributes, { 'k\ufffd': 'v\ufffd\ufffd', ok: '\u{1f600}' })
+  })
+
+  test('hostile bodies get 4xx naming the problem, never a storage error', async () => {
+    const loggedBefore = logged.length
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}"x"${'}'.repeat(depth)}`
+    const cases: [string, string, number][] = [
+      ['attributes nested 10,000 deep', body(`"attributes":${nested(10_000)}`), 400],
+      ['a body that is arrays 30,000 deep', `${'['.repeat(30_000)}${']'.repeat(30_000)}`, 400],
+      ['a score beyond a double (1e400)', `{"traceId":"${TRACE}","score":1e400}`, 400],
+      ['a score of 400 digits', `{"traceId":"${TRACE}","score":${'9'.repeat(400)}}`, 400],
+      ['a score as a string', `{"traceId":"${TRACE}","score":"1"}`, 400],
+      ['JSON null', 'null', 400],
+      ['a JSON string', '"feedback"', 400],
+      ['a JSON array', '[]', 400],
+      ['an attribute that is a number', body('"attributes":{"a":1}'), 400],
+      ['a prototype key instead of fields', '{"__proto__":{"traceId":"x","score":1}}', 400],
+    ]
+    for (const [what, text, status] of cases) {
+      const response = await post(text)
+      assert.equal(response.status, status, what)
+      const { error } = (await response.json()) as { error: { code: string; message: string } }
+      assert.doesNotMatch(error.message, /storage/, what)
+    }
+    const charset = await post(body('"comment":"x"'), { authorization: 'Bearer key-a', 'content-type': 'application/json; charset=latin1' })
+    assert.equal(charset.status, 415)
+    const encoding = await post(body('"comment":"x"'), { authorization: 'Bearer key-a', 'content-encoding': 'x-unknown' })
+    assert.equal(encoding.status, 415)
+    const gzip = { authorization: 'Bearer key-a', 'content-encoding': 'gzip' }
+    assert.equal((await post(gzipSync(Buffer.alloc(8 * 2 ** 20, ' ')), gzip)).status, 413, 'a gzip bomb')
+    assert.equal((await post(body('"comment":"x"'), gzip)).status, 400, 'a body that is not gzip')
+    assert.deepEqual(logged.slice(loggedBefore), [])
+  })
+
+  test('the largest and smallest doubles are stored as sent', async () => {
+    const trace = 'cccccccccccccccccccccccccccccccc'
+    for (const [id, score] of [['max', '1.7976931348623157e308'], ['min', '-1.7976931348623157e308'], ['tiny', '5e-324']] as const) {
+      const response = await post(`{"traceId":"${trace}","feedbackId":"${id}","score":${score}}`)
+      assert.equal(response.status, 201, id)
+    }
+    const scores = Object.fromEntries((await rows(trace)).map((r) => [r.feedback_id, r.score]))
+    assert.deepEqual(scores, { max: Number.MAX_VALUE, min: -Number.MAX_VALUE, tiny: 5e-324 })
   })
 })

@@ -42,6 +42,8 @@ export const envSchema = z.object({
   SIEVE_RETENTION_DAYS: positiveInt.default(30),
   SIEVE_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Off: an acknowledged span survives a crash of the process, not a power loss (storage/fsync.ts).
+  SIEVE_FSYNC: z.stringbool().default(false),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
@@ -79,7 +81,8 @@ export interface Config {
   maxBodyBytes: number
   logLevel: Env['SIEVE_LOG_LEVEL']
   clickhouse:
-    | { kind: 'embedded'; path: string; database: string }
+    /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
+    | { kind: 'embedded'; path: string; database: string; fsync?: boolean }
     | { kind: 'server'; url: string; username?: string; password?: string; database: string }
   kafka?: {
     brokers: string[]
@@ -141,6 +144,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     )
   }
   const e = result.data
+  if (e.SIEVE_FSYNC && e.CLICKHOUSE_URL) {
+    // Not applied to a server's tables: there the server's configuration decides, and saying
+    // nothing would promise a durability Sieve does not set.
+    throw new ConfigError([
+      'SIEVE_FSYNC: applies to the embedded engine only; with CLICKHOUSE_URL set fsync_after_insert and ' +
+        'fsync_part_directory in the server\'s <merge_tree> configuration instead',
+    ])
+  }
   const database = e.CLICKHOUSE_DATABASE
   return {
     host: e.SIEVE_HOST,
@@ -153,7 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.SIEVE_LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
       ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database }
-      : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database },
+      : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database, fsync: e.SIEVE_FSYNC },
     kafka: e.KAFKA_BROKERS?.length
       ? {
           brokers: e.KAFKA_BROKERS,

@@ -9,7 +9,7 @@ test('defaults give the embedded engine under ./data and the in-process queue', 
   const config = loadConfig({})
   assert.equal(config.host, '127.0.0.1')
   assert.equal(config.port, 4318)
-  assert.deepEqual(config.clickhouse, { kind: 'embedded', path: './data/clickhouse', database: 'sieve' })
+  assert.deepEqual(config.clickhouse, { kind: 'embedded', path: './data/clickhouse', database: 'sieve', fsync: false })
   assert.equal(config.kafka, undefined)
   assert.equal(config.apiKeys.size, 0)
 })
@@ -31,6 +31,20 @@ test('API keys map to projects; a bare key belongs to the default project', () =
   const config = loadConfig({ SIEVE_API_KEYS: 'k1:shop, k2' })
   assert.deepEqual([...config.apiKeys], [['k1', 'shop'], ['k2', 'default']])
   assert.throws(() => loadConfig({ SIEVE_API_KEYS: 'k1:bad project' }), /SIEVE_API_KEYS: entry 'k1:bad project'/)
+})
+
+test('SIEVE_FSYNC turns on fsync of the embedded engine; with a server it is refused, not ignored', () => {
+  const fsync = (value: string) => {
+    const { clickhouse } = loadConfig({ SIEVE_FSYNC: value })
+    return clickhouse.kind === 'embedded' && clickhouse.fsync
+  }
+  assert.equal(fsync('1'), true)
+  assert.equal(fsync('true'), true)
+  assert.equal(fsync('0'), false)
+  assert.equal(fsync('false'), false)
+  assert.throws(() => loadConfig({ SIEVE_FSYNC: 'always' }), /SIEVE_FSYNC: .*\(got 'always'\)/)
+  assert.throws(() => loadConfig({ SIEVE_FSYNC: '1', CLICKHOUSE_URL: 'http://ch:8123' }), /SIEVE_FSYNC: .*<merge_tree>/)
+  assert.equal(loadConfig({ SIEVE_FSYNC: '0', CLICKHOUSE_URL: 'http://ch:8123' }).clickhouse.kind, 'server')
 })
 
 test('servers are chosen by CLICKHOUSE_URL and KAFKA_BROKERS', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
+import { wellFormed } from '@sieve/core'
 import { feedbackSchema } from '@sieve/sdk/feedback-schema'
 import express, { Router, type ErrorRequestHandler } from 'express'
 import { requireProject } from '../api/require-project.js'
@@ -29,7 +30,8 @@ export function createFeedbackRoutes(options: FeedbackRoutesOptions): Router {
         res.status(400).json({ error: { code: 'BAD_REQUEST', message } })
         return
       }
-      const feedbackId = parsed.data.feedbackId ?? randomUUID()
+      // Repaired here, not in the row: the answer names the id as stored (see insertFeedback).
+      const feedbackId = wellFormed(parsed.data.feedbackId ?? randomUUID())
       await insertFeedback(options.storage, res.locals.projectId as string, { ...parsed.data, feedbackId })
       res.status(201).json({ feedbackId })
     },

@@ -1,8 +1,18 @@
 import type { ClickHouseClient } from '@clickhouse/client'
+import { setAttribute, wellFormed } from '@sieve/core'
 import type { Feedback } from '@sieve/sdk/feedback-schema'
 
-/** Stores one validated feedback body in `feedback` (migrations/0004_feedback.sql) for a project. */
+/**
+ * Stores one validated feedback body in `feedback` (migrations/0004_feedback.sql) for a project.
+ * Free text goes through `wellFormed`, as every string of a span does: JSON lets a body carry a
+ * lone surrogate (`"\ud800"`, an emoji cut in half), which has no UTF-8 form, and ClickHouse
+ * refuses the whole insert over it (a 503 asking to retry what can never be stored). It is stored
+ * as U+FFFD. traceId, spanId and source are ASCII by the schema; the route repairs feedbackId,
+ * which it also answers with.
+ */
 export async function insertFeedback(client: ClickHouseClient, projectId: string, feedback: Feedback & { feedbackId: string }): Promise<void> {
+  const attributes: Record<string, string> = {}
+  for (const [key, value] of Object.entries(feedback.attributes ?? {})) setAttribute(attributes, wellFormed(key), wellFormed(value))
   await client.insert({
     table: 'feedback',
     format: 'JSONEachRow',
@@ -13,10 +23,10 @@ export async function insertFeedback(client: ClickHouseClient, projectId: string
         trace_id: feedback.traceId,
         span_id: feedback.spanId ?? '',
         score: feedback.score,
-        comment: feedback.comment ?? '',
+        comment: wellFormed(feedback.comment ?? ''),
         source: feedback.source,
-        user_id: feedback.userId ?? '',
-        attributes: feedback.attributes ?? {},
+        user_id: wellFormed(feedback.userId ?? ''),
+        attributes,
       },
     ],
   })

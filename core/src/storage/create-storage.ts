@@ -3,6 +3,8 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
+import { applyFsync, setFsyncWanted } from './fsync.js'
+import { quoteIdentifier } from './quote.js'
 
 export type StorageConfig = Config['clickhouse']
 
@@ -22,8 +24,6 @@ const embedded = new WeakMap<ClickHouseClient, ChdbConnection>()
 export function chdbConnectionOf(client: ClickHouseClient): ChdbConnection | undefined {
   return embedded.get(client)
 }
-
-const quoteIdentifier = (name: string): string => `\`${name.replace(/`/g, '``')}\``
 
 /**
  * Opens the ClickHouse client Sieve's storage code is written against: over chDB in this process
@@ -56,6 +56,9 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     await client.command({ query: `USE ${database}` })
     await inserts.chdb.queryAsync(`USE ${database}`)
     embedded.set(client, inserts)
+    // Tables that exist now; migrate() applies it to those it creates (see fsync.ts).
+    setFsyncWanted(client, config.fsync ?? false)
+    await applyFsync(client)
     // Whoever closes the client closes the insert connection with it. A closed connection refuses
     // new statements at once, but chDB destroys it only once the statements still running inside
     // the engine (on either connection) have ended; close() resolves only then, so a process may

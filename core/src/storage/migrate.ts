@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { applyFsync } from './fsync.js'
 
 /** The numbered SQL files at the repository root, shared by the embedded engine and a server. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url))
@@ -64,8 +65,9 @@ async function rows<T>(client: ClickHouseClient, query: string, params: Record<s
 
 /**
  * Brings the schema up to date: applies, in order, every migration not yet recorded in
- * `schema_migrations`, then makes each table's TTL match the configured retention. Safe to run
- * any number of times and from every start-up.
+ * `schema_migrations`, then makes each table's TTL match the configured retention and, on the
+ * embedded engine, its fsync settings match SIEVE_FSYNC. Safe to run any number of times and
+ * from every start-up.
  */
 export async function migrate(client: ClickHouseClient, options: MigrateOptions): Promise<MigrateResult> {
   const days = options.retentionDays
@@ -102,6 +104,8 @@ export async function migrate(client: ClickHouseClient, options: MigrateOptions)
     await client.command({ query: `ALTER TABLE ${table} MODIFY TTL ${expression.replaceAll('{retention_days}', String(days))}` })
     retentionUpdated.push(table)
   }
+  // Tables just created start with the engine's defaults; SIEVE_FSYNC applies to them too.
+  await applyFsync(client)
   return { applied, retentionUpdated }
 }
 
