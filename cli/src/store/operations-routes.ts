@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import express, { Router, type Request, type RequestHandler, type Response } from 'express'
+import { zodProblems } from '@sieve/core'
 import { labelSchema } from '@sieve/scorer'
 import { z } from 'zod'
 import { OperationError, USER_ERROR_CODES, type StoreOperations } from './operations.js'
@@ -42,7 +43,7 @@ const scoreRequest = z.object({ projectId: z.string().min(1), traceId: z.string(
 function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body)
   if (parsed.success) return parsed.data
-  throw new OperationError('BAD_REQUEST', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '))
+  throw new OperationError('BAD_REQUEST', zodProblems(parsed.error, { root: 'body' }).join('; '))
 }
 
 const handle =

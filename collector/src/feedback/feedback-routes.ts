@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { wellFormed } from '@sieve/core'
+import { wellFormed, zodProblems } from '@sieve/core'
 import { feedbackSchema } from '@sieve/sdk/feedback-schema'
 import express, { Router, type ErrorRequestHandler } from 'express'
 import { requireProject } from '../api/require-project.js'
@@ -26,7 +26,7 @@ export function createFeedbackRoutes(options: FeedbackRoutesOptions): Router {
     async (req, res) => {
       const parsed = feedbackSchema.safeParse(req.body)
       if (!parsed.success) {
-        const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')
+        const message = zodProblems(parsed.error, { root: 'body' }).join('; ')
         res.status(400).json({ error: { code: 'BAD_REQUEST', message } })
         return
       }

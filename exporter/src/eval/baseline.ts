@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { zodProblems } from '@sieve/core'
 import { z } from 'zod'
 
 const fraction = z.number().min(0).max(1)
@@ -55,7 +56,7 @@ export function readBaseline(path: string): BaselineFile {
   }
   const parsed = baselineFileSchema.safeParse(raw)
   if (!parsed.success) {
-    throw new BaselineError(`${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    throw new BaselineError(`${path}: ${zodProblems(parsed.error).join('; ')}`)
   }
   return parsed.data
 }

@@ -1,5 +1,5 @@
 import type { Config } from '@sieve/core'
-import { ConfigError } from '@sieve/core'
+import { ConfigError, zodProblems } from '@sieve/core'
 import { scrubOptionsSchema, type ResolvedScrubOptions } from './options.js'
 
 /**
@@ -11,7 +11,7 @@ export function loadScrubOptions(config: Pick<Config, 'sections'>, env: Record<s
   const input = env.SIEVE_SCRUB_SECRET ? { ...section, secret: env.SIEVE_SCRUB_SECRET } : section
   const result = scrubOptionsSchema.safeParse(input)
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `scrub.${i.path.join('.')}: ${i.message}`))
+    throw new ConfigError(zodProblems(result.error, { at: 'scrub' }))
   }
   return result.data
 }

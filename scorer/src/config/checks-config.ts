@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { ConfigError } from '@sieve/core'
+import { ConfigError, zodProblems } from '@sieve/core'
 import { z } from 'zod'
 import { canonicalJson } from '../canonical-json.js'
 import { DEFAULT_CHECKS } from '../checks/builtin.js'
@@ -123,7 +123,7 @@ function buildProfile(
 export function resolveChecksConfig(section: unknown, userChecks: CheckDefinition[] = [], scorecardsSection?: unknown): ChecksConfig {
   const parsed = checksSectionSchema.safeParse(section ?? {})
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `checks${i.path.map((p) => `.${String(p)}`).join('')}: ${i.message}`))
+    throw new ConfigError(zodProblems(parsed.error, { at: 'checks' }))
   }
   const { defaults, agents } = parsed.data
   const problems: string[] = []

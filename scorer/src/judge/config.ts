@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Config } from '@sieve/core'
+import { zodProblems, type Config } from '@sieve/core'
 import { isPinnedModel } from './model-pin.js'
 import { sliceMatchSchema } from './slices.js'
 import { JudgeError } from './judge-error.js'
@@ -108,7 +108,7 @@ export interface JudgeConfig extends JudgeSection {
 export function loadJudgeConfig(config: Pick<Config, 'judge' | 'sections'>): JudgeConfig | undefined {
   const result = judgeSectionSchema.safeParse(config.sections.judge ?? {})
   if (!result.success) {
-    throw new JudgeError('CONFIG_INVALID', `judge section: ${result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`)
+    throw new JudgeError('CONFIG_INVALID', `judge section: ${zodProblems(result.error).join('; ')}`)
   }
   const { baseUrl, apiKey, model, allowModelAlias } = config.judge
   if (!model) return undefined

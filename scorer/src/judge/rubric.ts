@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { zodProblems } from '@sieve/core'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { JudgeError } from './judge-error.js'
@@ -78,7 +79,7 @@ export function parseRubric(text: string, source: string): Rubric {
   }
   const result = rubricSchema.safeParse(raw)
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    const problems = zodProblems(result.error)
     throw new JudgeError('RUBRIC_INVALID', `${source}: ${problems.join('; ')}`)
   }
   return result.data

@@ -1,4 +1,4 @@
-import { foldSpace } from '@sieve/core'
+import { foldSpace, zodProblems } from '@sieve/core'
 import { z } from 'zod'
 import { levelRange, type RubricDimension } from './rubric.js'
 import type { Transcript } from './transcript.js'
@@ -46,7 +46,7 @@ export function checkVerdict(content: string | null | undefined, dimension: Rubr
   }
   const parsed = verdictSchema.safeParse(raw)
   if (!parsed.success) {
-    return { ok: false, problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') }
+    return { ok: false, problem: zodProblems(parsed.error).join('; ') }
   }
   const v = parsed.data
   const { min, max } = levelRange(dimension)

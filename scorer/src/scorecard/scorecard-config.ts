@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { zodProblems } from '@sieve/core'
 import { z } from 'zod'
 import { canonicalJson } from '../canonical-json.js'
 
@@ -82,7 +83,7 @@ export interface Scorecards {
 export function resolveScorecards(section: unknown, checks: ReadonlySet<string>): { scorecards: Scorecards; problems: string[] } {
   const parsed = scorecardsSectionSchema.safeParse(section)
   if (!parsed.success) {
-    return { scorecards: noScorecards, problems: parsed.error.issues.map((i) => `scorecards${i.path.map((p) => `.${String(p)}`).join('')}: ${i.message}`) }
+    return { scorecards: noScorecards, problems: zodProblems(parsed.error, { at: 'scorecards' }) }
   }
   const problems: string[] = []
   const build = (name: string, card: z.output<typeof scorecardSchema>, path: string): Scorecard => {

@@ -1,3 +1,4 @@
+import { zodProblems } from '@sieve/core'
 import { z } from 'zod'
 import { JudgeError } from '../judge-error.js'
 
@@ -37,7 +38,7 @@ export function parseLabels(text: string, source: string): Label[] {
     }
     const r = labelSchema.safeParse(raw)
     if (r.success) out.push(r.data)
-    else problems.push(`line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ')}`)
+    else problems.push(`line ${i + 1}: ${zodProblems(r.error, { root: '(line)' }).join('; ')}`)
   })
   if (problems.length) throw new JudgeError('LABELS_INVALID', `${source}: ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}`)
   if (out.length === 0) throw new JudgeError('LABELS_INVALID', `${source}: no labels`)
