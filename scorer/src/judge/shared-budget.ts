@@ -26,7 +26,7 @@ const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10
  * other instance's rows at start and every `refreshMs`. The ledger decides in memory on its own
  * figures, exact, plus the others' as last read: between two reads an instance does not see what
  * the others reserved, which bounds how far the instances together can pass a cap
- * (scorer/README.md, "Budgets across restarts and instances").
+ * (scorer/src/judge/README.md, "Budgets across restarts and instances").
  */
 export class SharedBudget {
   readonly instanceId = randomUUID()
