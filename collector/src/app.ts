@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { migrationsApplied, type SpanQueue } from '@sieve/core'
+import type { SpanQueue } from '@sieve/core'
 import express, { type Express, type RequestHandler } from 'express'
 import { jsonErrors } from './api/json-errors.js'
+import { storageNotReady } from './api/storage-readiness.js'
 import { createTraceRoutes } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import { metricsAccess } from './metrics-access.js'
@@ -43,13 +44,9 @@ export function createApp(options: AppOptions): Express {
   })
 
   app.get('/readyz', async (_req, res) => {
-    const ping = await options.storage.ping()
-    if (!ping.success) {
-      res.status(503).json({ status: 'unavailable', message: `storage unreachable: ${ping.error.message}` })
-      return
-    }
-    if (!(await migrationsApplied(options.storage))) {
-      res.status(503).json({ status: 'unavailable', message: 'migrations not applied: run `sieve migrate`' })
+    const notReady = await storageNotReady(options.storage)
+    if (notReady) {
+      res.status(503).json({ status: 'unavailable', message: notReady })
       return
     }
     // Reachable is not enough: on the embedded queue, storage refusing every insert stalls ingest.

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createTraceRoutes, jsonErrors, securityHeaders } from '@sieve/collector'
+import { createTraceRoutes, jsonErrors, securityHeaders, storageNotReady } from '@sieve/collector'
 import express, { type Express } from 'express'
 import { createDashboardApi } from './api.js'
 import { createUi, UI_PATH } from './ui.js'
@@ -13,6 +13,12 @@ export function createDashboardApp(options: { client: ClickHouseClient; apiKeys:
   app.disable('x-powered-by')
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
+  })
+  // Every page reads storage: not ready until it answers and is migrated.
+  app.get('/readyz', async (_req, res) => {
+    const notReady = await storageNotReady(options.client)
+    if (notReady) res.status(503).json({ status: 'unavailable', message: notReady })
+    else res.json({ status: 'ready' })
   })
   app.get('/', securityHeaders(), (_req, res) => res.redirect(`${UI_PATH}/`))
   app.use('/api', createDashboardApi({ client: options.client, apiKeys: options.apiKeys, judgeModel: options.judgeModel }))

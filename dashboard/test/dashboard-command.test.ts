@@ -30,6 +30,19 @@ test('sieve dashboard serves the UI, its assets and the query API without ingest
   assert.deepEqual(body.series, [])
   const ingest = await fetch(`${sieve.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
   assert.equal(ingest.status, 404, 'the dashboard role takes no traces')
+  const ready = await fetch(`${sieve.url}/readyz`)
+  assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready' }], 'migrated storage: ready (orchestrators probe /readyz)')
+})
+
+test('sieve dashboard on storage not migrated answers /readyz 503 saying so', async () => {
+  const bare = await startSieve('dashboard', mkdtempSync(join(tmpdir(), 'sieve-dashboard-bare-')))
+  try {
+    const ready = await fetch(`${bare.url}/readyz`)
+    assert.equal(ready.status, 503)
+    assert.match(((await ready.json()) as { message: string }).message, /migrations not applied: run `sieve migrate`/)
+  } finally {
+    await bare.stop()
+  }
 })
 
 test('sieve dashboard sends the security headers on its UI, its API and the redirect at /', async () => {
