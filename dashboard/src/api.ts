@@ -5,6 +5,7 @@ import { requireProject, securityHeaders, traceTree } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
 import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
+import { openApiDocument } from './openapi.js'
 import { pipelineCounters } from './pipeline.js'
 import { compare } from './queries/compare.js'
 import { quality } from './queries/quality.js'
@@ -69,6 +70,9 @@ const handle =
 export function createDashboardApi(options: DashboardApiOptions): Router {
   const { client } = options
   const router = Router()
+  // Open, like /healthz: it says what the API takes, nothing of any project's data.
+  const document = openApiDocument()
+  router.get('/openapi.json', securityHeaders(), (_req, res) => res.json(document))
   router.use(securityHeaders(), requireProject(options.apiKeys))
 
   router.get('/quality', handle(async (req, res) => quality(client, projectOf(res), parse(qualityQuery, req.query, 'parameter'))))

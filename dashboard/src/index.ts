@@ -9,3 +9,4 @@ export { session, type SessionView, type SessionTrace } from './queries/session.
 export { traceQuality, type TraceScore, type TraceFeedback } from './queries/trace-quality.js'
 export { pipelineCounters, type PipelineCounter } from './pipeline.js'
 export * from './params.js'
+export { openApiDocument, ROUTES } from './openapi.js'

@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs'
+import { feedbackSchema, listTracesQuerySchema } from '@sieve/collector'
+import { z } from 'zod'
+import { compareQuery, exportBody, qualityQuery, scorecardQuery, worstQuery } from './params.js'
+
+/**
+ * The HTTP API of a Sieve server as an OpenAPI 3.1 document, generated from the zod schemas the
+ * routes validate with, so the document cannot describe a parameter the code does not take.
+ * Served at `GET /api/openapi.json`; committed as `dashboard/openapi.json` (`npm run openapi`
+ * writes it, a test holds the two equal). Responses are described in words: only requests have
+ * schemas in the code. The owner's `/ops` routes (CLI commands while `sieve up` runs) are internal
+ * and left out.
+ */
+
+type JsonSchema = Record<string, unknown>
+type Method = 'get' | 'post'
+
+interface RouteDoc {
+  method: Method
+  path: string
+  summary: string
+  tag: 'ingest' | 'read' | 'operations'
+  /** A strict zod object whose properties are the query parameters. */
+  query?: z.ZodType
+  pathParams?: Record<string, { description: string; pattern?: string }>
+  body?: { schema: z.ZodType } | { contentTypes: Record<string, string> }
+  responses: Record<number, string>
+  /** Public: no API key asked (health, readiness, this document). */
+  open?: boolean
+}
+
+const inputSchema = (schema: z.ZodType): JsonSchema => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
+  return rest
+}
+
+const TRACE_ID = { description: 'trace id, 32 hex digits', pattern: '^[0-9a-fA-F]{32}$' }
+const ERRORS = { 400: 'a parameter or the body is invalid: `{error: {code, message}}` naming it', 401: 'no or unknown API key' }
+const RANGE = 'Times: ISO 8601 (a date first) or Unix milliseconds; `from` defaults to `to` minus 24 h, `to` to now; at most 93 days.'
+
+export const ROUTES: readonly RouteDoc[] = [
+  {
+    method: 'post', path: '/v1/traces', tag: 'ingest',
+    summary: 'OTLP/HTTP trace export (ExportTraceServiceRequest), protobuf or JSON, gzip optional. 200 means stored.',
+    body: { contentTypes: { 'application/x-protobuf': 'binary ExportTraceServiceRequest', 'application/json': 'ExportTraceServiceRequest in OTLP/JSON' } },
+    responses: {
+      200: 'stored; `partialSuccess.rejectedSpans` and `errorMessage` name spans refused for their content (never retried)',
+      400: 'nothing in the request could be stored (google.rpc.Status in the request\'s format)',
+      401: 'no or unknown API key',
+      413: 'body larger than SIEVE_MAX_BODY_BYTES, as sent or decompressed',
+      415: 'content type other than application/x-protobuf or application/json',
+      429: 'the queue is full: retry after `Retry-After` seconds',
+      503: 'storage or the queue cannot take spans now: retry',
+    },
+  },
+  {
+    method: 'post', path: '/v1/feedback', tag: 'ingest', summary: "A user's judgement of a trace (thumbs, rating, comment), as the SDK's `feedback()` sends it.",
+    body: { schema: feedbackSchema }, responses: { 201: '`{feedbackId}` once stored', ...ERRORS, 413: 'body over 64 KiB', 415: 'charset or Content-Encoding not supported' },
+  },
+  { method: 'get', path: '/api/traces', tag: 'read', summary: 'Traces of the project, newest first.', query: listTracesQuerySchema, responses: { 200: '`{traces: [...]}`', ...ERRORS } },
+  {
+    method: 'get', path: '/api/traces/{traceId}', tag: 'read', pathParams: { traceId: TRACE_ID },
+    summary: "A trace's span tree in causal order, its conversation, session id, scores and feedback.",
+    responses: { 200: '`{trace, conversation, sessionId, scores, feedback}`', ...ERRORS, 404: 'no such trace in the project' },
+  },
+  { method: 'get', path: '/api/traces/{traceId}/quality', tag: 'read', pathParams: { traceId: TRACE_ID }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
+  {
+    method: 'get', path: '/api/sessions/{sessionId}', tag: 'read', pathParams: { sessionId: { description: 'session id as sent (gen_ai.conversation.id or session.id), URL-encoded' } },
+    summary: 'The traces of one session and the conversation they hold together.', responses: { 200: '`{sessionId, traces, earlierTracesOmitted, conversation}`', ...ERRORS, 404: 'no trace of that session in the project' },
+  },
+  { method: 'get', path: '/api/quality', tag: 'read', summary: `Bucketed pass rates, mean scores, traces, tokens and judge coverage per check or dimension. ${RANGE}`, query: qualityQuery, responses: { 200: '`{buckets, series, traces, ...}`', ...ERRORS } },
+  { method: 'get', path: '/api/worst', tag: 'read', summary: `Lowest-scoring traces of a range. ${RANGE}`, query: worstQuery, responses: { 200: '`{traces: [...]}`', ...ERRORS } },
+  { method: 'get', path: '/api/compare', tag: 'read', summary: 'Two versions side by side, per check, with the significance of each change (default range 30 days).', query: compareQuery, responses: { 200: '`{by, a, b, traces, checks}`', ...ERRORS } },
+  { method: 'get', path: '/api/scorecard', tag: 'read', summary: `Scorecard verdicts of a range and the hard gates that failed. ${RANGE}`, query: scorecardQuery, responses: { 200: '`{traces, passed, passRate, gates}`', ...ERRORS } },
+  { method: 'get', path: '/api/status', tag: 'read', summary: 'Whether a judge is configured, and the oldest trace of the last 30 days.', responses: { 200: '`{judge: {on, model}, oldestTrace}`', 401: ERRORS[401] } },
+  { method: 'get', path: '/api/pipeline', tag: 'operations', summary: "The collector's counters that say spans were received, rejected, dropped or failed.", responses: { 200: '`{available, counters}`', 401: ERRORS[401] } },
+  {
+    method: 'post', path: '/api/export', tag: 'read', summary: "The selected traces as PII-scrubbed golden examples in the project's dataset.",
+    body: { schema: exportBody }, responses: { 200: '`{exported, skipped, destination}`', ...ERRORS, 501: 'no dataset exporter in this process' },
+  },
+  { method: 'get', path: '/healthz', tag: 'operations', open: true, summary: 'Liveness: the process answers.', responses: { 200: '`{status: "ok"}`' } },
+  { method: 'get', path: '/readyz', tag: 'operations', open: true, summary: 'Readiness: storage reachable and migrated (the collector: taking spans too).', responses: { 200: '`{status: "ready"}`', 503: '`{status: "unavailable", message}`' } },
+  { method: 'get', path: '/metrics', tag: 'operations', open: true, summary: 'Prometheus metrics; with API keys configured, SIEVE_METRICS_TOKEN as a bearer token (or loopback).', responses: { 200: 'Prometheus text format', 401: 'the metrics token is missing' } },
+  { method: 'get', path: '/api/openapi.json', tag: 'operations', open: true, summary: 'This document.', responses: { 200: 'OpenAPI 3.1' } },
+]
+
+function parameters(route: RouteDoc): JsonSchema[] {
+  const path = Object.entries(route.pathParams ?? {}).map(([name, p]) => ({
+    name, in: 'path', required: true, description: p.description, schema: { type: 'string', ...(p.pattern ? { pattern: p.pattern } : {}) },
+  }))
+  if (!route.query) return path
+  const schema = inputSchema(route.query) as { properties?: Record<string, JsonSchema>; required?: string[] }
+  const query = Object.entries(schema.properties ?? {}).map(([name, s]) => ({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: s }))
+  return [...path, ...query]
+}
+
+function requestBody(route: RouteDoc): JsonSchema | undefined {
+  if (!route.body) return undefined
+  if ('schema' in route.body) return { required: true, content: { 'application/json': { schema: inputSchema(route.body.schema) } } }
+  return {
+    required: true,
+    content: Object.fromEntries(Object.entries(route.body.contentTypes).map(([type, description]) => [type, { schema: { description, ...(type.endsWith('protobuf') ? { type: 'string', contentMediaType: type } : { type: 'object' }) } }])),
+  }
+}
+
+/** The dashboard package's version, which the document carries. */
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+/** The document, from ROUTES. */
+export function openApiDocument(version = VERSION): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {}
+  for (const route of ROUTES) {
+    const body = requestBody(route)
+    const params = parameters(route)
+    ;(paths[route.path] ??= {})[route.method] = {
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.open ? { security: [] } : {}),
+      ...(params.length ? { parameters: params } : {}),
+      ...(body ? { requestBody: body } : {}),
+      responses: Object.fromEntries(Object.entries(route.responses).map(([status, description]) => [status, { description }])),
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Sieve',
+      version,
+      description: 'Ingest (OTLP/HTTP traces, user feedback) and the read API of a Sieve server. Every route but the open ones takes an API key as `Authorization: Bearer <key>` or `x-api-key`, and reads or writes only that key\'s project; without SIEVE_API_KEYS everything is project `default` (loopback only). Errors are `{error: {code, message}}` (OTLP routes: google.rpc.Status).',
+    },
+    security: [{ bearer: [] }, { apiKey: [] }],
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    tags: [
+      { name: 'ingest', description: 'what agents and SDKs send' },
+      { name: 'read', description: 'what dashboards and tools read' },
+      { name: 'operations', description: 'health, readiness, metrics' },
+    ],
+    paths,
+  }
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { test } from 'node:test'
+import type { ClickHouseClient } from '@clickhouse/client'
+import { createApp, createMetrics, InProcessQueue, listen } from '@sieve/collector'
+import type { Router } from 'express'
+import { createDashboardApi, createDashboardApp, createUi, UI_PATH } from '../src/index.js'
+import { openApiDocument } from '../src/openapi.js'
+
+/*
+ * The OpenAPI document describes every route a Sieve server serves, and only those: it is built
+ * from the zod schemas the routes validate with, and the committed copy is the one served.
+ */
+
+const storage = {} as ClickHouseClient
+const keys = new Map([['k', 'default']])
+
+interface Layer {
+  rawPath?: string
+  route?: { path: string; methods: Record<string, boolean> }
+  handle: { stack?: Layer[] }
+}
+
+/** `METHOD /path` of every route of an express app or router, mount paths included, `:id` as `{id}`. */
+function routesOf(stack: Layer[], prefix = ''): string[] {
+  return stack.flatMap((layer) => {
+    const at = `${prefix}${layer.rawPath && layer.rawPath !== '/' ? layer.rawPath : ''}`
+    if (layer.route) return Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${prefix}${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`)
+    return layer.handle.stack ? routesOf(layer.handle.stack, at) : []
+  })
+}
+
+const documented = (doc: { paths: Record<string, Record<string, unknown>> }) =>
+  Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
+
+test('every route of `sieve up` and of `sieve dashboard` is in the document, and every documented route is served by one of them', () => {
+  const up = createApp({
+    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createMetrics(),
+    routes: [{ path: '/api', handler: createDashboardApi({ client: storage, apiKeys: keys }) }, { path: UI_PATH, handler: createUi() }],
+  })
+  const dashboard = createDashboardApp({ client: storage, apiKeys: keys })
+  const served = new Set([up, dashboard].flatMap((app) => routesOf((app as unknown as { router: Router & { stack: Layer[] } }).router.stack)))
+  // The UI's static files and the dashboard role's redirect at / are not API.
+  const api = [...served].filter((r) => !r.includes(UI_PATH) && r !== 'GET /')
+  const doc = documented(openApiDocument() as { paths: Record<string, Record<string, unknown>> })
+  assert.deepEqual(api.filter((r) => !doc.includes(r)).sort(), [], 'served but not documented')
+  assert.deepEqual(doc.filter((r) => !served.has(r)).sort(), [], 'documented but served by neither')
+})
+
+test('query parameters and bodies come from the routes\' own schemas', () => {
+  const doc = openApiDocument() as any
+  const quality = doc.paths['/api/quality'].get.parameters
+  assert.deepEqual(quality.find((p: any) => p.name === 'interval').schema.enum, ['5m', '15m', '1h', '6h', '1d', '7d'])
+  assert.ok(quality.every((p: any) => p.in === 'query' && p.required === false))
+  const feedback = doc.paths['/v1/feedback'].post.requestBody.content['application/json'].schema
+  assert.deepEqual(feedback.required.sort(), ['score', 'traceId'])
+  assert.equal(doc.paths['/api/traces/{traceId}'].get.parameters[0].schema.pattern, '^[0-9a-fA-F]{32}$')
+  assert.deepEqual(doc.paths['/healthz'].get.security, [], 'open routes need no key')
+})
+
+test('the committed dashboard/openapi.json is the document served at /api/openapi.json, without an API key', async () => {
+  const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'))
+  assert.deepEqual(committed, openApiDocument(), 'run `npm run openapi` and commit dashboard/openapi.json')
+  const server = await listen(createDashboardApp({ client: storage, apiKeys: keys }), '127.0.0.1', 0)
+  try {
+    const res = await fetch(`${server.url}/api/openapi.json`)
+    assert.equal(res.status, 200)
+    assert.deepEqual(await res.json(), committed)
+    assert.equal((await fetch(`${server.url}/api/status`)).status, 401, 'the rest of /api still asks for a key')
+  } finally {
+    await server.stop()
+  }
+})
