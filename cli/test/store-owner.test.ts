@@ -108,9 +108,16 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
   await judge.close()
 })
 
-test('an owner file left by a process that died (kill -9) is ignored', async () => {
-  writeFileSync(join(dataDir, 'owner.json'), JSON.stringify({ pid: 2 ** 22 + 17, url: 'http://127.0.0.1:9', token: 'x'.repeat(64), startedAt: new Date().toISOString(), version: 'sieve 0', configFile: '' }))
-  const migrated = await sieve(['migrate'])
-  assert.equal(migrated.code, 0, migrated.err)
-  assert.match(migrated.err, /on the store in/)
+test('an owner file left by a process that died (kill -9), or whose pid another process now has, is ignored', async () => {
+  const owner = (pid: number) => JSON.stringify({ pid, url: 'http://127.0.0.1:9', token: 'x'.repeat(64), startedAt: new Date().toISOString(), version: 'sieve 0', configFile: '' })
+  // A pid above any pid_max: that process is gone.
+  writeFileSync(join(dataDir, 'owner.json'), owner(2 ** 22 + 17))
+  const gone = await sieve(['migrate'])
+  assert.equal(gone.code, 0, gone.err)
+  assert.match(gone.err, /on the store in/)
+  // A live pid (this test's) that does not answer at the recorded URL: not an owner either.
+  writeFileSync(join(dataDir, 'owner.json'), owner(process.pid))
+  const reused = await sieve(['migrate'])
+  assert.equal(reused.code, 0, reused.err)
+  assert.match(reused.err, /on the store in/)
 })

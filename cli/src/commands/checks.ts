@@ -12,7 +12,7 @@ export const checksCommand: Command = {
   exitCodes: { 0: 'listed', 2: 'usage or configuration error (an invalid checks section)' },
   async run({ values }) {
     const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
-    const operations = openOperations(loadConfig())
+    const operations = await openOperations(loadConfig())
     try {
       console.log(await operations.checks(typeof values.agent === 'string' ? values.agent : undefined))
       console.error(`sieve checks: ${operations.origin}`)

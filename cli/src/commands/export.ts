@@ -54,7 +54,7 @@ export const exportCommand: Command = {
     const reviewAfterDays = Number(values['review-after'])
     if (!Number.isInteger(reviewAfterDays) || reviewAfterDays < 1) throw new UsageError('--review-after must be a positive number of days')
 
-    const operations = openOperations(loadConfig())
+    const operations = await openOperations(loadConfig())
     try {
       // Absolute: while `sieve up` owns the store, it writes the file, from its own working directory.
       const report = await operations.export({

@@ -22,7 +22,7 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
     }
     labels.push(...parseLabels(text, labelsPath))
   }
-  const operations = openOperations(loadConfig())
+  const operations = await openOperations(loadConfig())
   try {
     const report = await operations.calibrate({ labels, fromAnnotations, ...(threshold !== undefined ? { threshold } : {}), dryRun: values['dry-run'] === true })
     console.error(`sieve judge calibrate: ${operations.origin}`)

@@ -10,7 +10,7 @@ export const migrateCommand: Command = {
   details: [OWNER_NOTE],
   async run() {
     const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
-    const operations = openOperations(loadConfig())
+    const operations = await openOperations(loadConfig())
     try {
       const result = await operations.migrate()
       console.error(`sieve migrate: ${operations.origin}`)

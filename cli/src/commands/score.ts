@@ -19,7 +19,7 @@ export const scoreCommand: Command = {
     if (typeof traceId !== 'string' || !/^[0-9a-fA-F]{32}$/.test(traceId)) throw new UsageError('--trace needs a trace id of 32 hex digits')
     const project = String(values.project ?? 'default')
     const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
-    const operations = openOperations(loadConfig())
+    const operations = await openOperations(loadConfig())
     try {
       const outcome = await operations.score({ projectId: project, traceId, dryRun: values['dry-run'] === true })
       console.error(`sieve score: ${operations.origin}`)
