@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
-import { readTrace, type Config, type SpanQueue } from '@sieve/core'
+import { readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
@@ -15,6 +15,8 @@ export interface UpContext {
   /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
   queueDepth?: () => number
   metrics: CollectorMetrics
+  /** The process's logger (SIEVE_LOG_LEVEL; JSON lines unless stderr is a terminal). */
+  log: Logger
   /** Set when this process owns an embedded store: the collector serves the CLI's operations (/ops) behind this token. */
   ownerToken?: string
 }
@@ -38,13 +40,13 @@ export type Part = (context: UpContext) => Promise<RunningPart>
  * it; the embedded queue acknowledges on insert and keeps nothing, so there the ingester records
  * the rollup's progress in storage and first finishes, at start, what a crash left undone.
  */
-export const ingesterPart: Part = async ({ config, queue, storage, metrics }) => {
+export const ingesterPart: Part = async ({ config, queue, storage, metrics, log }) => {
   const ingester = await startIngester({
     queue, storage, metrics,
     commitAfterRollup: config.kafka !== undefined,
     recover: config.kafka === undefined,
-    onError: (error) => console.error(`sieve ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
-    log: (message) => console.error(`sieve: ${message}`),
+    onError: (error) => log.error(`ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
+    log: (message) => log.info(message),
   })
   return { name: 'ingester', stop: () => ingester.stop() }
 }
@@ -57,7 +59,7 @@ export const ingesterPart: Part = async ({ config, queue, storage, metrics }) =>
  * With a judge configured (JUDGE_MODEL), every scored trace is offered to it; judging runs in the
  * background and finishes what is in flight on stop.
  */
-export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
+export const scorerPart: Part = async ({ config, queue, storage, metrics, log }) => {
   const checks = await loadChecksConfig(config.sections)
   // With Kafka, scores also go to the scores topic, after the table.
   const topic = config.kafka
@@ -65,7 +67,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     : undefined
   const table = clickhouseScoreSink(storage)
   const sink = topic ? fanOut(table, topic) : table
-  const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => console.error(`sieve up: ${message}`), scorecards: checks.scorecards })
+  const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => log.warn(message), scorecards: checks.scorecards })
   const scorer = await Scorer.start({
     queue,
     checks,
@@ -75,7 +77,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
     ...(config.kafka ? {} : { recovery: { storage } }),
-    log: (message) => console.error(`sieve up: ${message}`),
+    log: (message) => log.info(message),
   })
   return {
     name: 'scorer',
@@ -89,12 +91,13 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics }) => {
   }
 }
 
-export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, ownerToken }) => {
+export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, log, ownerToken }) => {
   const dashboardApi = createDashboardApi({
     client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
   })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
+    log: (message, fields) => log.error(message, fields),
     routes: [
       { path: '/api', handler: dashboardApi },
       { path: UI_PATH, handler: createUi() },
@@ -117,8 +120,11 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
 }
 
 /** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
-export const opsPart: Part = async ({ config, queue, storage, metrics }) => {
-  const app = createApp({ queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, serveTraffic: false })
+export const opsPart: Part = async ({ config, queue, storage, metrics, log }) => {
+  const app = createApp({
+    queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, serveTraffic: false,
+    log: (message, fields) => log.error(message, fields),
+  })
   const server = await listen(app, config.host, config.port)
   return { name: 'ops', banner: [`Metrics:          ${server.url}/metrics`], stop: () => server.stop() }
 }

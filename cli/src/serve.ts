@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createStorage, loadConfig, migrate, type Config, type SpanQueue } from '@sieve/core'
+import { createLogger, createStorage, loadConfig, migrate, type Config, type SpanQueue } from '@sieve/core'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { openQueue } from './queue.js'
 import type { Part, RunningPart } from './parts.js'
@@ -50,13 +50,15 @@ export async function serve(role: Role): Promise<number> {
     console.error(`${name}: ${binding.refuse}`)
     return 2
   }
-  if (binding.warn) console.warn(`${name}: ${binding.warn}`)
+  // Refusals above are for the person starting it; from here on, events for whoever reads the logs.
+  const log = createLogger({ level: config.logLevel, fields: { role: role.name } })
+  if (binding.warn) log.warn(`${name}: ${binding.warn}`)
 
   let storage: ClickHouseClient
   try {
     storage = await createStorage(config.clickhouse)
   } catch (err) {
-    console.error(`${name}: ${(err as Error).message}`)
+    log.error(`${name}: ${(err as Error).message}`)
     return 1
   }
   const running: RunningPart[] = []
@@ -72,12 +74,12 @@ export async function serve(role: Role): Promise<number> {
   try {
     if (role.migrate) {
       const migrated = await migrate(storage, { retentionDays: config.retentionDays })
-      if (migrated.applied.length) console.log(`${name}: applied migrations ${migrated.applied.join(', ')}`)
+      if (migrated.applied.length) log.info(`${name}: applied migrations ${migrated.applied.join(', ')}`, { migrations: migrated.applied })
     }
     const metrics = createMetrics()
-    queue = await openQueue(config, metrics, role.name)
+    queue = await openQueue(config, metrics, role.name, log)
     const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
-    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics, ...(ownerToken ? { ownerToken } : {}) }))
+    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics, log, ...(ownerToken ? { ownerToken } : {}) }))
     const url = running.find((p) => p.url)?.url
     if (ownerToken && url) {
       writeOwner(config.dataDir, {
@@ -86,7 +88,7 @@ export async function serve(role: Role): Promise<number> {
     }
   } catch (err) {
     await stop().catch(() => {})
-    console.error(`${name}: ${(err as Error).message}`)
+    log.error(`${name}: ${(err as Error).message}`)
     return 1
   }
 
@@ -100,7 +102,7 @@ export async function serve(role: Role): Promise<number> {
   ].join('\n'))
 
   const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
-  console.log(`${name}: ${String(signal[0] ?? 'signal')} received, draining and stopping`)
+  log.info(`${name}: ${String(signal[0] ?? 'signal')} received, draining and stopping`)
   // Storage may be down for good, or the backlog too large to finish: do not hang forever. Exit 1
   // saying what was left, but only once storage is closed: a process that exits while a statement
   // runs inside the embedded engine crashes in libchdb instead. Closing refuses new statements
@@ -109,18 +111,18 @@ export async function serve(role: Role): Promise<number> {
   const giveUp = async () => {
     const left = [queue instanceof InProcessQueue ? `${queue.depth()} spans not stored` : '', ...running.map((p) => p.unfinished?.() ?? '')]
       .filter((what) => what !== '')
-    console.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left.length ? ` with ${left.join(' and ')}` : ''}`)
+    log.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left.length ? ` with ${left.join(' and ')}` : ''}`)
     if (ownerToken) removeOwner(config.dataDir, ownerToken)
     const closed = await Promise.race([
       storage.close().then(() => true, () => true),
       new Promise<false>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, false)),
     ])
-    if (!closed) console.error(`${name}: storage still busy ${CLOSE_TIMEOUT_MS / 1000}s later; exiting all the same`)
+    if (!closed) log.error(`${name}: storage still busy ${CLOSE_TIMEOUT_MS / 1000}s later; exiting all the same`)
     process.exit(1)
   }
   const timeout = setTimeout(() => void giveUp(), DRAIN_TIMEOUT_MS)
   await stop()
   clearTimeout(timeout)
-  console.log(`${name}: stopped`)
+  log.info(`${name}: stopped`)
   return 0
 }

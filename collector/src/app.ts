@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import type { SpanQueue } from '@sieve/core'
+import type { LogFn, SpanQueue } from '@sieve/core'
 import express, { type Express, type RequestHandler } from 'express'
 import { jsonErrors } from './api/json-errors.js'
+import { requestIds } from './api/request-id.js'
 import { storageNotReady } from './api/storage-readiness.js'
 import { createTraceRoutes } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
@@ -28,7 +29,7 @@ export interface AppOptions {
    */
   serveTraffic?: boolean
   /** Where errors no client may see go in full (default: stderr). */
-  log?: (message: string) => void
+  log?: LogFn
 }
 
 /** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
@@ -37,7 +38,8 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by')
 
   const { metrics, queueDepth } = options
-  const log = options.log ?? ((message: string) => console.error(message))
+  const log: LogFn = options.log ?? ((message) => console.error(message))
+  app.use(requestIds())
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })

@@ -1,4 +1,5 @@
 export * from './config.js'
+export * from './log.js'
 export * from './zod-problems.js'
 export * from './span.js'
 export * from './span-values.js'

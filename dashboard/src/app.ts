@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createTraceRoutes, jsonErrors, securityHeaders, storageNotReady } from '@sieve/collector'
+import { createTraceRoutes, jsonErrors, requestIds, securityHeaders, storageNotReady } from '@sieve/collector'
+import type { LogFn } from '@sieve/core'
 import express, { type Express } from 'express'
 import { createDashboardApi } from './api.js'
 import { createUi, UI_PATH } from './ui.js'
@@ -8,9 +9,10 @@ import { createUi, UI_PATH } from './ui.js'
  * The dashboard on its own (`sieve dashboard`, the production role): API, read API and UI over
  * ClickHouse, no ingest. `sieve up` mounts the same routers into the collector's app instead.
  */
-export function createDashboardApp(options: { client: ClickHouseClient; apiKeys: ReadonlyMap<string, string>; judgeModel?: string | undefined }): Express {
+export function createDashboardApp(options: { client: ClickHouseClient; apiKeys: ReadonlyMap<string, string>; judgeModel?: string | undefined; log?: LogFn }): Express {
   const app = express()
   app.disable('x-powered-by')
+  app.use(requestIds())
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
   })
@@ -27,6 +29,6 @@ export function createDashboardApp(options: { client: ClickHouseClient; apiKeys:
   app.use((req, res) => {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
   })
-  app.use(jsonErrors((message) => console.error(message), 'sieve dashboard'))
+  app.use(jsonErrors(options.log ?? ((message) => console.error(message)), 'sieve dashboard'))
   return app
 }

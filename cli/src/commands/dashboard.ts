@@ -14,7 +14,7 @@ export const dashboardCommand: Command = {
     2: 'configuration error: an invalid setting, a non-loopback SIEVE_HOST without SIEVE_API_KEYS',
   },
   async run() {
-    const [{ listen }, { createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }] = await Promise.all([
+    const [{ listen }, { createLogger, createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }] = await Promise.all([
       import('@sieve/collector'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'),
     ])
     const config = loadConfig()
@@ -23,9 +23,11 @@ export const dashboardCommand: Command = {
       console.error(`sieve dashboard: ${binding.refuse}`)
       return 2
     }
-    if (binding.warn) console.warn(`sieve dashboard: ${binding.warn}`)
+    const log = createLogger({ level: config.logLevel, fields: { role: 'dashboard' } })
+    if (binding.warn) log.warn(`sieve dashboard: ${binding.warn}`)
     const storage = await createStorage(config.clickhouse)
-    const server = await listen(createDashboardApp({ client: storage, apiKeys: config.apiKeys, judgeModel: config.judge.model }), config.host, config.port)
+    const app = createDashboardApp({ client: storage, apiKeys: config.apiKeys, judgeModel: config.judge.model, log: (message, fields) => log.error(message, fields) })
+    const server = await listen(app, config.host, config.port)
     console.log(`Dashboard:        ${server.url}${UI_PATH}/\nQuery API:        ${server.url}/api/quality`)
     await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
     await server.stop()

@@ -1,6 +1,7 @@
-import type { PublishOutcome, Span, SpanQueue } from '@sieve/core'
+import type { LogFn, PublishOutcome, Span, SpanQueue } from '@sieve/core'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
+import { requestIdOf } from '../api/request-id.js'
 import type { CollectorMetrics } from '../metrics.js'
 import { decodeJsonRequest } from '../otlp/decode-json.js'
 import { RequestAccount } from '../otlp/decoded-request.js'
@@ -21,7 +22,7 @@ export const otlpRouterOptionsSchema = z.object({
   maxBodyBytes: z.number().int().positive(),
   metrics: z.custom<CollectorMetrics>((m) => typeof (m as CollectorMetrics | null)?.registry === 'object', 'metrics must come from createMetrics()'),
   /** Where errors no sender may see go in full (default: stderr). */
-  log: z.custom<(message: string) => void>((f) => typeof f === 'function', 'log must be a function').optional(),
+  log: z.custom<LogFn>((f) => typeof f === 'function', 'log must be a function').optional(),
 })
 
 export type OtlpRouterOptions = z.infer<typeof otlpRouterOptionsSchema>
@@ -40,7 +41,7 @@ const DEFAULT_RETRY_AFTER = 5
  */
 export function createOtlpRouter(options: OtlpRouterOptions): Router {
   const { queue, apiKeys, maxBodyBytes, metrics } = otlpRouterOptionsSchema.parse(options)
-  const log = options.log ?? ((message: string) => console.error(message))
+  const log: LogFn = options.log ?? ((message) => console.error(message))
   const router = Router()
 
   router.post('/v1/traces', async (req: Request, res: Response) => {
@@ -69,7 +70,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       try {
         outcome = await publish()
       } catch (err) {
-        throw queueError(err, project, kept, metrics, log)
+        throw queueError(err, project, kept, metrics, (message) => log(message, { requestId: requestIdOf(res), project }))
       }
       // Kept aside as dead letters, durably: rejected, and the sender must not send them again.
       const quarantined = outcome?.quarantined ?? []
@@ -82,7 +83,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       let failure: ReceiverError
       if (err instanceof ReceiverError) failure = err
       else {
-        log(`sieve collector: /v1/traces failed: ${(err as Error)?.stack ?? String(err)}`)
+        log(`sieve collector: /v1/traces failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res) })
         failure = new ReceiverError(500, RPC_CODE.INTERNAL, 'internal error')
       }
       if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds))
@@ -131,7 +132,7 @@ function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: Spa
  * queue's own errors (QueueFullError, QueueUnavailableError) say what happened in words written
  * for senders; anything else is logged and answered without its text.
  */
-function queueError(err: unknown, project: string, spans: number, metrics: CollectorMetrics, log: (message: string) => void): ReceiverError {
+function queueError(err: unknown, project: string, spans: number, metrics: CollectorMetrics, log: LogFn): ReceiverError {
   const { code, message, retryAfterSeconds } = err as { code?: string; message?: string; retryAfterSeconds?: number }
   const retryAfter = retryAfterSeconds ?? DEFAULT_RETRY_AFTER
   if (code === 'QUEUE_FULL') {

@@ -79,6 +79,8 @@ export interface JudgeStageDeps {
    */
   scorecardFor?: (trace: Trace) => Scorecard | undefined
   now?: () => number
+  /** Where failures the stage recovers from are said (default: stderr). */
+  log?: (message: string) => void
 }
 
 /** Traces remembered as judged for negative feedback; older ones are checked in the scores table. */
@@ -129,8 +131,11 @@ export class JudgeStage {
   /** consider() and feedbackArrived() still looking things up in storage; drain() waits for them. */
   private readonly pending = new Set<Promise<unknown>>()
 
+  private readonly log: (message: string) => void
+
   constructor(private readonly deps: JudgeStageDeps) {
     const { config } = deps
+    this.log = deps.log ?? ((message) => console.error(message))
     this.metrics = deps.metrics ?? new JudgeMetrics()
     this.feedback = deps.feedback ?? new FeedbackIndex()
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
@@ -179,7 +184,7 @@ export class JudgeStage {
           ...deps.budgetSync,
           onError: (err, doing, again) => {
             this.metrics.inc('budget_sync_errors', { op: doing })
-            if (!again) console.error(`judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`)
+            if (!again) this.log(`judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`)
           },
         })
       : undefined
@@ -228,7 +233,7 @@ export class JudgeStage {
       (err: Error) => {
         // Without storage the storage-backed slices cannot decide: they pass, the others still can.
         this.metrics.inc('lookup_errors')
-        console.error(`judge: looking up trace ${traceId} in storage failed, its new-user and feedback slices are skipped: ${err.message}`)
+        this.log(`judge: looking up trace ${traceId} in storage failed, its new-user and feedback slices are skipped: ${err.message}`)
         return this.offer({ ...waiting, userTraceIndex: undefined, feedbackJudged: true }, facts)
       },
     )
@@ -362,7 +367,7 @@ export class JudgeStage {
     } catch (err) {
       // No verdict is not a low verdict: nothing is stored for the trace; its calls stay spent.
       this.metrics.inc('skipped', { slice: job.slice, reason: err instanceof JudgeThreadError ? err.reason : 'judge_failed' })
-      console.error(`judge: trace ${job.trace.traceId} was not judged: ${(err as Error).message}`)
+      this.log(`judge: trace ${job.trace.traceId} was not judged: ${(err as Error).message}`)
       return
     }
     if (judged.skipped) {
@@ -377,7 +382,7 @@ export class JudgeStage {
       this.metrics.inc('traces_judged')
     } catch (err) {
       this.metrics.inc('write_errors')
-      console.error(`judge: storing scores of trace ${job.trace.traceId} failed: ${(err as Error).message}`)
+      this.log(`judge: storing scores of trace ${job.trace.traceId} failed: ${(err as Error).message}`)
     }
   }
 
@@ -395,7 +400,7 @@ export class JudgeStage {
       return result ? [...records, scorecardRecord(result, traceFields(job.trace))] : records
     } catch (err) {
       this.metrics.inc('lookup_errors')
-      console.error(`judge: the scorecard of trace ${job.trace.traceId} was not updated: ${(err as Error).message}`)
+      this.log(`judge: the scorecard of trace ${job.trace.traceId} was not updated: ${(err as Error).message}`)
       return records
     }
   }

@@ -50,10 +50,10 @@ export function createJudge(config: Config, sink: ScoreSink, registry?: Registry
     const view = traceView(trace)
     return scorecards.cardFor(view.agentName, view.serviceName)
   })
-  const stage = new JudgeStage({ config: judge, rubrics, sink, metrics, ...(storage ? { storage } : {}), ...(scorecardFor ? { scorecardFor } : {}) })
+  const log = options.log ?? ((message: string) => console.error(message))
+  const stage = new JudgeStage({ config: judge, rubrics, sink, metrics, log, ...(storage ? { storage } : {}), ...(scorecardFor ? { scorecardFor } : {}) })
   // The worker thread loads now, not when the first sampled trace waits for it; a failure is reported by the stage.
   stage.ready().catch(() => {})
-  const log = options.log ?? ((message: string) => console.error(message))
   const feedback =
     storage &&
     pollFeedback(storage, (rows) => stage.feedbackArrived(rows), {
