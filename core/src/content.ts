@@ -1,5 +1,5 @@
 import { conventionOf } from './conventions/index.js'
-import { toolNameOf } from './genai.js'
+import { GENAI_ATTR, toolNameOf } from './genai.js'
 import { parseJsonValue } from './json-value.js'
 import type { AttributeValue, Attributes, Span } from './span.js'
 
@@ -299,7 +299,7 @@ export function toolInvocation(span: Span): ToolInvocation {
 /** Tool definitions offered to the model on this span (`gen_ai.tool.definitions`): name → JSON schema of its parameters. */
 export function toolDefinitions(span: Span, parse: ContentParser = defaultParser): Map<string, unknown> {
   const defs = new Map<string, unknown>()
-  const parsed = parse(span.attributes['gen_ai.tool.definitions'], 'gen_ai.tool.definitions')
+  const parsed = parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
   if (!Array.isArray(parsed)) return defs
   for (const raw of parsed) {
     if (!raw || typeof raw !== 'object') continue

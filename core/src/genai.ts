@@ -30,6 +30,13 @@ export const SIEVE_ATTR = {
   modelVersion: 'sieve.model.version',
 } as const
 
+/** GenAI attributes read whole by other parts (content.ts reads the messages), named here once. */
+export const GENAI_ATTR = {
+  toolDefinitions: 'gen_ai.tool.definitions',
+  retrievalDocuments: 'gen_ai.retrieval.documents',
+  outputType: 'gen_ai.output.type',
+} as const
+
 /** The GenAI conventions' names for a fact, then each other scheme's (conventions/), in precedence order. */
 function keysOf(fact: FactKey, own: readonly string[]): readonly string[] {
   return [...own, ...CONVENTIONS.flatMap((c) => c.keys[fact] ?? [])]

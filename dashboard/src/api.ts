@@ -45,7 +45,8 @@ function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.
   throw new ApiError(400, tooLarge ? 'RANGE_TOO_LARGE' : 'INVALID_PARAMETER', problems.join('; '))
 }
 
-const projectOf = (res: Response): string => {
+/** The project requireProject resolved from the request's API key. */
+const requestProject = (res: Response): string => {
   const project = res.locals.projectId
   if (typeof project !== 'string' || project === '') throw new ApiError(500, 'NO_PROJECT', 'authentication did not resolve a project')
   return project
@@ -75,20 +76,20 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
   router.get('/openapi.json', securityHeaders(), (_req, res) => res.json(document))
   router.use(securityHeaders(), requireProject(options.apiKeys))
 
-  router.get('/quality', handle(async (req, res) => quality(client, projectOf(res), parse(qualityQuery, req.query, 'parameter'))))
-  router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, projectOf(res), parse(worstQuery, req.query, 'parameter')) })))
-  router.get('/scorecard', handle(async (req, res) => scorecard(client, projectOf(res), parse(scorecardQuery, req.query, 'parameter'))))
-  router.get('/compare', handle(async (req, res) => compare(client, projectOf(res), parse(compareQuery, req.query, 'parameter'))))
+  router.get('/quality', handle(async (req, res) => quality(client, requestProject(res), parse(qualityQuery, req.query, 'parameter'))))
+  router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, requestProject(res), parse(worstQuery, req.query, 'parameter')) })))
+  router.get('/scorecard', handle(async (req, res) => scorecard(client, requestProject(res), parse(scorecardQuery, req.query, 'parameter'))))
+  router.get('/compare', handle(async (req, res) => compare(client, requestProject(res), parse(compareQuery, req.query, 'parameter'))))
 
   router.get(
     '/traces/:traceId/quality',
-    handle(async (req, res) => traceQuality(client, projectOf(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
+    handle(async (req, res) => traceQuality(client, requestProject(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
   )
   // The read API's trace (span tree) and its conversation, plus what the scorer, the judge and users said about it.
   router.get(
     '/traces/:traceId',
     handle(async (req, res) => {
-      const project = projectOf(res)
+      const project = requestProject(res)
       const traceId = parse(traceIdParam, req.params.traceId, 'trace id')
       const [trace, q] = await Promise.all([readTrace(client, project, traceId), traceQuality(client, project, traceId)])
       if (!trace) throw new ApiError(404, 'NOT_FOUND', `no trace ${traceId} in this project`)
@@ -102,7 +103,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
   router.get(
     '/sessions/:sessionId',
     handle(async (req, res) => {
-      const project = projectOf(res)
+      const project = requestProject(res)
       const sessionId = parse(sessionIdParam, req.params.sessionId, 'session id')
       const found = await session(client, project, sessionId)
       if (!found) throw new ApiError(404, 'NOT_FOUND', `no session ${JSON.stringify(sessionId)} in this project`)
@@ -110,7 +111,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
     }),
   )
 
-  router.get('/status', handle(async (_req, res) => status(client, projectOf(res), options.judgeModel)))
+  router.get('/status', handle(async (_req, res) => status(client, requestProject(res), options.judgeModel)))
   router.get(
     '/pipeline',
     handle(async () => {
@@ -123,7 +124,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
     '/export',
     json({ limit: '1mb' }),
     handle(async (req, res) => {
-      const project = projectOf(res)
+      const project = requestProject(res)
       const body = parse(exportBody, req.body ?? {}, 'field')
       if (!options.exporter) throw new ApiError(501, 'EXPORT_UNAVAILABLE', 'no dataset exporter is configured in this Sieve')
       return options.exporter.exportTraces({ projectId: project, traceIds: body.traceIds, note: body.note })

@@ -1,3 +1,4 @@
+import { GENAI_ATTR } from '@sieve/core'
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
 import { defineCheck } from './check.js'
@@ -42,7 +43,7 @@ export const structuredOutput = defineCheck({
   }),
   evaluate(trace, { schema, requiredFields }) {
     const view = traceView(trace)
-    const askedForJson = view.llmCalls.some((c) => c.span.attributes['gen_ai.output.type'] === 'json')
+    const askedForJson = view.llmCalls.some((c) => c.span.attributes[GENAI_ATTR.outputType] === 'json')
     if (!schema && !requiredFields.length && !askedForJson) return { skipped: 'no output schema declared and no JSON output requested' }
     const answer = view.finalAnswer
     if (!answer) return { skipped: 'no answer content captured' }

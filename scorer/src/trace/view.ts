@@ -4,6 +4,7 @@ import {
   ContentReader,
   conversationOf,
   finishReasons,
+  GENAI_ATTR,
   genAiFields,
   isLlmCall,
   toolDefinitions,
@@ -144,10 +145,10 @@ function buildView(trace: Trace): TraceView {
     if (!agentName && fields.agentName) agentName = fields.agentName
     agentVersion ||= fields.agentVersion
     promptVersion ||= fields.promptVersion
-    if (span.attributes['gen_ai.tool.definitions'] !== undefined) {
+    if (span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) {
       // Every model call of an agent usually offers the same tools: the shared parse returns the
       // same value for the same text, and merging it again would change nothing.
-      const offered = reader.parse(span.attributes['gen_ai.tool.definitions'], 'gen_ai.tool.definitions')
+      const offered = reader.parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
       if (!mergedDefinitions.has(offered)) {
         mergedDefinitions.add(offered)
         for (const [name, schema] of toolDefinitions(span, () => offered)) if (!definitions.has(name)) definitions.set(name, schema)
@@ -158,8 +159,8 @@ function buildView(trace: Trace): TraceView {
       continue
     }
     if (fields.operation === 'retrieval') {
-      const raw = span.attributes['gen_ai.retrieval.documents']
-      const docs = reader.parse(raw, 'gen_ai.retrieval.documents')
+      const raw = span.attributes[GENAI_ATTR.retrievalDocuments]
+      const docs = reader.parse(raw, GENAI_ATTR.retrievalDocuments)
       if (docs !== undefined) {
         sourceTexts.push(typeof raw === 'string' ? raw : asText(docs))
         collectDocIds(docs, retrievedDocIds)
