@@ -1,7 +1,9 @@
 import { once } from 'node:events'
+import { join } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createLogger, createStorage, loadConfig, migrate, type Config, type SpanQueue } from '@sieve/core'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
+import { profileOnSignal } from './cpu-profile.js'
 import { openQueue } from './queue.js'
 import type { Part, RunningPart } from './parts.js'
 import { newOwnerToken, removeOwner, writeOwner } from './store/owner.js'
@@ -101,7 +103,9 @@ export async function serve(role: Role): Promise<number> {
     `Storage:          ${where}`,
   ].join('\n'))
 
+  const stopProfiling = profileOnSignal(join(config.dataDir, 'profiles'), log)
   const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
+  stopProfiling()
   log.info(`${name}: ${String(signal[0] ?? 'signal')} received, draining and stopping`)
   // Storage may be down for good, or the backlog too large to finish: do not hang forever. Exit 1
   // saying what was left, but only once storage is closed: a process that exits while a statement

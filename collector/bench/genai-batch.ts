@@ -9,10 +9,13 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
  * makes fresh trace and span ids, so repeated batches are distinct rows downstream.
  */
 
-const PROMPT = 'You are a support agent for an online shop. Answer politely and cite the order number. '.repeat(12)
+const SENTENCE = 'You are a support agent for an online shop. Answer politely and cite the order number. '
+/** About 1 KB: a short system prompt. Prompts with history run to several KB (`promptBytes`). */
+const PROMPT_BYTES = SENTENCE.length * 12
 const SPANS_PER_TRACE = 8
 
-export function genAiSpans(count = 512): ReadableSpan[] {
+export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES): ReadableSpan[] {
+  const prompt = SENTENCE.repeat(Math.max(1, Math.round(promptBytes / SENTENCE.length)))
   const exporter = new InMemorySpanExporter()
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({
@@ -52,7 +55,7 @@ export function genAiSpans(count = 512): ReadableSpan[] {
                 'gen_ai.usage.output_tokens': 80 + t % 50,
                 'gen_ai.response.finish_reasons': ['stop'],
                 'gen_ai.response.id': `chatcmpl-${t}-${i}`,
-                'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: PROMPT }] }]),
+                'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: prompt }] }]),
                 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `Order ${t} ships tomorrow.` }] }]),
               },
             },
@@ -77,5 +80,5 @@ export function genAiSpans(count = 512): ReadableSpan[] {
   return spans
 }
 
-export const protobufBatch = (count = 512): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(genAiSpans(count))!)
+export const protobufBatch = (count = 512, promptBytes = PROMPT_BYTES): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(genAiSpans(count, promptBytes))!)
 export const jsonBatch = (count = 512): Buffer => Buffer.from(JsonTraceSerializer.serializeRequest(genAiSpans(count))!)

@@ -1,0 +1,183 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { freshTraceIds } from '../../collector/bench/fresh-ids.js'
+import { protobufBatch } from '../../collector/bench/genai-batch.js'
+import { sendAll } from '../../collector/bench/post-otlp.js'
+import { startSieveUp, storedSpans, type SieveUp } from '../../collector/bench/sieve-up.js'
+import { THREAD_GROUPS, threadCpu, type ThreadGroup } from '../../collector/bench/thread-cpu.js'
+
+/**
+ * `npm run bench:pipeline`: what `sieve up` spends per 1,000 spans, stage by stage, under a fixed
+ * load (judge off). The threads' CPU comes from /proc (the engine's worker threads, the libuv pool
+ * where chDB runs each statement, V8's helpers, the JS main thread); the main thread's share is
+ * split into stages by a CPU profile of the measured window (SIGUSR2 starts and writes it, see
+ * cli/src/cpu-profile.ts), each sample charged to the stage of the function it was in (self time),
+ * by source file. Every configuration runs on a fresh `sieve up` after a warm-up.
+ *
+ *   BENCH_SPANS    spans per configuration (default 20,000)
+ *   BENCH_CONFIGS  comma-separated names to run (default all)
+ *   BENCH_VERBOSE  1: also the source files that make up `other JS`
+ */
+
+const SPANS = Number(process.env.BENCH_SPANS ?? 20_000)
+const SPANS_PER_TRACE = 8
+
+interface Load {
+  name: string
+  promptBytes: number
+  spansPerRequest: number
+  senders: number
+}
+
+const LOADS: Load[] = [
+  { name: '1kb-100x16', promptBytes: 1_000, spansPerRequest: 100, senders: 16 },
+  { name: '1kb-500x16', promptBytes: 1_000, spansPerRequest: 500, senders: 16 },
+  { name: '1kb-100x1', promptBytes: 1_000, spansPerRequest: 100, senders: 1 },
+  { name: '8kb-100x16', promptBytes: 8_000, spansPerRequest: 100, senders: 16 },
+]
+
+/** Source files by stage, first match wins; self time elsewhere is `other JS`. */
+const STAGES: [string, RegExp][] = [
+  ['receive + decode', /collector\/src\/(receiver|otlp)\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/],
+  ['queue', /collector\/src\/queue\//],
+  ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?)|core\/src\/span-values|@clickhouse\/client|chdb\//],
+  ['rollup + progress', /collector\/src\/ingester\/|core\/src\/storage\/(progress|traces)/],
+  ['trace assembly', /scorer\/src\/assembler\//],
+  ['trace view + conversation', /scorer\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],
+  ['checks', /scorer\/src\/checks\/|core\/src\/pii\//],
+  ['score records + write', /scorer\/src\/(scores|scorecard)\/|scorer\/src\/score-trace/],
+  ['garbage collection', /^\(garbage collector\)$/],
+]
+
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string }
+}
+interface CpuProfile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+/** Main-thread CPU ms per stage in a profile (idle left out), from each sample's own duration; `unstaged`: per source file. */
+function stagesOf(profile: CpuProfile, unstaged: Map<string, number>): Map<string, number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const ms = new Map<string, number>()
+  profile.samples.forEach((id, i) => {
+    const frame = byId.get(id)!.callFrame
+    if (frame.functionName === '(idle)' || frame.functionName === '(program)') return
+    // Builtins (JSON.parse, RegExp, Buffer copies) have neither a file nor, often, a name.
+    const key = frame.url || frame.functionName || '(native code)'
+    const stage = STAGES.find(([, re]) => re.test(key))?.[0] ?? 'other JS'
+    // A sample's duration is the delta to the next one.
+    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000
+    ms.set(stage, (ms.get(stage) ?? 0) + dt)
+    if (stage === 'other JS') unstaged.set(key, (unstaged.get(key) ?? 0) + dt)
+  })
+  return ms
+}
+
+async function until(what: string, done: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(200)
+  }
+}
+
+const scoredTraces = (metrics: string): number =>
+  [...metrics.matchAll(/^sieve_scored_traces_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0)
+
+async function profileWindow(up: SieveUp, dir: string, work: () => Promise<void>): Promise<CpuProfile> {
+  const before = new Set(existsSync(dir) ? readdirSync(dir) : [])
+  up.child.kill('SIGUSR2')
+  await sleep(300)
+  await work()
+  up.child.kill('SIGUSR2')
+  let file: string | undefined
+  await until('the cpu profile', async () => {
+    file = existsSync(dir) ? readdirSync(dir).find((f) => !before.has(f)) : undefined
+    return file !== undefined
+  })
+  await sleep(200)
+  return JSON.parse(readFileSync(join(dir, file!), 'utf8')) as CpuProfile
+}
+
+interface Measured {
+  load: Load
+  threads: Record<ThreadGroup, number>
+  stages: Map<string, number>
+  unstaged: Map<string, number>
+  spans: number
+  loadAvg: number[]
+}
+
+async function measure(load: Load): Promise<Measured> {
+  const dataDir = mkdtempSync(join(tmpdir(), `sieve-bench-pipeline-${load.name}-`))
+  const configFile = join(dataDir, 'sieve.yaml')
+  writeFileSync(configFile, 'scorer:\n  quietPeriodMs: 500\n  tickMs: 100\n')
+  const up = await startSieveUp(dataDir, { SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '', JUDGE_MODEL: '' })
+  try {
+    const fresh = freshTraceIds(protobufBatch(load.spansPerRequest, load.promptBytes))
+    const requests = Math.ceil(SPANS / load.spansPerRequest)
+    const tracesPerRequest = Math.ceil(load.spansPerRequest / SPANS_PER_TRACE)
+    let copy = 1
+    const send = async (n: number) => {
+      const bodies = Array.from({ length: n }, () => fresh(copy++))
+      const sent = await sendAll(up.url, bodies, load.senders)
+      const refused = sent.statuses.filter((s) => s !== 200).length
+      if (refused) throw new Error(`${refused} of ${n} requests were not stored (${sent.statuses.find((s) => s !== 200)})`)
+    }
+    const drained = async (requestsSent: number) => {
+      const m = await up.metrics()
+      return storedSpans(m) >= requestsSent * load.spansPerRequest && scoredTraces(m) >= requestsSent * tracesPerRequest
+    }
+    // Warm-up: the code paths compiled and the engine's caches filled before the window.
+    const warm = Math.max(4, Math.ceil(2_000 / load.spansPerRequest))
+    await send(warm)
+    await until('the warm-up stored and scored', () => drained(warm))
+    const cpuBefore = threadCpu(up.child.pid!)
+    const loadBefore = loadavg()[0]!
+    const profile = await profileWindow(up, join(dataDir, 'profiles'), async () => {
+      await send(requests)
+      await until('every span stored and every trace scored', () => drained(warm + requests))
+    })
+    const cpuAfter = threadCpu(up.child.pid!)
+    const threads = Object.fromEntries(THREAD_GROUPS.map((g) => [g, cpuAfter[g] - cpuBefore[g]])) as Record<ThreadGroup, number>
+    const unstaged = new Map<string, number>()
+    return { load, threads, stages: stagesOf(profile, unstaged), unstaged, spans: requests * load.spansPerRequest, loadAvg: [loadBefore, loadavg()[0]!] }
+  } finally {
+    await up.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const perThousand = (seconds: number, spans: number) => (seconds * 1000 * 1000) / spans
+
+function report(r: Measured): void {
+  const { load, threads, stages, spans } = r
+  const total = THREAD_GROUPS.reduce((n, g) => n + threads[g], 0)
+  const mainMs = [...stages.values()].reduce((a, b) => a + b, 0)
+  const receive = stages.get('receive + decode') ?? 0
+  // The profile's samples cover the main thread; /proc's figure for it is the one scaled to.
+  const scale = mainMs > 0 ? (threads['js main thread'] * 1000) / mainMs : 0
+  const ms = (x: number) => (x / spans) * 1000
+  console.log(`\n${load.name}: ${spans} spans of ~${load.promptBytes} B prompt, ${load.spansPerRequest}-span requests, ${load.senders} sender(s); load average ${r.loadAvg.map((x) => x.toFixed(1)).join(' → ')}`)
+  console.log(`  all threads              ${perThousand(total, spans).toFixed(1).padStart(8)} ms CPU per 1,000 spans  (${(total > 0 && receive > 0 ? (total * 1000) / (receive * scale) : NaN).toFixed(1)}x the receive + decode stage)`)
+  for (const g of THREAD_GROUPS) console.log(`    ${g.padEnd(28)}${perThousand(threads[g], spans).toFixed(1).padStart(8)}`)
+  console.log('  main thread by stage (self time, scaled to its /proc figure)')
+  for (const [stage, value] of [...stages.entries()].sort((a, b) => b[1] - a[1])) {
+    console.log(`    ${stage.padEnd(28)}${ms(value * scale).toFixed(1).padStart(8)}   ${((value / mainMs) * 100).toFixed(0).padStart(3)}%`)
+  }
+  if (process.env.BENCH_VERBOSE !== '1') return
+  console.log('  other JS by source file')
+  for (const [file, value] of [...r.unstaged.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    console.log(`    ${ms(value * scale).toFixed(1).padStart(8)}  ${file.replace(/^file:\/\/\/?/, '').replace(process.cwd(), '.')}`)
+  }
+}
+
+const wanted = process.env.BENCH_CONFIGS?.split(',')
+console.log(`bench:pipeline: sieve up, judge off, ${SPANS} spans per configuration; CPU ms per 1,000 spans`)
+for (const load of LOADS.filter((l) => !wanted || wanted.includes(l.name))) report(await measure(load))
