@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { importLog } from './support/import-log.js'
 
 /*
  * The `sieve` bin as people run it: the workspace link npm makes in node_modules/.bin, npx, a
@@ -98,21 +99,13 @@ test('sieve --version without git on PATH prints the version alone and exits 0',
 })
 
 test('sieve --help, --version and a command\'s --help load no storage engine, judge, HTTP server or Kafka client', async () => {
-  // A resolve hook that writes down every module specifier the process imports.
-  const log = join(scratch, 'imports.log')
-  const hooks = join(scratch, 'log-imports.mjs')
-  writeFileSync(hooks, [
-    "import { appendFileSync } from 'node:fs'",
-    `export async function resolve(specifier, context, next) { appendFileSync(${JSON.stringify(log)}, specifier + '\\n'); return next(specifier, context) }`,
-  ].join('\n'))
-  const register = join(scratch, 'register-log.mjs')
-  writeFileSync(register, `import { register } from 'node:module'\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)})\n`)
+  const log = importLog(scratch)
   const heavy = /^(@sieve\/(core|collector|scorer|exporter|dashboard)|chdb|kafkajs|express|@clickhouse\/client|prom-client|zod)(\/|$)/
   for (const args of [['--help'], ['--version'], ['up', '--help'], ['eval', '--help']]) {
-    writeFileSync(log, '')
-    const result = await run(join(root, 'node_modules/.bin/sieve'), args, { env: { ...process.env, NODE_OPTIONS: `--import ${register}` } })
+    log.clear()
+    const result = await run(join(root, 'node_modules/.bin/sieve'), args, { env: { ...process.env, NODE_OPTIONS: `--import ${log.register}` } })
     assert.equal(result.code, 0, result.stderr)
-    const imported = readFileSync(log, 'utf8').split('\n').filter(Boolean)
+    const imported = log.read()
     assert.ok(imported.some((s) => s.endsWith('main.ts')), `the hook saw the CLI load: ${imported.join(', ')}`)
     assert.deepEqual(imported.filter((s) => heavy.test(s)), [], `sieve ${args.join(' ')}`)
   }

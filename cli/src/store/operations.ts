@@ -142,7 +142,9 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
       return report
     },
     async close() {
-      if (storage) await (await storage).close()
+      // A store that failed to open has nothing to close: the command already reported why.
+      const opened = await storage?.catch(() => undefined)
+      await opened?.close()
     },
   }
 }

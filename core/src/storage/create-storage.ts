@@ -25,6 +25,26 @@ export function chdbConnectionOf(client: ClickHouseClient): ChdbConnection | und
   return embedded.get(client)
 }
 
+/** What opening the embedded store says where chDB, an optional dependency of core, is not installed. */
+const CHDB_MISSING = 'the embedded engine (chdb) is not installed: npm install chdb, or set CLICKHOUSE_URL'
+
+/**
+ * chDB, loaded for the embedded store only: it is an optional dependency (its native engine is
+ * about 540 MB), so a server role (CLICKHOUSE_URL) runs without it. Missing, the package or its
+ * native library for this platform, it is a StorageError saying so, not a stack trace.
+ */
+async function loadChdb(): Promise<[typeof import('chdb/connection'), typeof import('chdb')]> {
+  try {
+    return await Promise.all([import('chdb/connection'), import('chdb')])
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string }
+    if (code === 'ERR_MODULE_NOT_FOUND' && /'chdb(\/[^']*)?'/.test(message ?? '')) throw new StorageError(CHDB_MISSING)
+    // The package is there, its native library for this platform is not (installed with --omit=optional).
+    if (code === 'CHDB_PLATFORM') throw new StorageError(`${CHDB_MISSING} (${message})`)
+    throw new StorageError(`cannot load the embedded engine (chdb): ${message ?? String(err)}`)
+  }
+}
+
 /**
  * Opens the ClickHouse client Sieve's storage code is written against: over chDB in this process
  * (embedded, one on-disk path per process) or over HTTP to a server. The database is created if
@@ -36,7 +56,7 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     const path = resolve(config.path)
     // Loaded here, not at import: a process (or worker thread) that never opens the embedded engine
     // must not load its native library, which does not survive being loaded by two threads at once.
-    const [{ createChdbConnection }, { drainPending }] = await Promise.all([import('chdb/connection'), import('chdb')])
+    const [{ createChdbConnection }, { drainPending }] = await loadChdb()
     let connection: ChdbConnection | undefined
     let inserts: ChdbConnection
     try {
