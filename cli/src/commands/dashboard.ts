@@ -25,7 +25,13 @@ export const dashboardCommand: Command = {
     }
     const log = createLogger({ level: config.logLevel, fields: { role: 'dashboard' } })
     if (binding.warn) log.warn(`sieve dashboard: ${binding.warn}`)
-    const storage = await createStorage(config.clickhouse)
+    let storage: Awaited<ReturnType<typeof createStorage>>
+    try {
+      storage = await createStorage(config.clickhouse)
+    } catch (err) {
+      log.error(`sieve dashboard: ${(err as Error).message}`)
+      return 1
+    }
     const app = createDashboardApp({ client: storage, apiKeys: config.apiKeys, judgeModel: config.judge.model, log: (message, fields) => log.error(message, fields) })
     const server = await listen(app, config.host, config.port)
     console.log(`Dashboard:        ${server.url}${UI_PATH}/\nQuery API:        ${server.url}/api/quality`)

@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -92,7 +92,9 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     }
     return client
   }
-  const auth = { url: config.url, username: config.username, password: config.password }
+  // The client's own logger writes every failed request to stderr, stack and all, beside the one
+  // line Sieve's caller reports for it: off, so a failure is said once, by whoever handles it.
+  const auth = { url: config.url, username: config.username, password: config.password, log: { level: ClickHouseLogLevel.OFF } }
   const admin = createClient({ ...auth, request_timeout: 10_000 })
   try {
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
