@@ -6,6 +6,7 @@ import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
 import type { FeedbackSeen } from './feedback-poller.js'
 import { inThreadRunner, judgesOf, type JudgeRunner } from './judge-job.js'
+import { JobQueue } from './job-queue.js'
 import { JudgeThread, JudgeThreadError } from './judge-thread.js'
 import { judgesFor } from './judge-trace.js'
 import { reopenForFeedback, type LateFeedbackDeps } from './late-feedback.js'
@@ -111,10 +112,8 @@ export class JudgeStage {
   readonly runner: JudgeRunner
   private readonly ownsRunner: boolean
   private readonly calls = new Map<Rubric, number>()
-  private readonly queue: Job[] = []
-  private active = 0
+  private readonly queue: JobQueue<Job>
   private closed = false
-  private idle: Array<() => void> = []
   private readonly judge: JudgeRef
   private readonly panel: JudgeRef[] | undefined
   private readonly needsLengthFacts: boolean
@@ -136,6 +135,7 @@ export class JudgeStage {
   constructor(private readonly deps: JudgeStageDeps) {
     const { config } = deps
     this.log = deps.log ?? ((message) => console.error(message))
+    this.queue = new JobQueue((job) => this.run(job), config.concurrency, config.queueSize)
     this.metrics = deps.metrics ?? new JudgeMetrics()
     this.feedback = deps.feedback ?? new FeedbackIndex()
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
@@ -329,7 +329,7 @@ export class JudgeStage {
         this.metrics.inc('skipped', { slice, reason: reserved.reason })
         continue
       }
-      if (this.queue.length >= this.deps.config.queueSize) {
+      if (this.queue.full) {
         this.ledger.release(slice, calls)
         this.metrics.inc('skipped', { slice, reason: 'queue_full' })
         return undefined
@@ -341,23 +341,9 @@ export class JudgeStage {
       }
       // The worker thread builds its own view; the scorer's need not wait in the queue.
       this.queue.push({ trace: bareTrace(trace), rubric, slice, calls, scorecard })
-      this.pump()
       return slice
     }
     return undefined
-  }
-
-  private pump(): void {
-    // Trace jobs in flight are bounded like calls: enough to keep every call slot busy, no more.
-    while (this.active < this.deps.config.concurrency && this.queue.length > 0) {
-      const job = this.queue.shift()!
-      this.active++
-      void this.run(job).finally(() => {
-        this.active--
-        this.pump()
-        if (this.active === 0 && this.queue.length === 0) for (const resolve of this.idle.splice(0)) resolve()
-      })
-    }
   }
 
   private async run(job: Job): Promise<void> {
@@ -416,7 +402,7 @@ export class JudgeStage {
    * what is being judged finishes and is stored.
    */
   async close(): Promise<void> {
-    for (const job of this.queue.splice(0)) {
+    for (const job of this.queue.takeWaiting()) {
       this.ledger.release(job.slice, job.calls)
       this.metrics.inc('skipped', { slice: job.slice, reason: 'shutdown' })
     }
@@ -443,8 +429,7 @@ export class JudgeStage {
   /** Resolves when everything offered so far has been judged and stored. */
   async drain(): Promise<void> {
     while (this.pending.size) await Promise.allSettled([...this.pending])
-    if (this.active === 0 && this.queue.length === 0) return Promise.resolve()
-    return new Promise((resolve) => this.idle.push(resolve))
+    return this.queue.idled()
   }
 
   budget() {
