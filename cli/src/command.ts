@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs'
 import type { EnvName } from './environment.js'
 
 /**
@@ -79,4 +80,44 @@ export function fractionOption(name: string, raw: unknown): number | undefined {
   const x = Number(raw)
   if (!(x >= 0 && x <= 1)) throw new UsageError(`--${name} must be a number in [0, 1] (got '${String(raw)}')`)
   return x
+}
+
+/** `--name` as an integer from `min` to `max` (runs, workers). */
+export function integerOption(name: string, raw: unknown, min: number, max: number): number {
+  const x = Number(raw)
+  if (!Number.isInteger(x) || x < min || x > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max} (got '${String(raw)}')`)
+  return x
+}
+
+/** `--now`, the agent's fixed clock (ISO 8601), else SIEVE_EVAL_NOW when set; undefined without either. */
+export function nowOption(raw: unknown): string | undefined {
+  const now = typeof raw === 'string' ? raw : process.env.SIEVE_EVAL_NOW || undefined
+  if (now !== undefined && (!/^\d{4}-\d{2}-\d{2}T/.test(now) || Number.isNaN(Date.parse(now)))) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got '${now}')`)
+  return now
+}
+
+/** `--max-cost`: a non-negative number of US dollars, or undefined. */
+export function costOption(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined
+  const x = Number(raw)
+  if (!(x >= 0)) throw new UsageError(`--max-cost must be a non-negative number of US dollars (got '${String(raw)}')`)
+  return x
+}
+
+/**
+ * A setup problem the parts a command runs report by their error's `code`: its message on stderr
+ * and exit 2. Anything else is rethrown (a bug, shown with its stack).
+ */
+export function configErrorExit(command: string, err: unknown, codes: readonly string[]): 2 {
+  if (!codes.includes((err as { code?: string }).code ?? '')) throw err
+  console.error(`sieve ${command}: ${(err as Error).message}`)
+  return 2
+}
+
+/** A report as JSON to --out and its Markdown summary to --summary (then printed); the report's exit code. */
+export function writeReport(values: OptionValues, report: { exitCode: number }, summary: string): number {
+  writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(String(values.summary), summary)
+  console.log(`\n${summary}`)
+  return report.exitCode
 }

@@ -13,7 +13,7 @@ export interface Setting {
 }
 
 export const SETTINGS = {
-  SIEVE_CONFIG_FILE: { description: 'YAML or JSON file with these settings and the structured sections (checks, scorer, judge, scrub)', unset: 'environment only' },
+  SIEVE_CONFIG_FILE: { description: 'YAML or JSON file with these settings and the structured sections (checks, scorer, judge, simulator, scrub)', unset: 'environment only' },
   SIEVE_HOST: { description: 'address the collector, APIs and dashboard listen on', default: '127.0.0.1' },
   SIEVE_PORT: { description: 'port they listen on (0: any free port)', default: 4318 },
   SIEVE_DATA_DIR: { description: 'embedded ClickHouse (<dir>/clickhouse) and datasets exported from the dashboard (<dir>/datasets/<project>)', default: './data' },
@@ -38,6 +38,10 @@ export const SETTINGS = {
   JUDGE_API_KEY: { description: 'API key for JUDGE_BASE_URL', unset: 'none' },
   JUDGE_MODEL: { description: 'the judge model, a pinned version (e.g. gpt-4o-2024-08-06)', unset: 'judge off' },
   JUDGE_ALLOW_MODEL_ALIAS: { description: 'accept a model alias that may change under you (e.g. gpt-4o)', default: false },
+  SIMULATOR_BASE_URL: { description: 'sieve simulate\'s simulated user: any OpenAI-compatible endpoint', unset: 'scripted users only' },
+  SIMULATOR_API_KEY: { description: 'API key for SIMULATOR_BASE_URL', unset: 'none' },
+  SIMULATOR_MODEL: { description: 'the simulated user\'s model, a pinned version like the judge\'s', unset: 'scripted users only' },
+  SIMULATOR_ALLOW_MODEL_ALIAS: { description: 'accept a simulator model alias that may change under you', default: false },
   SIEVE_SCRUB_SECRET: { description: 'keyed-hash PII placeholders, stable across a whole dataset (at least 16 characters)', unset: 'per-example numbering' },
 } satisfies Record<string, Setting>
 
@@ -51,6 +55,7 @@ export const KAFKA_ENV: EnvName[] = [
   'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR',
 ]
 export const JUDGE_ENV: EnvName[] = ['JUDGE_BASE_URL', 'JUDGE_API_KEY', 'JUDGE_MODEL', 'JUDGE_ALLOW_MODEL_ALIAS']
+export const SIMULATOR_ENV: EnvName[] = ['SIMULATOR_BASE_URL', 'SIMULATOR_API_KEY', 'SIMULATOR_MODEL', 'SIMULATOR_ALLOW_MODEL_ALIAS']
 
 /** Said in the help of every command that works on the store while `sieve up` may hold it. */
 export const OWNER_NOTE =

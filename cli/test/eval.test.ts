@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { refundExample, writeDataset } from './support/golden-example.js'
+import { runSieve } from './support/run-sieve.js'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'sieve-eval-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -17,17 +15,7 @@ const node = `"${process.execPath}" --import tsx ${AGENT}`
 const example = refundExample
 const dataset = (name: string, ...examples: object[]) => writeDataset(dir, name, ...examples)
 
-const sieveEval = (args: string[]) => sieve(['eval', ...args])
-
-async function sieve(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], { cwd: root })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c) => (stdout += c))
-  child.stderr.on('data', (c) => (stderr += c))
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)))
-  return { code, stdout, stderr }
-}
+const sieveEval = (args: string[]) => runSieve(['eval', ...args])
 
 const known = dataset('known.jsonl', example('ex_00000000000000a1', 'known-failure'))
 
@@ -112,7 +100,7 @@ test('--now reaches the agent as SIEVE_EVAL_NOW and stamps the report; a typo in
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /no check named prohibited_tool/)
   // `sieve dataset validate` reads the example the same way.
-  const validated = await sieve(['dataset', 'validate', typo])
+  const validated = await runSieve(['dataset', 'validate', typo])
   assert.equal(validated.code, 1)
   assert.match(validated.stderr, /typo\.jsonl:1: expected\.checks\.prohibited_tool: no check named prohibited_tool/)
   for (const [flag, value] of [['--max-cost', '-1'], ['--now', 'yesterday'], ['--max-errored-share', '2']]) {

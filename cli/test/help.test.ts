@@ -83,7 +83,8 @@ test('every command\'s help shows each flag with a value name, its default and s
     const exits = section(help, 'Exit codes:')
     for (const code of Object.keys(command.exitCodes)) assert.match(exits, new RegExp(`^  ${code} `, 'm'), `${command.name} exit ${code}`)
     assert.ok('0' in command.exitCodes && '2' in command.exitCodes, `${command.name}: 0 and 2`)
-    for (const name of command.env ?? []) assert.match(help, new RegExp(`^  ${name} `, 'm'), `${command.name} ${name}`)
+    // A name longer than the column stands on a line of its own (help.ts, entry).
+    for (const name of command.env ?? []) assert.match(help, new RegExp(`^  ${name}( |$)`, 'm'), `${command.name} ${name}`)
   }
 })
 

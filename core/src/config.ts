@@ -59,6 +59,11 @@ export const envSchema = z.object({
   JUDGE_API_KEY: z.string().optional(),
   JUDGE_MODEL: z.string().optional(),
   JUDGE_ALLOW_MODEL_ALIAS: z.stringbool().default(false),
+  // `sieve simulate`'s simulated user: a model of its own, pinned like the judge's.
+  SIMULATOR_BASE_URL: z.url().optional(),
+  SIMULATOR_API_KEY: z.string().optional(),
+  SIMULATOR_MODEL: z.string().optional(),
+  SIMULATOR_ALLOW_MODEL_ALIAS: z.stringbool().default(false),
 })
 
 export type Env = z.infer<typeof envSchema>
@@ -95,6 +100,8 @@ export interface Config {
   }
   /** The LLM judge's endpoint; the scorer validates the model name (see scorer/src/judge/config.ts). */
   judge: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
+  /** The simulated user's endpoint for `sieve simulate`; the exporter validates the model name like the judge's. */
+  simulator: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
   /** Structured sections of the config file (e.g. `checks`, `judge`), validated by the part that owns them. */
   sections: Record<string, unknown>
 }
@@ -177,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         }
       : undefined,
     judge: { baseUrl: e.JUDGE_BASE_URL, apiKey: e.JUDGE_API_KEY, model: e.JUDGE_MODEL, allowModelAlias: e.JUDGE_ALLOW_MODEL_ALIAS },
+    simulator: { baseUrl: e.SIMULATOR_BASE_URL, apiKey: e.SIMULATOR_API_KEY, model: e.SIMULATOR_MODEL, allowModelAlias: e.SIMULATOR_ALLOW_MODEL_ALIAS },
     sections: file.sections,
   }
 }

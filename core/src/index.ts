@@ -1,6 +1,7 @@
 export * from './config.js'
 export * from './log.js'
 export * from './zod-problems.js'
+export * from './yaml-lines.js'
 export * from './span.js'
 export * from './span-values.js'
 export * from './genai.js'

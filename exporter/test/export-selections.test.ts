@@ -193,10 +193,10 @@ test('--score <check> --below exports a trace whose check passed below the thres
   assert.deepEqual(example.expected.minValues, { tool_errors: 0.9 })
   assert.deepEqual(example.selected, [{ by: 'score_below', name: 'tool_errors', below: 0.9 }])
 
-  const again = scoreReplay(retried, example, checks.available)
+  const again = scoreReplay(retried, example.expected, checks.available)
   assert.equal(again.passed, false)
   assert.match(again.checks[0]!.message, /all recovered .*; value 0\.5 is below the example's minimum 0\.9/)
-  assert.equal(scoreReplay(clean, example, checks.available).passed, true)
+  assert.equal(scoreReplay(clean, example.expected, checks.available).passed, true)
 })
 
 test('--feedback negative exports a thumbs-down trace whose checks all passed, expecting the agent\'s rubric; another project\'s feedback never selects', async () => {

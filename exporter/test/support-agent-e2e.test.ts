@@ -80,7 +80,7 @@ test('the exported example holds none of the customer\'s name, email, phone or c
 })
 
 test('sieve eval on that dataset: the fixed support agent passes (exit 0), the broken one fails (exit 1)', async () => {
-  const agent = 'exporter/test/fixtures/support-agent-eval.ts'
+  const agent = 'sdk/examples/support-agent/sieve-agent.ts'
   const gate = (a: string) => runGate({ dataset: golden, agent: a, repeats: 2, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root })
   const fixed = await gate(agent)
   assert.equal(fixed.exitCode, 0, JSON.stringify(fixed.examples, null, 1))

@@ -1,9 +1,7 @@
-import { existsSync, writeFileSync } from 'node:fs'
-import type { Config } from '@sieve/core'
-import type { ReplayJudge } from '@sieve/exporter'
-import type { Scorecards } from '@sieve/scorer'
+import { existsSync } from 'node:fs'
 import { JUDGE_ENV } from '../environment.js'
-import { fractionOption, UsageError, type Command } from '../command.js'
+import { costOption, fractionOption, integerOption, nowOption, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { judgeFloors, replayJudge } from '../replay-judge.js'
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -47,8 +45,7 @@ export const evalCommand: Command = {
     const agent = String(values.agent)
     if (!agent.trim()) throw new UsageError('--agent must name a command or module')
     if (!existsSync(dataset)) throw new UsageError(`--dataset: ${dataset} does not exist`)
-    const repeats = Number(values.repeats)
-    if (!Number.isInteger(repeats) || repeats < 1 || repeats > 100) throw new UsageError(`--repeats must be an integer from 1 to 100 (got '${String(values.repeats)}')`)
+    const repeats = integerOption('repeats', values.repeats, 1, 100)
     const timeout = Number(values.timeout)
     if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
     if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
@@ -60,10 +57,8 @@ export const evalCommand: Command = {
     const floors = judgeFloors(values['judge-floor'])
     const judgeTolerance = fractionOption('judge-tolerance', values['judge-tolerance'])
     const maxErroredShare = fractionOption('max-errored-share', values['max-errored-share'])
-    const maxCostUsd = values['max-cost'] === undefined ? undefined : Number(values['max-cost'])
-    if (maxCostUsd !== undefined && !(maxCostUsd >= 0)) throw new UsageError(`--max-cost must be a non-negative number of US dollars (got '${String(values['max-cost'])}')`)
-    const now = typeof values.now === 'string' ? values.now : process.env.SIEVE_EVAL_NOW || undefined
-    if (now !== undefined && (!/^\d{4}-\d{2}-\d{2}T/.test(now) || Number.isNaN(Date.parse(now)))) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got '${now}')`)
+    const maxCostUsd = costOption(values['max-cost'])
+    const now = nowOption(values.now)
 
     const [{ loadConfig }, { runGate, summaryMarkdown }, { loadChecksConfig, traceView }] = await Promise.all([
       import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
@@ -93,45 +88,9 @@ export const evalCommand: Command = {
         ...(now ? { now } : {}),
         log: (line) => console.log(line),
       })
-      writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
-      const summary = summaryMarkdown(report)
-      writeFileSync(String(values.summary), summary)
-      console.log(`\n${summary}`)
-      return report.exitCode
+      return writeReport(values, report, summaryMarkdown(report))
     } catch (err) {
-      const code = (err as { code?: string }).code
-      if (code === 'EVAL_CONFIG' || code === 'BASELINE_INVALID' || code === 'CONFIG_INVALID' || code === 'RUBRIC_INVALID') {
-        console.error(`sieve eval: ${(err as Error).message}`)
-        return 2
-      }
-      throw err
+      return configErrorExit('eval', err, ['EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
     }
   },
-}
-
-/** `--judge-floor accuracy=0.75` (repeatable) → { accuracy: 0.75 }. */
-function judgeFloors(raw: unknown): Record<string, number> {
-  const floors: Record<string, number> = {}
-  for (const item of (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String)) {
-    const m = /^([a-z][a-z0-9-]*\.)?([a-z][a-z0-9_]*)=(.+)$/.exec(item)
-    if (!m) throw new UsageError(`--judge-floor must be dimension=x or rubric.dimension=x (got '${item}')`)
-    floors[`${m[1] ?? ''}${m[2]}`] = fractionOption('judge-floor', m[3])!
-  }
-  return floors
-}
-
-/** The scorer's judge as configured (JUDGE_* and the `judge` section); undefined when none is configured and none was asked for. */
-async function replayJudge(config: Config, asked: boolean, floors: Record<string, number>, scorecards: Scorecards): Promise<ReplayJudge | undefined> {
-  const [{ ConfigError }, { ReplayJudge }, { judgeItemProblems, loadJudgeConfig, loadRubrics }] = await Promise.all([import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer')])
-  const judge = loadJudgeConfig(config)
-  if (!judge) {
-    if (asked) throw new UsageError('--judge needs a configured judge: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
-    if (Object.keys(floors).length) throw new UsageError('--judge-floor needs a configured judge: set JUDGE_MODEL and JUDGE_BASE_URL')
-    return undefined
-  }
-  const rubrics = loadRubrics(judge.rubricsDir)
-  // A scorecard item naming a rubric or dimension nobody judges would never score: a setup error.
-  const problems = judgeItemProblems(scorecards, rubrics)
-  if (problems.length) throw new ConfigError(problems)
-  return new ReplayJudge({ config: judge, rubrics, floors })
 }

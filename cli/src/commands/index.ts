@@ -11,10 +11,11 @@ import { judgeCommand } from './judge.js'
 import { migrateCommand } from './migrate.js'
 import { scoreCommand } from './score.js'
 import { scrubCommand } from './scrub.js'
+import { simulateCommand } from './simulate.js'
 import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
 export const commands: Command[] = [
   upCommand, collectorCommand, ingesterCommand, scorerCommand, dashboardCommand, migrateCommand,
-  scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, scrubCommand,
+  scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, simulateCommand, scrubCommand,
 ]

@@ -48,6 +48,29 @@ const judgeExpectation = z
   })
 
 /**
+ * What a replay (or a simulated run, `sieve simulate`'s `expect`) must show: checks with their
+ * parameters, the judge's rubric, least values for some checks.
+ */
+export const expectationShape = {
+  /** Check name → parameters; on replay each of these must pass. */
+  checks: z.record(z.string(), z.unknown()),
+  /** The judge rubric that scored the trace low: on replay (judge enabled) it must pass, and meet its floors. */
+  judge: judgeExpectation.optional(),
+  /** Check name (one of `checks`) → least value on replay: a check passing below it fails the run. */
+  minValues: z.record(z.string(), floor).optional(),
+}
+
+/** A check or a rubric to score by, and least values only for expected checks (`checksField` names them in messages). */
+export const expectationRules =
+  (checksField: string) =>
+  (e: { checks: Record<string, unknown>; judge?: unknown; minValues?: Record<string, number> }, ctx: z.RefinementCtx): void => {
+    if (!Object.keys(e.checks).length && e.judge === undefined) ctx.addIssue({ code: 'custom', path: ['checks'], message: 'needs at least one check, or a judge rubric' })
+    for (const name of Object.keys(e.minValues ?? {})) {
+      if (!(name in e.checks)) ctx.addIssue({ code: 'custom', path: ['minValues', name], message: `${name} is not among ${checksField}` })
+    }
+  }
+
+/**
  * One regression case, one JSONL line. Everything under input, context and observed has been
  * scrubbed; expected holds the parameters of the checks that failed (from the checks config, not
  * from user data), the judge rubric that scored it low and the least values a selection by score
@@ -74,23 +97,13 @@ export const goldenExampleSchema = z
     }),
     expected: z
       .object({
-        /** Check name → parameters; on replay each of these must pass. */
-        checks: z.record(z.string(), z.unknown()),
-        /** The judge rubric that scored the trace low: on replay (judge enabled) it must pass, and meet its floors. */
-        judge: judgeExpectation.optional(),
-        /** Check name (one of `checks`) → least value on replay: a check passing below it fails the run. */
-        minValues: z.record(z.string(), floor).optional(),
+        ...expectationShape,
         prohibited_tools: z.array(z.string()).optional(),
         required_tools: z.array(z.string()).optional(),
         must_contain: z.array(z.string()).optional(),
         schema: z.unknown().optional(),
       })
-      .refine((e) => Object.keys(e.checks).length > 0 || e.judge !== undefined, { path: ['checks'], message: 'needs at least one check, or a judge rubric' })
-      .superRefine((e, ctx) => {
-        for (const name of Object.keys(e.minValues ?? {})) {
-          if (!(name in e.checks)) ctx.addIssue({ code: 'custom', path: ['minValues', name], message: `${name} is not among expected.checks` })
-        }
-      }),
+      .superRefine(expectationRules('expected.checks')),
     observed: z.object({ output: z.string(), toolCalls: z.array(toolCall).default([]) }),
     bucket: z.enum(BUCKETS),
     tags: z.array(z.string()).default([]),

@@ -7,22 +7,18 @@ import type { DatasetContents, DatasetProblem } from './validate-dataset.js'
  * is a problem with the dataset (a configuration error), never a regression of the agent.
  */
 export function checkProblems(contents: DatasetContents, available: readonly CheckDefinition[]): DatasetProblem[] {
+  return contents.examples.flatMap(({ line, example }) =>
+    expectedCheckProblems(example.expected.checks, available).map((p) => ({ line, field: ['expected', 'checks', ...p.path].join('.'), message: p.message })),
+  )
+}
+
+/** The same for one map of expected checks (check name → parameters); each path starts at the check's name. */
+export function expectedCheckProblems(checks: Readonly<Record<string, unknown>>, available: readonly CheckDefinition[]): { path: PropertyKey[]; message: string }[] {
   const byName = new Map(available.map((c) => [c.name, c]))
-  const problems: DatasetProblem[] = []
-  for (const { line, example } of contents.examples) {
-    for (const [name, params] of Object.entries(example.expected.checks)) {
-      const check = byName.get(name)
-      if (!check) {
-        problems.push({ line, field: `expected.checks.${name}`, message: `no check named ${name} (known: ${[...byName.keys()].sort().join(', ')})` })
-        continue
-      }
-      const parsed = check.params.safeParse(params)
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) {
-          problems.push({ line, field: ['expected', 'checks', name, ...issue.path].join('.'), message: issue.message })
-        }
-      }
-    }
-  }
-  return problems
+  return Object.entries(checks).flatMap(([name, params]) => {
+    const check = byName.get(name)
+    if (!check) return [{ path: [name], message: `no check named ${name} (known: ${[...byName.keys()].sort().join(', ')})` }]
+    const parsed = check.params.safeParse(params)
+    return parsed.success ? [] : parsed.error.issues.map((issue) => ({ path: [name, ...issue.path], message: issue.message }))
+  })
 }

@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { Trace } from '@sieve/core'
-import { PROMPT_VERSION as JUDGE_PROMPT_VERSION, SCORER_VERSION, traceView, type CheckDefinition, type Scorecard } from '@sieve/scorer'
+import { PROMPT_VERSION as JUDGE_PROMPT_VERSION, SCORER_VERSION, type CheckDefinition, type Scorecard } from '@sieve/scorer'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { checkProblems } from '../dataset/resolve-checks.js'
 import { readDataset } from '../dataset/validate-dataset.js'
-import { baselineKey, readBaseline, writeBaseline, type BaselineEntry } from './baseline.js'
-import { exampleJudge, judgeFigures, judgeRegressions, overallJudge, type ExampleJudge, type OverallJudge } from './judge-figures.js'
-import type { ReplayJudge, RunJudgement } from './replay-judge.js'
+import { agentCannotStart, callAgentTurn } from './agent-turn.js'
+import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison, type BaselineEntry } from './baseline.js'
+import { overallJudge, type OverallJudge } from './judge-figures.js'
+import type { ReplayJudge } from './replay-judge.js'
 import { replaySession, turnInput, userTurnCount } from './replay-turns.js'
-import { runAgent } from './run-agent.js'
-import { replayScorecard, type RunScorecard } from './replay-scorecard.js'
-import { replayTrace, scoreReplay, type ReplayCheck, type ReplayScore } from './score-replay.js'
+import { replayScorecard } from './replay-scorecard.js'
+import { isScored, overallFigures, runFigures, runResult, type RunFigures, type RunResult } from './run-verdict.js'
+import { scoreReplay } from './score-replay.js'
+import { SeenVersions } from './seen-versions.js'
 import { startSpanReceiver } from './span-receiver.js'
+
+export type { RunResult } from './run-verdict.js'
 
 export interface GateOptions {
   dataset: string
@@ -47,40 +51,10 @@ export interface GateOptions {
   scorecardFor?: (trace: Trace) => Scorecard | undefined
 }
 
-export interface RunResult {
-  /** Mean of the checks' values; the judge's weighted score for an example with no checks. */
-  value: number
-  passed: boolean
-  /** Neither a check nor a judge verdict: an example with only a judge rubric whose judging failed. */
-  unscored?: true
-  /** The agent crashed or timed out: no score, kept out of means and pass rates (the reason is in `error`). */
-  errored?: true
-  /** The judge was not asked: the cost ceiling (--max-cost) was reached. */
-  notJudged?: true
-  traceId: string
-  checks: ReplayCheck[]
-  judge?: RunJudgement
-  /** The agent's scorecard over the run's checks and judge verdict, when one is configured. */
-  scorecard?: RunScorecard
-  error?: string
-}
-
-export interface ExampleResult {
+export interface ExampleResult extends RunFigures {
   id: string
   bucket: GoldenExample['bucket']
   runs: RunResult[]
-  /** Over the scored runs. */
-  mean: number
-  passRate: number
-  /** Runs that ended in an agent crash or timeout. */
-  errored: number
-  /**
-   * pass: every run passed; unstable: some did (an instability); fail: none did (a capability gap);
-   * unscored: no run could be scored (judge errors on a judge-only example); errored: every run
-   * crashed or timed out.
-   */
-  status: 'pass' | 'unstable' | 'fail' | 'unscored' | 'errored'
-  judge?: ExampleJudge
   baseline?: BaselineEntry['examples'][string]
 }
 
@@ -95,7 +69,7 @@ export interface GateReport {
   stamps: GateStamps
   /** The judge's totals, cost included; absent when the judge was off. */
   judge?: OverallJudge
-  baseline: { path: string; compared: boolean; note: string; overall?: { mean: number; passRate: number } } | undefined
+  baseline: BaselineComparison | undefined
   verdict: 'pass' | 'warn' | 'fail'
   reasons: string[]
   warnings: string[]
@@ -119,8 +93,6 @@ export class GateConfigError extends Error {
   readonly code = 'EVAL_CONFIG'
 }
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0)
-const round = (x: number) => Math.round(x * 1000) / 1000
 
 /** The dataset's version for baselines: a hash of its content, so an edited dataset is a new version. */
 export function datasetVersion(path: string): string {
@@ -154,12 +126,11 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
 
   const receiver = await startSpanReceiver()
   const results: ExampleResult[] = []
-  const models = new Map<string, number>()
+  const seen = new SeenVersions()
   let judgeReached = false
   const callsBefore = o.judge?.metrics.total('calls') ?? 0
   const runAt = new Date().toISOString()
   let judgeCost = 0
-  const seen = { agentVersions: new Map<string, number>(), promptVersions: new Map<string, number>(), rubrics: new Set<string>() }
   try {
     for (const [index, { example }] of examples.entries()) {
       const runs: RunResult[] = []
@@ -170,22 +141,18 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
         const answers: string[] = []
         let error: string | undefined
         for (let turn = 0; turn < turns && !error; turn++) {
-          receiver.take()
           const messages = turnInput(example.input.messages, answers, turn)
-          const run = await runAgent(o.agent, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${r + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver.endpoint, o.timeoutMs, o.cwd)
-          if (index === 0 && r === 0 && turn === 0 && (run.exitCode === 127 || run.exitCode === null) && !run.timedOut) {
-            throw new GateConfigError(`cannot run the agent '${o.agent}': ${run.stderr || `exit code ${run.exitCode}`}`)
+          const call = await callAgentTurn(o.agent, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${r + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver, o.timeoutMs, o.cwd)
+          if (index === 0 && r === 0 && turn === 0 && agentCannotStart(call.run)) {
+            throw new GateConfigError(`cannot run the agent '${o.agent}': ${call.run.stderr || `exit code ${call.run.exitCode}`}`)
           }
-          const trace = replayTrace(receiver.take())
-          if (trace) traces.push(trace)
-          answers.push(trace ? (traceView(trace).finalAnswer?.text ?? '') : '')
-          const failed = run.timedOut ? `timed out after ${o.timeoutMs} ms` : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${run.stderr.split('\n').slice(-3).join(' ')}` : undefined
-          if (failed) error = turns > 1 ? `turn ${turn + 1} of ${turns}: ${failed}` : failed
+          if (call.trace) traces.push(call.trace)
+          answers.push(call.answer)
+          if (call.error) error = turns > 1 ? `turn ${turn + 1} of ${turns}: ${call.error}` : call.error
         }
         const trace = replaySession(traces)
-        const score = scoreReplay(trace, example, o.checks)
-        if (score.model) models.set(score.model, (models.get(score.model) ?? 0) + 1)
-        if (trace) countVersions(trace, seen)
+        const score = scoreReplay(trace, example.expected, o.checks)
+        seen.addTrace(trace, score.model)
         const overBudget = o.maxCostUsd !== undefined && judgeCost >= o.maxCostUsd
         const judge = o.judge && trace && !error && !overBudget ? await o.judge.judgeRun(traces, o.judge.rubricFor(trace, example.expected.judge?.rubric), example.expected.judge?.floors) : undefined
         if (judge) {
@@ -200,7 +167,7 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
         const card = trace && !error ? o.scorecardFor?.(trace) : undefined
         runs.push(runResult(score, judge, error, Boolean(o.judge && trace && !error && overBudget), card ? replayScorecard(card, score.checks, judge) : undefined))
       }
-      const result = exampleResult(example, runs)
+      const result: ExampleResult = { id: example.id, bucket: example.bucket, runs, ...runFigures(runs) }
       results.push(result)
       const judged = result.judge?.mean !== undefined ? `  judge ${result.judge.mean} (pass rate ${result.judge.passRate})` : ''
       const crashed = result.errored ? `  errored ${result.errored} of ${runs.length}` : ''
@@ -210,16 +177,10 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
     await receiver.close()
   }
 
-  const model = [...models.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? ''
-  const scored = results.filter((e) => e.status !== 'unscored' && e.status !== 'errored')
+  const model = seen.model
+  const scored = results.filter(isScored)
   const allRuns = results.flatMap((e) => e.runs)
-  const overall = {
-    mean: round(mean(scored.map((e) => e.mean))),
-    passRate: round(mean(scored.map((e) => e.passRate))),
-    runs: allRuns.length,
-    errored: allRuns.filter((r) => r.errored).length,
-    notJudged: allRuns.filter((r) => r.notJudged).length,
-  }
+  const overall = overallFigures(results)
   const judgeTotals = o.judge
     ? overallJudge(o.judge.model, results.map((e) => e.judge), results.flatMap((e) => e.runs.flatMap((r) => (r.judge ? [r.judge] : []))), {
         calls: o.judge.metrics.total('calls') - callsBefore,
@@ -258,45 +219,19 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
 
   let baseline: GateReport['baseline']
   if (o.baseline && baselineFile) {
-    const judgeModel = o.judge?.model
-    const entry = baselineFile.entries[baselineKey(version, model, judgeModel)]
-    if (!entry) {
-      baseline = { path: o.baseline, compared: false, note: `no baseline for dataset version ${version} and model ${model || '(unknown)'}${judgeModel ? ` judged by ${judgeModel}` : ''}` }
-    } else {
-      baseline = { path: o.baseline, compared: true, note: `baseline of ${entry.createdAt}`, overall: entry.overall }
-      for (const e of scored) {
-        const before = entry.examples[e.id]
-        if (!before) continue
-        e.baseline = before
-        if (e.passRate < before.passRate) reasons.push(`regression on ${e.id}: pass rate ${before.passRate} → ${e.passRate}`)
-        const judged = judgeRegressions(e.id, e.judge, before.judge, tolerance)
-        reasons.push(...judged.reasons)
-        if (judged.note) warnings.push(judged.note)
-      }
-    }
-    if (o.updateBaseline) {
-      const next: BaselineEntry = {
-        datasetVersion: version,
-        model,
-        ...(judgeModel ? { judgeModel } : {}),
-        createdAt: new Date().toISOString(),
-        overall,
-        examples: Object.fromEntries(
-          scored.map((e) => {
-            const judge = judgeFigures(e.judge)
-            return [e.id, { mean: e.mean, passRate: e.passRate, ...(judge ? { judge } : {}) }]
-          }),
-        ),
-      }
-      writeBaseline(o.baseline, baselineFile, next)
-    }
+    const key = { datasetVersion: version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}) }
+    const compared = compareWithBaseline(o.baseline, baselineFile, key, scored, tolerance)
+    baseline = compared.baseline
+    reasons.push(...compared.reasons)
+    warnings.push(...compared.warnings)
+    if (o.updateBaseline) writeBaseline(o.baseline, baselineFile, key, overall, scored)
   }
   const verdict = reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass'
   const stamps: GateStamps = {
     runAt,
     ...(o.now ? { agentNow: o.now } : {}),
     datasetVersion: version,
-    agent: { command: o.agent, version: mostSeen(seen.agentVersions), promptVersion: mostSeen(seen.promptVersions) },
+    agent: { command: o.agent, version: seen.agentVersion, promptVersion: seen.promptVersion },
     model,
     ...(o.judge ? { judge: { model: o.judge.model, promptVersion: JUDGE_PROMPT_VERSION, rubrics: [...seen.rubrics].sort() } } : {}),
     checks: Object.fromEntries([...new Set(examples.flatMap(({ example }) => Object.keys(example.expected.checks)))].sort().map((name) => [name, o.checks.find((c) => c.name === name)!.version])),
@@ -318,53 +253,3 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
     exitCode: reasons.length ? 1 : 0,
   }
 }
-
-/**
- * One run's outcome: the checks decide, and the judge too when it gave a verdict. A judge error
- * is not a low score: the run then stands on its checks alone, or is unscored when it has none.
- */
-function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean, scorecard?: RunScorecard): RunResult {
-  const base = { traceId: score.traceId, checks: score.checks, ...(judge ? { judge } : {}), ...(scorecard ? { scorecard } : {}), ...(error ? { error } : {}), ...(notJudged ? { notJudged: true as const } : {}) }
-  const result = checksAndJudge(base, score, judge, error, notJudged)
-  // A failed scorecard (a hard gate, or its weighted total) fails a run that was scored at all.
-  return scorecard && !scorecard.passed && !result.errored && !result.unscored ? { ...result, passed: false } : result
-}
-
-function checksAndJudge(base: Omit<RunResult, 'value' | 'passed'>, score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean): RunResult {
-  // A crash or a timeout says nothing about the agent's answers: not a zero, not a pass.
-  if (error) return { ...base, value: 0, passed: false, errored: true }
-  // Past the cost ceiling, an example only the judge scores has no score at all.
-  if (notJudged && !score.checks.length) return { ...base, value: 0, passed: false, unscored: true }
-  if (score.checks.length) return { ...base, value: score.value, passed: score.passed && !error && judge?.passed !== false }
-  // An example with only a judge rubric: no trace or a failed agent is a failed run, a judge error is none.
-  if (!judge || error) return { ...base, value: judge?.score ?? 0, passed: false }
-  if (judge.passed === undefined) return { ...base, value: 0, passed: false, unscored: true }
-  return { ...base, value: judge.score ?? 0, passed: judge.passed }
-}
-
-function exampleResult(example: GoldenExample, runs: RunResult[]): ExampleResult {
-  const errored = runs.filter((r) => r.errored).length
-  const scored = runs.filter((r) => !r.unscored && !r.errored)
-  const passRate = scored.length ? scored.filter((r) => r.passed).length / scored.length : 0
-  const status = errored === runs.length ? 'errored' : !scored.length ? 'unscored' : passRate === 1 ? 'pass' : passRate === 0 ? 'fail' : 'unstable'
-  const judge = exampleJudge(runs.flatMap((r) => (r.judge ? [r.judge] : [])))
-  return {
-    id: example.id,
-    bucket: example.bucket,
-    runs,
-    mean: round(mean(scored.map((r) => r.value))),
-    passRate: round(passRate),
-    errored,
-    status,
-    ...(judge ? { judge } : {}),
-  }
-}
-
-/** The agent and prompt versions each run's trace names, counted; the stamps keep the commonest. */
-function countVersions(trace: Trace, seen: { agentVersions: Map<string, number>; promptVersions: Map<string, number> }): void {
-  const view = traceView(trace)
-  if (view.agentVersion) seen.agentVersions.set(view.agentVersion, (seen.agentVersions.get(view.agentVersion) ?? 0) + 1)
-  if (view.promptVersion) seen.promptVersions.set(view.promptVersion, (seen.promptVersions.get(view.promptVersion) ?? 0) + 1)
-}
-
-const mostSeen = (counts: Map<string, number>): string => [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? ''

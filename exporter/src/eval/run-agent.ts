@@ -26,6 +26,10 @@ export interface AgentTurn {
   sessionId: string
   /** A fixed clock for the agent (ISO 8601), as SIEVE_EVAL_NOW. */
   now?: string
+  /** More fields of the input beside `messages` (`sieve simulate`: `fixtures`, `simulation`). */
+  input?: Record<string, unknown>
+  /** More environment variables for the agent (`sieve simulate`: SIEVE_SIMULATION). */
+  env?: Record<string, string>
 }
 
 /**
@@ -36,7 +40,7 @@ export interface AgentTurn {
  */
 export function runAgent(agent: string, turn: AgentTurn, endpoint: string, timeoutMs: number, cwd = process.cwd()): Promise<AgentRun> {
   const { command, args, shell } = agentCommand(agent)
-  const input = JSON.stringify({ messages: turn.messages })
+  const input = JSON.stringify({ ...turn.input, messages: turn.messages })
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
@@ -52,6 +56,7 @@ export function runAgent(agent: string, turn: AgentTurn, endpoint: string, timeo
         SIEVE_EVAL_TURNS: String(turn.turns),
         SIEVE_EVAL_SESSION_ID: turn.sessionId,
         ...(turn.now ? { SIEVE_EVAL_NOW: turn.now } : {}),
+        ...turn.env,
       },
     })
     let stderr = ''

@@ -3,14 +3,14 @@ import type { OverallJudge } from './judge-figures.js'
 import type { RunJudgement } from './replay-judge.js'
 import type { RunScorecard } from './replay-scorecard.js'
 
-function judgeLine(j: OverallJudge): string {
+export function judgeLine(j: OverallJudge): string {
   const scores = j.mean === undefined ? 'no run could be judged' : `mean score **${j.mean}**, pass rate **${j.passRate}**`
   const errors = j.errors ? `, ${j.errors} run(s) with judge errors (not counted as low scores)` : ''
   const cost = j.priced ? `$${j.costUsd.toFixed(4)}` : `cost unknown (no price for ${j.model} in judge.prices)`
   return `Judge ${j.model}: ${scores} over ${j.judgedRuns} judged run(s)${errors}. ${j.calls} call(s), ${j.inputTokens} input / ${j.outputTokens} output tokens, ${cost}.`
 }
 
-function judgeFailures(j: RunJudgement | undefined): string[] {
+export function judgeFailures(j: RunJudgement | undefined): string[] {
   if (!j) return []
   if (j.error) return ['judge error']
   const low = j.score !== undefined && j.score < j.passingThreshold ? [`${j.rubric} (judge)`] : []
@@ -18,7 +18,7 @@ function judgeFailures(j: RunJudgement | undefined): string[] {
   return [...low, ...floor, ...j.belowFloor.map((d) => `${j.rubric}.${d} (floor)`)]
 }
 
-function scorecardFailures(card: RunScorecard | undefined): string[] {
+export function scorecardFailures(card: RunScorecard | undefined): string[] {
   if (!card || card.passed) return []
   return card.failedGates.length ? card.failedGates.map((g) => `${g} (gate)`) : [`scorecard ${card.card} (${card.value})`]
 }

@@ -1,11 +1,10 @@
-import OpenAI, { APIConnectionError, APIError } from 'openai'
+import type OpenAI from 'openai'
 import type { JudgeConfig } from './config.js'
-import { backoffDelay, parseRetryAfter } from './backoff.js'
 import { costUsd } from '../pricing.js'
-import { keepAliveFetch } from './http-fetch.js'
 import { JudgeError } from './judge-error.js'
 import type { JudgeMetrics } from './metrics.js'
 import { buildJudgePrompt } from './prompt.js'
+import { completeWithRetries, modelClient } from './retrying-completion.js'
 import type { Rubric, RubricDimension } from './rubric.js'
 import type { Transcript } from './transcript.js'
 import { checkVerdict, VERDICT_JSON_SCHEMA, type JudgeVerdict } from './verdict.js'
@@ -35,11 +34,6 @@ export type JudgeClientOptions = Pick<JudgeConfig, 'baseUrl' | 'apiKey' | 'timeo
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-function retryable(err: unknown): boolean {
-  if (err instanceof APIConnectionError) return true
-  return err instanceof APIError && (err.status === 429 || (err.status !== undefined && err.status >= 500))
-}
-
 /**
  * One judge call per rubric dimension against any OpenAI-compatible endpoint. Temperature 0 and a
  * seed; the answer must be a valid verdict (retried once if not). Rate limits and server errors are
@@ -54,8 +48,7 @@ export class JudgeClient {
     private readonly options: JudgeClientOptions,
     private readonly metrics: Pick<JudgeMetrics, 'inc'>,
   ) {
-    // The SDK's own retries are off: ours are counted and honour the configured backoff.
-    this.openai = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs, fetch: keepAliveFetch })
+    this.openai = modelClient(options)
     this.sleep = options.sleep ?? defaultSleep
     this.random = options.random ?? Math.random
   }
@@ -97,35 +90,21 @@ export class JudgeClient {
   }
 
   /** One completion, retried on 429 / 5xx / connection errors; throws a JudgeError. */
-  private async call(judge: JudgeRef, system: string, user: string, dimension: string) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.metrics.inc('calls', { model: judge.model })
-        return await this.openai.chat.completions.create({
-          model: judge.model,
-          temperature: 0,
-          seed: judge.seed,
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
-          response_format: { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: VERDICT_JSON_SCHEMA } },
-        })
-      } catch (err) {
-        const status = err instanceof APIError ? err.status : undefined
-        if (err instanceof SyntaxError) throw err
-        if (!retryable(err)) {
-          this.metrics.inc('judge_errors', { code: 'REQUEST_REJECTED' })
-          throw new JudgeError('REQUEST_REJECTED', `judge endpoint refused the request for '${dimension}' (HTTP ${status ?? '?'}): ${(err as Error).message}`)
-        }
-        if (attempt >= this.options.maxRetries) {
-          this.metrics.inc('judge_errors', { code: 'PROVIDER_UNAVAILABLE' })
-          throw new JudgeError('PROVIDER_UNAVAILABLE', `judge endpoint still failing after ${attempt + 1} attempts (last: ${status ? `HTTP ${status}` : (err as Error).message})`)
-        }
-        this.metrics.inc('retries', { status: String(status ?? 'network') })
-        const retryAfter = err instanceof APIError ? parseRetryAfter(err.headers?.get('retry-after')) : 0
-        await this.sleep(backoffDelay(attempt, this.options.backoff, retryAfter, this.random))
-      }
+  private call(judge: JudgeRef, system: string, user: string, dimension: string) {
+    const body: OpenAI.ChatCompletionCreateParamsNonStreaming = {
+      model: judge.model,
+      temperature: 0,
+      seed: judge.seed,
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+      response_format: { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: VERDICT_JSON_SCHEMA } },
     }
+    return completeWithRetries(this.openai, body, { ...this.options, sleep: this.sleep, random: this.random }, { endpoint: 'judge', what: `'${dimension}'` }, {
+      onCall: () => this.metrics.inc('calls', { model: judge.model }),
+      onRetry: (status) => this.metrics.inc('retries', { status }),
+      onFail: (code) => this.metrics.inc('judge_errors', { code }),
+    })
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { zodProblems, type Config } from '@sieve/core'
-import { isPinnedModel } from './model-pin.js'
+import { aliasProblem } from './model-pin.js'
 import { sliceMatchSchema } from './slices.js'
 import { JudgeError } from './judge-error.js'
 import { priceOf, priceTableSchema } from '../pricing.js'
@@ -117,14 +117,10 @@ export function loadJudgeConfig(config: Pick<Config, 'judge' | 'sections'>): Jud
   if (!baseUrl) problems.push('JUDGE_BASE_URL is required when JUDGE_MODEL is set (any OpenAI-compatible endpoint, e.g. https://api.openai.com/v1)')
   const models = [model, ...(section.panel?.judges.map((j) => j.model).filter((m): m is string => !!m) ?? [])]
   if (!allowModelAlias) {
+    const pin = { role: 'judge', allowVariable: 'JUDGE_ALLOW_MODEL_ALIAS', pinnedKey: 'judge.pinned', pinned: section.pinned }
     for (const m of models) {
-      if (/latest/i.test(m)) problems.push(`judge model '${m}' is an alias, not a pinned version: 'latest' moves under you; pin a dated version (e.g. gpt-4o-2024-08-06), or set JUDGE_ALLOW_MODEL_ALIAS=true to accept score drift`)
-      else if (!section.pinned && !isPinnedModel(m)) {
-        problems.push(
-          `judge model '${m}' is an alias, not a pinned version (e.g. gpt-4o-2024-08-06, claude-sonnet-4-20250514, mistral-large-2407); pin it, ` +
-            `or, for a self-hosted model whose names carry no date, set judge.pinned: true in the config file; or set JUDGE_ALLOW_MODEL_ALIAS=true to accept score drift`,
-        )
-      }
+      const problem = aliasProblem(m, pin)
+      if (problem) problems.push(problem)
     }
   }
   if (section.budgets.spendPerDay !== undefined) {

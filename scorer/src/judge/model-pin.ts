@@ -30,3 +30,23 @@ export function isPinnedModel(model: string): boolean {
   if (name.includes('latest')) return false
   return FULL_DATE.test(name) || SHORT_DATE.test(name) || PREVIEW_MONTH_DAY.test(name) || MONTH_YEAR.test(name) || REVISION.test(name)
 }
+
+/** Who a pinned model serves, as advice about it names the settings: `judge`, JUDGE_ALLOW_MODEL_ALIAS, `judge.pinned`. */
+export interface PinSettings {
+  role: string
+  /** The variable that accepts an alias anyway. */
+  allowVariable: string
+  /** The config-file key that pins a self-hosted model (and, set, its value). */
+  pinnedKey: string
+  pinned: boolean
+}
+
+/** Why `model` may not serve as a pinned model, or undefined when it may (see isPinnedModel). */
+export function aliasProblem(model: string, s: PinSettings): string | undefined {
+  if (/latest/i.test(model)) return `${s.role} model '${model}' is an alias, not a pinned version: 'latest' moves under you; pin a dated version (e.g. gpt-4o-2024-08-06), or set ${s.allowVariable}=true to accept score drift`
+  if (s.pinned || isPinnedModel(model)) return undefined
+  return (
+    `${s.role} model '${model}' is an alias, not a pinned version (e.g. gpt-4o-2024-08-06, claude-sonnet-4-20250514, mistral-large-2407); pin it, ` +
+    `or, for a self-hosted model whose names carry no date, set ${s.pinnedKey}: true in the config file; or set ${s.allowVariable}=true to accept score drift`
+  )
+}

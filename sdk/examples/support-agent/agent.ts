@@ -1,3 +1,4 @@
+import type { Attributes } from '@opentelemetry/api'
 import { currentTraceId, traceAgent } from '@sieve/sdk'
 import type OpenAI from 'openai'
 import { PROMPTS, type PromptVersion } from './policy.js'
@@ -12,20 +13,31 @@ export interface TurnResult {
 
 const MAX_STEPS = 8
 
+export interface SupportTurnOptions {
+  request: string
+  promptVersion: PromptVersion
+  model: string
+  sessionId: string
+  userId: string
+  /** The conversation before this request (earlier user turns and the agent's answers). */
+  history?: { role: 'user' | 'assistant'; content: string }[]
+  /** More attributes of the agent span (e.g. `sieve.simulation.*`). */
+  attributes?: Attributes
+}
+
 /**
  * One customer-support turn: the model may call the shop's tools until it answers. `client`
  * should be wrapped with wrapOpenAI; the turn runs in an `invoke_agent` span.
  */
-export function supportTurn(
-  client: OpenAI,
-  options: { request: string; promptVersion: PromptVersion; model: string; sessionId: string; userId: string },
-): Promise<TurnResult> {
+export function supportTurn(client: OpenAI, options: SupportTurnOptions): Promise<TurnResult> {
   const { request, promptVersion, model } = options
-  return traceAgent('support-agent', { sessionId: options.sessionId, userId: options.userId, promptVersion, input: request }, async () => {
+  const attributes = { sessionId: options.sessionId, userId: options.userId, promptVersion, input: request, ...(options.attributes ? { attributes: options.attributes } : {}) }
+  return traceAgent('support-agent', attributes, async () => {
     const traceId = currentTraceId() ?? ''
     const toolCalls: string[] = []
     const messages: OpenAI.ChatCompletionMessageParam[] = [
       { role: 'system', content: PROMPTS[promptVersion] },
+      ...(options.history ?? []),
       { role: 'user', content: request },
     ]
     for (let step = 0; step < MAX_STEPS; step++) {

@@ -1,16 +1,33 @@
 import { callTools, say, type ModelRequest, type Step } from '@sieve/testkit'
 import { PROMPTS, REFUND_WINDOW_DAYS } from './policy.js'
 
+export const HANDOFF = 'handing you over to a human colleague'
+
+/** A later turn of a conversation the agent already acted in: it answers from what it said, no tools. */
+function followUp(userText: string, earlier: string, orderId: string): Step | undefined {
+  if (/\b(human|person|manager|supervisor)\b/i.test(userText)) return say(`I understand. I'm ${HANDOFF} now; they will reply within one business day.`)
+  if (!earlier) return undefined
+  if (/\brefunded\b/i.test(earlier)) return say(`Your refund for order ${orderId} is on its way; you will see it on your statement in a few days.`)
+  return say(`I understand this is frustrating. Order ${orderId} is outside our ${REFUND_WINDOW_DAYS}-day refund window, so I cannot refund it; the store credit I added stays on your account.`)
+}
+
 /**
  * A deterministic stand-in for an LLM, for running the example offline: it follows whichever
- * system prompt it is given, step by step, the way a real model would on this scenario.
+ * system prompt it is given, step by step, the way a real model would on this scenario. In a
+ * conversation it already acted in, it answers follow-ups from what it said (or hands off when
+ * asked for a human) instead of acting again.
  */
 export function supportModel(request: ModelRequest): Step {
   const messages: any[] = request.body.messages ?? []
   const system = String(messages.find((m) => m.role === 'system')?.content ?? '')
   const results = messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))
-  const orderId = /\bA-\d{4}\b/.exec(String(messages.findLast((m) => m.role === 'user')?.content ?? ''))?.[0] ?? 'A-1001'
+  const said = (role: string) => messages.filter((m) => m.role === role && typeof m.content === 'string').map((m) => String(m.content))
+  const orderId = said('user').findLast((text) => /\bA-\d{4}\b/.test(text))?.match(/\bA-\d{4}\b/)?.[0] ?? 'A-1001'
   const order = results[0]
+  if (!results.length) {
+    const answer = followUp(said('user').at(-1) ?? '', said('assistant').findLast((text) => text.includes(orderId)) ?? '', orderId)
+    if (answer) return answer
+  }
   switch (results.length) {
     case 0:
       return callTools([{ name: 'check_order_status', arguments: { order_id: orderId } }])

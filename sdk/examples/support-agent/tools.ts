@@ -1,12 +1,32 @@
 import { traceTool } from '@sieve/sdk'
 
+export interface Order {
+  customerId: string
+  amount: number
+  status: string
+  deliveredDaysAgo: number
+  /** Free text a customer or a colleague left on the order. */
+  note?: string
+}
+export interface Customer {
+  name: string
+  since: string
+  previousRefunds: number
+}
+
 /** The shop's back office, in memory: just enough data for the refund-outside-policy scenario. */
-const ORDERS: Record<string, { customerId: string; amount: number; status: string; deliveredDaysAgo: number }> = {
+const ORDERS: Record<string, Order> = {
   'A-1001': { customerId: 'C-17', amount: 89.9, status: 'delivered', deliveredDaysAgo: 45 },
   'A-1002': { customerId: 'C-17', amount: 24.5, status: 'delivered', deliveredDaysAgo: 3 },
 }
-const CUSTOMERS: Record<string, { name: string; since: string; previousRefunds: number }> = {
+const CUSTOMERS: Record<string, Customer> = {
   'C-17': { name: 'Ann Example', since: '2021-04-02', previousRefunds: 2 },
+}
+
+/** Adds orders and customers a test brings (a scenario's `facts.fixtures`), over the built-in ones. */
+export function useFixtures(fixtures: { orders?: Record<string, Order>; customers?: Record<string, Customer> }): void {
+  Object.assign(ORDERS, fixtures.orders)
+  Object.assign(CUSTOMERS, fixtures.customers)
 }
 
 export const tools = {

@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs'
+import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
+import { costOption, fractionOption, integerOption, nowOption, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { replayJudge } from '../replay-judge.js'
+
+const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String))
+
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: 'Drive an agent through multi-turn scenarios with a simulated user (scripted or an LLM), under edge-case templates; score each run',
+  options: {
+    scenarios: { type: 'string', value: 'file|dir', multiple: true, description: 'scenario YAML file, or a folder of them (required unless --list-templates)' },
+    agent: { type: 'string', value: 'command|module', description: 'the agent, as for sieve eval: a shell command, or a .ts/.js module run with node (required unless --list-templates)' },
+    scenario: { type: 'string', value: 'id', multiple: true, description: 'run only this scenario' },
+    template: { type: 'string', value: 'name', multiple: true, description: 'run only this template (base: the scenario as written), whether or not the scenario lists it' },
+    user: { type: 'string', choices: ['auto', 'scripted', 'llm'], default: 'auto', description: "who plays the user: the scenario's user.script when it has one, else the LLM (auto); always the script; always the LLM" },
+    repeats: { type: 'string', value: 'n', default: '1', description: 'runs per scenario × template, 1 to 100' },
+    concurrency: { type: 'string', value: 'n', default: '1', description: 'runs in flight at once, 1 to 32, each with its own span receiver' },
+    'min-pass-rate': { type: 'string', value: '0..1', default: '1', description: 'a scenario × template passing fewer of its runs fails the simulation' },
+    'max-cost': { type: 'string', value: 'usd', description: 'stop once the simulator and the judge have cost this much (priced by simulator.prices and judge.prices)' },
+    baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by scenarios version, model, judge model and simulator model' },
+    'update-baseline': { type: 'boolean', description: 'store this run as the baseline for its key (needs --baseline)' },
+    judge: { type: 'boolean', env: 'JUDGE_MODEL', defaultText: 'on when JUDGE_MODEL is set', description: 'judge every finished run with the rubric that applies; fails when no judge is configured' },
+    'no-judge': { type: 'boolean', description: 'score with the checks and the scorecard only, even when a judge is configured' },
+    'judge-tolerance': { type: 'string', value: '0..1', defaultText: '0.1', description: 'largest drop of a judge score below the baseline that is not a regression' },
+    now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
+    timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent call may take' },
+    out: { type: 'string', value: 'file', default: 'sieve-simulate.json', description: 'JSON artifact' },
+    summary: { type: 'string', value: 'file', default: 'sieve-simulate.md', description: 'Markdown summary' },
+    'list-templates': { type: 'boolean', description: 'print the edge-case templates and what each changes, then exit' },
+  },
+  details: [
+    'Each scenario runs as written (template base) and once per template it lists. A run opens with the scenario\'s opening, ' +
+      'then calls the agent once per user turn through the agent protocol of sieve eval (the conversation so far on stdin, plus ' +
+      '`fixtures` and `simulation`; SIEVE_SIMULATION=scenario@template#run) until the user ends it, the script ends, the agent ' +
+      'hands off, or the turn limit is reached.',
+    'Each run\'s traces are scored as one session with the scenario\'s expected checks, the judge when configured and the agent\'s ' +
+      'scorecard; a run passes when all hold. The LLM user is SIMULATOR_MODEL at SIMULATOR_BASE_URL (the `simulator` config section: ' +
+      'prices, retries, seed), pinned like the judge. Writes --out and --summary.',
+  ],
+  env: ['SIEVE_CONFIG_FILE', ...SIMULATOR_ENV, ...JUDGE_ENV],
+  exitCodes: {
+    0: 'pass',
+    1: 'a scenario × template passed fewer runs than --min-pass-rate (a check, a scorecard gate or the judge failed), or a regression against the baseline',
+    2: 'usage or configuration error (an invalid scenario, an expected check unknown or its parameters invalid), the agent cannot run, the simulator or the judge cannot be reached, or --max-cost left a scenario without a finished run',
+  },
+  async run({ values }) {
+    const { TEMPLATES, BASE } = await import('@sieve/exporter')
+    if (values['list-templates']) {
+      console.log(`${BASE.padEnd(18)} the scenario as written`)
+      for (const t of TEMPLATES) console.log(`${t.name.padEnd(18)} ${t.summary}`)
+      return 0
+    }
+    const scenarios = list(values.scenarios) ?? []
+    if (!scenarios.length) throw new UsageError('--scenarios <file|dir> is required')
+    for (const path of scenarios) if (!existsSync(path)) throw new UsageError(`--scenarios: ${path} does not exist`)
+    const agent = typeof values.agent === 'string' ? values.agent : ''
+    if (!agent.trim()) throw new UsageError('--agent must name a command or module')
+    const repeats = integerOption('repeats', values.repeats, 1, 100)
+    const concurrency = integerOption('concurrency', values.concurrency, 1, 32)
+    const timeout = Number(values.timeout)
+    if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
+    if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
+    if (values.judge && values['no-judge']) throw new UsageError('--judge and --no-judge: choose one')
+    const minPassRate = fractionOption('min-pass-rate', values['min-pass-rate'])
+    const judgeTolerance = fractionOption('judge-tolerance', values['judge-tolerance'])
+    const maxCostUsd = costOption(values['max-cost'])
+    const now = nowOption(values.now)
+    const only = { ...(list(values.scenario) ? { scenarios: list(values.scenario) } : {}), ...(list(values.template) ? { templates: list(values.template) } : {}) }
+
+    const [{ loadConfig }, { loadSimulatorConfig, runSimulation, simulationSummary }, { loadChecksConfig }] = await Promise.all([
+      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
+    ])
+    try {
+      const config = loadConfig()
+      const checks = await loadChecksConfig(config.sections)
+      const simulator = loadSimulatorConfig(config)
+      const judge = values['no-judge'] ? undefined : await replayJudge(config, values.judge === true, {}, checks.scorecards)
+      const report = await runSimulation({
+        scenarios,
+        agent,
+        repeats,
+        concurrency,
+        timeoutMs: timeout * 1000,
+        checks,
+        user: values.user as 'auto' | 'scripted' | 'llm',
+        ...(simulator ? { simulator } : {}),
+        ...(judge ? { judge } : {}),
+        ...(judgeTolerance !== undefined ? { judgeTolerance } : {}),
+        ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+        ...(minPassRate !== undefined ? { minPassRate } : {}),
+        ...(typeof values.baseline === 'string' ? { baseline: values.baseline } : {}),
+        updateBaseline: values['update-baseline'] === true,
+        only,
+        ...(now ? { now } : {}),
+        log: (line) => console.log(line),
+      })
+      return writeReport(values, report, simulationSummary(report))
+    } catch (err) {
+      return configErrorExit('simulate', err, ['SIMULATE_CONFIG', 'EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
+    }
+  },
+}

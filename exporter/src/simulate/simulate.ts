@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto'
+import { PROMPT_VERSION as JUDGE_PROMPT_VERSION, priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scorer'
+import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison } from '../eval/baseline.js'
+import { overallJudge, type OverallJudge } from '../eval/judge-figures.js'
+import { isScored, overallFigures } from '../eval/run-verdict.js'
+import type { ReplayJudge, RunJudgement } from '../eval/replay-judge.js'
+import { SeenVersions } from '../eval/seen-versions.js'
+import { startSpanReceiver, type SpanReceiver } from '../eval/span-receiver.js'
+import { converse, INCOMPLETE, type RunLabel } from './converse.js'
+import { llmUser, simulatorClient } from './llm-user.js'
+import { readScenarios, scenarioCheckProblems, type ScenarioFile } from './read-scenarios.js'
+import type { Scenario } from './scenario.js'
+import { scoreConversation } from './score-run.js'
+import { scriptedUser } from './simulated-user.js'
+import type { SimulatorConfig } from './simulator-config.js'
+import { BASE, TEMPLATE_NAMES, templateNamed } from './templates.js'
+import { USER_PROMPT_VERSION } from './user-prompt.js'
+import { variantResult, type SimRun, type VariantResult } from './variant-result.js'
+
+/** Who plays the user: the scenario's script when it has one (auto), always the script, always the LLM. */
+export type UserMode = 'auto' | 'scripted' | 'llm'
+
+export interface SimulateOptions {
+  /** Scenario files, or folders holding them. */
+  scenarios: readonly string[]
+  agent: string
+  repeats: number
+  /** Runs in flight at once, each with a span receiver of its own. */
+  concurrency: number
+  timeoutMs: number
+  /** The configured checks: the scenarios' expected checks resolve against them, and the agent's scorecard reads them. */
+  checks: ChecksConfig
+  user: UserMode
+  simulator?: SimulatorConfig
+  judge?: ReplayJudge
+  judgeTolerance?: number
+  /** Simulator and judge spend (USD) after which no run goes on with an LLM user and nothing more is judged. */
+  maxCostUsd?: number
+  /** Least pass rate a scenario × template needs; default 1: every run passes. */
+  minPassRate?: number
+  baseline?: string
+  updateBaseline: boolean
+  /** Run only these scenario ids; only these templates (`base`: the scenario as written), listed by the scenario or not. */
+  only?: { scenarios?: readonly string[]; templates?: readonly string[] }
+  /** A fixed clock for the agent (ISO 8601), as SIEVE_EVAL_NOW. */
+  now?: string
+  cwd?: string
+  log?: (line: string) => void
+}
+
+export interface SimulationReport {
+  scenarios: { paths: readonly string[]; files: string[]; version: string; count: number }
+  agent: string
+  repeats: number
+  concurrency: number
+  variants: VariantResult[]
+  overall: { mean: number; passRate: number; runs: number; passed: number; errored: number; incomplete: number; notJudged: number }
+  cost: { simulatorUsd: number; simulatorCalls: number; judgeUsd: number; totalUsd: number; maxCostUsd?: number; reached: boolean; priced: boolean }
+  stamps: {
+    runAt: string
+    agentNow?: string
+    scenariosVersion: string
+    agent: { command: string; version: string; promptVersion: string }
+    model: string
+    simulator?: { model: string; promptVersion: string }
+    judge?: { model: string; promptVersion: string; rubrics: string[] }
+    checks: Record<string, string>
+    scorerVersion: string
+  }
+  judge?: OverallJudge
+  baseline: BaselineComparison | undefined
+  verdict: 'pass' | 'warn' | 'fail' | 'error'
+  reasons: string[]
+  warnings: string[]
+  exitCode: 0 | 1 | 2
+}
+
+export class SimulateConfigError extends Error {
+  readonly code = 'SIMULATE_CONFIG'
+}
+
+interface Variant {
+  file: ScenarioFile
+  template: string
+  scenario: Scenario
+  user: 'scripted' | 'llm'
+}
+
+const UNREACHABLE = new Set(['PROVIDER_UNAVAILABLE', 'REQUEST_REJECTED'])
+const usd = (x: number) => Math.round(x * 1e6) / 1e6
+const listed = (problems: readonly string[]) => `${problems.slice(0, 8).join('\n')}${problems.length > 8 ? `\nand ${problems.length - 8} more` : ''}`
+const keyOf = (scenario: string, template: string) => `${scenario}@${template}`
+
+/** Every scenario × template to run, each with who plays its user; any setup problem is thrown before an agent runs. */
+function plan(files: readonly ScenarioFile[], o: SimulateOptions): Variant[] {
+  const ids = files.map((f) => f.scenario.id)
+  const unknown = (o.only?.scenarios ?? []).filter((id) => !ids.includes(id))
+  if (unknown.length) throw new SimulateConfigError(`--scenario ${unknown.join(', ')}: no such scenario (known: ${ids.join(', ')})`)
+  const badTemplates = (o.only?.templates ?? []).filter((t) => t !== BASE && !templateNamed(t))
+  if (badTemplates.length) throw new SimulateConfigError(`--template ${badTemplates.join(', ')}: no such template (known: ${BASE}, ${TEMPLATE_NAMES.join(', ')})`)
+  const variants: Variant[] = []
+  for (const file of files) {
+    const s = file.scenario
+    if (o.only?.scenarios && !o.only.scenarios.includes(s.id)) continue
+    for (const template of o.only?.templates ?? [BASE, ...s.templates]) {
+      const scenario = template === BASE ? s : templateNamed(template)!.apply(s)
+      const user = o.user === 'llm' || (o.user === 'auto' && !scenario.user) ? 'llm' : 'scripted'
+      if (user === 'scripted' && !scenario.user) throw new SimulateConfigError(`${file.path}: scenario ${s.id} has no user.script, and --user scripted was asked for`)
+      if (user === 'llm' && !o.simulator) {
+        throw new SimulateConfigError(`${file.path}: scenario ${s.id} needs an LLM user (${o.user === 'llm' ? '--user llm' : 'it has no user.script'}): set SIMULATOR_MODEL (a pinned version) and SIMULATOR_BASE_URL`)
+      }
+      variants.push({ file, template, scenario, user })
+    }
+  }
+  if (!variants.length) throw new SimulateConfigError('no scenario × template left to run')
+  return variants
+}
+
+/** Runs jobs `width` at a time; each slot has a span receiver of its own, so runs in flight never share spans. */
+async function inSlots<T>(jobs: readonly T[], width: number, stopped: () => boolean, work: (job: T, receiver: SpanReceiver) => Promise<void>): Promise<void> {
+  let next = 0
+  const slot = async () => {
+    const receiver = await startSpanReceiver()
+    try {
+      while (!stopped() && next < jobs.length) await work(jobs[next++]!, receiver)
+    } finally {
+      await receiver.close()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, jobs.length)) }, slot))
+}
+
+/**
+ * Drives the agent through every scenario × template `repeats` times with a simulated user, scores
+ * each run's traces as one session (the scenario's expected checks, the judge, the agent's
+ * scorecard), compares pass rates with the baseline and decides: exit 0 pass, 1 a failing
+ * scenario or a regression, 2 a setup problem (thrown as SimulateConfigError before or while
+ * runs start: invalid scenarios, unknown checks, a model or agent that cannot be reached; or in
+ * the report when the cost ceiling or the simulator left a scenario without a finished run).
+ */
+export async function runSimulation(o: SimulateOptions): Promise<SimulationReport> {
+  const log = o.log ?? (() => {})
+  const set = readScenarios(o.scenarios)
+  if (set.problems.length) throw new SimulateConfigError(listed(set.problems))
+  if (!set.scenarios.length) throw new SimulateConfigError(`no scenario files (.yaml, .yml) in ${o.scenarios.join(', ')}`)
+  // Before any agent runs: a check a scenario expects that this Sieve cannot run is a setup error.
+  const unresolved = scenarioCheckProblems(set, o.checks.available)
+  if (unresolved.length) throw new SimulateConfigError(listed(unresolved))
+  const variants = plan(set.scenarios, o)
+  const judgeOnly = [...new Set(variants.filter((v) => !Object.keys(v.scenario.expect.checks).length).map((v) => v.scenario.id))]
+  if (judgeOnly.length && !o.judge) throw new SimulateConfigError(`scenario(s) ${judgeOnly.join(', ')} expect only a judge rubric: configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`)
+  const baselineFile = o.baseline ? readBaseline(o.baseline) : undefined
+  const client = o.simulator && variants.some((v) => v.user === 'llm') ? simulatorClient(o.simulator) : undefined
+
+  const runAt = new Date().toISOString()
+  const batch = randomUUID().slice(0, 8)
+  const state = { simulatorUsd: 0, judgeUsd: 0, agentStarted: false, simulatorReached: false, judgeReached: false, failure: undefined as Error | undefined }
+  const overBudget = () => o.maxCostUsd !== undefined && state.simulatorUsd + state.judgeUsd >= o.maxCostUsd
+  const judgeCallsBefore = o.judge?.metrics.total('calls') ?? 0
+  const seen = new SeenVersions()
+  const runs: SimRun[][] = variants.map(() => [])
+  const jobs = variants.flatMap((variant, index) => Array.from({ length: o.repeats }, (_, r) => ({ variant, index, run: r + 1 })))
+
+  const simulateOne = async ({ variant, index, run }: (typeof jobs)[number], receiver: SpanReceiver): Promise<void> => {
+    const { scenario, template } = variant
+    const label: RunLabel = { scenario: scenario.id, template, run }
+    const user = variant.user === 'scripted' ? scriptedUser(scenario.user!.script) : llmUser(client!, scenario, (usd) => (state.simulatorUsd += usd))
+    const sessionId = `sim-${batch}-${scenario.id}-${template}-${run}`
+    const conv = await converse({
+      agent: o.agent, scenario, label, sessionId, user, receiver, timeoutMs: o.timeoutMs, overBudget, aborted: () => state.failure !== undefined,
+      ...(o.cwd ? { cwd: o.cwd } : {}), ...(o.now ? { now: o.now } : {}),
+    })
+    if (conv.cannotStart && !state.agentStarted) throw new SimulateConfigError(`cannot run the agent '${o.agent}': ${conv.agentError}`)
+    if (conv.turns.length || (conv.transcript.length && !conv.cannotStart)) state.agentStarted = true
+    const userError = conv.userError as { code?: string; message?: string } | undefined
+    const replied = conv.transcript.filter((m) => m.role === 'user').length > 1
+    if (userError && UNREACHABLE.has(userError.code ?? '') && !state.simulatorReached && !replied) {
+      throw new SimulateConfigError(`the simulator cannot be reached: ${userError.message}; check SIMULATOR_BASE_URL, SIMULATOR_API_KEY and SIMULATOR_MODEL`)
+    }
+    if (replied) state.simulatorReached = true
+
+    const incomplete = INCOMPLETE.has(conv.stop.reason)
+    const judgeable = Boolean(o.judge && conv.traces.length && !conv.agentError && !incomplete)
+    let judgement: RunJudgement | undefined
+    if (judgeable && !overBudget()) {
+      const trace = conv.traces[conv.traces.length - 1]!
+      judgement = await o.judge!.judgeRun(conv.traces, o.judge!.rubricFor(trace, scenario.expect.judge?.rubric), scenario.expect.judge?.floors)
+      state.judgeUsd += judgement.costUsd
+      if (judgement.unreachable && !state.judgeReached) {
+        throw new SimulateConfigError(`the judge cannot be reached: ${judgement.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)
+      }
+      if (!judgement.unreachable) state.judgeReached = true
+      seen.rubrics.add(`${judgement.rubric}@${judgement.rubricVersion}`)
+    }
+    const scored = scoreConversation(conv, scenario, o.checks, judgement, judgeable && !judgement)
+    seen.addTrace(scored.trace, scored.model)
+    const result: SimRun = {
+      ...scored.result,
+      run,
+      sessionId,
+      user: user.kind,
+      turns: conv.transcript.filter((m) => m.role === 'user').length,
+      stop: conv.stop,
+      ...(incomplete ? { incomplete: true as const } : {}),
+      transcript: conv.transcript,
+      failures: scored.failures,
+      traceIds: conv.turns.map((t) => t.traceId),
+      cost: { simulatorUsd: usd(user.usage.costUsd), simulatorCalls: user.usage.calls, judgeUsd: judgement?.costUsd ?? 0 },
+    }
+    runs[index]![run - 1] = result
+    const outcome = incomplete ? 'incomplete' : result.errored ? 'errored' : result.passed ? 'pass' : 'fail'
+    const failing = [...new Set(result.failures.map((f) => (f.kind === 'gate' ? `${f.name} (gate)` : f.name)))]
+    log(`${keyOf(scenario.id, template)} #${run}  ${outcome.padEnd(10)} ${result.turns} turn(s), stopped: ${conv.stop.reason}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`)
+  }
+
+  await inSlots(jobs, o.concurrency, () => state.failure !== undefined, async (job, receiver) => {
+    try {
+      await simulateOne(job, receiver)
+    } catch (err) {
+      state.failure ??= err as Error
+    }
+  })
+  if (state.failure) throw state.failure
+
+  const results = variants.map((v, i) =>
+    variantResult({ id: keyOf(v.scenario.id, v.template), scenario: v.scenario.id, template: v.template, title: v.scenario.title, path: v.file.path, tags: v.scenario.tags, user: v.user }, runs[i]!),
+  )
+  return report(o, set, results, { runAt, seen, state, judgeCallsBefore, baselineFile })
+}
+
+function report(
+  o: SimulateOptions,
+  set: { files: string[]; version: string; scenarios: readonly ScenarioFile[] },
+  results: VariantResult[],
+  ctx: { runAt: string; seen: SeenVersions; state: { simulatorUsd: number; judgeUsd: number }; judgeCallsBefore: number; baselineFile: ReturnType<typeof readBaseline> | undefined },
+): SimulationReport {
+  const minPassRate = o.minPassRate ?? 1
+  const scored = results.filter(isScored)
+  const allRuns = results.flatMap((v) => v.runs)
+  const overall = {
+    ...overallFigures(results),
+    passed: allRuns.filter((r) => !r.incomplete && !r.errored && !r.unscored && r.passed).length,
+    incomplete: allRuns.filter((r) => r.incomplete).length,
+  }
+  const reasons: string[] = []
+  const setup: string[] = []
+  const warnings: string[] = []
+  for (const v of results) {
+    const names = v.failing.map((f) => (f.kind === 'gate' ? `${f.name} (gate)` : f.name)).join(', ')
+    if (scored.includes(v) && v.passRate < minPassRate) reasons.push(`${v.id} fails: pass rate ${v.passRate}${minPassRate < 1 ? ` below ${minPassRate}` : ''}${names ? ` (failing: ${names})` : ''}`)
+    else if (scored.includes(v) && v.passRate < 1) warnings.push(`${v.id} is unstable: passed ${Math.round(v.passRate * 100)}% of its runs`)
+    if (v.status === 'errored') reasons.push(`${v.id}: every run errored (first: ${v.runs.find((r) => r.error)?.error})`)
+    if (v.status === 'unscored') warnings.push(`${v.id} is unscored: the judge gave no verdict on any run`)
+    if (v.status === 'incomplete') setup.push(`${v.id}: no run finished (${[...new Set(v.runs.map((r) => r.stop.detail ?? r.stop.reason))].join('; ')})${v.runs.some((r) => r.stop.reason === 'max-cost') ? '; raise --max-cost' : ''}`)
+    else if (v.incomplete) warnings.push(`${v.id}: ${v.incomplete} of ${v.runs.length} run(s) cut short, not counted (${[...new Set(v.runs.filter((r) => r.incomplete).map((r) => r.stop.reason))].join(', ')})`)
+  }
+  if (overall.errored) warnings.push(`${overall.errored} of ${overall.runs} run(s) errored (agent crash or timeout), kept out of the pass rates`)
+  if (overall.notJudged) warnings.push(`the cost ceiling of $${o.maxCostUsd} was reached: ${overall.notJudged} run(s) not judged`)
+  const judgeTotals = o.judge
+    ? overallJudge(o.judge.model, results.map((v) => v.judge), allRuns.flatMap((r) => (r.judge ? [r.judge] : [])), { calls: o.judge.metrics.total('calls') - ctx.judgeCallsBefore, priced: o.judge.priced })
+    : undefined
+  if (judgeTotals?.errors) warnings.push(`judge errors on ${judgeTotals.errors} run(s), not counted as low scores (first: ${allRuns.find((r) => r.judge?.error)?.judge?.error})`)
+
+  const llm = results.some((v) => v.user === 'llm') ? o.simulator : undefined
+  const model = ctx.seen.model
+  let baseline: BaselineComparison | undefined
+  if (o.baseline && ctx.baselineFile) {
+    const key = { datasetVersion: set.version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}), ...(llm ? { simulatorModel: llm.model } : {}) }
+    const compared = compareWithBaseline(o.baseline, ctx.baselineFile, key, scored, o.judgeTolerance ?? 0.1, 'scenarios version')
+    baseline = compared.baseline
+    reasons.push(...compared.reasons)
+    warnings.push(...compared.warnings)
+    if (o.updateBaseline) writeBaseline(o.baseline, ctx.baselineFile, key, { mean: overall.mean, passRate: overall.passRate }, scored)
+  }
+  const simulatorCalls = allRuns.reduce((n, r) => n + r.cost.simulatorCalls, 0)
+  const { simulatorUsd, judgeUsd } = ctx.state
+  const expected = [...new Set(results.flatMap((v) => Object.keys(set.scenarios.find((f) => f.scenario.id === v.scenario)!.scenario.expect.checks)))].sort()
+  return {
+    scenarios: { paths: o.scenarios, files: set.files, version: set.version, count: new Set(results.map((v) => v.scenario)).size },
+    agent: o.agent,
+    repeats: o.repeats,
+    concurrency: o.concurrency,
+    variants: results,
+    overall,
+    cost: {
+      simulatorUsd: usd(simulatorUsd),
+      simulatorCalls,
+      judgeUsd: usd(judgeUsd),
+      totalUsd: usd(simulatorUsd + judgeUsd),
+      ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
+      reached: o.maxCostUsd !== undefined && simulatorUsd + judgeUsd >= o.maxCostUsd,
+      // Whether every model spent on has a price: otherwise the ceiling counts only part of the spend.
+      priced: (!llm || priceOf(llm.model, llm.prices) !== undefined) && (o.judge?.priced ?? true),
+    },
+    stamps: {
+      runAt: ctx.runAt,
+      ...(o.now ? { agentNow: o.now } : {}),
+      scenariosVersion: set.version,
+      agent: { command: o.agent, version: ctx.seen.agentVersion, promptVersion: ctx.seen.promptVersion },
+      model,
+      ...(llm ? { simulator: { model: llm.model, promptVersion: USER_PROMPT_VERSION } } : {}),
+      ...(o.judge ? { judge: { model: o.judge.model, promptVersion: JUDGE_PROMPT_VERSION, rubrics: [...ctx.seen.rubrics].sort() } } : {}),
+      checks: Object.fromEntries(expected.map((name) => [name, o.checks.available.find((c) => c.name === name)!.version])),
+      scorerVersion: SCORER_VERSION,
+    },
+    ...(judgeTotals ? { judge: judgeTotals } : {}),
+    baseline,
+    verdict: setup.length ? 'error' : reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass',
+    reasons: [...setup, ...reasons],
+    warnings,
+    exitCode: setup.length ? 2 : reasons.length ? 1 : 0,
+  }
+}
