@@ -14,10 +14,11 @@ const positiveInt = z.coerce.number().int().positive()
 /** `key:project,key2:project2`; a key without `:project` belongs to project `default`. */
 const apiKeys = z.string().transform((raw, ctx) => {
   const keys = new Map<string, string>()
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const [index, entry] of raw.split(',').map((s) => s.trim()).filter(Boolean).entries()) {
     const [key, project = 'default', ...rest] = entry.split(':')
     if (!key || rest.length > 0 || !/^[A-Za-z0-9_.-]{1,128}$/.test(project)) {
-      ctx.addIssue({ code: 'custom', message: `entry '${entry}' must look like KEY or KEY:PROJECT (project: letters, digits, _ . -)` })
+      // Named by position, never quoted: the entry holds a key, and start-up errors end up in logs.
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} must look like KEY or KEY:PROJECT (project: letters, digits, _ . -)` })
       return z.NEVER
     }
     keys.set(key, project)
@@ -68,8 +69,8 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>
 
-/** Settings whose value a configuration error must not repeat. */
-const SECRET_SETTINGS = new Set(['SIEVE_METRICS_TOKEN'])
+/** Settings whose value a configuration error must not repeat: keys, tokens, passwords, secrets. */
+const SECRET_SETTING = /KEY|TOKEN|PASSWORD|SECRET/
 
 export interface Config {
   host: string
@@ -145,7 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       result.error.issues.map((issue) => {
         const name = issue.path.join('.')
         // A secret is named, never echoed: start-up errors end up in logs.
-        const got = SECRET_SETTINGS.has(name) ? undefined : merged[name]
+        const got = SECRET_SETTING.test(name) ? undefined : merged[name]
         return `${name}: ${issue.message}${got === undefined ? '' : ` (got '${got}')`}`
       }),
     )

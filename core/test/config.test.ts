@@ -30,7 +30,7 @@ test('a bad value names the variable, the rule and what was given', () => {
 test('API keys map to projects; a bare key belongs to the default project', () => {
   const config = loadConfig({ SIEVE_API_KEYS: 'k1:shop, k2' })
   assert.deepEqual([...config.apiKeys], [['k1', 'shop'], ['k2', 'default']])
-  assert.throws(() => loadConfig({ SIEVE_API_KEYS: 'k1:bad project' }), /SIEVE_API_KEYS: entry 'k1:bad project'/)
+  assert.throws(() => loadConfig({ SIEVE_API_KEYS: 'k0, k1:bad project' }), (err: Error) => /SIEVE_API_KEYS: entry 2 must look like KEY or KEY:PROJECT/.test(err.message) && !err.message.includes('k1'))
 })
 
 test('SIEVE_FSYNC turns on fsync of the embedded engine; with a server it is refused, not ignored', () => {
@@ -80,3 +80,16 @@ test('SIEVE_METRICS_TOKEN is the bearer token /metrics requires; a bad one is na
     )
   }
 })
+
+test('no setting that holds a key, token, password or secret is echoed by a configuration error', () => {
+  // SIEVE_API_KEYS takes key:project pairs; a malformed list still holds real keys.
+  for (const [name, value] of [['SIEVE_API_KEYS', 'sk-live-abc:shop:extra'], ['CLICKHOUSE_URL', 'not a url'], ['SIMULATOR_BASE_URL', 'nope']] as const) {
+    try {
+      loadConfig({ [name]: value })
+    } catch (err) {
+      assert.match((err as Error).message, new RegExp(`${name}: `))
+      if (/KEY|TOKEN|PASSWORD|SECRET/.test(name)) assert.doesNotMatch((err as Error).message, /sk-live-abc/)
+    }
+  }
+})
+
