@@ -12,9 +12,12 @@ export async function rows<T>(client: ClickHouseClient, query: string, params: R
   return result.json<T>()
 }
 
-/** ClickHouse's DateTime64 parameter text for a Date: 'YYYY-MM-DD hh:mm:ss.sss'. */
+/**
+ * A Date as a DateTime64(3) query parameter: Unix seconds with milliseconds. A wall time without
+ * a zone ('YYYY-MM-DD hh:mm:ss.sss') is read in the server's timezone, which need not be UTC.
+ */
 export function chTime(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace('Z', '')
+  return (d.getTime() / 1000).toFixed(3)
 }
 
 /**

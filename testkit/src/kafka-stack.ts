@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createStorage, migrate } from '@sieve/core'
+import { migrate } from '@sieve/core'
 import {
   createApp,
   createMetrics,
@@ -14,6 +14,7 @@ import {
   type KafkaSettings,
   type KafkaSpanQueue,
 } from '@sieve/collector'
+import { openTestStorage } from './clickhouse-http.js'
 
 /** Kafka settings with topics of their own, so tests sharing a broker never see each other's records. */
 export function uniqueKafkaSettings(brokers: string[], partitions = 3): KafkaSettings {
@@ -31,7 +32,8 @@ export function uniqueKafkaSettings(brokers: string[], partitions = 3): KafkaSet
 
 /**
  * The production path in one process: OTLP/HTTP collector → Kafka → ingester → embedded
- * ClickHouse (one chDB engine per test file, as chDB allows one path per process).
+ * ClickHouse (one chDB engine per test file, as chDB allows one path per process), or, with
+ * `SIEVE_TEST_STORAGE=http`, ClickHouse over HTTP (the stand-in, see `openTestStorage`).
  */
 export interface KafkaStack {
   url: string
@@ -44,7 +46,8 @@ export interface KafkaStack {
 
 export async function startKafkaStack(brokers: string[], apiKeys = new Map<string, string>()): Promise<KafkaStack> {
   const dir = await mkdtemp(join(tmpdir(), 'sieve-kafka-stack-'))
-  const storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  const store = await openTestStorage({ path: join(dir, 'clickhouse') })
+  const storage = store.storage
   await migrate(storage, { retentionDays: 30 })
   const metrics = createMetrics()
   const kafka = uniqueKafkaSettings(brokers)
@@ -61,7 +64,7 @@ export async function startKafkaStack(brokers: string[], apiKeys = new Map<strin
       await server.stop()
       await ingester.stop()
       await queue.close()
-      await storage.close()
+      await store.close()
       await rm(dir, { recursive: true, force: true })
     },
   }

@@ -32,9 +32,20 @@ export function spawnSieve(command: string, env: Record<string, string>): SieveP
  * with its output when it exits first.
  */
 export async function roleMetricsUrl(run: SieveProcess, role: string): Promise<string> {
-  await until(`the ${role} banner`, () => {
-    if (run.child.exitCode !== null) throw new Error(`sieve ${role} exited ${run.child.exitCode}:\n${run.output()}`)
-    return run.output().includes(`Sieve ${role} is up`)
-  })
+  await printed(run, new RegExp(`Sieve ${role} is up`), `the ${role} banner`)
   return /Metrics:\s+(\S+)/.exec(run.output())![1]!
+}
+
+/**
+ * Waits until a `sieve` process has printed what `pattern` matches (`/Query API:\s+(http\S+)/`) and
+ * returns its first group (or the whole match); fails with its output when it exits first.
+ */
+export async function printed(run: SieveProcess, pattern: RegExp, what = String(pattern)): Promise<string> {
+  let match: RegExpExecArray | null = null
+  await until(what, () => {
+    match = pattern.exec(run.output())
+    if (!match && run.child.exitCode !== null) throw new Error(`the process exited ${run.child.exitCode} before printing ${what}:\n${run.output()}`)
+    return match !== null
+  })
+  return match![1] ?? match![0]
 }

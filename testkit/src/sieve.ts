@@ -6,7 +6,8 @@ import {
   createApp, createMetrics, InProcessQueue, listen, startIngester,
   type CollectorMetrics, type InProcessQueueOptions, type Ingester, type RunningServer,
 } from '@sieve/collector'
-import { createStorage, migrate } from '@sieve/core'
+import { migrate } from '@sieve/core'
+import { openTestStorage } from './clickhouse-http.js'
 
 export interface SieveOptions {
   apiKeys?: Map<string, string>
@@ -32,11 +33,14 @@ export interface RunningSieve {
 /**
  * The real Sieve collector on the embedded engine, as `sieve up` runs it (in-process queue,
  * ingester, collector app), listening on 127.0.0.1:0 with its data in a fresh temporary
- * directory. chDB allows one data path per process: start it once per test file.
+ * directory. chDB allows one data path per process: start it once per test file. With
+ * `SIEVE_TEST_STORAGE=http` the storage is the server path instead, over the ClickHouse HTTP
+ * stand-in on the same directory (see `openTestStorage`).
  */
 export async function startSieve(options: SieveOptions = {}): Promise<RunningSieve> {
   const dir = mkdtempSync(join(tmpdir(), 'sieve-testkit-'))
-  const storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  const store = await openTestStorage({ path: join(dir, 'clickhouse') })
+  const storage = store.storage
   await migrate(storage, { retentionDays: 30 })
   const queue = new InProcessQueue(options.queue)
   const metrics = createMetrics()
@@ -62,7 +66,7 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
       await server.stop()
       await ingester.stop()
       await queue.close()
-      await storage.close()
+      await store.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

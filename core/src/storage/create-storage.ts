@@ -1,4 +1,4 @@
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -97,9 +97,17 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
   const auth = { url: config.url, username: config.username, password: config.password, log: { level: ClickHouseLogLevel.OFF } }
   const admin = createClient({ ...auth, request_timeout: 10_000 })
   try {
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+    // Created only when missing: CREATE DATABASE, IF NOT EXISTS or not, needs the right to create,
+    // which a user that may only read (a dashboard's, readonly = 1) does not have.
+    const found = await (await admin.query({
+      query: 'SELECT name FROM system.databases WHERE name = {name:String}', query_params: { name: config.database }, format: 'JSONEachRow',
+    })).json()
+    if (found.length === 0) await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
   } catch (err) {
-    throw new StorageError(`cannot reach ClickHouse at ${config.url}: ${(err as Error).message}`)
+    // An answer from the server is no network problem: say what it refused.
+    throw new StorageError(err instanceof ClickHouseError
+      ? `ClickHouse at ${config.url} refused to open database ${config.database}: ${err.message.trim()} (${err.type ?? `code ${err.code}`})`
+      : `cannot reach ClickHouse at ${config.url}: ${(err as Error).message}`)
   } finally {
     await admin.close()
   }

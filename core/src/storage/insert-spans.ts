@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseError, type ClickHouseClient } from '@clickhouse/client'
 import { UnprocessableSpansError } from '../queue.js'
 import type { Span } from '../span.js'
 import { chdbConnectionOf } from './create-storage.js'
@@ -28,7 +28,24 @@ export async function insertSpans(client: ClickHouseClient, spans: readonly Span
     await chdb.chdb.rawInsert({ table: 'spans', columns: SPAN_COLUMNS, format: 'JSONCompactEachRow', values: Buffer.from(payload), settings: INSERT_SETTINGS })
     return
   }
-  await client.insert({ table: 'spans', columns: [...SPAN_COLUMNS], values: rows, format: 'JSONCompactEachRow', clickhouse_settings: INSERT_SETTINGS })
+  try {
+    await client.insert({ table: 'spans', columns: [...SPAN_COLUMNS], values: rows, format: 'JSONCompactEachRow', clickhouse_settings: INSERT_SETTINGS })
+  } catch (err) {
+    throw engineWorded(err)
+  }
+}
+
+/**
+ * A server's refusal worded as the embedded engine's (`Code: 469. DB::Exception: ... (VIOLATED_CONSTRAINT)`).
+ * Over HTTP the client keeps the code and the error's name apart from the message (`code`, `type`),
+ * while what the ingester keeps of a refused span (its dead letter) and logs is the message: without
+ * this, a dead letter written on a server would not say which error it was.
+ */
+function engineWorded(err: unknown): unknown {
+  if (!(err instanceof ClickHouseError) || /^Code: \d+\./.test(err.message)) return err
+  const worded = new ClickHouseError({ message: `Code: ${err.code}. DB::Exception: ${err.message.trimEnd()} (${err.type})`, code: err.code, type: err.type ?? '' })
+  worded.stack = err.stack
+  return worded
 }
 
 /**

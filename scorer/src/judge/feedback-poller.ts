@@ -26,7 +26,7 @@ export function pollFeedback(storage: ClickHouseClient, onFeedback: (rows: Feedb
   const poll = async () => {
     const result = await storage.query({
       query: `SELECT project_id, trace_id, min(score) AS lowest, toString(max(created_at)) AS last
-              FROM feedback WHERE created_at > parseDateTime64BestEffort({since:String}, 3)
+              FROM feedback WHERE created_at > parseDateTime64BestEffort({since:String}, 3, 'UTC')
               GROUP BY project_id, trace_id`,
       query_params: { since },
       format: 'JSONEachRow',
