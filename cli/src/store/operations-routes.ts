@@ -65,7 +65,8 @@ const handle =
  */
 export function createOperationsRoutes(operations: StoreOperations, token: string): Router {
   const router = Router()
-  router.use(requireToken(token), express.json({ limit: '1mb' }))
+  // Labels with inline transcripts run to megabytes; only the owner's own user holds the token.
+  router.use(requireToken(token), express.json({ limit: '64mb' }))
   router.post('/export', handle(async (req) => operations.export(parse(exportRequest, req.body))))
   router.post('/score', handle(async (req) => ({ outcome: (await operations.score(parse(scoreRequest, req.body))) ?? null })))
   router.get('/checks', handle(async (req) => ({ text: await operations.checks(typeof req.query.agent === 'string' ? req.query.agent : undefined) })))
