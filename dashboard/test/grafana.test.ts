@@ -26,7 +26,7 @@ before(async () => {
   const start = new Date(Date.now() - 3_600_000)
   await seed(client, [
     { traceId: traceId(1), start, agentVersion: 'v1', scores: [{ name: 'tool_policy', value: 0, passed: false }, { name: 'accuracy', kind: 'judge', value: 0.5, passed: false }] },
-    { traceId: traceId(2), start, agentVersion: 'v2', scores: [{ name: 'tool_policy', value: 1, passed: true }] },
+    { traceId: traceId(2), start, agentVersion: 'v2', scores: [{ name: 'tool_policy', value: 1, passed: true }, { name: 'scorecard', kind: 'scorecard', value: 1, passed: true }] },
   ])
 })
 after(() => client.close())
