@@ -121,3 +121,11 @@ export function writeReport(values: OptionValues, report: { exitCode: number }, 
   console.log(`\n${summary}`)
   return report.exitCode
 }
+
+/** `--url`: the commands that work on the store work through the Sieve there instead (with SIEVE_OPS_TOKEN). */
+export const URL_OPTION: StringOption = {
+  type: 'string', value: 'url', env: 'SIEVE_URL', description: 'work through the Sieve at this URL (sending SIEVE_OPS_TOKEN) instead of a store on this machine',
+}
+
+/** The environment loadConfig reads, `--url` given as SIEVE_URL. */
+export const withUrl = (values: OptionValues): Record<string, string | undefined> => (typeof values.url === 'string' ? { ...process.env, SIEVE_URL: values.url } : process.env)

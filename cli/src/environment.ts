@@ -19,6 +19,8 @@ export const SETTINGS = {
   SIEVE_DATA_DIR: { description: 'embedded ClickHouse (<dir>/clickhouse) and datasets exported from the dashboard (<dir>/datasets/<project>)', default: './data' },
   SIEVE_API_KEYS: { description: 'key:project,key2:project2; clients send one as x-api-key or Authorization: Bearer', unset: 'no auth, loopback only, project default' },
   SIEVE_METRICS_TOKEN: { description: 'bearer token /metrics requires (at least 16 characters)', unset: 'with API keys, /metrics answers loopback clients only' },
+  SIEVE_OPS_TOKEN: { description: "serving: the token other machines' CLI commands must send (/ops, at least 32 characters); as a client: the token sent to SIEVE_URL", unset: 'only this machine\'s user, through owner.json' },
+  SIEVE_URL: { description: 'export, score, checks, migrate and judge calibrate work through the Sieve at this URL (with SIEVE_OPS_TOKEN)', unset: 'the store here, or the sieve up that owns it' },
   SIEVE_RETENTION_DAYS: { description: 'ClickHouse TTL on spans, traces, scores, feedback', default: 30 },
   SIEVE_MAX_BODY_BYTES: { description: 'largest OTLP request, compressed and decompressed (16 MiB)', default: 16 * 1024 * 1024 },
   SIEVE_LOG_LEVEL: { description: 'debug, info, warn or error', default: 'info' },
@@ -48,7 +50,9 @@ export const SETTINGS = {
 export type EnvName = keyof typeof SETTINGS
 
 /** Groups commands list in their `env`. */
-export const SERVER_ENV: EnvName[] = ['SIEVE_HOST', 'SIEVE_PORT', 'SIEVE_API_KEYS', 'SIEVE_METRICS_TOKEN', 'SIEVE_LOG_LEVEL']
+export const SERVER_ENV: EnvName[] = ['SIEVE_HOST', 'SIEVE_PORT', 'SIEVE_API_KEYS', 'SIEVE_METRICS_TOKEN', 'SIEVE_OPS_TOKEN', 'SIEVE_LOG_LEVEL']
+/** What a command working on the store reads to work through another Sieve instead. */
+export const REMOTE_ENV: EnvName[] = ['SIEVE_URL', 'SIEVE_OPS_TOKEN']
 export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'SIEVE_FSYNC', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE']
 export const KAFKA_ENV: EnvName[] = [
   'KAFKA_BROKERS', 'KAFKA_CLIENT_ID', 'KAFKA_SPANS_TOPIC', 'KAFKA_SCORES_TOPIC', 'KAFKA_DEAD_LETTER_TOPIC',

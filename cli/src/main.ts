@@ -3,6 +3,7 @@ import { parseCommandArgs } from './args.js'
 import { UsageError } from './command.js'
 import { commands } from './commands/index.js'
 import { commandHelp, mainHelp, usage } from './help.js'
+import { OperationError } from './store/operations.js'
 import { versionText } from './version.js'
 
 /*
@@ -44,6 +45,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`sieve ${name}: ${(err as Error).message}\nUsage: ${usage(command)}\nRun \`sieve ${name} --help\` for the options.`)
       return 2
+    }
+    // Another Sieve refused or did not answer (SIEVE_URL, a running owner): its words, no stack.
+    if (err instanceof OperationError) {
+      console.error(`sieve ${name}: ${err.message}`)
+      return 1
     }
     throw err
   }

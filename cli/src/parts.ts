@@ -101,8 +101,10 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
     routes: [
       { path: '/api', handler: dashboardApi },
       { path: UI_PATH, handler: createUi() },
-      // The CLI's commands, run while this process holds the store, do their work here (cli/src/store/).
-      ...(ownerToken ? [{ path: '/ops', handler: createOperationsRoutes(localOperations(config, async () => storage, 'the running Sieve'), ownerToken) }] : []),
+      // The CLI's commands, run while this process holds the store or from another machine, do their work here (cli/src/store/).
+      ...(ownerToken || config.opsToken
+        ? [{ path: '/ops', handler: createOperationsRoutes(localOperations(config, async () => storage, 'the running Sieve'), { ...(ownerToken ? { ownerToken } : {}), ...(config.opsToken ? { opsToken: config.opsToken } : {}), dataDir: config.dataDir }) }]
+        : []),
     ],
   })
   const server = await listen(app, config.host, config.port)

@@ -121,3 +121,50 @@ test('an owner file left by a process that died (kill -9), or whose pid another 
   assert.equal(reused.code, 0, reused.err)
   assert.match(reused.err, /on the store in/)
 })
+
+test('from another machine: SIEVE_URL with SIEVE_OPS_TOKEN works through that Sieve; exports land in its datasets folder, never elsewhere', async () => {
+  const serverDir = mkdtempSync(join(tmpdir(), 'sieve-remote-server-'))
+  const clientDir = mkdtempSync(join(tmpdir(), 'sieve-remote-client-'))
+  const token = 'ops-'.padEnd(40, '7')
+  const serverConfig = join(serverDir, 'sieve.yaml')
+  writeFileSync(serverConfig, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 200, tickMs: 50 } }))
+  const up = spawnSieve('up', { SIEVE_DATA_DIR: serverDir, SIEVE_CONFIG_FILE: serverConfig, SIEVE_OPS_TOKEN: token, KAFKA_BROKERS: '', CLICKHOUSE_URL: '' })
+  try {
+    await until('sieve up is up', () => {
+      if (up.child.exitCode !== null) throw new Error(`sieve up exited ${up.child.exitCode}:\n${up.output()}`)
+      return up.output().includes('Sieve is up')
+    })
+    const url = /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(up.output())![1]!
+    await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: refund.otlpProtobuf() })
+    await until('the trace is scored', async () => (await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json() as { traces: unknown[] }).traces.length > 0)
+    // The client's own data directory holds nothing: everything comes from the server.
+    const remote = { SIEVE_DATA_DIR: clientDir, SIEVE_OPS_TOKEN: token }
+    const checks = await sieve(['checks', '--agent', 'support', '--url', url], remote)
+    assert.equal(checks.code, 0, checks.err)
+    assert.match(checks.out, /prohibited_tools\s+v1\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\]\}/)
+    assert.match(checks.err, /through the Sieve at http:\/\/127\.0\.0\.1:\d+ \(SIEVE_URL\)/)
+
+    // However --out is spelled, the file goes into the server's datasets folder of the project.
+    const exported = await sieve(['export', '--out', '../../../tmp/escape.jsonl'], { ...remote, SIEVE_URL: url })
+    assert.equal(exported.code, 0, exported.out + exported.err)
+    const landed = join(serverDir, 'datasets', 'default', 'escape.jsonl')
+    assert.match(exported.out, new RegExp(`added 1 example\\(s\\) to ${landed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+    assert.equal(examples(landed)[0]!.expected.prohibited_tools[0], 'process_refund')
+    const badName = await sieve(['export', '--out', 'my dataset.jsonl', '--url', url], remote)
+    assert.equal(badName.code, 2)
+    assert.match(badName.err, /--out must end in a file name/)
+
+    const wrongToken = await sieve(['checks', '--url', url], { SIEVE_DATA_DIR: clientDir, SIEVE_OPS_TOKEN: 'x'.repeat(40) })
+    assert.equal(wrongToken.code, 1)
+    assert.match(wrongToken.err, /the \/ops routes take the token/)
+    assert.doesNotMatch(wrongToken.err, /\n\s+at /, 'no stack trace')
+    const noToken = await sieve(['checks', '--url', url], { SIEVE_DATA_DIR: clientDir })
+    assert.equal(noToken.code, 2)
+    assert.match(noToken.err, /SIEVE_URL=.* needs SIEVE_OPS_TOKEN/)
+  } finally {
+    up.child.kill('SIGTERM')
+    await once(up.child, 'exit')
+    rmSync(serverDir, { recursive: true, force: true })
+    rmSync(clientDir, { recursive: true, force: true })
+  }
+})

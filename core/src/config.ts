@@ -28,18 +28,24 @@ const apiKeys = z.string().transform((raw, ctx) => {
 
 const list = z.string().transform((raw) => raw.split(',').map((s) => s.trim()).filter(Boolean))
 
+/** A secret sent as `Authorization: Bearer <token>`. */
+const bearerToken = (min: number) =>
+  z
+    .string()
+    .min(min, `must be at least ${min} characters`)
+    .max(512, 'must be at most 512 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as Authorization: Bearer <token>)')
+
 export const envSchema = z.object({
   SIEVE_HOST: z.string().min(1).default('127.0.0.1'),
   SIEVE_PORT: port.default(4318),
   SIEVE_DATA_DIR: z.string().min(1).default('./data'),
   SIEVE_API_KEYS: apiKeys.optional(),
   // Prometheus scrapes from another machine; it gets a token of its own, not a project's key.
-  SIEVE_METRICS_TOKEN: z
-    .string()
-    .min(16, 'must be at least 16 characters')
-    .max(512, 'must be at most 512 characters')
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as Authorization: Bearer <token>)')
-    .optional(),
+  SIEVE_METRICS_TOKEN: bearerToken(16).optional(),
+  // An operator's CLI on another machine (`SIEVE_URL`) runs export, score, checks... through this Sieve.
+  SIEVE_OPS_TOKEN: bearerToken(32).optional(),
+  SIEVE_URL: z.url().optional(),
   SIEVE_RETENTION_DAYS: positiveInt.default(30),
   SIEVE_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -83,6 +89,10 @@ export interface Config {
    * clients only; without keys (loopback-only Sieve) anyone who can connect.
    */
   metricsToken?: string
+  /** SIEVE_OPS_TOKEN: a Sieve serving the CLI's operations to other machines (/ops); as a client, the token sent to SIEVE_URL. */
+  opsToken?: string
+  /** SIEVE_URL: the Sieve a CLI command works through instead of opening storage here. */
+  url?: string
   retentionDays: number
   maxBodyBytes: number
   logLevel: Env['SIEVE_LOG_LEVEL']
@@ -167,6 +177,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.SIEVE_DATA_DIR,
     apiKeys: e.SIEVE_API_KEYS ?? new Map(),
     metricsToken: e.SIEVE_METRICS_TOKEN,
+    ...(e.SIEVE_OPS_TOKEN ? { opsToken: e.SIEVE_OPS_TOKEN } : {}),
+    ...(e.SIEVE_URL ? { url: e.SIEVE_URL.replace(/\/+$/, '') } : {}),
     retentionDays: e.SIEVE_RETENTION_DAYS,
     maxBodyBytes: e.SIEVE_MAX_BODY_BYTES,
     logLevel: e.SIEVE_LOG_LEVEL,

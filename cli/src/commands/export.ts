@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import type { FeedbackFilter, GoldenExample } from '@sieve/exporter'
-import { OWNER_NOTE, STORAGE_ENV } from '../environment.js'
-import { fractionOption, UsageError, type Command, type OptionValues } from '../command.js'
+import { OWNER_NOTE, REMOTE_ENV, STORAGE_ENV } from '../environment.js'
+import { fractionOption, URL_OPTION, UsageError, withUrl, type Command, type OptionValues } from '../command.js'
 import { USER_ERROR_CODES } from '../store/operations.js'
 
 /** The dataset buckets (the exporter's BUCKETS, checked against its type here so `--help` need not load it). */
@@ -12,6 +12,7 @@ export const exportCommand: Command = {
   name: 'export',
   summary: 'Append failing or low-scoring traces to a golden JSONL dataset, PII-scrubbed',
   options: {
+    url: URL_OPTION,
     out: { type: 'string', value: 'file', required: true, description: 'dataset file to append to (created if missing)' },
     score: { type: 'string', value: 'name', description: 'scorer whose value must be below --below: a check, a judge rubric (weighted score) or rubric.dimension' },
     below: { type: 'string', value: '0..1', description: 'threshold for --score' },
@@ -37,7 +38,7 @@ export const exportCommand: Command = {
       'Idempotent: traces already in the file, and inputs it already holds, are not added again.',
     OWNER_NOTE,
   ],
-  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_SCRUB_SECRET', 'JUDGE_MODEL', 'JUDGE_BASE_URL', 'JUDGE_ALLOW_MODEL_ALIAS'],
+  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_SCRUB_SECRET', 'JUDGE_MODEL', 'JUDGE_BASE_URL', 'JUDGE_ALLOW_MODEL_ALIAS', ...REMOTE_ENV],
   exitCodes: { 0: 'exported (or nothing to export)', 1: 'storage unreachable, or another error (printed)', 2: 'usage or configuration error, or the dataset file is invalid' },
   async run({ values }) {
     const out = String(values.out)
@@ -54,7 +55,7 @@ export const exportCommand: Command = {
     const reviewAfterDays = Number(values['review-after'])
     if (!Number.isInteger(reviewAfterDays) || reviewAfterDays < 1) throw new UsageError('--review-after must be a positive number of days')
 
-    const operations = await openOperations(loadConfig())
+    const operations = await openOperations(loadConfig(withUrl(values)))
     try {
       // Absolute: while `sieve up` owns the store, it writes the file, from its own working directory.
       const report = await operations.export({

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Label } from '@sieve/scorer'
-import { JUDGE_ENV, OWNER_NOTE, STORAGE_ENV } from '../environment.js'
-import { UsageError, type Command, type OptionValues } from '../command.js'
+import { JUDGE_ENV, OWNER_NOTE, REMOTE_ENV, STORAGE_ENV } from '../environment.js'
+import { URL_OPTION, UsageError, withUrl, type Command, type OptionValues } from '../command.js'
 import { USER_ERROR_CODES } from '../store/operations.js'
 
 async function calibrateCommand(values: OptionValues): Promise<number> {
@@ -22,7 +22,7 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
     }
     labels.push(...parseLabels(text, labelsPath))
   }
-  const operations = await openOperations(loadConfig())
+  const operations = await openOperations(loadConfig(withUrl(values)))
   try {
     const report = await operations.calibrate({ labels, fromAnnotations, ...(threshold !== undefined ? { threshold } : {}), dryRun: values['dry-run'] === true })
     console.error(`sieve judge calibrate: ${operations.origin}`)
@@ -41,6 +41,7 @@ export const judgeCommand: Command = {
   summary: 'LLM judge tools: `calibrate` compares the judge with human labels',
   arguments: 'calibrate',
   options: {
+    url: URL_OPTION,
     labels: { type: 'string', value: 'file.jsonl', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels); this, --from-annotations, or both' },
     'from-annotations': { type: 'boolean', description: "also use annotations stored as feedback (source 'annotator', attributes rubric and dimension)" },
     threshold: { type: 'string', value: '0..1', defaultText: "the judge section's calibration.threshold, else 0.85", description: 'within-one agreement under which a dimension is untrusted' },
@@ -54,7 +55,7 @@ export const judgeCommand: Command = {
       'result is stored as scores for the dashboards unless --dry-run.',
     OWNER_NOTE,
   ],
-  env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV, ...STORAGE_ENV],
+  env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV, ...STORAGE_ENV, ...REMOTE_ENV],
   exitCodes: {
     0: 'calibrated (untrusted dimensions are reported, not an error)',
     1: 'storage unreachable, or another error (printed)',

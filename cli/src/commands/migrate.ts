@@ -1,16 +1,16 @@
-import { OWNER_NOTE, STORAGE_ENV } from '../environment.js'
-import type { Command } from '../command.js'
+import { OWNER_NOTE, REMOTE_ENV, STORAGE_ENV } from '../environment.js'
+import { URL_OPTION, withUrl, type Command } from '../command.js'
 
 export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'Apply pending ClickHouse migrations and the configured retention, then exit',
-  options: {},
-  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_RETENTION_DAYS'],
+  options: { url: URL_OPTION },
+  env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_RETENTION_DAYS', ...REMOTE_ENV],
   exitCodes: { 0: 'schema up to date (applied what was pending)', 1: 'storage unreachable, or a migration failed', 2: 'usage or configuration error' },
   details: [OWNER_NOTE],
-  async run() {
+  async run({ values }) {
     const [{ loadConfig }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
-    const operations = await openOperations(loadConfig())
+    const operations = await openOperations(loadConfig(withUrl(values)))
     try {
       const result = await operations.migrate()
       console.error(`sieve migrate: ${operations.origin}`)
