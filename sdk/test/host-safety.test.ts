@@ -116,8 +116,10 @@ describe('the SDK never harms the host', () => {
         assert.equal(exportStats().exported, 0)
       } finally {
         // Stop the SDK before the collector: closing sockets under an export in flight can surface an
-        // EPIPE from the OpenTelemetry HTTP exporter itself (see sdk/README.md, known limits).
+        // EPIPE from the OpenTelemetry HTTP exporter itself (see sdk/README.md, known limits). After a
+        // 429 the exporter's retry is already scheduled past the bounded shutdown: let it be answered.
         await shutdown(500)
+        if (retryAfter) await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000 + 300))
         await failing.close()
       }
     })
