@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
+import { runSieve } from './support/run-sieve.js'
 
 /*
  * `sieve export` by feedback as a user runs it: the real CLI over a store it opens itself, the
  * example it writes read back by `sieve dataset validate`, `selected` included.
  */
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-export-cli-'))
 const configFile = join(dataDir, 'sieve.yaml')
 after(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -45,17 +42,9 @@ before(async () => {
   writeFileSync(configFile, JSON.stringify({ checks: checksSection, judge: { rubrics: { byAgent: { support: 'customer-support' } } } }))
 })
 
-async function sieve(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, JUDGE_MODEL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (c) => { out += c })
-  child.stderr.on('data', (c) => { out += c })
-  const [code] = await once(child, 'exit')
-  return { code: code as number | null, out }
+async function sieve(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+  const run = await runSieve(args, { ...process.env, SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, JUDGE_MODEL: '', ...env })
+  return { code: run.code, out: run.stdout + run.stderr }
 }
 
 test('sieve export --feedback negative --feedback-comment: a thumbs-down trace becomes an example the judge replays, and validates with why it was selected', async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { firstCitation, say, spawnSieve, startFakeOpenAI, until } from '@sieve/testkit'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
+import { runSieve } from './support/run-sieve.js'
 
 /*
  * The embedded store has one owner: while `sieve up` runs, chDB keeps every other process out of
@@ -15,24 +14,14 @@ import { checksSection, scenarios } from '@sieve/testkit/scenarios'
  * with Sieve stopped.
  */
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-store-owner-'))
 const configFile = join(dataDir, 'sieve.yaml')
 after(() => rmSync(dataDir, { recursive: true, force: true }))
 
 /** A CLI command as a user runs it in another shell: same data directory, and no config file unless given. */
-async function sieve(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: '', SIEVE_API_KEYS: '', KAFKA_BROKERS: '', CLICKHOUSE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (c) => (out += c))
-  child.stderr.on('data', (c) => (err += c))
-  const [code] = await once(child, 'exit')
-  return { code: code as number | null, out, err }
+async function sieve(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const run = await runSieve(args, { ...process.env, SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: '', SIEVE_API_KEYS: '', KAFKA_BROKERS: '', CLICKHOUSE_URL: '', ...env })
+  return { code: run.code, out: run.stdout, err: run.stderr }
 }
 
 const refund = scenarios.refundOutsidePolicy()
