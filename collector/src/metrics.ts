@@ -37,6 +37,7 @@ export interface CollectorMetrics {
   kafkaBatchFailures: Counter<'group'>
   /** Kafka queue: records after the last one the group handled, per partition. */
   kafkaConsumerLag: Gauge<'group' | 'partition'>
+  kafkaReplayedSpans: Counter
 }
 
 export function createMetrics(): CollectorMetrics {
@@ -125,6 +126,11 @@ export function createMetrics(): CollectorMetrics {
       name: 'sieve_kafka_consumer_lag',
       help: 'Records on the partition after the last one the group handled',
       labelNames: ['group', 'partition'],
+      registers: [registry],
+    }),
+    kafkaReplayedSpans: new Counter({
+      name: 'sieve_kafka_replayed_spans_total',
+      help: 'Spans handed over again after a restart, failure or rebalance and found already stored (not inserted again)',
       registers: [registry],
     }),
   }

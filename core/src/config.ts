@@ -62,6 +62,8 @@ export const envSchema = z.object({
   KAFKA_DEAD_LETTER_TOPIC: z.string().default('sieve.spans.dead-letter'),
   KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
   KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
+  // Brokers refuse sessions outside group.min/max.session.timeout.ms (6 s and 30 min by default).
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(1_800_000).default(10_000),
   JUDGE_BASE_URL: z.url().optional(),
   JUDGE_API_KEY: z.string().optional(),
   JUDGE_MODEL: z.string().optional(),
@@ -108,6 +110,8 @@ export interface Config {
     deadLetterTopic: string
     partitions: number
     replicationFactor: number
+    /** A consumer that stops heartbeating (kill -9) holds its partitions this long. */
+    sessionTimeoutMs: number
   }
   /** The LLM judge's endpoint; the scorer validates the model name (see scorer/src/judge/config.ts). */
   judge: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
@@ -194,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           deadLetterTopic: e.KAFKA_DEAD_LETTER_TOPIC,
           partitions: e.KAFKA_TOPIC_PARTITIONS,
           replicationFactor: e.KAFKA_REPLICATION_FACTOR,
+          sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
         }
       : undefined,
     judge: { baseUrl: e.JUDGE_BASE_URL, apiKey: e.JUDGE_API_KEY, model: e.JUDGE_MODEL, allowModelAlias: e.JUDGE_ALLOW_MODEL_ALIAS },

@@ -36,6 +36,11 @@ export interface SubscribeOptions {
    * Without it such spans are retried like any failure. Kafka moves them to its dead-letter topic.
    */
   deadLetter?(span: QueuedSpan, error: UnprocessableSpansError): Promise<void>
+  /**
+   * Kafka only: the group's partitions were assigned anew. Batches from here on may repeat
+   * records that another member, or this one before, handled without committing.
+   */
+  onReassigned?(): void
 }
 
 /** A span of a publish that storage could never take and that was kept aside as a dead letter. */

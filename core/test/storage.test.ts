@@ -58,7 +58,7 @@ describe('migrations', () => {
     assert.deepEqual(second, { applied: [], retentionUpdated: [] })
     assert.equal(await migrationsApplied(client), true)
     const tables = await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
-    assert.deepEqual(tables.map((t) => t.name), ['dead_letters', 'exports', 'feedback', 'judge_budget', 'progress', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'schema_migrations', 'score_changes', 'score_changes_mv', 'score_latest', 'score_latest_mv', 'scores', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
+    assert.deepEqual(tables.map((t) => t.name), ['dead_letters', 'exports', 'feedback', 'insert_intents', 'judge_budget', 'progress', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'schema_migrations', 'score_changes', 'score_changes_mv', 'score_latest', 'score_latest_mv', 'scores', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
   })
 
   test('a changed retention rewrites the TTL of every table', async () => {

@@ -27,6 +27,7 @@ export function uniqueKafkaSettings(brokers: string[], partitions = 3): KafkaSet
     deadLetterTopic: `spans-${id}.dead-letter`,
     partitions,
     replicationFactor: 1,
+    sessionTimeoutMs: 10_000,
   }
 }
 

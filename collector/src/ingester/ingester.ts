@@ -5,6 +5,7 @@ import {
 } from '@sieve/core'
 import type { CollectorMetrics } from '../metrics.js'
 import { classifyInsertError } from './insert-errors.js'
+import { ReplayGuard } from './replay-guard.js'
 import { RollupRefresher } from './rollup-refresher.js'
 
 export interface IngesterOptions {
@@ -17,7 +18,8 @@ export interface IngesterOptions {
   /**
    * Commit the queue's offsets only once the `traces` rollup covers the batch (Kafka). Kafka
    * keeps the spans, so a crash after the insert but before the rollup replays the batch instead
-   * of leaving its traces without a rollup. The embedded queue acknowledges on insert.
+   * of leaving its traces without a rollup; spans of a replayed batch that are already stored
+   * are not inserted again (replay-guard.ts). The embedded queue acknowledges on insert.
    */
   commitAfterRollup?: boolean
   /**
@@ -109,6 +111,8 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     },
   })
   const commitAfterRollup = options.commitAfterRollup ?? false
+  const group = options.group ?? 'ingester'
+  const replays = commitAfterRollup ? new ReplayGuard(storage, group) : undefined
   const uncovered = options.recover ? new Uncovered() : undefined
   const progress = uncovered
     ? new ProgressRecorder({ storage, stage: 'rollup', doneBefore: () => uncovered.doneBefore(), onError: options.onError })
@@ -141,22 +145,26 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       .catch((error: unknown) => options.onError?.(error))
   }
   const subscription: Subscription = await options.queue.subscribe({
-    group: options.group ?? 'ingester',
+    group,
     gatesPublish: true,
     autoCommit: !commitAfterRollup,
     onBatch: async (batch) => {
+      const admitted = replays ? await replays.admit(batch) : { insert: batch, replayed: 0 }
       const covered = uncovered?.begin()
       const stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
-      await insertSpans(storage, batch.map((q) => q.span)).catch((err: unknown) => {
+      await insertSpans(storage, admitted.insert.map((q) => q.span)).catch((err: unknown) => {
         covered?.()
         throw classifyInsertError(err)
       })
+      replays?.inserted(batch)
       stopTimer?.()
-      metrics?.insertRows.inc({ table: 'spans' }, batch.length)
+      metrics?.insertRows.inc({ table: 'spans' }, admitted.insert.length)
+      metrics?.kafkaReplayedSpans.inc(admitted.replayed)
       const rolled = rollups.mark(touchedTraces(batch))
       if (covered) void rolled.then(covered)
       if (commitAfterRollup) commitWhen(rolled, batch)
     },
+    onReassigned: () => replays?.reassigned(),
     deadLetter: async ({ span }, error) => {
       await insertDeadLetters(storage, [{ span, error: error.message }])
       metrics?.deadLetters.inc({ project: span.projectId })

@@ -113,7 +113,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
         topic: this.options.kafka.spansTopic,
         minBackoffMs: 250,
         maxBackoffMs: 30_000,
-        sessionTimeoutMs: 30_000,
+        sessionTimeoutMs: this.options.kafka.sessionTimeoutMs,
         maxBytesPerPartition: 4 * 1024 * 1024,
         concurrentPartitions: 6,
         coalesceMs: 20,

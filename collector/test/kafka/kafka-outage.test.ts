@@ -27,6 +27,7 @@ test('with the broker gone publish fails with QueueUnavailableError instead of h
       deadLetterTopic: 'sieve.spans.dead-letter',
       partitions: 2,
       replicationFactor: 1,
+      sessionTimeoutMs: 10_000,
     },
     metrics,
     publish: { timeoutMs: 3000, failFastMs: 500 },
