@@ -2,11 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freshTraceIds } from '../../collector/bench/fresh-ids.js'
-import { protobufBatch } from '../../collector/bench/genai-batch.js'
-import { sendAll } from '../../collector/bench/post-otlp.js'
-import { startSieveUp, storedSpans, type SieveUp } from '../../collector/bench/sieve-up.js'
-import { THREAD_GROUPS, threadCpu, type ThreadGroup } from '../../collector/bench/thread-cpu.js'
+import { freshTraceIds, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu, type ThreadGroup } from '@sieve/testkit/bench'
 
 /**
  * `npm run bench:pipeline`: what `sieve up` spends per 1,000 spans, stage by stage, under a fixed

@@ -21,9 +21,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, migrate, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { median, percentile, rate } from '@sieve/testkit'
-import { protobufBatch } from './genai-batch.js'
-import { sendAll } from './post-otlp.js'
-import { startSieveUp, storedSpans, type SieveUp } from './sieve-up.js'
+import { protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp } from '@sieve/testkit/bench'
 import { INSERT_BATCH, chunks, measureStorageCeiling } from './storage-ceiling.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 192)

@@ -20,11 +20,9 @@ import { fileURLToPath } from 'node:url'
 import { randomUUID } from 'node:crypto'
 import { createStorage } from '@sieve/core'
 import { decodeProtobufRequest, encodeTraceRecords, scanProtobufRequest } from '@sieve/collector'
-import { protobufBatch } from './genai-batch.js'
+import { protobufBatch, otlpSender, cpuSecondsOf } from '@sieve/testkit/bench'
 import { rawProduceSpansPerSecond } from './kafka-produce.js'
-import { otlpSender } from './post-otlp.js'
 import { median, percentile, processCpuSeconds, rate, startPrivateBroker } from '@sieve/testkit'
-import { cpuSecondsOf } from './thread-cpu.js'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)

@@ -17,11 +17,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SPAN_COLUMNS, createStorage, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
-import { protobufBatch } from './genai-batch.js'
-import { sendAll } from './post-otlp.js'
+import { protobufBatch, sendAll, THREAD_GROUPS, threadCpu, metricValue as metric, startSieveUp, storedSpans } from '@sieve/testkit/bench'
 import { median, percentile, rate } from '@sieve/testkit'
-import { THREAD_GROUPS, threadCpu } from './thread-cpu.js'
-import { metricValue as metric, startSieveUp, storedSpans } from './sieve-up.js'
 import { INSERT_BATCH, chunks, measureStorageCeiling } from './storage-ceiling.js'
 
 if (process.argv.includes('--kafka')) {

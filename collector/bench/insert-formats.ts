@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SPAN_COLUMNS, chdbConnectionOf, createStorage, migrate, spanToRow, type Span, type SpanRowValues } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
-import { protobufBatch } from './genai-batch.js'
+import { protobufBatch } from '@sieve/testkit/bench'
 import { median, processCpuSeconds } from '@sieve/testkit'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 32)

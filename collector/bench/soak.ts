@@ -16,10 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freshTraceIds } from './fresh-ids.js'
-import { protobufBatch } from './genai-batch.js'
-import { otlpSender } from './post-otlp.js'
-import { metricValue, startSieveUp, storedSpans } from './sieve-up.js'
+import { freshTraceIds, protobufBatch, otlpSender, metricValue, startSieveUp, storedSpans } from '@sieve/testkit/bench'
 
 const argument = Number(process.argv[process.argv.indexOf('--soak') + 1])
 const SECONDS = Number.isFinite(argument) && argument > 0 ? argument : 300

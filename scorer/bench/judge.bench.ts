@@ -31,7 +31,7 @@ import {
 } from '../src/index.js'
 import { median } from '@sieve/testkit'
 import { supportTrace } from './support-trace.js'
-import { mainThreadCpuMs, perThread, processCpuMs } from './thread-cpu.js'
+import { mainThreadCpuMs, perThread, processCpuMs } from '@sieve/testkit/bench'
 
 const LATENCY_MS = 200
 const arg = (name: string, fallback: number) => {

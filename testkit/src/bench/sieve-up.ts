@@ -21,7 +21,7 @@ export interface SieveUp {
   stop(): Promise<void>
 }
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
+const root = fileURLToPath(new URL('../../../', import.meta.url))
 
 export async function startSieveUp(dataDir: string, env: Record<string, string> = {}): Promise<SieveUp> {
   const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'up'], {

@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs'
+import { processCpuSeconds } from '../bench-stats.js'
 
 /**
  * CPU seconds a process used so far, per kind of thread, from /proc (Linux). Threads are told
@@ -37,4 +38,29 @@ export function threadCpu(pid: number): Record<ThreadGroup, number> {
     }
   }
   return seconds
+}
+
+/**
+ * CPU time of this process's main thread, in ms: the thread that runs the JS being measured, without
+ * worker threads or V8's helpers. Linux's per-thread schedstat (ns); elsewhere the whole process's
+ * time, which then also counts the other threads (`perThread` says which).
+ */
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`
+
+function readSchedstat(): number | undefined {
+  try {
+    return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[0]) / 1e6
+  } catch {
+    return undefined
+  }
+}
+
+export const perThread = readSchedstat() !== undefined
+
+export function mainThreadCpuMs(): number {
+  return readSchedstat() ?? processCpuMs()
+}
+
+export function processCpuMs(): number {
+  return processCpuSeconds() * 1000
 }

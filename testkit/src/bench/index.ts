@@ -1,0 +1,9 @@
+/**
+ * What the benchmarks share (`npm run bench:*`): OTLP load built with the OpenTelemetry SDK, a sender
+ * with bounded concurrency, `sieve up` run as a child process, and CPU time read per thread from /proc.
+ */
+export * from './fresh-ids.js'
+export * from './genai-batch.js'
+export * from './post-otlp.js'
+export * from './sieve-up.js'
+export * from './thread-cpu.js'
