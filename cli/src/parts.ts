@@ -1,11 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, listen, startIngester, type CollectorMetrics } from '@sieve/collector'
+import { createApp, listen, openKafkaTopicWriter, startIngester, type CollectorMetrics } from '@sieve/collector'
 import { readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
 import { createOperationsRoutes } from './store/operations-routes.js'
-import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, openKafkaScoreSink, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -63,10 +63,10 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics, log })
   const checks = await loadChecksConfig(config.sections)
   // With Kafka, scores also go to the scores topic, after the table.
   const topic = config.kafka
-    ? await openKafkaScoreSink({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, topic: config.kafka.scoresTopic, partitions: config.kafka.partitions, replicationFactor: config.kafka.replicationFactor })
+    ? await openKafkaTopicWriter({ kafka: config.kafka, topic: config.kafka.scoresTopic, role: 'scorer', logLevel: config.logLevel })
     : undefined
   const table = clickhouseScoreSink(storage)
-  const sink = topic ? fanOut(table, topic) : table
+  const sink = topic ? fanOut(table, kafkaScoreSink(topic)) : table
   const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => log.warn(message), scorecards: checks.scorecards })
   const scorer = await Scorer.start({
     queue,
@@ -93,7 +93,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics, log })
 
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, log, ownerToken }) => {
   const dashboardApi = createDashboardApi({
-    client: storage, apiKeys: config.apiKeys, metricsText: () => metrics.registry.metrics(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
+    client: storage, apiKeys: config.apiKeys, metrics: () => metrics.registry.getMetricsAsJSON(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
   })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,

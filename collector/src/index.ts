@@ -20,6 +20,7 @@ export { feedbackSchema } from '@sieve/sdk/feedback-schema'
 export { listTracesQuerySchema, traceIdSchema } from './api/trace-query.js'
 export { KafkaSpanQueue, openKafkaQueue, type KafkaQueueOptions, type KafkaSettings } from './queue/kafka-queue.js'
 export { KafkaSetupError } from './queue/kafka-topics.js'
+export { openKafkaTopicWriter, type KafkaTopicWriter, type KafkaTopicWriterOptions } from './queue/kafka-topic-writer.js'
 export { forwardsProtobuf, type ForwardingQueue } from './queue/forwarding-queue.js'
 export {
   encodeSpanRecord,

@@ -6,7 +6,7 @@ import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
 import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
 import { openApiDocument } from './openapi.js'
-import { pipelineCounters } from './pipeline.js'
+import { pipelineCounters, type MetricFamilies } from './pipeline.js'
 import { compare } from './queries/compare.js'
 import { quality } from './queries/quality.js'
 import { scorecard } from './queries/scorecard.js'
@@ -22,7 +22,7 @@ export interface DashboardApiOptions {
   /** The exporter behind "export to dataset"; without it `POST /export` answers 501. */
   exporter?: DatasetExporter
   /** The collector's Prometheus text, for pipeline health on the overview. */
-  metricsText?: () => Promise<string>
+  metrics?: () => Promise<MetricFamilies>
   /** JUDGE_MODEL as configured: the UI says "judge off" where judge figures would be when it is unset. */
   judgeModel?: string | undefined
 }
@@ -115,8 +115,8 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
   router.get(
     '/pipeline',
     handle(async () => {
-      if (!options.metricsText) return { available: false, counters: [] }
-      return { available: true, counters: pipelineCounters(await options.metricsText()) }
+      if (!options.metrics) return { available: false, counters: [] }
+      return { available: true, counters: pipelineCounters(await options.metrics()) }
     }),
   )
 

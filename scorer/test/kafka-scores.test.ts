@@ -2,24 +2,29 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import kafkajs from 'kafkajs'
-import { openKafkaScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '../src/index.js'
+import { openKafkaTopicWriter } from '@sieve/collector'
+import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { scenarios } from '@sieve/testkit/scenarios'
+import { kafkaScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '../src/index.js'
 
 // Runs against the broker `npm test` starts for the Kafka tests (KAFKA_BROKERS); there is no other.
 const brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? []
 
-test('scores produced to the scores topic arrive keyed by trace, one message per score', { skip: brokers.length ? false : 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)' }, async () => {
-  const topic = `sieve.scores.test-${randomUUID()}`
+test('scores produced to the scores topic, created at start, arrive keyed by trace, one message per score', { skip: brokers.length ? false : 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)' }, async () => {
+  const settings = uniqueKafkaSettings(brokers)
+  const topic = settings.scoresTopic
   const kafka = new kafkajs.Kafka({ clientId: 'scores-test', brokers, logLevel: kafkajs.logLevel.NOTHING })
-  const admin = kafka.admin()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true })
-  await admin.disconnect()
 
   const records = traceScoreRecords(scoreTrace(scenarios.refundOutsidePolicy().trace('kafka'), resolveChecksConfig({})))
-  const sink = await openKafkaScoreSink({ brokers, clientId: 'scores-test', topic })
-  await sink.write(records)
-  await sink.close()
+  // The topic does not exist yet: the writer creates it with the configured partitions.
+  const writer = await openKafkaTopicWriter({ kafka: settings, topic, role: 'scorer' })
+  await kafkaScoreSink(writer).write(records)
+  await writer.close()
+  const admin = kafka.admin()
+  await admin.connect()
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] })
+  await admin.disconnect()
+  assert.equal(topics[0]!.partitions.length, settings.partitions)
 
   const consumer = kafka.consumer({ groupId: `scores-test-${randomUUID()}` })
   await consumer.connect()

@@ -1,9 +1,4 @@
 import kafkajs, { type Producer } from 'kafkajs'
-// @ts-expect-error kafkajs-snappy ships no type declarations; it is a kafkajs codec factory.
-import SnappyCodec from 'kafkajs-snappy'
-
-// kafkajs is CommonJS: its runtime values come off the default export.
-const { CompressionCodecs, CompressionTypes, Kafka, logLevel: kafkaLogLevel } = kafkajs
 import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '../otlp/decode-protobuf.js'
 import type { ForwardingQueue } from './forwarding-queue.js'
@@ -13,14 +8,10 @@ import { keyPartitioner } from './key-partitioner.js'
 import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscription.js'
 import { DeadLetterSink } from './dead-letter.js'
 import { ensureTopics, partitionCount } from './kafka-topics.js'
+import { kafkaClient, type KafkaSettings } from './kafka-client.js'
 import { createMetrics, type CollectorMetrics } from '../metrics.js'
 
-// Snappy: little CPU per byte (the collector's two cores go to parsing OTLP), a ratio of about
-// 3-4x on span JSON, and every Kafka client and broker reads it. gzip compresses better but
-// costs several times the CPU; zstd and lz4 would need native codecs.
-CompressionCodecs[CompressionTypes.Snappy] = SnappyCodec
-
-export type KafkaSettings = NonNullable<Config['kafka']>
+export type { KafkaSettings }
 
 export interface KafkaQueueOptions {
   kafka: KafkaSettings
@@ -32,10 +23,6 @@ export interface KafkaQueueOptions {
   createTopics?: boolean
   logLevel?: Config['logLevel']
 }
-
-// kafkajs logs every retriable protocol error (coordinator loading, rebalancing) as an ERROR;
-// Sieve reports what matters itself (503s, set-up errors, consumer crashes), so only debug shows them.
-const KAFKAJS_LEVEL = { debug: kafkaLogLevel.INFO, info: kafkaLogLevel.NOTHING, warn: kafkaLogLevel.NOTHING, error: kafkaLogLevel.NOTHING }
 
 /**
  * The production `SpanQueue`: spans go to a Kafka topic keyed by trace id, consumer groups read
@@ -55,14 +42,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
 
   static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
     const { kafka } = options
-    const client = new Kafka({
-      clientId: kafka.clientId,
-      brokers: kafka.brokers,
-      connectionTimeout: 2000,
-      requestTimeout: 10000,
-      logLevel: KAFKAJS_LEVEL[options.logLevel ?? 'info'],
-      retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2000 },
-    })
+    const client = kafkaClient(kafka, options.logLevel)
     const admin = client.admin()
     let partitions: number
     try {

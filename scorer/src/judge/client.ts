@@ -85,7 +85,7 @@ export class JudgeClient {
       this.metrics.inc('unverified_evidence', { dimension: dimension.id })
       return done({ ok: true, ...unverified })
     }
-    this.metrics.inc('judge_errors', { code: 'INVALID_ANSWER' })
+    this.metrics.inc('errors', { code: 'INVALID_ANSWER' })
     return done({ ok: false, error: new JudgeError('INVALID_ANSWER', `the judge's answer was not a valid verdict, twice: ${problem}`) })
   }
 
@@ -104,7 +104,7 @@ export class JudgeClient {
     return completeWithRetries(this.openai, body, { ...this.options, sleep: this.sleep, random: this.random }, { endpoint: 'judge', what: `'${dimension}'` }, {
       onCall: () => this.metrics.inc('calls', { model: judge.model }),
       onRetry: (status) => this.metrics.inc('retries', { status }),
-      onFail: (code) => this.metrics.inc('judge_errors', { code }),
+      onFail: (code) => this.metrics.inc('errors', { code }),
     })
   }
 }

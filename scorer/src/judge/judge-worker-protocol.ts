@@ -2,6 +2,7 @@ import type { Trace } from '@sieve/core'
 import type { JudgeClientOptions } from './client.js'
 import type { JudgedTrace, Judges } from './judge-job.js'
 import type { Rubric } from './rubric.js'
+import type { JudgeCounter } from './metrics.js'
 
 /** What the judge's worker thread starts with (its `workerData`): plain data, copied once. */
 export interface JudgeWorkerInit {
@@ -22,7 +23,7 @@ export interface JobMessage {
 /** Worker → scoring thread. Counters and spend are sent as they happen, so a crash loses none. */
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'inc'; name: string; labels: Record<string, string>; by: number }
+  | { type: 'inc'; name: JudgeCounter; labels: Record<string, string>; by: number }
   | { type: 'spend'; id: number; usd: number }
   | { type: 'done'; id: number; result: JudgedTrace }
   | { type: 'failed'; id: number; message: string }

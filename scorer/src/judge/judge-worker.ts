@@ -6,11 +6,12 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { JudgeClient } from './client.js'
 import { boundedAsk, judgeTrace } from './judge-job.js'
 import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-protocol.js'
+import type { JudgeCounter } from './metrics.js'
 
 const port = parentPort!
 const init = workerData as JudgeWorkerInit
 const send = (message: WorkerMessage) => port.postMessage(message)
-const counters = { inc: (name: string, labels: Record<string, string> = {}, by = 1) => send({ type: 'inc', name, labels, by }) }
+const counters = { inc: (name: JudgeCounter, labels: Record<string, string> = {}, by = 1) => send({ type: 'inc', name, labels, by }) }
 const ask = boundedAsk(new JudgeClient(init.client, counters), init.concurrency)
 const rubrics = new Map(init.rubrics.map((r) => [r.id, r]))
 

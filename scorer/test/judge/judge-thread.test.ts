@@ -74,7 +74,7 @@ test('an answer that is not a verdict, twice, is a judge error row on the worker
   assert.equal(grounded.passed, false)
   assert.equal(JSON.parse(grounded.detail).level, null)
   assert.equal(records.find((r) => r.scorerName === 'generic'), undefined, 'no overall score without every dimension')
-  assert.equal(metrics.get('judge_errors{code=INVALID_ANSWER}'), 1)
+  assert.equal(metrics.get('errors{code=INVALID_ANSWER}'), 1)
   assert.equal(metrics.get('dimension_errors{code=INVALID_ANSWER}'), 1)
   assert.equal(metrics.total('invalid_answer_retries'), 1)
 })

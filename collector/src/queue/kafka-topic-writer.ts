@@ -1,0 +1,46 @@
+import kafkajs, { type Producer } from 'kafkajs'
+import type { Config } from '@sieve/core'
+import { kafkaClient, type KafkaSettings } from './kafka-client.js'
+import { ensureTopics } from './kafka-topics.js'
+
+/** Keyed records written to one topic: each `write` resolves once every in-sync replica has them. */
+export interface KafkaTopicWriter {
+  write(messages: { key: string; value: string }[]): Promise<void>
+  close(): Promise<void>
+}
+
+export interface KafkaTopicWriterOptions {
+  kafka: KafkaSettings
+  topic: string
+  /** Who writes, appended to the client id (`sieve-scorer`), so brokers tell the writers apart. */
+  role: string
+  /** Create the topic when missing (default true), with the configured partitions and replication. */
+  createTopics?: boolean
+  logLevel?: Config['logLevel']
+}
+
+/**
+ * A topic of Sieve's output for downstream consumers (the scores topic), set up like the spans
+ * topic (`ensureTopics`: created when missing, a start-up error saying how to create it otherwise)
+ * and written by an idempotent producer, so a retried send is not written twice.
+ */
+export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Promise<KafkaTopicWriter> {
+  const { kafka, topic } = options
+  const client = kafkaClient(kafka, options.logLevel, `${kafka.clientId}-${options.role}`)
+  const admin = client.admin()
+  try {
+    await admin.connect()
+    await ensureTopics(admin, [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor }], kafka.brokers, options.createTopics ?? true)
+  } finally {
+    await admin.disconnect().catch(() => {})
+  }
+  const producer: Producer = client.producer({ idempotent: true, maxInFlightRequests: 1 })
+  await producer.connect()
+  return {
+    async write(messages) {
+      if (messages.length === 0) return
+      await producer.send({ topic, acks: -1, compression: kafkajs.CompressionTypes.Snappy, messages })
+    },
+    close: () => producer.disconnect(),
+  }
+}
