@@ -16,7 +16,7 @@ export * from './server.js'
 export * from './feedback/feedback-routes.js'
 export * from './feedback/feedback-rows.js'
 // The body /v1/feedback validates: the SDK's, which sends it (one schema for both ends).
-export { feedbackSchema } from '@sieve/sdk/feedback-schema'
+export { feedbackSchema } from '@sieve/protocol'
 export { listTracesQuerySchema, traceIdSchema } from './api/trace-query.js'
 export { KafkaSpanQueue, openKafkaQueue, type KafkaQueueOptions, type KafkaSettings } from './queue/kafka-queue.js'
 export { KafkaSetupError } from './queue/kafka-topics.js'

@@ -1,3 +1,4 @@
+import { GEN_AI, OTHER, SIEVE_ATTR } from '@sieve/protocol'
 import { conventionOf, CONVENTIONS, type FactKey } from './conventions/index.js'
 import type { AttributeValue, Span } from './span.js'
 
@@ -23,18 +24,14 @@ export interface GenAiFields {
   environment: string
 }
 
-/** Sieve's own attribute names, for facts the GenAI conventions have no name for. */
-export const SIEVE_ATTR = {
-  promptVersion: 'sieve.prompt.version',
-  agentVersion: 'sieve.agent.version',
-  modelVersion: 'sieve.model.version',
-} as const
+/** Sieve's own attribute names (`@sieve/protocol`), for facts the GenAI conventions have no name for. */
+export { SIEVE_ATTR }
 
 /** GenAI attributes read whole by other parts (content.ts reads the messages), named here once. */
 export const GENAI_ATTR = {
-  toolDefinitions: 'gen_ai.tool.definitions',
+  toolDefinitions: GEN_AI.toolDefinitions,
   retrievalDocuments: 'gen_ai.retrieval.documents',
-  outputType: 'gen_ai.output.type',
+  outputType: GEN_AI.outputType,
 } as const
 
 /** The GenAI conventions' names for a fact, then each other scheme's (conventions/), in precedence order. */
@@ -43,19 +40,19 @@ function keysOf(fact: FactKey, own: readonly string[]): readonly string[] {
 }
 
 const KEYS = {
-  operation: ['gen_ai.operation.name'],
-  toolName: keysOf('toolName', ['gen_ai.tool.name']),
-  system: keysOf('system', ['gen_ai.provider.name', 'gen_ai.system']),
-  requestModel: keysOf('requestModel', ['gen_ai.request.model']),
-  responseModel: keysOf('responseModel', ['gen_ai.response.model']),
-  inputTokens: keysOf('inputTokens', ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens']),
-  outputTokens: keysOf('outputTokens', ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens']),
-  agentName: keysOf('agentName', ['gen_ai.agent.name']),
-  agentVersion: keysOf('agentVersion', ['gen_ai.agent.version', SIEVE_ATTR.agentVersion, 'service.version']),
+  operation: [GEN_AI.operationName],
+  toolName: keysOf('toolName', [GEN_AI.toolName]),
+  system: keysOf('system', [GEN_AI.providerName, 'gen_ai.system']),
+  requestModel: keysOf('requestModel', [GEN_AI.requestModel]),
+  responseModel: keysOf('responseModel', [GEN_AI.responseModel]),
+  inputTokens: keysOf('inputTokens', [GEN_AI.usageInputTokens, 'gen_ai.usage.prompt_tokens']),
+  outputTokens: keysOf('outputTokens', [GEN_AI.usageOutputTokens, 'gen_ai.usage.completion_tokens']),
+  agentName: keysOf('agentName', [GEN_AI.agentName]),
+  agentVersion: keysOf('agentVersion', [GEN_AI.agentVersion, SIEVE_ATTR.agentVersion, OTHER.serviceVersion]),
   promptVersion: keysOf('promptVersion', [SIEVE_ATTR.promptVersion]),
-  sessionId: keysOf('sessionId', ['gen_ai.conversation.id', 'session.id']),
-  userId: keysOf('userId', ['user.id', 'enduser.id']),
-  environment: ['deployment.environment.name', 'deployment.environment'],
+  sessionId: keysOf('sessionId', [GEN_AI.conversationId, 'session.id']),
+  userId: keysOf('userId', [OTHER.userId, 'enduser.id']),
+  environment: [OTHER.environment, 'deployment.environment'],
 } as const
 
 function first(span: Span, keys: readonly string[], where: 'span' | 'both' = 'both'): AttributeValue | undefined {

@@ -2,7 +2,7 @@ import { context, createContextKey, SpanKind, trace, type Attributes } from '@op
 import { scrub } from './content.js'
 import { guard } from './log.js'
 import type { RequestedToolCall } from './openai/adapter.js'
-import { GEN_AI, OTHER, SIEVE } from './semconv.js'
+import { GEN_AI, OTHER, SIEVE_ATTR } from '@sieve/protocol'
 import { runInSpan } from './span-run.js'
 import { state } from './state.js'
 
@@ -50,7 +50,7 @@ function agentAttributes(name: string, a: AgentAttributes): Attributes {
   set(GEN_AI.agentId, a.agentId)
   set(GEN_AI.agentDescription, a.description)
   set(GEN_AI.agentVersion, a.agentVersion ?? config?.agentVersion)
-  set(SIEVE.promptVersion, a.promptVersion ?? config?.promptVersion)
+  set(SIEVE_ATTR.promptVersion, a.promptVersion ?? config?.promptVersion)
   set(GEN_AI.conversationId, a.sessionId)
   set(OTHER.userId, a.userId)
   if (policy.capture && a.input !== undefined) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { resolveConfig } from './config.js'
-import { feedbackSchema, type FeedbackInput } from './feedback-schema.js'
+import { feedbackSchema, type FeedbackInput } from '@sieve/protocol'
 import { state } from './state.js'
 
 export type FeedbackResult =

@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, type Context, type Span } from '@opentelemetry/api'
-import { OTHER } from './semconv.js'
+import { OTHER } from '@sieve/protocol'
 
 /** The low-cardinality `error.type` of the conventions: an HTTP status when there is one, else the error's class. */
 export function errorType(err: unknown): string {

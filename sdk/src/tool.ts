@@ -3,7 +3,7 @@ import { currentAgentScope } from './agent.js'
 import { asText, scrub } from './content.js'
 import { guard } from './log.js'
 import type { RequestedToolCall } from './openai/adapter.js'
-import { GEN_AI } from './semconv.js'
+import { GEN_AI } from '@sieve/protocol'
 import { runInSpan } from './span-run.js'
 import { state } from './state.js'
 

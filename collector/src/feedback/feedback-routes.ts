@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { wellFormed, zodProblems } from '@sieve/core'
-import { feedbackSchema } from '@sieve/sdk/feedback-schema'
+import { feedbackSchema } from '@sieve/protocol'
 import express, { Router, type ErrorRequestHandler } from 'express'
 import { requireProject } from '../api/require-project.js'
 import { insertFeedback } from './feedback-rows.js'

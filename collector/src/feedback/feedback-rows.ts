@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import { setAttribute, wellFormed } from '@sieve/core'
-import type { Feedback } from '@sieve/sdk/feedback-schema'
+import type { Feedback } from '@sieve/protocol'
 
 /**
  * Stores one validated feedback body in `feedback` (migrations/0004_feedback.sql) for a project.

@@ -1,6 +1,6 @@
 import type { Attributes } from '@opentelemetry/api'
 import { asText, conventionFinishReason, scrub, scrubArguments, textPart, type ContentPolicy, type Message, type OutputMessage, type Part } from '../content.js'
-import { GEN_AI } from '../semconv.js'
+import { GEN_AI } from '@sieve/protocol'
 import { once } from './memo.js'
 import { put, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
 

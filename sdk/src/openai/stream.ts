@@ -2,7 +2,7 @@ import type { Span } from '@opentelemetry/api'
 import { guard } from '../log.js'
 import { endWithError } from '../span-run.js'
 import { state } from '../state.js'
-import { GEN_AI } from '../semconv.js'
+import { GEN_AI } from '@sieve/protocol'
 import type { ResponseFacts, StreamAccumulator } from './adapter.js'
 
 /**

@@ -1,7 +1,7 @@
 import { context, SpanKind, trace, type Attributes, type Context, type Span } from '@opentelemetry/api'
 import { currentAgentScope, rememberToolCalls, type AgentScope } from '../agent.js'
 import { guard, reportBug } from '../log.js'
-import { GEN_AI, OTHER } from '../semconv.js'
+import { GEN_AI, OTHER } from '@sieve/protocol'
 import { endWithError, runInSpan } from '../span-run.js'
 import { state } from '../state.js'
 import type { ApiAdapter, ResponseFacts } from './adapter.js'

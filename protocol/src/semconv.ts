@@ -1,8 +1,9 @@
 /**
- * The attribute names the SDK writes: OpenTelemetry GenAI semantic conventions v1.41.1 (the last
- * release in open-telemetry/semantic-conventions; content attributes as introduced in v1.37.0),
- * plus Sieve's own names for what the conventions do not cover (see SIEVE_ATTR in @sieve/core,
- * which reads them back).
+ * The attribute names the SDK writes and Sieve reads back: OpenTelemetry GenAI semantic conventions
+ * v1.41.1 (the last release in open-telemetry/semantic-conventions; content attributes as
+ * introduced in v1.37.0), other conventions' names the SDK sets, and Sieve's own names for what the
+ * conventions do not cover. Older generations and other instrumentations' schemes, which Sieve only
+ * reads, are named where they are read (core's genai.ts and conventions/).
  */
 export const GEN_AI = {
   operationName: 'gen_ai.operation.name',
@@ -57,8 +58,9 @@ export const OTHER = {
   distroVersion: 'telemetry.distro.version',
 } as const
 
-/** Kept equal to SIEVE_ATTR in @sieve/core; the published SDK cannot depend on the private core. */
-export const SIEVE = {
+/** Sieve's own names, for facts the GenAI conventions have no name for. */
+export const SIEVE_ATTR = {
   promptVersion: 'sieve.prompt.version',
   agentVersion: 'sieve.agent.version',
+  modelVersion: 'sieve.model.version',
 } as const

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 /**
  * The body of `POST /v1/feedback`: one user judgement of a trace (thumbs, a rating, a comment).
- * Shared by the SDK, which sends it, and the collector, which validates and stores it.
+ * The SDK sends it; the collector validates it with this schema and stores it.
  */
 export const feedbackSchema = z.object({
   traceId: z.string().regex(/^[0-9a-fA-F]{32}$/, 'traceId must be 32 hex characters').transform((s) => s.toLowerCase()),

@@ -1,0 +1,2 @@
+export * from './semconv.js'
+export * from './feedback.js'
