@@ -29,6 +29,7 @@ export const SETTINGS = {
   CLICKHOUSE_USER: { description: 'user for CLICKHOUSE_URL', unset: "the server's default user" },
   CLICKHOUSE_PASSWORD: { description: 'password for CLICKHOUSE_URL', unset: 'none' },
   CLICKHOUSE_DATABASE: { description: 'database holding the tables', default: 'sieve' },
+  CLICKHOUSE_CLUSTER: { description: 'a cluster of ClickHouse servers (remote_servers): replicated local tables and Distributed ones sharded by trace id, created ON CLUSTER', unset: 'one server' },
   KAFKA_BROKERS: { description: 'host:port,host:port: Kafka instead of the in-process queue', unset: 'in-process queue' },
   KAFKA_CLIENT_ID: { description: 'Kafka client id', default: 'sieve' },
   KAFKA_SPANS_TOPIC: { description: 'topic the collector writes spans to', default: 'sieve.spans' },
@@ -54,7 +55,7 @@ export type EnvName = keyof typeof SETTINGS
 export const SERVER_ENV: EnvName[] = ['SIEVE_HOST', 'SIEVE_PORT', 'SIEVE_API_KEYS', 'SIEVE_METRICS_TOKEN', 'SIEVE_OPS_TOKEN', 'SIEVE_LOG_LEVEL']
 /** What a command working on the store reads to work through another Sieve instead. */
 export const REMOTE_ENV: EnvName[] = ['SIEVE_URL', 'SIEVE_OPS_TOKEN']
-export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'SIEVE_FSYNC', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE']
+export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'SIEVE_FSYNC', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE', 'CLICKHOUSE_CLUSTER']
 export const KAFKA_ENV: EnvName[] = [
   'KAFKA_BROKERS', 'KAFKA_CLIENT_ID', 'KAFKA_SPANS_TOPIC', 'KAFKA_SCORES_TOPIC', 'KAFKA_DEAD_LETTER_TOPIC',
   'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_SESSION_TIMEOUT_MS',

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { join } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createLogger, createStorage, loadConfig, migrate, type Config, type SpanQueue } from '@sieve/core'
+import { createLogger, createStorage, loadConfig, migrate, migrateOptionsOf, type Config, type SpanQueue } from '@sieve/core'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { profileOnSignal } from './cpu-profile.js'
 import { openQueue } from './queue.js'
@@ -75,7 +75,7 @@ export async function serve(role: Role): Promise<number> {
   }
   try {
     if (role.migrate) {
-      const migrated = await migrate(storage, { retentionDays: config.retentionDays })
+      const migrated = await migrate(storage, migrateOptionsOf(config))
       if (migrated.applied.length) log.info(`${name}: applied migrations ${migrated.applied.join(', ')}`, { migrations: migrated.applied })
     }
     const metrics = createMetrics()

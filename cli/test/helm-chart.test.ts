@@ -83,7 +83,7 @@ interface K8sObject {
 /** Values a production install gives; the chart's values.yaml supplies the rest. */
 const productionValues: Values = {
   image: { repository: 'registry.example/sieve', tag: 'test' },
-  clickhouse: { url: 'http://clickhouse.data.svc:8123', user: 'sieve', database: 'sieve' },
+  clickhouse: { url: 'http://clickhouse.data.svc:8123', user: 'sieve', database: 'sieve', cluster: 'sieve_cluster' },
   kafka: { brokers: ['kafka-0.kafka:9092', 'kafka-1.kafka:9092', 'kafka-2.kafka:9092'], partitions: 12, replicationFactor: 3 },
   secrets: { apiKeys: 'k1:shop,k2:support', metricsToken: 'prometheus-token-0123456789', clickhousePassword: 'ch-secret', judgeApiKey: 'sk-judge' },
   judge: { baseUrl: 'https://judge.example/v1', model: 'gpt-4o-2024-08-06' },
@@ -269,7 +269,7 @@ test('every Sieve container has an environment the config schema accepts, its ro
         assert.ok(readBy.get(role)!.has(key), `${workload.metadata.name}: \`sieve ${role}\` does not read ${key}`)
       }
       const config = loadConfig(env)
-      assert.deepEqual(config.clickhouse, { kind: 'server', url: 'http://clickhouse.data.svc:8123', username: 'sieve', password: 'ch-secret', database: 'sieve' })
+      assert.deepEqual(config.clickhouse, { kind: 'server', url: 'http://clickhouse.data.svc:8123', username: 'sieve', password: 'ch-secret', database: 'sieve', cluster: 'sieve_cluster' })
       if (role === 'migrate') {
         assert.equal(config.retentionDays, 30)
         continue

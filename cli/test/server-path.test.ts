@@ -16,6 +16,7 @@ import { countRows, makeSpan, makeTraces, until } from '@sieve/testkit'
 import { openTestStorage, spawnClickHouseHttp, startClickHouseHttp, type ClickHouseHttpProcess, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 import { collectorPart, ingesterPart, scorerPart, type RunningPart, type UpContext } from '../src/parts.js'
+import { runSieve } from './support/run-sieve.js'
 
 /*
  * The server path (`CLICKHOUSE_URL`): Sieve's storage code over @clickhouse/client's HTTP transport,
@@ -230,6 +231,22 @@ describe('a server in another timezone (Asia/Tokyo, UTC+9)', () => {
     }
     assert.deepEqual(seen, ['a'.repeat(32), 'b'.repeat(32)])
   })
+})
+
+test('`sieve migrate --print` shows the schema without connecting; `--cluster` gives the cluster form', async () => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'sieve-print-')), 'never-created')
+  const env = { ...process.env, SIEVE_DATA_DIR: dataDir }
+  const single = await runSieve(['migrate', '--print'], env)
+  assert.equal(single.code, 0, single.stderr)
+  assert.match(single.stdout, /^-- 0001_spans$/m)
+  assert.match(single.stdout, /CREATE TABLE IF NOT EXISTS spans\n/)
+  assert.doesNotMatch(single.stdout, /ON CLUSTER|Distributed/)
+  const cluster = await runSieve(['migrate', '--print', '--cluster', 'sieve_cluster'], env)
+  assert.equal(cluster.code, 0, cluster.stderr)
+  assert.match(cluster.stdout, /CREATE TABLE IF NOT EXISTS spans_local ON CLUSTER sieve_cluster\n/)
+  assert.match(cluster.stdout, /CREATE TABLE IF NOT EXISTS spans ON CLUSTER sieve_cluster AS spans_local ENGINE = Distributed\(sieve_cluster, currentDatabase\(\), spans_local, cityHash64\(trace_id\)\);/)
+  assert.match(cluster.stdout, /TTL toDateTime\(greatest\(start_time, ingested_at\)\) \+ INTERVAL 30 DAY;/)
+  assert.throws(() => readFileSync(dataDir), /ENOENT/)
 })
 
 /** Spans as an OTLP/JSON export request (one resource, one scope). */

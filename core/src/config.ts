@@ -55,6 +55,7 @@ export const envSchema = z.object({
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('sieve'),
+  CLICKHOUSE_CLUSTER: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a cluster name from the server\'s remote_servers').optional(),
   KAFKA_BROKERS: list.optional(),
   KAFKA_CLIENT_ID: z.string().default('sieve'),
   KAFKA_SPANS_TOPIC: z.string().default('sieve.spans'),
@@ -101,7 +102,7 @@ export interface Config {
   clickhouse:
     /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
     | { kind: 'embedded'; path: string; database: string; fsync?: boolean }
-    | { kind: 'server'; url: string; username?: string; password?: string; database: string }
+    | { kind: 'server'; url: string; username?: string; password?: string; database: string; cluster?: string }
   kafka?: {
     brokers: string[]
     clientId: string
@@ -174,6 +175,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         'fsync_part_directory in the server\'s <merge_tree> configuration instead',
     ])
   }
+  if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
+    throw new ConfigError(['CLICKHOUSE_CLUSTER: names a cluster of ClickHouse servers; set CLICKHOUSE_URL to one of them (the embedded engine is one process)'])
+  }
   const database = e.CLICKHOUSE_DATABASE
   return {
     host: e.SIEVE_HOST,
@@ -187,7 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: e.SIEVE_MAX_BODY_BYTES,
     logLevel: e.SIEVE_LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
-      ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database }
+      ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database, ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}) }
       : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database, fsync: e.SIEVE_FSYNC },
     kafka: e.KAFKA_BROKERS?.length
       ? {

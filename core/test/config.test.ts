@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { ConfigError, loadConfig } from '../src/config.js'
+import { migrateOptionsOf } from '../src/storage/migrate.js'
 
 test('defaults give the embedded engine under ./data and the in-process queue', () => {
   const config = loadConfig({})
@@ -52,6 +53,15 @@ test('servers are chosen by CLICKHOUSE_URL and KAFKA_BROKERS', () => {
   assert.equal(config.clickhouse.kind, 'server')
   assert.deepEqual(config.kafka?.brokers, ['a:9092', 'b:9092'])
   assert.equal(config.kafka?.spansTopic, 'sieve.spans')
+})
+
+test('CLICKHOUSE_CLUSTER names the cluster migrations run ON; it needs a server', () => {
+  const config = loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'sieve_cluster' })
+  assert.equal(config.clickhouse.kind === 'server' && config.clickhouse.cluster, 'sieve_cluster')
+  assert.deepEqual(migrateOptionsOf(config), { retentionDays: 30, cluster: 'sieve_cluster' })
+  assert.deepEqual(migrateOptionsOf(loadConfig({ CLICKHOUSE_URL: 'http://ch:8123' })), { retentionDays: 30 })
+  assert.throws(() => loadConfig({ CLICKHOUSE_CLUSTER: 'sieve_cluster' }), /CLICKHOUSE_CLUSTER: .*set CLICKHOUSE_URL/)
+  assert.throws(() => loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'x; DROP' }), /CLICKHOUSE_CLUSTER: a cluster name/)
 })
 
 test('the config file holds settings and sections; the environment wins', () => {

@@ -85,8 +85,8 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
   // The exports table may be newer than the store's last `sieve up`.
   const migratedStore = async () => {
     const client = await store()
-    const { migrate } = await import('@sieve/core')
-    await (migrated ??= migrate(client, { retentionDays: config.retentionDays }))
+    const { migrate, migrateOptionsOf } = await import('@sieve/core')
+    await (migrated ??= migrate(client, migrateOptionsOf(config)))
     return client
   }
   return {
@@ -111,8 +111,8 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
       return formatChecksConfig(await checksConfig(), agent)
     },
     async migrate() {
-      const [{ migrate }, client] = await Promise.all([import('@sieve/core'), store()])
-      const result = await migrate(client, { retentionDays: config.retentionDays })
+      const [{ migrate, migrateOptionsOf }, client] = await Promise.all([import('@sieve/core'), store()])
+      const result = await migrate(client, migrateOptionsOf(config))
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
     async calibrate({ labels, fromAnnotations, threshold, dryRun }) {

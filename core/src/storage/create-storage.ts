@@ -1,4 +1,4 @@
-import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -111,5 +111,18 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
   } finally {
     await admin.close()
   }
-  return createClient({ ...auth, database: config.database })
+  return createClient({ ...auth, database: config.database, ...(config.cluster ? { clickhouse_settings: CLUSTER_SETTINGS } : {}) })
+}
+
+/**
+ * On a cluster, an insert into a Distributed table returns once every shard's replica has its
+ * rows (not once they are queued on the receiving node), and once a majority of the shard's replicas
+ * has them; a read sees every insert that reached its quorum. A 200 then means stored, and the
+ * ingester's rollup rewrite, which reads a trace's spans right after inserting them, sees them all.
+ */
+const CLUSTER_SETTINGS: ClickHouseSettings = {
+  // distributed_foreground_insert since ClickHouse 23.10; the client's settings know it by its older name.
+  insert_distributed_sync: 1,
+  insert_quorum: 'auto',
+  select_sequential_consistency: '1',
 }

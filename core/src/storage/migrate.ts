@@ -2,6 +2,8 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { applyFsync } from './fsync.js'
+import { clusterStatements, storedTable } from './cluster-schema.js'
+import type { Config } from '../config.js'
 
 /** The numbered SQL files at the repository root, shared by the embedded engine and a server. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url))
@@ -14,7 +16,36 @@ export interface Migration {
 
 export interface MigrateOptions {
   retentionDays: number
+  /** A ClickHouse cluster's name (`CLICKHOUSE_CLUSTER`): every statement runs `ON CLUSTER` it, see cluster-schema.ts. */
+  cluster?: string
   dir?: string
+}
+
+/** What `migrate` takes from the configuration. */
+export function migrateOptionsOf(config: Pick<Config, 'retentionDays' | 'clickhouse'>): MigrateOptions {
+  const cluster = config.clickhouse.kind === 'server' ? config.clickhouse.cluster : undefined
+  return { retentionDays: config.retentionDays, ...(cluster ? { cluster } : {}) }
+}
+
+const SCHEMA_MIGRATIONS = `CREATE TABLE IF NOT EXISTS schema_migrations
+(version String, name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
+ENGINE = ReplacingMergeTree ORDER BY version`
+
+/**
+ * Every statement `migrate` would run on an empty database, in order, `{retention_days}` filled in:
+ * what `sieve migrate --print` shows, for one server or, given `cluster`, for a cluster.
+ */
+export function schemaStatements(options: MigrateOptions): { migration: string; statements: string[] }[] {
+  const tables = new Set<string>()
+  const form = (statement: string) => (options.cluster ? clusterStatements(statement, options.cluster, tables) : [statement])
+  const days = String(options.retentionDays)
+  return [
+    { migration: 'schema_migrations', statements: form(SCHEMA_MIGRATIONS) },
+    ...loadMigrations(options.dir).map((m) => ({
+      migration: `${m.version}_${m.name}`,
+      statements: m.statements.flatMap((s) => form(s.replaceAll('{retention_days}', days))),
+    })),
+  ]
 }
 
 export interface MigrateResult {
@@ -73,18 +104,15 @@ export async function migrate(client: ClickHouseClient, options: MigrateOptions)
   const days = options.retentionDays
   if (!Number.isInteger(days) || days <= 0) throw new MigrationError(`retention must be a positive number of days (got ${days})`)
   const migrations = loadMigrations(options.dir)
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations
-      (version String, name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
-      ENGINE = ReplacingMergeTree ORDER BY version`,
-  })
+  const [schema, ...pending] = schemaStatements(options)
+  for (const statement of schema!.statements) await client.command({ query: statement })
   const done = new Set((await rows<{ version: string }>(client, 'SELECT version FROM schema_migrations FINAL')).map((r) => r.version))
   const applied: string[] = []
-  for (const migration of migrations) {
+  for (const [i, migration] of migrations.entries()) {
     if (done.has(migration.version)) continue
-    for (const statement of migration.statements) {
+    for (const statement of pending[i]!.statements) {
       try {
-        await client.command({ query: statement.replaceAll('{retention_days}', String(days)) })
+        await client.command({ query: statement })
       } catch (err) {
         throw new MigrationError(`migration ${migration.version}_${migration.name} failed: ${(err as Error).message}`)
       }
@@ -99,9 +127,11 @@ export async function migrate(client: ClickHouseClient, options: MigrateOptions)
       .map((t) => [t.name, t.engine_full]),
   )
   for (const { table, expression } of retentionTtls(migrations)) {
-    const engine = engines.get(table)
+    const engine = engines.get(storedTable(table, options.cluster))
     if (engine === undefined || engine.includes(`toIntervalDay(${days})`)) continue
-    await client.command({ query: `ALTER TABLE ${table} MODIFY TTL ${expression.replaceAll('{retention_days}', String(days))}` })
+    const alter = `ALTER TABLE ${table} MODIFY TTL ${expression.replaceAll('{retention_days}', String(days))}`
+    const [statement] = options.cluster ? clusterStatements(alter, options.cluster, new Set([table])) : [alter]
+    await client.command({ query: statement! })
     retentionUpdated.push(table)
   }
   // Tables just created start with the engine's defaults; SIEVE_FSYNC applies to them too.

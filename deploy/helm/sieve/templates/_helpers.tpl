@@ -67,6 +67,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ $v.clickhouse.user | quote }}
 - name: CLICKHOUSE_DATABASE
   value: {{ $v.clickhouse.database | quote }}
+{{- with $v.clickhouse.cluster }}
+- name: CLICKHOUSE_CLUSTER
+  value: {{ . | quote }}
+{{- end }}
 {{ include "sieve.secretEnv" (dict "root" .root "name" "CLICKHOUSE_PASSWORD" "optional" true "secretName" (get . "passwordSecret")) }}
 {{- end -}}
 
