@@ -14,7 +14,46 @@ const SENTENCE = 'You are a support agent for an online shop. Answer politely an
 const PROMPT_BYTES = SENTENCE.length * 12
 const SPANS_PER_TRACE = 8
 
-export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES): ReadableSpan[] {
+const WORDS = (
+  'order refund delivery parcel tracking number address invoice account password payment card charge ' +
+  'yesterday tomorrow week late missing damaged broken wrong size colour return label store credit ' +
+  'policy days receipt email phone customer agent please thanks sorry help check update cancel ' +
+  'ship shipped arrive arrived warehouse courier weekend monday friday price discount code coupon ' +
+  'the a my your it is was not can could would will when where why how what which and but because ' +
+  'i you we they this that there here still already again only just also very'
+).split(' ')
+
+/** Conversations made so far in this process: each trace's turns differ from every other's, and from run to run alike. */
+let conversations = 0
+
+/** Text of about `chars` characters, different per seed, worded like a support conversation. */
+function chatter(seed: number, chars: number): string {
+  let state = seed >>> 0 || 1
+  const words: string[] = []
+  let length = 0
+  while (length < chars) {
+    // xorshift32: the same seed gives the same text, so runs compare.
+    state ^= state << 13
+    state ^= state >>> 17
+    state ^= state << 5
+    const word = WORDS[(state >>> 0) % WORDS.length]!
+    words.push(word)
+    length += word.length + 1
+  }
+  return words.join(' ')
+}
+
+export interface GenAiSpanOptions {
+  /**
+   * Conversations instead of one repeated prompt: the system prompt is the same in every trace (as
+   * an agent version's is), each trace's user and assistant turns are its own, and each model call's
+   * input holds the turns before it. What storage benchmarks compress; the default, one repeated
+   * text, compresses far better than real traffic.
+   */
+  varied?: boolean
+}
+
+export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES, options: GenAiSpanOptions = {}): ReadableSpan[] {
   const prompt = SENTENCE.repeat(Math.max(1, Math.round(promptBytes / SENTENCE.length)))
   const exporter = new InMemorySpanExporter()
   const provider = new BasicTracerProvider({
@@ -26,6 +65,8 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES): ReadableSpa
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   })
   const tracer = provider.getTracer('@sieve/sdk', '0.1.0')
+  let history: { role: string; parts: { type: string; content: string }[] }[] = []
+  let conversation = 0
   for (let t = 0; t * SPANS_PER_TRACE < count; t++) {
     const root = tracer.startSpan('invoke_agent support', {
       kind: SpanKind.SERVER,
@@ -38,6 +79,8 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES): ReadableSpa
       },
     })
     const parent = trace.setSpan(context.active(), root)
+    history = [{ role: 'system', parts: [{ type: 'text', content: prompt }] }]
+    conversation = ++conversations
     for (let i = 1; i < SPANS_PER_TRACE && t * SPANS_PER_TRACE + i < count; i++) {
       const llm = i % 2 === 1
       const span = llm
@@ -55,8 +98,7 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES): ReadableSpa
                 'gen_ai.usage.output_tokens': 80 + t % 50,
                 'gen_ai.response.finish_reasons': ['stop'],
                 'gen_ai.response.id': `chatcmpl-${t}-${i}`,
-                'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: prompt }] }]),
-                'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `Order ${t} ships tomorrow.` }] }]),
+                ...messages(t, i),
               },
             },
             parent,
@@ -76,9 +118,25 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES): ReadableSpa
     root.end()
   }
   const spans = exporter.getFinishedSpans()
+
+  function messages(t: number, i: number): Record<string, string> {
+    if (!options.varied) {
+      return {
+        'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: prompt }] }]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `Order ${t} ships tomorrow.` }] }]),
+      }
+    }
+    const seed = Math.imul(conversation, 2654435761) + i * 7919
+    history.push({ role: 'user', parts: [{ type: 'text', content: chatter(seed, 160) }] })
+    const input = JSON.stringify(history)
+    const answer = { role: 'assistant', parts: [{ type: 'text', content: chatter(seed + 1, 240) }] }
+    history.push(answer)
+    return { 'gen_ai.input.messages': input, 'gen_ai.output.messages': JSON.stringify([answer]) }
+  }
   void provider.shutdown()
   return spans
 }
 
-export const protobufBatch = (count = 512, promptBytes = PROMPT_BYTES): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(genAiSpans(count, promptBytes))!)
+export const protobufBatch = (count = 512, promptBytes = PROMPT_BYTES, options: GenAiSpanOptions = {}): Buffer =>
+  Buffer.from(ProtobufTraceSerializer.serializeRequest(genAiSpans(count, promptBytes, options))!)
 export const jsonBatch = (count = 512): Buffer => Buffer.from(JsonTraceSerializer.serializeRequest(genAiSpans(count))!)
