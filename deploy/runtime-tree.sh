@@ -4,14 +4,14 @@
 #                     the CLI's bin (npm links node_modules/.bin/sieve to it), for `npm ci --omit=dev`
 #                     (testkit's package.json is left out, so its dependencies are not installed);
 #   <dest>/app        each runtime workspace's dist/ and the files the code reads at run time: the
-#                     migrations (core), the rubrics (scorer), the web UI (dashboard).
+#                     migrations (core), the rubrics (judge), the web UI (dashboard).
 # No sources: cli/bin/sieve runs dist/ where src/ is absent. deploy/Dockerfile and cli/test/dist.test.ts
 # both use this script, so the test installs and runs what the image would.
 #   deploy/runtime-tree.sh /tmp/sieve-runtime
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 dest=${1:?usage: deploy/runtime-tree.sh <dest>}
-workspaces="protocol core collector scorer exporter dashboard sdk cli"
+workspaces="protocol core collector scorer judge exporter dashboard sdk cli"
 
 mkdir -p "$dest/manifests" "$dest/app"
 cp "$root/package.json" "$root/package-lock.json" "$dest/manifests/"
@@ -25,7 +25,7 @@ for w in $workspaces; do
   cp -R "$root/$w/dist" "$dest/app/$w/"
 done
 cp -R "$root/migrations" "$dest/app/"
-cp -R "$root/scorer/rubrics" "$dest/app/scorer/"
+cp -R "$root/judge/rubrics" "$dest/app/judge/"
 cp -R "$root/dashboard/ui" "$dest/app/dashboard/"
 cp -R "$root/cli/bin" "$dest/manifests/cli/"
 # Declarations and build state are for compiling against the packages, not for running them.

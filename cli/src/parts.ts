@@ -5,7 +5,8 @@ import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
 import { createOperationsRoutes } from './store/operations-routes.js'
-import { clickhouseScoreSink, createJudge, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
+import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
+import { createJudge } from '@sieve/judge'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {

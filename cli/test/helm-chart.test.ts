@@ -7,7 +7,8 @@ import { basename, delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parse, parseAllDocuments, stringify } from 'yaml'
 import { envSchema, loadConfig } from '@sieve/core'
-import { loadChecksConfig, loadJudgeConfig, loadScorerOptions } from '@sieve/scorer'
+import { loadChecksConfig, loadScorerOptions } from '@sieve/scorer'
+import { loadJudgeConfig } from '@sieve/judge'
 import { commands } from '../src/commands/index.js'
 
 /*

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** Bottom first. The SDK runs inside users' agents and imports only the wire protocol it shares with the server. */
-const LAYERS: string[][] = [['protocol'], ['core', 'sdk'], ['collector'], ['scorer'], ['exporter', 'dashboard'], ['cli']]
+const LAYERS: string[][] = [['protocol'], ['core', 'sdk'], ['collector'], ['scorer'], ['judge'], ['exporter', 'dashboard'], ['cli']]
 /** The test harness: above every part it starts, below the CLI; imported only by tests, benchmarks and examples. */
 const HARNESS = 'testkit'
 const HARNESS_LAYER = LAYERS.length - 1
@@ -120,6 +120,23 @@ test('every import between packages points down and is declared', () => {
   assert.ok(sites.filter((s) => s.from === 'cli' && s.shipped).length > 10, 'the scan finds the CLI assembling the parts')
   const problems = [...new Set(sites.map((s) => violation(s, manifests)).filter((p) => p !== undefined))]
   assert.deepEqual(problems, [])
+})
+
+test('each workspace\'s build references the builds of the workspaces it depends on, so `tsc -b` builds them first', () => {
+  for (const w of workspaces) {
+    let config: { references?: { path: string }[] }
+    try {
+      config = JSON.parse(readFileSync(join(ROOT, w, 'tsconfig.build.json'), 'utf8')) as typeof config
+    } catch {
+      continue
+    }
+    const referenced = new Set((config.references ?? []).map((r) => resolve(ROOT, w, r.path)))
+    for (const dep of manifestOf(w).dependencies) {
+      if (!dep.startsWith('@sieve/')) continue
+      const build = join(ROOT, dep.slice('@sieve/'.length), 'tsconfig.build.json')
+      assert.ok(referenced.has(build), `${w}/tsconfig.build.json does not reference ${relative(ROOT, build)}, a dependency's build`)
+    }
+  }
 })
 
 test('the check refuses an upward, a sideways, an undeclared and a relative import', () => {

@@ -114,7 +114,7 @@ export interface Config {
     /** A consumer that stops heartbeating (kill -9) holds its partitions this long. */
     sessionTimeoutMs: number
   }
-  /** The LLM judge's endpoint; the scorer validates the model name (see scorer/src/judge/config.ts). */
+  /** The LLM judge's endpoint; the scorer validates the model name (see judge/src/config.ts). */
   judge: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
   /** The simulated user's endpoint for `sieve simulate`; the exporter validates the model name like the judge's. */
   simulator: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }

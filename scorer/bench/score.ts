@@ -5,7 +5,7 @@ import { InProcessQueue } from '@sieve/collector'
 import { createStorage, migrate, type Span, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
 import { median, processCpuSeconds } from '@sieve/testkit'
-import { supportTrace } from './support-trace.js'
+import { supportTrace } from '@sieve/testkit/bench'
 
 /*
  * 1. Checks throughput on one core: assembled 20-span traces through every default check (plus

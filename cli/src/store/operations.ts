@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Config, Trace } from '@sieve/core'
 import type { ExportOptions, ExportReport } from '@sieve/exporter'
-import type { CalibrationReport, ChecksConfig, Label, ScoreRecord } from '@sieve/scorer'
+import type { ChecksConfig, ScoreRecord } from '@sieve/scorer'
+import type { CalibrationReport, Label } from '@sieve/judge'
 
 /** `sieve export`'s selection and destination: everything but what the configuration gives (checks, scrubber, rubrics). */
 export type ExportRequest = Omit<ExportOptions, 'checks' | 'scrubber' | 'rubricFor' | 'now'>
@@ -116,20 +117,20 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
     async calibrate({ labels, fromAnnotations, threshold, dryRun }) {
-      const [{ readTrace }, scorer] = await Promise.all([import('@sieve/core'), import('@sieve/scorer')])
-      const judge = scorer.loadJudgeConfig(config)
+      const [{ readTrace }, scorer, judges] = await Promise.all([import('@sieve/core'), import('@sieve/scorer'), import('@sieve/judge')])
+      const judge = judges.loadJudgeConfig(config)
       if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
       // Storage holds labelled traces given by id, and keeps the result for dashboards.
       const client = dryRun ? undefined : await migratedStore()
-      const all = [...labels, ...(client && fromAnnotations ? await scorer.readAnnotationLabels(client) : [])]
-      if (all.length === 0) throw new scorer.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
-      const calls = new scorer.Semaphore(judge.concurrency)
-      const judgeClient = new scorer.JudgeClient(judge, new scorer.JudgeMetrics())
-      const report = await scorer.calibrate(all, {
+      const all = [...labels, ...(client && fromAnnotations ? await judges.readAnnotationLabels(client) : [])]
+      if (all.length === 0) throw new judges.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
+      const calls = new judges.Semaphore(judge.concurrency)
+      const judgeClient = new judges.JudgeClient(judge, new judges.JudgeMetrics())
+      const report = await judges.calibrate(all, {
         ask: (j, r, d, t) => calls.run(() => judgeClient.judgeDimension(j, r, d, t)),
         judge: { model: judge.model, seed: judge.seed },
         panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
-        rubrics: scorer.loadRubrics(judge.rubricsDir),
+        rubrics: judges.loadRubrics(judge.rubricsDir),
         ...(client ? { loadTrace: (projectId: string, traceId: string) => readTrace(client, projectId, traceId) } : {}),
         ...judge.calibration,
         threshold: threshold ?? judge.calibration.threshold,
@@ -137,7 +138,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
       if (client) {
         const now = String(BigInt(Date.now()) * 1_000_000n)
         const projects = [...new Set(all.map((l) => l.projectId))]
-        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => scorer.calibrationRecords(report, p, now)))
+        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => judges.calibrationRecords(report, p, now)))
       }
       return report
     },
@@ -154,7 +155,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Click
  * pick it): a trace chosen by feedback with nothing failed is expected to pass it. None without a judge.
  */
 async function configuredRubric(config: Config): Promise<((trace: Trace) => string | undefined) | undefined> {
-  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/scorer')
+  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/judge')
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const rubrics = loadRubrics(judge.rubricsDir)

@@ -131,7 +131,7 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
 /**
  * Per trace, the mean of its rubric scores and of its dimension scores in effect. A judge row named
  * `<rubric>` is a rubric's weighted score, `<rubric>.<dimension>` one dimension's (rubric ids are
- * kebab-case, never dotted: scorer/src/judge/rubric.ts). In effect, as the rollups count: the
+ * kebab-case, never dotted: judge/src/rubric.ts). In effect, as the rollups count: the
  * latest row by created_at per (trace, check, span) whatever its version (scores' key holds the
  * version, so FINAL alone keeps one row per version); a latest row that is a judge error is no score.
  */

@@ -16,7 +16,7 @@ const CONTENT = [
 
 const nanos = (s) => BigInt(s)
 
-/** Verdicts stored but kept out of every mean (scorer/src/judge/README.md, "One judge call"), by their label. */
+/** Verdicts stored but kept out of every mean (judge/README.md, "One judge call"), by their label. */
 const KEPT_OUT = { unverified_evidence: 'unverified evidence', truncated: 'truncated transcript' }
 
 function flatten(nodes, depth = 0, out = []) {

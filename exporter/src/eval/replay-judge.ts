@@ -1,4 +1,5 @@
 import type { Trace } from '@sieve/core'
+import { priceOf } from '@sieve/scorer'
 import {
   buildTranscript,
   JudgeClient,
@@ -6,14 +7,13 @@ import {
   JudgeMetrics,
   judgesFor,
   rubricFor,
-  priceOf,
   Semaphore,
   toScoreRecords,
   type AskJudge,
   type JudgeConfig,
   type JudgeRef,
   type Rubric,
-} from '@sieve/scorer'
+} from '@sieve/judge'
 
 /** One dimension of one judged run, on the 0..1 scale every score uses. */
 export interface DimensionJudgement {

@@ -1,4 +1,5 @@
-import { completeWithRetries, costUsd, JudgeError, modelClient } from '@sieve/scorer'
+import { costUsd } from '@sieve/scorer'
+import { completeWithRetries, JudgeError, modelClient } from '@sieve/judge'
 import type { Scenario } from './scenario.js'
 import type { SimulatorConfig } from './simulator-config.js'
 import { noUsage, type SimulatedUser, type UserReply } from './simulated-user.js'

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { PROMPT_VERSION as JUDGE_PROMPT_VERSION, priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scorer'
+import { priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scorer'
+import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
 import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison } from '../eval/baseline.js'
 import { overallJudge, type OverallJudge } from '../eval/judge-figures.js'
 import { isScored, overallFigures } from '../eval/run-verdict.js'

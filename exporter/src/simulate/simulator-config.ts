@@ -1,5 +1,6 @@
 import { zodProblems, type Config } from '@sieve/core'
-import { aliasProblem, priceTableSchema } from '@sieve/scorer'
+import { priceTableSchema } from '@sieve/scorer'
+import { aliasProblem } from '@sieve/judge'
 import { z } from 'zod'
 
 const count = z.number().int().positive()

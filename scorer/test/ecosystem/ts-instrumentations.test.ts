@@ -10,7 +10,7 @@ import { generateText, stepCountIs, tool, type ModelMessage } from 'ai'
 import OpenAI from 'openai'
 import { z } from 'zod'
 import { conversationOf, genAiFields, type Conversation, type Span, type Trace } from '@sieve/core'
-import { buildTranscript, resolveChecksConfig, scoreTrace } from '@sieve/scorer'
+import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
 import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { asReceived, tracesOf } from '@sieve/testkit/agent-trace'
 
@@ -85,9 +85,10 @@ function assertReadLikeAnSdkTrace(traces: Trace[], o: { toolSpans: boolean }) {
   const failed = scored.results.filter((r) => !r.passed).map((r) => r.name)
   assert.ok(failed.includes('prohibited_tools'), `prohibited_tools fires (failed: ${failed.join(', ')})`)
   assert.ok(failed.includes('pii_echo'), `pii_echo fires on the address the user never gave (failed: ${failed.join(', ')})`)
-  const transcript = buildTranscript(first)
-  assert.deepEqual(transcript.turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'tool_call', 'tool_result', 'assistant'])
-  assert.equal(transcript.contentMissing, false)
+  // What the judge's transcript is numbered from (judge/src/transcript.ts).
+  const conversation = conversationOf(first)
+  assert.deepEqual(conversation.turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'tool_call', 'tool_result', 'assistant'])
+  assert.equal(conversation.contentMissing, false)
 }
 
 describe('the Vercel AI SDK', () => {

@@ -1,0 +1,85 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { Config } from '@sieve/core'
+import type { Registry } from 'prom-client'
+import { ConfigError, type Trace } from '@sieve/core'
+import { checksSeen, type TraceScore, judgeItemProblems, type Scorecards, traceView, type ScoreSink } from '@sieve/scorer'
+import { loadJudgeConfig } from './config.js'
+import { pollFeedback } from './feedback-poller.js'
+import { JudgeMetrics } from './metrics.js'
+import { loadRubrics } from './rubric.js'
+import { JudgeStage } from './stage.js'
+
+export interface JudgeRuntime {
+  stage: JudgeStage
+  /** For the scorer's `onScored`: offers every scored trace to the judge; returns at once (storage lookups run behind). */
+  onScored(score: TraceScore): void
+  /** Reads the `feedback` table now rather than at the next poll (with storage; tests and tools). */
+  readFeedback(): Promise<void>
+  /** Waits for judging in progress to finish (and its scores to be stored). */
+  drain(): Promise<void>
+  /** Skips what still waits for the judge, finishes what is in progress. */
+  stop(): Promise<void>
+}
+
+export interface JudgeStorageOptions {
+  /** How often the `feedback` table is read (ms); default 2000. */
+  feedbackPollMs?: number
+  log?: (message: string) => void
+  /** The agents' scorecards: each judged trace's verdict is written again with the judge's items. */
+  scorecards?: Scorecards
+}
+
+/**
+ * The judge stage as configured (JUDGE_* variables and the `judge` section), storing through the
+ * scorer's score sink, its calls on a worker thread; undefined when no judge model is configured.
+ * Given storage, it also reads the `feedback` table (negative-feedback slice, late feedback
+ * re-opening scored traces) and counts users' traces there (new-user slice).
+ */
+export function createJudge(config: Config, sink: ScoreSink, registry?: Registry, storage?: ClickHouseClient, options: JudgeStorageOptions = {}): JudgeRuntime | undefined {
+  const judge = loadJudgeConfig(config)
+  if (!judge) return undefined
+  const metrics = new JudgeMetrics(registry)
+  const rubrics = loadRubrics(judge.rubricsDir)
+  const { scorecards } = options
+  const problems = scorecards ? judgeItemProblems(scorecards, rubrics) : []
+  if (problems.length) throw new ConfigError(problems)
+  const scorecardFor = scorecards && ((trace: Trace) => {
+    const view = traceView(trace)
+    return scorecards.cardFor(view.agentName, view.serviceName)
+  })
+  const log = options.log ?? ((message: string) => console.error(message))
+  const stage = new JudgeStage({ config: judge, rubrics, sink, metrics, log, ...(storage ? { storage } : {}), ...(scorecardFor ? { scorecardFor } : {}) })
+  // The worker thread loads now, not when the first sampled trace waits for it; a failure is reported by the stage.
+  stage.ready().catch(() => {})
+  const feedback =
+    storage &&
+    pollFeedback(storage, (rows) => stage.feedbackArrived(rows), {
+      ...(options.feedbackPollMs ? { intervalMs: options.feedbackPollMs } : {}),
+      onError: (err) => log(`judge: reading feedback failed, will read it again: ${err.message}`),
+    })
+  const fail = (traceId: string) => (err: Error) => {
+    metrics.inc('offer_errors')
+    log(`judge: could not consider trace ${traceId}: ${err.message}`)
+  }
+  return {
+    stage,
+    onScored(score) {
+      // The deterministic path must never fail because of the judge.
+      try {
+        const card = scorecards?.cardFor(score.agentName, score.serviceName)
+        const scorecard = card && { card, checks: checksSeen(score.results) }
+        stage.consider({ trace: score.trace, checks: score.results.filter((r) => !r.error), ...(scorecard ? { scorecard } : {}) }).catch(fail(score.trace.traceId))
+      } catch (err) {
+        fail(score.trace.traceId)(err as Error)
+      }
+    },
+    readFeedback: async () => {
+      await feedback?.poll()
+    },
+    drain: () => stage.drain(),
+    async stop() {
+      feedback?.stop()
+      await stage.close()
+    },
+  }
+}

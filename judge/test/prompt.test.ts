@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { BUILTIN_RUBRICS_DIR, buildJudgePrompt, buildTranscript, loadRubricDir } from '../src/index.js'
+import { conversation, traceId } from './fixtures.js'
+import { matchSnapshot } from './snapshot.js'
+
+const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
+
+test('the transcript is the conversation: each message once, in order, with the span it came from', () => {
+  const t = buildTranscript(conversation(traceId(1)))
+  assert.deepEqual(
+    t.turns.map((x) => [x.index, x.spanId, x.role]),
+    [
+      [1, 'a000000000000002', 'system'],
+      [2, 'a000000000000002', 'user'],
+      [3, 'a000000000000002', 'tool_call'],
+      [4, 'a000000000000003', 'tool_result'],
+      [5, 'a000000000000004', 'assistant'],
+    ],
+  )
+  assert.equal(t.turns[2]!.text, 'check_order_status({"order_id":"A1"})')
+  // The tool span has the result; the next model call's input repeats it: shown once.
+  assert.equal(t.turns[3]!.text, '{"status":"shipped","eta":"tomorrow"}')
+  assert.equal(t.userTurns, 1)
+  assert.equal(t.tokens, 370)
+})
+
+test('a failed tool call shows its error in the transcript', () => {
+  const t = buildTranscript(conversation(traceId(2), { toolError: true }))
+  assert.match(t.turns.find((x) => x.spanId === 'a000000000000003')!.text, /\[error: order service timeout\]$/)
+})
+
+for (const [rubricId, dimensionId] of [
+  ['customer-support', 'policy_adherence'],
+  ['customer-support', 'accuracy'],
+  ['generic', 'groundedness'],
+] as const) {
+  test(`the ${rubricId} ${dimensionId} prompt matches its snapshot`, () => {
+    const rubric = rubrics.get(rubricId)!
+    const dimension = rubric.dimensions.find((d) => d.id === dimensionId)!
+    const prompt = buildJudgePrompt(rubric, dimension, buildTranscript(conversation(traceId(1))))
+    matchSnapshot(`prompt.${rubricId}.${dimensionId}`, `--- system ---\n${prompt.system}\n--- user ---\n${prompt.user}\n`)
+  })
+}
+
+test('the prompt asks for evidence and reasoning before the score', () => {
+  const rubric = rubrics.get('generic')!
+  const { system } = buildJudgePrompt(rubric, rubric.dimensions[0]!, buildTranscript(conversation(traceId(1))))
+  assert.ok(system.indexOf('"evidence"') < system.indexOf('"reasoning"'))
+  assert.ok(system.indexOf('"reasoning"') < system.indexOf('"score"'))
+})
