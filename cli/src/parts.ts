@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { createApp, listen, openKafkaTopicWriter, startIngester, type CollectorMetrics } from '@sieve/collector'
+import { createApp, listen, openKafkaTopicWriter, type CollectorMetrics } from '@sieve/collector'
+import { startIngester } from '@sieve/ingester'
 import { readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'

@@ -8,11 +8,11 @@ import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
-import type { Ingester, RunningServer } from '@sieve/collector'
-import { startSieve } from '@sieve/testkit/sieve'
+import type { RunningServer } from '@sieve/collector'
+import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 let storage: ClickHouseClient
-let ingester: Ingester
+let ingester: RunningSieve['ingester']
 let stop: () => Promise<void>
 let server: RunningServer
 const API_KEY = 'e2e-key'

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Span } from '@sieve/core'
-import type { InProcessQueue, Ingester, RunningServer } from '@sieve/collector'
-import { startSieve } from '@sieve/testkit/sieve'
+import type { InProcessQueue, RunningServer } from '@sieve/collector'
+import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 let storage: ClickHouseClient
 let queue: InProcessQueue
 let server: RunningServer
-let ingester: Ingester
+let ingester: RunningSieve['ingester']
 let stop: () => Promise<void>
 const keys = new Map([['key-one', 'p1'], ['key-two', 'p2']])
 const NOW = BigInt(Date.now()) * 1_000_000n

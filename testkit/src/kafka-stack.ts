@@ -9,11 +9,11 @@ import {
   createMetrics,
   listen,
   openKafkaQueue,
-  startIngester,
   type CollectorMetrics,
   type KafkaSettings,
   type KafkaSpanQueue,
 } from '@sieve/collector'
+import { startIngester } from '@sieve/ingester'
 import { openTestStorage } from './clickhouse-http.js'
 
 /** Kafka settings with topics of their own, so tests sharing a broker never see each other's records. */

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ClickHouseClient } from '@clickhouse/client'
 import {
-  createApp, createMetrics, InProcessQueue, listen, startIngester,
-  type CollectorMetrics, type InProcessQueueOptions, type Ingester, type RunningServer,
+  createApp, createMetrics, InProcessQueue, listen,
+  type CollectorMetrics, type InProcessQueueOptions, type RunningServer,
 } from '@sieve/collector'
+import { startIngester, type Ingester } from '@sieve/ingester'
 import { migrate } from '@sieve/core'
 import { openTestStorage } from './clickhouse-http.js'
 

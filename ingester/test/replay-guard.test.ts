@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import { insertSpans, migrate, type QueuedSpan } from '@sieve/core'
 import { countRows, makeTraces } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
-import { ReplayGuard } from '../src/ingester/replay-guard.js'
+import { ReplayGuard } from '../src/replay-guard.js'
 
 // Issue #19: a Kafka replay (after kill -9, a failed insert or a rebalance) inserted again the spans
 // the uncommitted records held, thousands of extra rows until merges collapsed them.

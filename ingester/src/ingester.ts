@@ -3,7 +3,7 @@ import {
   FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
   type QueuedSpan, type SpanQueue, type Subscription, type TraceKey,
 } from '@sieve/core'
-import type { CollectorMetrics } from '../metrics.js'
+import type { CollectorMetrics } from '@sieve/collector'
 import { classifyInsertError } from './insert-errors.js'
 import { ReplayGuard } from './replay-guard.js'
 import { RollupRefresher } from './rollup-refresher.js'

@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { createStorage, insertSpans, migrate, PROGRESS_SLACK_MS, readProgress } from '@sieve/core'
 import { countRows, makeTraces } from '@sieve/testkit'
-import { InProcessQueue, startIngester } from '../src/index.js'
+import { InProcessQueue } from '@sieve/collector'
+import { startIngester } from '../src/index.js'
 
 // Issue #19: on the embedded queue a span is acknowledged once stored, and the `traces` rollup of its
 // trace was rewritten from memory only; kill -9 in between left the trace out of `traces` for good.
