@@ -9,7 +9,13 @@
  *   4. end-to-end lag with both running: request sent → span stored (ClickHouse `ingested_at`).
  * Uses KAFKA_BROKERS when set, else a private broker. BENCH_REQUESTS (default 160) requests of
  * 512 spans, BENCH_CONCURRENCY (default 16) in flight; BENCH_ROUNDS (default 3) rounds of 1-2,
- * medians printed.
+ * medians printed. The ingester's CPU while it drains is printed per span: with the embedded
+ * engine that includes the engine's work.
+ *
+ * With `--http` the ingester writes over ClickHouse's HTTP interface (CLICKHOUSE_URL), the server
+ * path, to testkit's stand-in in a process of its own (the same engine behind an HTTP layer written
+ * in JS, no ClickHouse server being installable here): the ingester's CPU is then Sieve's side alone,
+ * and the stand-in's is printed beside it, but it is not a ClickHouse server's.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -18,17 +24,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { randomUUID } from 'node:crypto'
-import { createStorage } from '@sieve/core'
+import { createStorage, type Config } from '@sieve/core'
 import { decodeProtobufRequest, encodeTraceRecords, scanProtobufRequest } from '@sieve/collector'
 import { protobufBatch, otlpSender, cpuSecondsOf } from '@sieve/testkit/bench'
 import { rawProduceSpansPerSecond } from './kafka-produce.js'
 import { median, percentile, processCpuSeconds, rate, startPrivateBroker } from '@sieve/testkit'
+import { spawnClickHouseHttp, type ClickHouseHttpProcess } from '@sieve/testkit/clickhouse-http'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 160)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SPANS_PER_REQUEST = 512
 const PARTITIONS = 6
+const OVER_HTTP = process.argv.includes('--http')
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-kafka-'))
 
@@ -110,7 +118,10 @@ console.log(`generating ${REQUESTS} OTLP protobuf requests of ${SPANS_PER_REQUES
 const total = REQUESTS * SPANS_PER_REQUEST
 let recordsPerRequest = 0
 // On a shared machine wall-clock rates follow the load; spans per CPU-second of the producing process much less.
-const results = { rawPerCpu: [] as number[], acceptedPerCpu: [] as number[], raw: [] as number[], accepted: [] as number[], drained: [] as number[], p50: [] as number[], p99: [] as number[], refused: 0 }
+const results = {
+  rawPerCpu: [] as number[], acceptedPerCpu: [] as number[], raw: [] as number[], accepted: [] as number[], drained: [] as number[],
+  drainedPerCpu: [] as number[], storePerCpu: [] as number[], p50: [] as number[], p99: [] as number[], refused: 0,
+}
 
 for (let round = 1; round <= ROUNDS; round++) {
   const payloads = Array.from({ length: REQUESTS }, () => protobufBatch(SPANS_PER_REQUEST))
@@ -119,11 +130,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   const records = payloads.flatMap((p) => encodeTraceRecords(scanProtobufRequest(p, 'default')))
   recordsPerRequest = records.length / REQUESTS
   const id = randomUUID().slice(0, 8)
-  const env = {
-    SIEVE_DATA_DIR: join(work, `round-${round}`),
+  const dataDir = join(work, `round-${round}`)
+  const store: ClickHouseHttpProcess | undefined = OVER_HTTP ? await spawnClickHouseHttp({ path: join(dataDir, 'clickhouse') }) : undefined
+  const env: Record<string, string> = {
+    SIEVE_DATA_DIR: dataDir,
     KAFKA_SPANS_TOPIC: `bench-${id}`,
     KAFKA_DEAD_LETTER_TOPIC: `bench-${id}.dead-letter`,
     KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+    ...(store ? { CLICKHOUSE_URL: store.url } : {}),
   }
 
   const rawCpu = processCpuSeconds()
@@ -145,9 +159,13 @@ for (let round = 1; round <= ROUNDS; round++) {
   const ingester = sieve('ingester', env)
   const metricsUrl = await started(ingester, /Sieve ingester is up/, /Metrics:\s+(\S+)/)
   const drainStart = performance.now()
+  const ingesterCpu = cpuSecondsOf(ingester.child.pid!)
+  const storeCpu = store ? cpuSecondsOf(store.child.pid!) : 0
   const backlog = warmUp.spans + accepted.spans
   while ((await handled(ingester, metricsUrl)) < backlog) await new Promise((r) => setTimeout(r, 50))
   results.drained.push(rate(backlog, performance.now() - drainStart))
+  results.drainedPerCpu.push(Math.round(backlog / (cpuSecondsOf(ingester.child.pid!) - ingesterCpu)))
+  if (store) results.storePerCpu.push(Math.round(backlog / (cpuSecondsOf(store.child.pid!) - storeCpu)))
 
   const lag = await send(url, lagPayloads)
   results.refused += lag.refused
@@ -161,17 +179,20 @@ for (let round = 1; round <= ROUNDS; round++) {
   lagPayloads.forEach((p, i) => {
     for (const s of decodeProtobufRequest(p, 'default').spans) sentAtOfTrace.set(s.traceId, lag.sentAt[i]!)
   })
-  const storage = await createStorage({ kind: 'embedded', path: join(env.SIEVE_DATA_DIR, 'clickhouse'), database: 'sieve' })
+  const where: Config['clickhouse'] = store ? { kind: 'server', url: store.url, database: 'sieve' } : { kind: 'embedded', path: join(dataDir, 'clickhouse'), database: 'sieve' }
+  const storage = await createStorage(where)
   const rows = (await (
     await storage.query({ query: 'SELECT trace_id, toUnixTimestamp64Milli(max(ingested_at)) AS at FROM spans GROUP BY trace_id', format: 'JSONEachRow' })
   ).json()) as { trace_id: string; at: string }[]
   await storage.close()
+  await store?.close()
   const lags = rows.filter((r) => sentAtOfTrace.has(r.trace_id)).map((r) => Number(r.at) - sentAtOfTrace.get(r.trace_id)!).sort((a, b) => a - b)
   results.p50.push(percentile(lags, 50))
   results.p99.push(percentile(lags, 99))
   console.log(
     `round ${round}: raw ${Math.round(results.raw.at(-1)!)} (${results.rawPerCpu.at(-1)}/CPU-s), ` +
-      `accepted ${results.accepted.at(-1)} (${results.acceptedPerCpu.at(-1)}/CPU-s), drained ${results.drained.at(-1)} spans/s; ` +
+      `accepted ${results.accepted.at(-1)} (${results.acceptedPerCpu.at(-1)}/CPU-s), drained ${results.drained.at(-1)} spans/s ` +
+      `(${results.drainedPerCpu.at(-1)}/CPU-s of the ingester${store ? `, ${results.storePerCpu.at(-1)}/CPU-s of the stand-in` : ''}); ` +
       `lag p50 ${results.p50.at(-1)} ms, p99 ${results.p99.at(-1)} ms (${lags.length} traces)`,
   )
 }
@@ -183,6 +204,7 @@ const raw = median(results.raw)
 const accepted = median(results.accepted)
 console.log(`
 Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${total} spans), ${CONCURRENCY} in flight, ${PARTITIONS} partitions, median of ${ROUNDS} rounds
+  storage: ${OVER_HTTP ? 'ClickHouse over HTTP (CLICKHOUSE_URL) to the testkit stand-in, a process of its own' : 'the embedded engine, inside the ingester'}
 
   Kafka records per request (one per trace)                ${recordsPerRequest.toFixed(0)} (${(SPANS_PER_REQUEST / recordsPerRequest).toFixed(1)} spans each)
   baseline: raw kafkajs produce (same records, same broker) ${Math.round(raw)} spans/s
@@ -195,4 +217,6 @@ Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${tot
   per CPU-second of the producing process (steadier than wall-clock on a shared machine):
   raw kafkajs produce                                      ${median(results.rawPerCpu)} spans
   collector (HTTP, scan, records, kafkajs)                 ${median(results.acceptedPerCpu)} spans  (${((median(results.acceptedPerCpu) / median(results.rawPerCpu)) * 100).toFixed(0)}%)
+  ingester while draining (${OVER_HTTP ? 'Sieve\'s side: fetch, decode, rows, HTTP' : 'fetch, decode, rows and the engine'})${' '.repeat(OVER_HTTP ? 0 : 2)}  ${median(results.drainedPerCpu)} spans${OVER_HTTP ? `
+  the stand-in (HTTP layer in JS and the engine)           ${median(results.storePerCpu)} spans` : ''}
 `)
