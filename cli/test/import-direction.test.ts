@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -137,6 +137,12 @@ test('each workspace\'s build references the builds of the workspaces it depends
       assert.ok(referenced.has(build), `${w}/tsconfig.build.json does not reference ${relative(ROOT, build)}, a dependency's build`)
     }
   }
+})
+
+test('ARCHITECTURE.md\'s table of folders names every workspace, and only folders that exist', () => {
+  const rows = [...readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8').matchAll(/^\| `([a-z-]+)\/` \|/gm)].map((m) => m[1]!)
+  for (const w of workspaces) assert.ok(rows.includes(w), `ARCHITECTURE.md has no row for ${w}/`)
+  for (const row of rows) assert.ok(existsSync(join(ROOT, row)), `ARCHITECTURE.md names ${row}/, which does not exist`)
 })
 
 test('the check refuses an upward, a sideways, an undeclared and a relative import', () => {
