@@ -7,18 +7,21 @@ import { FeedbackIndex } from './feedback-index.js'
 import type { FeedbackSeen } from './feedback-poller.js'
 import { inThreadRunner, judgesOf, type JudgeRunner } from './judge-job.js'
 import { JobQueue } from './job-queue.js'
-import { JudgeThread, JudgeThreadError } from './judge-thread.js'
+import { JudgeThread } from './judge-thread.js'
 import { judgesFor } from './judge-trace.js'
 import { reopenForFeedback, type LateFeedbackDeps } from './late-feedback.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { rubricFor } from './rubric-for.js'
 import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
-import { scorecardRecord, traceFields, type ScoreSink, type Scorecard, scoreCard, type ScoreSeen, storedScoresSeen, bareTrace, traceView, type ScoreRecord } from '@sieve/scorer'
+import { bareTrace, traceView, type ScoreSink, type Scorecard } from '@sieve/scorer'
 import { SharedBudget, type SharedBudgetOptions } from './shared-budget.js'
 import type { SliceFacts } from './slices.js'
 import { storedVerdicts } from './stored-verdicts.js'
 import { UserPositions } from './user-positions.js'
+import { VerdictRecorder, type Job, type PendingScorecard } from './verdict-recorder.js'
+
+export type { PendingScorecard }
 
 /** What the deterministic scorer hands over for every trace it scored. */
 export interface JudgeCandidate {
@@ -30,11 +33,6 @@ export interface JudgeCandidate {
   feedbackJudged?: boolean
   /** The agent's scorecard and the check scores it read: the judge's verdict is added to them. */
   scorecard?: PendingScorecard
-}
-
-export interface PendingScorecard {
-  card: Scorecard
-  checks: readonly ScoreSeen[]
 }
 
 /** What offer() reads from a trace's view, taken before a storage lookup so the view need not wait with it. */
@@ -83,14 +81,6 @@ const FEEDBACK_TAKEN_MAX = 100_000
 
 const traceKey = (projectId: string, traceId: string) => `${projectId}\u0000${traceId.toLowerCase()}`
 
-interface Job {
-  trace: Trace
-  rubric: Rubric
-  slice: string
-  calls: number
-  scorecard: PendingScorecard | undefined
-}
-
 /**
  * The judge behind the deterministic scorer. `offer` decides at once and synchronously whether a
  * trace is judged (sampling, slices, budgets) and queues it; judging happens in the background with
@@ -129,7 +119,6 @@ export class JudgeStage {
   constructor(private readonly deps: JudgeStageDeps) {
     const { config } = deps
     this.log = deps.log ?? ((message) => console.error(message))
-    this.queue = new JobQueue((job) => this.run(job), config.concurrency, config.queueSize)
     this.metrics = deps.metrics ?? new JudgeMetrics()
     this.feedback = deps.feedback ?? new FeedbackIndex()
     const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
@@ -142,6 +131,10 @@ export class JudgeStage {
     this.panel = judges.panel
     this.ownsRunner = !deps.runner
     this.runner = deps.runner ?? (deps.client ? inThreadRunner(deps.client, judges, config.concurrency) : JudgeThread.forConfig(config, deps.rubrics, this.metrics))
+    const verdicts = new VerdictRecorder({
+      runner: this.runner, sink: deps.sink, metrics: this.metrics, ledger: this.ledger, storage: deps.storage, scorecardFor: deps.scorecardFor, log: this.log,
+    })
+    this.queue = new JobQueue((job) => verdicts.run(job), config.concurrency, config.queueSize)
     // Facts no configured slice reads are not gathered: this runs for every trace the scorer scores.
     const kinds = new Set(config.sampling.slices.map((s) => s.match.kind))
     this.needsLengthFacts = kinds.has('long_conversation')
@@ -338,57 +331,6 @@ export class JudgeStage {
       return slice
     }
     return undefined
-  }
-
-  private async run(job: Job): Promise<void> {
-    let judged
-    try {
-      judged = await this.runner.judge(job, (usd) => this.ledger.addSpend(job.slice, usd))
-    } catch (err) {
-      // No verdict is not a low verdict: nothing is stored for the trace; its calls stay spent.
-      this.metrics.inc('skipped', { slice: job.slice, reason: err instanceof JudgeThreadError ? err.reason : 'judge_failed' })
-      this.log(`judge: trace ${job.trace.traceId} was not judged: ${(err as Error).message}`)
-      return
-    }
-    if (judged.skipped) {
-      this.ledger.release(job.slice, job.calls)
-      this.metrics.inc('skipped', { slice: job.slice, reason: judged.skipped })
-      return
-    }
-    for (const code of judged.errors) this.metrics.inc('dimension_errors', { code })
-    for (const dimension of judged.needsReview) this.metrics.inc('needs_review', { dimension })
-    try {
-      await this.deps.sink.write(await this.withScorecard(job, judged.records))
-      this.metrics.inc('traces_judged')
-    } catch (err) {
-      this.metrics.inc('write_errors')
-      this.log(`judge: storing scores of trace ${job.trace.traceId} failed: ${(err as Error).message}`)
-    }
-  }
-
-  /**
-   * The judge's rows, and the trace's scorecard verdict again with the judge's items in it (the
-   * scorer wrote it on the checks alone; this row replaces that one). A scorecard that cannot be
-   * read is no reason to lose the judge's scores: they are stored without it.
-   */
-  private async withScorecard(job: Job, records: ScoreRecord[]): Promise<ScoreRecord[]> {
-    try {
-      const pending = job.scorecard ?? (await this.storedScorecard(job.trace))
-      if (!pending) return records
-      const judged: ScoreSeen[] = records.map((r) => ({ name: r.scorerName, value: r.value, passed: r.passed, ...(r.error ? { error: r.error } : {}) }))
-      const result = scoreCard(pending.card, [...pending.checks, ...judged])
-      return result ? [...records, scorecardRecord(result, traceFields(job.trace))] : records
-    } catch (err) {
-      this.metrics.inc('lookup_errors')
-      this.log(`judge: the scorecard of trace ${job.trace.traceId} was not updated: ${(err as Error).message}`)
-      return records
-    }
-  }
-
-  private async storedScorecard(trace: Trace): Promise<PendingScorecard | undefined> {
-    const card = this.deps.scorecardFor?.(trace)
-    if (!card || !this.deps.storage) return undefined
-    return { card, checks: await storedScoresSeen(this.deps.storage, trace.projectId, trace.traceId, 'deterministic') }
   }
 
   /**
