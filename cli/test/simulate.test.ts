@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { countRows } from '@sieve/testkit'
+import { startSieve } from '@sieve/testkit/sieve'
 import { runSieve } from './support/run-sieve.js'
 
 /*
@@ -72,4 +74,34 @@ test('an unknown expected check, or a scenario needing an LLM user with none con
   assert.equal(noModel.code, 2, noModel.stdout)
   assert.match(noModel.stderr, /needs an LLM user \(it has no user\.script\): set SIMULATOR_MODEL/)
   assert.equal(existsSync(marker), false, 'no agent ran')
+})
+
+test('--send stores every run in a Sieve under the key\'s project, each span tagged sieve.simulation.*; an unreachable Sieve is exit 2', async () => {
+  const sieve = await startSieve({ apiKeys: new Map([['sim-key', 'support-simulation'], ['prod-key', 'support']]) })
+  try {
+    const sent = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--send', sieve.url, ...outputs('sent')], { ...env, SIEVE_API_KEY: 'sim-key' })
+    assert.equal(sent.code, 0, sent.stdout + sent.stderr)
+    const report = JSON.parse(readFileSync(join(dir, 'sent.json'), 'utf8'))
+    const runs = report.variants.flatMap((v: { runs: { traceIds: string[] }[] }) => v.runs)
+    const traceIds = runs.flatMap((r: { traceIds: string[] }) => r.traceIds)
+    assert.deepEqual([report.stored.traces, report.stored.failedRuns], [traceIds.length, 0])
+    await sieve.ingester.flush()
+    const rows = await (await sieve.storage.query({
+      query: `SELECT trace_id, any(attributes['sieve.simulation.scenario']) AS scenario, groupUniqArray(attributes['sieve.simulation.template']) AS templates,
+          any(attributes['sieve.simulation.scenario_version']) AS version, count() AS spans
+        FROM spans FINAL WHERE project_id = 'support-simulation' AND attributes['sieve.simulation.run_id'] = {run:String} GROUP BY trace_id`,
+      query_params: { run: report.stored.runId },
+      format: 'JSONEachRow',
+    })).json<{ trace_id: string; scenario: string; templates: string[]; version: string; spans: string }>()
+    assert.deepEqual(rows.map((r) => r.trace_id).sort(), [...traceIds].sort(), 'every trace of every run, in the simulation project')
+    assert.ok(rows.every((r) => r.scenario === 'refund-outside-policy' && r.templates.length === 1 && r.version === report.scenarios.version))
+    assert.equal(rows.reduce((n, r) => n + Number(r.spans), 0), report.stored.spans)
+    assert.equal(await countRows(sieve.storage, "SELECT count() FROM spans WHERE project_id = 'support'"), 0, 'nothing in the production project')
+    assert.match(readFileSync(join(dir, 'sent.md'), 'utf8'), /Stored in Sieve at .*: \d+ trace\(s\), \d+ span\(s\), tagged `sieve\.simulation\.run_id = /)
+  } finally {
+    await sieve.stop()
+  }
+  const unreachable = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'pii-overshare', '--send', 'http://127.0.0.1:9', ...outputs('unreachable')], env)
+  assert.equal(unreachable.code, 2, unreachable.stdout + unreachable.stderr)
+  assert.match(unreachable.stderr, /cannot store the runs in Sieve at http:\/\/127\.0\.0\.1:9: .*check --send and SIEVE_API_KEY/)
 })

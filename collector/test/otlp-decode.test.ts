@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, parseExactJson } from '../src/otlp/index.js'
+import { decodeJsonRequest, decodeProtobufRequest, encodeJsonRequest, OtlpDecodeError, parseExactJson } from '../src/otlp/index.js'
 import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans } from './support/otel-spans.js'
 /** The repository's own OTLP/JSON example: one trace over three resources and four scopes, upper-case ids, every AnyValue kind. */
 const exampleTrace = readFileSync(new URL('./fixtures/otlp-trace.json', import.meta.url))
@@ -324,4 +324,12 @@ test('a malformed value nested in an attribute rejects its span, or the whole re
     () => decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [badList] }, scopeSpans: [{ spans: [span] }] }] })), 'p'),
     (err) => err instanceof OtlpDecodeError && err.message === 'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a decimal integer',
   )
+})
+
+test('spans encoded as OTLP/JSON (encodeJsonRequest) decode back to the same spans, every AnyValue kind included', () => {
+  const decoded = decodeJsonRequest(exampleTrace, 'p').spans
+  assert.ok(decoded.length > 1 && decoded.some((s) => s.links.length && s.events.length))
+  const again = decodeJsonRequest(Buffer.from(JSON.stringify(encodeJsonRequest(decoded))), 'p')
+  assert.equal(again.rejected, 0, again.errorMessage)
+  assert.deepEqual(again.spans, decoded)
 })

@@ -64,3 +64,17 @@ export const SIEVE_ATTR = {
   agentVersion: 'sieve.agent.version',
   modelVersion: 'sieve.model.version',
 } as const
+
+/**
+ * A simulated conversation's spans (`sieve simulate`): the invocation they belong to, the scenario
+ * and its version, the edge-case template, the run's number among the repeats. An agent may set the
+ * scenario, template and run itself from the input it is given; `sieve simulate --send` sets them
+ * all on every span it stores.
+ */
+export const SIMULATION_ATTR = {
+  runId: 'sieve.simulation.run_id',
+  scenario: 'sieve.simulation.scenario',
+  scenarioVersion: 'sieve.simulation.scenario_version',
+  template: 'sieve.simulation.template',
+  run: 'sieve.simulation.run',
+} as const

@@ -3,6 +3,13 @@ import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
 import { costOption, fractionOption, integerOption, nowOption, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
 import { replayJudge } from '../replay-judge.js'
 
+/** --send as an http(s) URL; a usage error otherwise. */
+function sendEndpoint(raw: string): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined
+  if (!url || !/^https?:$/.test(url.protocol)) throw new UsageError(`--send must be the http(s) URL of a Sieve's OTLP endpoint, e.g. http://localhost:4318 (got '${raw}')`)
+  return raw.replace(/\/+$/, '')
+}
+
 const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String))
 
 export const simulateCommand: Command = {
@@ -24,6 +31,10 @@ export const simulateCommand: Command = {
     'no-judge': { type: 'boolean', description: 'score with the checks and the scorecard only, even when a judge is configured' },
     'judge-tolerance': { type: 'string', value: '0..1', defaultText: '0.1', description: 'largest drop of a judge score below the baseline that is not a regression' },
     now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
+    send: {
+      type: 'string', value: 'url',
+      description: "also store every run's traces in the Sieve at this OTLP/HTTP endpoint (http://host:4318), each span tagged sieve.simulation.* (run id, scenario, its version, template, repeat); SIEVE_API_KEY is the key, and its project the one they land in",
+    },
     timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent call may take' },
     out: { type: 'string', value: 'file', default: 'sieve-simulate.json', description: 'JSON artifact' },
     summary: { type: 'string', value: 'file', default: 'sieve-simulate.md', description: 'Markdown summary' },
@@ -37,6 +48,9 @@ export const simulateCommand: Command = {
     'Each run\'s traces are scored as one session with the scenario\'s expected checks, the judge when configured and the agent\'s ' +
       'scorecard; a run passes when all hold. The LLM user is SIMULATOR_MODEL at SIMULATOR_BASE_URL (the `simulator` config section: ' +
       'prices, retries, seed), pinned like the judge. Writes --out and --summary.',
+    'With --send the runs are stored in a Sieve too: scored there by its checks and judge like any traffic, listed as sessions, ' +
+      'each span tagged sieve.simulation.*. Give simulations an API key of a project of their own (SIEVE_API_KEYS=simkey:support-simulation) ' +
+      'and production dashboards never count them, while that project shows them.',
   ],
   env: ['SIEVE_CONFIG_FILE', ...SIMULATOR_ENV, ...JUDGE_ENV],
   exitCodes: {
@@ -93,6 +107,7 @@ export const simulateCommand: Command = {
         updateBaseline: values['update-baseline'] === true,
         only,
         ...(now ? { now } : {}),
+        ...(typeof values.send === 'string' ? { forward: { endpoint: sendEndpoint(values.send), ...(process.env.SIEVE_API_KEY ? { apiKey: process.env.SIEVE_API_KEY } : {}) } } : {}),
         log: (line) => console.log(line),
       })
       return writeReport(values, report, simulationSummary(report))

@@ -8,6 +8,7 @@ import type { ReplayJudge, RunJudgement } from '../eval/replay-judge.js'
 import { SeenVersions } from '../eval/seen-versions.js'
 import { startSpanReceiver, type SpanReceiver } from '../eval/span-receiver.js'
 import { converse, INCOMPLETE, type RunLabel } from './converse.js'
+import { forwardRun, type ForwardTarget } from './forward-runs.js'
 import { llmUser, simulatorClient } from './llm-user.js'
 import { readScenarios, scenarioCheckProblems, type ScenarioFile } from './read-scenarios.js'
 import type { Scenario } from './scenario.js'
@@ -45,6 +46,8 @@ export interface SimulateOptions {
   only?: { scenarios?: readonly string[]; templates?: readonly string[] }
   /** A fixed clock for the agent (ISO 8601), as SIEVE_EVAL_NOW. */
   now?: string
+  /** A Sieve to store every run's traces in, tagged `sieve.simulation.*` (forward-runs.ts). */
+  forward?: ForwardTarget
   cwd?: string
   log?: (line: string) => void
 }
@@ -69,6 +72,8 @@ export interface SimulationReport {
     scorerVersion: string
   }
   judge?: OverallJudge
+  /** Where the runs were stored (`forward`): the run id their spans carry, and what was sent. */
+  stored?: { endpoint: string; runId: string; traces: number; spans: number; failedRuns: number }
   baseline: BaselineComparison | undefined
   verdict: 'pass' | 'warn' | 'fail' | 'error'
   reasons: string[]
@@ -155,7 +160,10 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
 
   const runAt = new Date().toISOString()
   const batch = randomUUID().slice(0, 8)
-  const state = { simulatorUsd: 0, judgeUsd: 0, agentStarted: false, simulatorReached: false, judgeReached: false, failure: undefined as Error | undefined }
+  const state = {
+    simulatorUsd: 0, judgeUsd: 0, agentStarted: false, simulatorReached: false, judgeReached: false, failure: undefined as Error | undefined,
+    stored: { traces: 0, spans: 0, failedRuns: 0, firstError: undefined as string | undefined },
+  }
   const overBudget = () => o.maxCostUsd !== undefined && state.simulatorUsd + state.judgeUsd >= o.maxCostUsd
   const judgeCallsBefore = o.judge?.metrics.total('calls') ?? 0
   const seen = new SeenVersions()
@@ -209,9 +217,23 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
       cost: { simulatorUsd: usd(user.usage.costUsd), simulatorCalls: user.usage.calls, judgeUsd: judgement?.costUsd ?? 0 },
     }
     runs[index]![run - 1] = result
+    if (o.forward && conv.traces.length) await store(o.forward, conv.traces, { runId: batch, scenario: scenario.id, scenarioVersion: set.version, template, run })
     const outcome = incomplete ? 'incomplete' : result.errored ? 'errored' : result.passed ? 'pass' : 'fail'
     const failing = [...new Set(result.failures.map((f) => (f.kind === 'gate' ? `${f.name} (gate)` : f.name)))]
     log(`${keyOf(scenario.id, template)} #${run}  ${outcome.padEnd(10)} ${result.turns} turn(s), stopped: ${conv.stop.reason}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`)
+  }
+
+  /** A Sieve that cannot be reached, or refuses the key, before any run was stored is a setup problem; later failures are counted. */
+  const store = async (target: ForwardTarget, traces: Parameters<typeof forwardRun>[1], tags: Parameters<typeof forwardRun>[2]) => {
+    try {
+      state.stored.spans += await forwardRun(target, traces, tags)
+      state.stored.traces += traces.length
+    } catch (err) {
+      const message = (err as Error).message
+      if (state.stored.traces === 0) throw new SimulateConfigError(`cannot store the runs in Sieve at ${target.endpoint}: ${message}; check --send and SIEVE_API_KEY`)
+      state.stored.failedRuns++
+      state.stored.firstError ??= message
+    }
   }
 
   await inSlots(jobs, o.concurrency, () => state.failure !== undefined, async (job, receiver) => {
@@ -226,14 +248,17 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   const results = variants.map((v, i) =>
     variantResult({ id: keyOf(v.scenario.id, v.template), scenario: v.scenario.id, template: v.template, title: v.scenario.title, path: v.file.path, tags: v.scenario.tags, user: v.user }, runs[i]!),
   )
-  return report(o, set, results, { runAt, seen, state, judgeCallsBefore, baselineFile })
+  return report(o, set, results, { runAt, seen, state, judgeCallsBefore, baselineFile, runId: batch })
 }
 
 function report(
   o: SimulateOptions,
   set: { files: string[]; version: string; scenarios: readonly ScenarioFile[] },
   results: VariantResult[],
-  ctx: { runAt: string; seen: SeenVersions; state: { simulatorUsd: number; judgeUsd: number }; judgeCallsBefore: number; baselineFile: ReturnType<typeof readBaseline> | undefined },
+  ctx: {
+    runAt: string; seen: SeenVersions; judgeCallsBefore: number; baselineFile: ReturnType<typeof readBaseline> | undefined; runId: string
+    state: { simulatorUsd: number; judgeUsd: number; stored: { traces: number; spans: number; failedRuns: number; firstError: string | undefined } }
+  },
 ): SimulationReport {
   const minPassRate = o.minPassRate ?? 1
   const scored = results.filter(isScored)
@@ -255,6 +280,8 @@ function report(
     if (v.status === 'incomplete') setup.push(`${v.id}: no run finished (${[...new Set(v.runs.map((r) => r.stop.detail ?? r.stop.reason))].join('; ')})${v.runs.some((r) => r.stop.reason === 'max-cost') ? '; raise --max-cost' : ''}`)
     else if (v.incomplete) warnings.push(`${v.id}: ${v.incomplete} of ${v.runs.length} run(s) cut short, not counted (${[...new Set(v.runs.filter((r) => r.incomplete).map((r) => r.stop.reason))].join(', ')})`)
   }
+  const { stored } = ctx.state
+  if (stored.failedRuns) warnings.push(`${stored.failedRuns} run(s) not stored in Sieve (first: ${stored.firstError})`)
   if (overall.errored) warnings.push(`${overall.errored} of ${overall.runs} run(s) errored (agent crash or timeout), kept out of the pass rates`)
   if (overall.notJudged) warnings.push(`the cost ceiling of $${o.maxCostUsd} was reached: ${overall.notJudged} run(s) not judged`)
   const judgeTotals = o.judge
@@ -305,6 +332,7 @@ function report(
       scorerVersion: SCORER_VERSION,
     },
     ...(judgeTotals ? { judge: judgeTotals } : {}),
+    ...(o.forward ? { stored: { endpoint: o.forward.endpoint, runId: ctx.runId, traces: stored.traces, spans: stored.spans, failedRuns: stored.failedRuns } } : {}),
     baseline,
     verdict: setup.length ? 'error' : reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass',
     reasons: [...setup, ...reasons],

@@ -29,6 +29,7 @@ export function simulationSummary(r: SimulationReport): string {
       `Cost: simulator $${c.simulatorUsd.toFixed(4)} (${c.simulatorCalls} call(s)) + judge $${c.judgeUsd.toFixed(4)} = $${c.totalUsd.toFixed(4)}${c.maxCostUsd !== undefined ? ` of a $${c.maxCostUsd} ceiling${c.reached ? ' (reached)' : ''}` : ''}${c.priced ? '' : ' (some models have no price: spend counted in part)'}.`,
   ]
   if (r.judge) lines.push('', judgeLine(r.judge))
+  if (r.stored) lines.push('', `Stored in Sieve at ${r.stored.endpoint}: ${r.stored.traces} trace(s), ${r.stored.spans} span(s), tagged \`sieve.simulation.run_id = ${r.stored.runId}\`${r.stored.failedRuns ? `; ${r.stored.failedRuns} run(s) not stored` : ''}.`)
   if (r.baseline && !r.baseline.compared) lines.push('', `Baseline not compared: ${r.baseline.note}.`)
   if (r.reasons.length) lines.push('', r.verdict === 'error' ? '### Why it could not decide' : '### Why it fails', '', ...r.reasons.map((x) => `- ${x}`))
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((x) => `- ${x}`))

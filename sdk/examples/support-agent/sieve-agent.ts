@@ -6,6 +6,7 @@ import { startFakeOpenAI } from '@sieve/testkit'
 import { supportTurn } from './agent.js'
 import { supportModel } from './scripted-model.js'
 import { useFixtures } from './tools.js'
+import { SIMULATION_ATTR } from '@sieve/protocol'
 
 /**
  * The support agent behind Sieve's agent protocol, as `sieve eval` and `sieve simulate` run it
@@ -39,7 +40,7 @@ try {
     model: 'gpt-4o-mini',
     sessionId: process.env.SIEVE_EVAL_SESSION_ID ?? 'eval',
     userId: 'C-17',
-    ...(sim ? { attributes: { 'sieve.simulation.scenario': sim.scenario, 'sieve.simulation.template': sim.template, 'sieve.simulation.run': sim.run } } : {}),
+    ...(sim ? { attributes: { [SIMULATION_ATTR.scenario]: sim.scenario, [SIMULATION_ATTR.template]: sim.template, [SIMULATION_ATTR.run]: sim.run } } : {}),
   })
 } finally {
   await shutdown()
