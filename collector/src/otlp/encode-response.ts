@@ -3,6 +3,8 @@
  * success (with partial_success when spans were rejected), a google.rpc.Status on failure.
  */
 
+import { varintBytes } from './varint.js'
+
 export type OtlpFormat = 'protobuf' | 'json'
 
 /** gRPC status codes the OTLP/HTTP spec pairs with HTTP statuses in a google.rpc.Status. */
@@ -14,23 +16,13 @@ export const RPC_CODE = {
   INTERNAL: 13,
 } as const
 
-function varint(value: number): number[] {
-  const bytes: number[] = []
-  while (value > 0x7f) {
-    bytes.push((value % 0x80) | 0x80)
-    value = Math.floor(value / 0x80)
-  }
-  bytes.push(value)
-  return bytes
-}
-
 /** A message of up to two fields: a varint in field 1 (omitted when 0) and a string in field 2. */
 function numberAndText(num: number, text: string): Buffer {
   const textBytes = Buffer.from(text, 'utf8')
-  const parts: number[] = []
-  if (num !== 0) parts.push(0x08, ...varint(num))
-  if (textBytes.length > 0) parts.push(0x12, ...varint(textBytes.length))
-  return Buffer.concat([Buffer.from(parts), textBytes])
+  const parts: Buffer[] = []
+  if (num !== 0) parts.push(Buffer.of(0x08), varintBytes(num))
+  if (textBytes.length > 0) parts.push(Buffer.of(0x12), varintBytes(textBytes.length), textBytes)
+  return Buffer.concat(parts)
 }
 
 export function encodeExportResponse(format: OtlpFormat, rejectedSpans: number, errorMessage: string): Buffer {
@@ -40,7 +32,7 @@ export function encodeExportResponse(format: OtlpFormat, rejectedSpans: number, 
   }
   if (!partial) return Buffer.alloc(0)
   const inner = numberAndText(rejectedSpans, errorMessage)
-  return Buffer.concat([Buffer.from([0x0a, ...varint(inner.length)]), inner])
+  return Buffer.concat([Buffer.of(0x0a), varintBytes(inner.length), inner])
 }
 
 export function encodeStatus(format: OtlpFormat, code: number, message: string): Buffer {

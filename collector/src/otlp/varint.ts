@@ -10,3 +10,10 @@ export function writeVarint(out: Buffer, pos: number, n: number): number {
   out[pos++] = n
   return pos
 }
+
+/** The unsigned 32-bit `n` as a protobuf varint of its own. */
+export function varintBytes(n: number): Buffer {
+  const out = Buffer.allocUnsafe(varintSize(n))
+  writeVarint(out, 0, n)
+  return out
+}
