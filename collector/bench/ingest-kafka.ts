@@ -47,11 +47,11 @@ const brokers = privateBroker?.brokers ?? process.env.KAFKA_BROKERS!.split(',')
 const children = new Set<ChildProcess>()
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')))
 
-// BENCH_CPU_PROF=<dir>: the collector writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+// BENCH_CPU_PROF=<dir>: the collector (or BENCH_CPU_PROF_ROLE, e.g. ingester) writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
 const PROFILE = process.env.BENCH_CPU_PROF
 
 function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const profile = PROFILE && command === 'collector' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []
+  const profile = PROFILE && command === (process.env.BENCH_CPU_PROF_ROLE ?? 'collector') ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []
   const child = spawn(process.execPath, [...profile, '--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
     cwd: root,
     env: { ...process.env, SIEVE_PORT: '0', SIEVE_API_KEYS: '', KAFKA_BROKERS: brokers.join(','), ...env },
