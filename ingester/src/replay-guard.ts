@@ -31,6 +31,8 @@ export class ReplayGuard {
   /** The spans of `batch` to insert, once the insert's reach is recorded. */
   async admit(batch: QueuedSpan[]): Promise<{ insert: QueuedSpan[]; replayed: number }> {
     const reach = lastOffsets(batch)
+    // A split batch's first half may end before its first record (kafka-subscription.ts): nothing to record.
+    for (const [partition, offset] of reach) if (offset < 0n) reach.delete(partition)
     const resumed = new Set<number>()
     for (const [partition, first] of firstOffsets(batch)) if (this.next.get(partition) !== first) resumed.add(partition)
     let insert = batch

@@ -104,7 +104,7 @@ export class KafkaSubscription implements Subscription {
       }
       if (poison.length) await this.deadLetter.send(poison.map((p) => this.deadLetterRecord(partition, p.message, p.error)))
       this.metrics.kafkaDeadLetters.inc({ group }, poison.length)
-      if (spans.length) await this.coalescer.add(spans)
+      if (spans.length) await this.whileBeating(heartbeat, this.coalescer.add(spans))
       handled = spans.length + poison.length
     } catch (err) {
       this.metrics.kafkaBatchFailures.inc({ group })
@@ -130,6 +130,19 @@ export class KafkaSubscription implements Subscription {
   }
 
   /**
+   * kafkajs heartbeats only between batches: a batch whose insert, rollup or replay lookups take
+   * longer than the session would cost the member its partitions in the middle of it.
+   */
+  private async whileBeating<T>(heartbeat: () => Promise<void>, work: Promise<T>): Promise<T> {
+    const timer = setInterval(() => void heartbeat().catch(() => {}), Math.max(1000, Math.floor(this.settings.sessionTimeoutMs / 3)))
+    try {
+      return await work
+    } finally {
+      clearInterval(timer)
+    }
+  }
+
+  /**
    * Hands the spans to the subscriber. When it says some of them can never be handled, the
    * batch is halved until the failing spans are alone; those go to the dead-letter topic.
    */
@@ -139,7 +152,8 @@ export class KafkaSubscription implements Subscription {
     } catch (err) {
       if (!(err instanceof UnprocessableSpansError)) throw err
       if (spans.length === 1) {
-        const { span, offset, partition } = spans[0]!
+        const { span, partition } = spans[0]!
+        const offset = recordOffsets.get(spans[0]!) ?? spans[0]!.offset
         await this.deadLetter.send([
           {
             key: span.traceId,
@@ -151,7 +165,7 @@ export class KafkaSubscription implements Subscription {
         return
       }
       const half = Math.ceil(spans.length / 2)
-      await this.deliver(spans.slice(0, half))
+      await this.deliver(withoutCutRecord(spans.slice(0, half), spans[half]))
       await this.deliver(spans.slice(half))
     }
   }
@@ -170,3 +184,24 @@ export class KafkaSubscription implements Subscription {
     }
   }
 }
+
+/**
+ * The first half of a split batch, when the cut runs through a record (a version 2 record holds
+ * many spans): that record's spans in it say the offset before it, so whoever commits what this
+ * half holds commits up to the record, not past it. The record is handled again after a crash
+ * (its stored spans are found and skipped) instead of its other half being lost.
+ */
+export function withoutCutRecord(first: QueuedSpan[], next: QueuedSpan | undefined): QueuedSpan[] {
+  const last = first.at(-1)
+  if (!next || !last || last.partition !== next.partition || last.offset !== next.offset) return first
+  const before = (BigInt(next.offset) - 1n).toString()
+  return first.map((q) => {
+    if (q.partition !== next.partition || q.offset !== next.offset) return q
+    const moved = { ...q, offset: before }
+    recordOffsets.set(moved, recordOffsets.get(q) ?? q.offset)
+    return moved
+  })
+}
+
+/** Where a span moved back by withoutCutRecord really sits, for its dead-letter headers. */
+const recordOffsets = new WeakMap<QueuedSpan, string>()

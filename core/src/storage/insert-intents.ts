@@ -32,18 +32,24 @@ export async function recordInsertIntents(client: ClickHouseClient, group: strin
 export const spanKey = (span: Pick<Span, 'projectId' | 'traceId' | 'spanId'>): string =>
   `${span.projectId}\u0000${span.traceId}\u0000${span.spanId}`
 
-/** The keys (`spanKey`) of those spans that `spans` already holds; a lookup by the table's key prefix. */
+/** Traces looked up per query: their ids travel as a query parameter, in the URL. */
+const LOOKUP_TRACES = 1000
+
+/** The keys (`spanKey`) of those spans that `spans` already holds; lookups by the table's key prefix. */
 export async function storedSpanKeys(client: ClickHouseClient, spans: readonly Span[]): Promise<Set<string>> {
-  if (spans.length === 0) return new Set()
+  const stored = new Set<string>()
   const projects = [...new Set(spans.map((s) => s.projectId))]
   const traces = [...new Set(spans.map((s) => s.traceId))]
-  const rows = await (
-    await client.query({
-      query: `SELECT DISTINCT project_id, trace_id, span_id FROM spans
-        WHERE project_id IN {projects:Array(String)} AND trace_id IN {traces:Array(String)}`,
-      query_params: { projects, traces },
-      format: 'JSONEachRow',
-    })
-  ).json<{ project_id: string; trace_id: string; span_id: string }>()
-  return new Set(rows.map((r) => spanKey({ projectId: r.project_id, traceId: r.trace_id, spanId: r.span_id })))
+  for (let i = 0; i < traces.length; i += LOOKUP_TRACES) {
+    const rows = await (
+      await client.query({
+        query: `SELECT DISTINCT project_id, trace_id, span_id FROM spans
+          WHERE project_id IN {projects:Array(String)} AND trace_id IN {traces:Array(String)}`,
+        query_params: { projects, traces: traces.slice(i, i + LOOKUP_TRACES) },
+        format: 'JSONEachRow',
+      })
+    ).json<{ project_id: string; trace_id: string; span_id: string }>()
+    for (const r of rows) stored.add(spanKey({ projectId: r.project_id, traceId: r.trace_id, spanId: r.span_id }))
+  }
+  return stored
 }
