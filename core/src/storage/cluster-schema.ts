@@ -101,7 +101,9 @@ export function clusterStatements(statement: string, cluster: string, tables: Se
     const [, kind, ifExists = '', name] = drop
     if (kind === 'VIEW') return withComments([`DROP VIEW ${ifExists}${name} ${on}`])
     tables.delete(name!)
-    return withComments([`DROP TABLE ${ifExists}${name} ${on}`, `DROP TABLE ${ifExists}${local(name!)} ${on}`])
+    // SYNC: a replicated table dropped without it keeps its Keeper path for minutes, and a migration
+    // that creates it again at once (0007) would find the replica still there.
+    return withComments([`DROP TABLE ${ifExists}${name} ${on}`, `DROP TABLE ${ifExists}${local(name!)} ${on} SYNC`])
   }
   // A migration's backfill copies rows the tables held before it; a cluster starts empty, and an
   // INSERT cannot run ON CLUSTER (each shard would copy its own rows).

@@ -115,14 +115,16 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
 }
 
 /**
- * On a cluster, an insert into a Distributed table returns once every shard's replica has its
- * rows (not once they are queued on the receiving node), and once a majority of the shard's replicas
- * has them; a read sees every insert that reached its quorum. A 200 then means stored, and the
- * ingester's rollup rewrite, which reads a trace's spans right after inserting them, sees them all.
+ * On a cluster: an insert into a Distributed table returns once the shards hold its rows (not once
+ * they are queued on the receiving node), on a majority of each shard's replicas, so a 200 means
+ * stored. Queries that join or filter one Distributed table by another (the scorer's recovery,
+ * export's selections) run each shard against its own local tables, which is right because every
+ * such table is sharded by trace id. A read right after an insert may still land on a replica that
+ * has not fetched it yet (migrations/README.md, "Cluster").
  */
 const CLUSTER_SETTINGS: ClickHouseSettings = {
   // distributed_foreground_insert since ClickHouse 23.10; the client's settings know it by its older name.
   insert_distributed_sync: 1,
   insert_quorum: 'auto',
-  select_sequential_consistency: '1',
+  distributed_product_mode: 'local',
 }

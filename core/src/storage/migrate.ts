@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { applyFsync } from './fsync.js'
 import { clusterStatements, storedTable } from './cluster-schema.js'
+import { quoteIdentifier } from './quote.js'
 import type { Config } from '../config.js'
 
 /** The numbered SQL files at the repository root, shared by the embedded engine and a server. */
@@ -104,6 +105,11 @@ export async function migrate(client: ClickHouseClient, options: MigrateOptions)
   const days = options.retentionDays
   if (!Number.isInteger(days) || days <= 0) throw new MigrationError(`retention must be a positive number of days (got ${days})`)
   const migrations = loadMigrations(options.dir)
+  if (options.cluster) {
+    // Opening storage created the database on the node it reached; every node needs it before ON CLUSTER tables.
+    const database = (await rows<{ name: string }>(client, 'SELECT currentDatabase() AS name'))[0]!.name
+    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)} ON CLUSTER ${options.cluster}` })
+  }
   const [schema, ...pending] = schemaStatements(options)
   for (const statement of schema!.statements) await client.command({ query: statement })
   const done = new Set((await rows<{ version: string }>(client, 'SELECT version FROM schema_migrations FINAL')).map((r) => r.version))
