@@ -333,3 +333,11 @@ test('spans encoded as OTLP/JSON (encodeJsonRequest) decode back to the same spa
   assert.equal(again.rejected, 0, again.errorMessage)
   assert.deepEqual(again.spans, decoded)
 })
+
+test('numbers past 2^53 are encoded as doubles, never as int64 strings that overflow', () => {
+  const [span] = decodeJsonRequest(exampleTrace, 'p').spans
+  const big = { ...span!, attributes: { 'x.huge': 1e21, 'x.edge': 2 ** 53 + 2, 'x.safe': 2 ** 53 - 1 } }
+  const again = decodeJsonRequest(Buffer.from(JSON.stringify(encodeJsonRequest([big]))), 'p')
+  assert.equal(again.rejected, 0, again.errorMessage)
+  assert.deepEqual(again.spans[0]!.attributes, big.attributes)
+})

@@ -4,8 +4,8 @@ import { SPAN_KINDS, STATUS_CODES, type AttributeValue, type Attributes, type Sp
  * Spans as an OTLP/JSON ExportTraceServiceRequest, the inverse of `decodeJsonRequest`: what a tool
  * that holds Span objects (`sieve simulate` forwarding its runs) sends to a collector. Spans sharing
  * a resource share a `resourceSpans`, and within it spans of one scope a `scopeSpans`. Whole numbers
- * go as `intValue` (a decimal string, exact past 2^53) and others as `doubleValue`, so a double that
- * happens to be whole comes back as an int: the Span model does not tell them apart.
+ * go as `intValue` up to 2^53 and others as `doubleValue`, so a double that happens to be whole and
+ * small comes back as an int: the Span model does not tell them apart.
  */
 export function encodeJsonRequest(spans: readonly Span[]): { resourceSpans: unknown[] } {
   const resources = new Map<string, { resource: Attributes; scopes: Map<string, { scope: Span['scope']; spans: unknown[] }> }>()
@@ -59,7 +59,8 @@ function anyValue(value: AttributeValue): unknown {
   if (value === null) return {}
   if (typeof value === 'string') return { stringValue: value }
   if (typeof value === 'boolean') return { boolValue: value }
-  if (typeof value === 'number') return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value }
+  // Past 2^53 a number is a double whatever it looks like; as an int64 it could overflow.
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? { intValue: String(value) } : { doubleValue: value }
   if (Array.isArray(value)) return { arrayValue: { values: value.map(anyValue) } }
   return { kvlistValue: { values: keyValues(value) } }
 }

@@ -20,7 +20,8 @@ const uint64 = z.union([decimalWithin(0n, 2n ** 64n - 1n, /^\d+$/, 'an unsigned 
 /** fixed32 and uint32 fields (flags, dropped counts): larger values would be wrapped by a UInt32 column. */
 const uint32 = z.number().int().min(0).max(0xffffffff)
 const int64 = z.union([decimalWithin(-(2n ** 63n), 2n ** 63n - 1n, /^-?\d+$/, 'a signed 64-bit integer'), z.number().int()])
-const double = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
+// A whole double past 2^53 (1e16 written out) reaches the schema as digits in a string, like a long int.
+const double = z.union([z.number(), z.string().regex(/^-?\d+$/).transform(Number), z.enum(['NaN', 'Infinity', '-Infinity'])])
 
 /**
  * AnyValue one level deep: the items of arrays and key-value lists are checked by the decoder

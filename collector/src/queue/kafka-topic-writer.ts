@@ -1,4 +1,4 @@
-import kafkajs, { type Producer } from 'kafkajs'
+import type { Producer } from 'kafkajs'
 import type { Config } from '@sieve/core'
 import { kafkaClient, type KafkaSettings } from './kafka-client.js'
 import { ensureTopics } from './kafka-topics.js'
@@ -39,7 +39,8 @@ export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Pr
   return {
     async write(messages) {
       if (messages.length === 0) return
-      await producer.send({ topic, acks: -1, compression: kafkajs.CompressionTypes.Snappy, messages })
+      // Uncompressed: the topic is for consumers outside Sieve, which may have no Snappy codec.
+      await producer.send({ topic, acks: -1, messages })
     },
     close: () => producer.disconnect(),
   }

@@ -8,7 +8,7 @@ import type { ReplayJudge, RunJudgement } from '../eval/replay-judge.js'
 import { SeenVersions } from '../eval/seen-versions.js'
 import { startSpanReceiver, type SpanReceiver } from '../eval/span-receiver.js'
 import { converse, INCOMPLETE, type RunLabel } from './converse.js'
-import { forwardRun, type ForwardTarget } from './forward-runs.js'
+import { ForwardError, forwardRun, type ForwardTarget } from './forward-runs.js'
 import { llmUser, simulatorClient } from './llm-user.js'
 import { readScenarios, scenarioCheckProblems, type ScenarioFile } from './read-scenarios.js'
 import type { Scenario } from './scenario.js'
@@ -223,14 +223,16 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
     log(`${keyOf(scenario.id, template)} #${run}  ${outcome.padEnd(10)} ${result.turns} turn(s), stopped: ${conv.stop.reason}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`)
   }
 
-  /** A Sieve that cannot be reached, or refuses the key, before any run was stored is a setup problem; later failures are counted. */
+  /** A Sieve that cannot be reached, or refuses the key, before any run was stored is a setup problem; other failures are counted. */
   const store = async (target: ForwardTarget, traces: Parameters<typeof forwardRun>[1], tags: Parameters<typeof forwardRun>[2]) => {
     try {
       state.stored.spans += await forwardRun(target, traces, tags)
       state.stored.traces += traces.length
     } catch (err) {
       const message = (err as Error).message
-      if (state.stored.traces === 0) throw new SimulateConfigError(`cannot store the runs in Sieve at ${target.endpoint}: ${message}; check --send and SIEVE_API_KEY`)
+      if (state.stored.traces === 0 && err instanceof ForwardError && err.setup) {
+        throw new SimulateConfigError(`cannot store the runs in Sieve at ${target.endpoint}: ${message}; check --send and SIEVE_API_KEY`)
+      }
       state.stored.failedRuns++
       state.stored.firstError ??= message
     }
