@@ -8,27 +8,18 @@
  * is this process's; the agents' is its children's, from /proc once they have exited. Target: at
  * most 5 ms of the runner per turn.
  */
-import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '@sieve/core'
 import { resolveChecksConfig } from '@sieve/scorer'
+import { processCpuSeconds } from '@sieve/testkit'
+import { childrenCpuSeconds } from '@sieve/testkit/bench'
 import { runSimulation } from '../src/index.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 10)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50)
-
-/** CPU seconds of this process's exited children (cutime + cstime, clock ticks of 1/100 s). */
-function childrenCpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[13]) + Number(fields[14])) / 100
-}
-const ownCpuSeconds = () => {
-  const { user, system } = process.cpuUsage()
-  return (user + system) / 1e6
-}
 
 const { sections } = loadConfig({ SIEVE_CONFIG_FILE: join(ROOT, 'sdk/examples/support-agent/sieve.yaml') })
 const checks = resolveChecksConfig(sections.checks, [], sections.scorecards)
@@ -50,12 +41,12 @@ const simulate = (repeats: number, concurrency: number) =>
   })
 // Warm-up, not measured: what the first run loads once (the scrubber's lexicons, compiled modules, JIT).
 await simulate(1, 5)
-const own = ownCpuSeconds()
+const own = processCpuSeconds()
 const children = childrenCpuSeconds()
 const started = performance.now()
 const report = await simulate(REPEATS, CONCURRENCY)
 const wallS = (performance.now() - started) / 1000
-const ownS = ownCpuSeconds() - own
+const ownS = processCpuSeconds() - own
 const agentS = childrenCpuSeconds() - children
 const runs = report.variants.flatMap((v) => v.runs)
 const turns = runs.reduce((n, r) => n + r.turns, 0)

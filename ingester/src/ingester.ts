@@ -5,7 +5,7 @@ import {
 } from '@sieve/core'
 import type { CollectorMetrics } from '@sieve/collector'
 import { classifyInsertError } from './insert-errors.js'
-import { ReplayGuard } from './replay-guard.js'
+import { lastOffsets, ReplayGuard } from './replay-guard.js'
 import { RollupRefresher } from './rollup-refresher.js'
 
 export interface IngesterOptions {
@@ -130,16 +130,12 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
   // Commits run in batch order, each after its rollup, so a commit never passes an unrolled batch.
   let commits = Promise.resolve()
   const commitWhen = (rolled: Promise<void>, batch: QueuedSpan[]) => {
-    const next = new Map<number, bigint>()
-    for (const q of batch) {
-      const after = BigInt(q.offset) + 1n
-      if ((next.get(q.partition) ?? -1n) < after) next.set(q.partition, after)
-    }
+    const last = lastOffsets(batch)
     commits = commits
       .then(() => rolled)
       .then(async () => {
         const subscription = await subscribed
-        for (const [partition, offset] of next) await subscription.commit(partition, offset.toString())
+        for (const [partition, offset] of last) await subscription.commit(partition, (offset + 1n).toString())
       })
       // A partition lost in a rebalance cannot be committed here; its new owner replays from the last commit.
       .catch((error: unknown) => options.onError?.(error))

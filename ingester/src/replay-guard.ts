@@ -63,7 +63,8 @@ function firstOffsets(batch: QueuedSpan[]): Map<number, bigint> {
   return first
 }
 
-function lastOffsets(batch: QueuedSpan[]): Map<number, bigint> {
+/** Per partition, the highest offset the batch holds. */
+export function lastOffsets(batch: QueuedSpan[]): Map<number, bigint> {
   const last = new Map<number, bigint>()
   for (const q of batch) {
     const offset = BigInt(q.offset)

@@ -41,9 +41,10 @@ const SETUP_STATUSES = new Set([401, 403, 404, 405])
  */
 export async function forwardRun(target: ForwardTarget, traces: readonly Trace[], tags: RunTags): Promise<number> {
   const url = `${target.endpoint.replace(/\/+$/, '')}/v1/traces`
+  const tagged = tagAttributes(tags)
   let sent = 0
   for (const trace of traces) {
-    const spans: Span[] = trace.spans.map((span) => ({ ...span, attributes: { ...span.attributes, ...tagAttributes(tags) } }))
+    const spans: Span[] = trace.spans.map((span) => ({ ...span, attributes: { ...span.attributes, ...tagged } }))
     if (spans.length) await post(url, target.apiKey, spans)
     sent += spans.length
   }

@@ -16,10 +16,19 @@ function groupOf(pid: number, tid: string, name: string): ThreadGroup {
   return name.startsWith('MergeMutate') ? 'engine merges' : 'engine worker threads'
 }
 
+/** The fields of a /proc stat file after the command name: state is [0], utime [11], stime [12], cutime [13], cstime [14]. */
+const statFields = (statFile: string): string[] => readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ')
+
 /** utime + stime of a /proc stat file, in seconds (clock ticks of 1/100 s). */
 function statCpuSeconds(statFile: string): number {
-  const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ')
+  const fields = statFields(statFile)
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** CPU seconds this process's children used, those that have exited and been waited for (cutime + cstime). */
+export function childrenCpuSeconds(): number {
+  const fields = statFields('/proc/self/stat')
+  return (Number(fields[13]) + Number(fields[14])) / 100
 }
 
 /** CPU seconds process `pid` used so far, all its threads. */
