@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Config } from '@sieve/core'
 import type { DatasetExporter } from '@sieve/dashboard'
 import { createScrubber, exportDataset, loadScrubOptions, projectDatasetPath } from '@sieve/exporter'
@@ -12,7 +12,7 @@ import { loadChecksConfig } from '@sieve/scorer'
  * `sieve export` would add them. One dataset per project: a tenant's examples, and the dedupe
  * against them, never meet another tenant's.
  */
-export function createDatasetExporter(storage: ClickHouseClient, config: Config): DatasetExporter {
+export function createDatasetExporter(storage: Storage, config: Config): DatasetExporter {
   const setup = (async () => ({ checks: await loadChecksConfig(config.sections), scrubber: createScrubber(loadScrubOptions(config)) }))()
   return {
     async exportTraces({ projectId, traceIds }) {

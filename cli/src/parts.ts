@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createApp, listen, openKafkaTopicWriter, type CollectorMetrics } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
 import { readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
@@ -12,7 +12,7 @@ import { createJudge } from '@sieve/judge'
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
   config: Config
-  storage: ClickHouseClient
+  storage: Storage
   queue: SpanQueue
   /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
   queueDepth?: () => number

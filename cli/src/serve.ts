@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import { join } from 'node:path'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createLogger, createStorage, loadConfig, migrate, migrateOptionsOf, type Config, type SpanQueue } from '@sieve/core'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import { profileOnSignal } from './cpu-profile.js'
@@ -56,7 +56,7 @@ export async function serve(role: Role): Promise<number> {
   const log = createLogger({ level: config.logLevel, fields: { role: role.name } })
   if (binding.warn) log.warn(`${name}: ${binding.warn}`)
 
-  let storage: ClickHouseClient
+  let storage: Storage
   try {
     storage = await createStorage(config.clickhouse)
   } catch (err) {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, loadConfig, migrate } from '@sieve/core'
 import { parseDataset } from '@sieve/exporter'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
@@ -17,7 +17,7 @@ import { createDatasetExporter } from '../src/dataset-exporter.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-dataset-exporter-'))
 const dataDir = join(dir, 'data')
-let storage: ClickHouseClient
+let storage: Storage
 const checks = resolveChecksConfig(checksSection)
 
 /** The refund-outside-policy scenario stored and scored under a project: every one has the same input. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { parse } from 'yaml'
 import { listen } from '@sieve/collector'
 import { envSchema, loadConfig } from '@sieve/core'
@@ -136,7 +136,7 @@ test('every long-running service has a health check and starts after what it nee
 })
 
 /** Storage that does not answer: a readiness check must say so (503), not fail (500) or be missing (404). */
-const unreachable = { ping: async () => ({ success: false, error: new Error('down') }) } as unknown as ClickHouseClient
+const unreachable = { ping: async () => ({ success: false, error: new Error('down') }) } as unknown as Storage
 
 test("each Sieve service's health check asks a path its role serves", async () => {
   const path = (name: string) => /fetch\('http:\/\/127\.0\.0\.1:4318(\/[a-z]+)'\)/.exec(service(compose, name).healthcheck?.test?.join(' ') ?? '')?.[1]

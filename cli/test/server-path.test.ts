@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { InProcessQueue, createMetrics } from '@sieve/collector'
 import {
   createStorage, insertSpans, listTraces, loadConfig, loadMigrations, migrate, migrationsApplied, readTrace, readTraces, refreshTraceRollups,
@@ -29,7 +29,7 @@ import { runSieve } from './support/run-sieve.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-server-path-'))
 let store: TestStorage
-let storage: ClickHouseClient
+let storage: Storage
 let config: Config
 before(async () => {
   store = await openTestStorage({ path: join(dir, 'engine'), kind: 'http' })
@@ -197,7 +197,7 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
  */
 describe('a server in another timezone (Asia/Tokyo, UTC+9)', () => {
   let server: ClickHouseHttpProcess
-  let tokyo: ClickHouseClient
+  let tokyo: Storage
   before(async () => {
     // chDB takes its timezone from the process: the stand-in runs as a child with TZ set.
     server = await spawnClickHouseHttp({ path: join(dir, 'tokyo'), env: { TZ: 'Asia/Tokyo' } })

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { createStorage, type Storage } from '@sieve/core'
 import { countRows, printed, roleMetricsUrl, sharedBrokers, spawnSieve, until, type SieveProcess } from '@sieve/testkit'
 import { spawnClickHouseHttp, type ClickHouseHttpProcess } from '@sieve/testkit/clickhouse-http'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
@@ -25,7 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sieve-split-roles-'))
 let brokers: string[]
 let release: (() => Promise<void>) | undefined
 let clickhouse: ClickHouseHttpProcess | undefined
-let storage: ClickHouseClient | undefined
+let storage: Storage | undefined
 const children = new Set<ChildProcess>()
 
 before(async () => {
@@ -87,8 +87,9 @@ test(`collector, ingester, scorer and dashboard as separate processes over Kafka
     assert.equal(res.status, 200, await res.text())
   }
 
-  storage = createClient({ url: clickhouse!.url, database: 'sieve' })
-  const count = (query: string) => countRows(storage!, query)
+  const opened = await createStorage({ kind: 'server', url: clickhouse!.url, database: 'sieve' })
+  storage = opened
+  const count = (query: string) => countRows(opened, query)
   const ours = `trace_id IN (${traceIds.map((t) => `'${t}'`).join(', ')})`
   const everything = async () => ({
     spans: await count(`SELECT count() FROM spans FINAL WHERE ${ours}`),
@@ -121,7 +122,7 @@ test(`collector, ingester, scorer and dashboard as separate processes over Kafka
       return JSON.stringify(charted()) === JSON.stringify(expected)
     }, 20_000)
   } catch (err) {
-    const latest = await (await storage.query({
+    const latest = await (await opened.query({
       query: `SELECT scorer_name, count() AS rows, uniqExact(trace_id) AS traces FROM scores WHERE kind = 'deterministic' AND ${ours} GROUP BY scorer_name`, format: 'JSONEachRow',
     })).json()
     throw new Error(`${(err as Error).message}: ${JSON.stringify(charted())}, expected ${JSON.stringify(expected)}; scores ${JSON.stringify(latest)}`)

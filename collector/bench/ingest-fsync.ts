@@ -17,7 +17,7 @@ import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, migrate, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { median, percentile, rate } from '@sieve/testkit'
@@ -62,7 +62,7 @@ type Side = 'off' | 'on'
 const SIDES: Side[] = ['off', 'on']
 
 // The ceilings: two databases of one engine in this process; fsync is a table setting.
-const ceilings: Record<Side, ClickHouseClient> = {
+const ceilings: Record<Side, Storage> = {
   off: await createStorage({ kind: 'embedded', path: join(work, 'ceiling'), database: 'fsync_off', fsync: false }),
   on: await createStorage({ kind: 'embedded', path: join(work, 'ceiling'), database: 'fsync_on', fsync: true }),
 }

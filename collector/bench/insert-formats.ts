@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SPAN_COLUMNS, chdbConnectionOf, createStorage, migrate, spanToRow, type Span, type SpanRowValues } from '@sieve/core'
+import { createChdbConnection } from 'chdb/connection'
+import { SPAN_COLUMNS, createStorage, migrate, spanToRow, type Span, type SpanRowValues } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/collector'
 import { protobufBatch } from '@sieve/testkit/bench'
 import { median, processCpuSeconds } from '@sieve/testkit'
@@ -19,7 +20,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
 const BATCH = 8192
 /** The formats chDB's raw insert takes (text formats only). */
-type RawInsertFormat = Parameters<NonNullable<ReturnType<typeof chdbConnectionOf>>['chdb']['rawInsert']>[0]['format']
+type RawInsertFormat = Parameters<ReturnType<typeof createChdbConnection>['chdb']['rawInsert']>[0]['format']
 const SETTINGS = { optimize_on_insert: 0 }
 
 // Escaping per the ClickHouse format reference: TabSeparated escapes \ tab and line breaks in a
@@ -65,7 +66,9 @@ const work = mkdtempSync(join(tmpdir(), 'sieve-bench-formats-'))
 const storage = await createStorage({ kind: 'embedded', path: join(work, 'engine'), database: 'sieve' })
 await migrate(storage, { retentionDays: 30 })
 await storage.command({ query: 'CREATE TABLE spans_parse_only AS spans ENGINE = Null' })
-const chdb = chdbConnectionOf(storage)!
+// A connection of the bench's own to the same engine, as the embedded storage's span inserts use.
+const chdb = createChdbConnection({ path: join(work, 'engine') })
+await chdb.chdb.queryAsync('USE sieve')
 
 console.log(`decoding ${REQUESTS} OTLP requests of 512 spans...`)
 const spans: Span[] = []
@@ -115,6 +118,7 @@ for (let round = 0; round < ROUNDS; round++) {
     figures.set(variant.name, f)
   }
 }
+await chdb.close()
 await storage.close()
 rmSync(work, { recursive: true, force: true })
 

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { insertSpans, type Span } from '@sieve/core'
 import { processCpuSeconds, rate } from '@sieve/testkit'
 
@@ -14,7 +14,7 @@ export const chunks = <T>(items: readonly T[], size: number): T[][] =>
  * process (the engine's threads included). The table is emptied afterwards: dropping the parts
  * leaves no background merges to compete with what is measured next.
  */
-export async function measureStorageCeiling(storage: ClickHouseClient, spans: readonly Span[]): Promise<{ perSecond: number; perCpuSecond: number }> {
+export async function measureStorageCeiling(storage: Storage, spans: readonly Span[]): Promise<{ perSecond: number; perCpuSecond: number }> {
   const started = performance.now()
   const cpuBefore = processCpuSeconds()
   for (const batch of chunks(spans, INSERT_BATCH)) await insertSpans(storage, batch)

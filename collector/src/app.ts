@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { LogFn, SpanQueue } from '@sieve/core'
 import express, { type Express, type RequestHandler } from 'express'
 import { jsonErrors } from './api/json-errors.js'
@@ -13,7 +13,7 @@ import { createOtlpRouter } from './receiver/index.js'
 
 export interface AppOptions {
   queue: SpanQueue
-  storage: ClickHouseClient
+  storage: Storage
   apiKeys: ReadonlyMap<string, string>
   /** `SIEVE_METRICS_TOKEN`: who may read `/metrics` (see metrics-access.ts). */
   metricsToken?: string

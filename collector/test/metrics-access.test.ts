@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { networkInterfaces } from 'node:os'
 import { after, describe, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createApp, createMetrics, InProcessQueue, listen, type RunningServer } from '@sieve/collector'
 import { isLoopbackAddress } from '../src/metrics-access.js'
 
@@ -22,7 +22,7 @@ async function start(options: { apiKeys?: Map<string, string>; metricsToken?: st
   const metrics = createMetrics()
   metrics.spansAccepted.inc({ project: 'acme-secret-project' }, 3)
   const app = createApp({
-    queue: new InProcessQueue(), storage: {} as ClickHouseClient, metrics, maxBodyBytes: 1 << 20, serveTraffic: false,
+    queue: new InProcessQueue(), storage: {} as Storage, metrics, maxBodyBytes: 1 << 20, serveTraffic: false,
     apiKeys: options.apiKeys ?? new Map(), ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   })
   const server = await listen(app, options.host ?? '127.0.0.1', 0)

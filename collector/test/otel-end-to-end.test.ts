@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { SpanKind, SpanStatusCode, context, trace, type HrTime } from '@opentelemetry/api'
 import { OTLPTraceExporter as OTLPHttpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -11,7 +11,7 @@ import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
 import type { RunningServer } from '@sieve/collector'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
-let storage: ClickHouseClient
+let storage: Storage
 let ingester: RunningSieve['ingester']
 let stop: () => Promise<void>
 let server: RunningServer

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { decodeSpanRecords, InProcessQueue, scanProtobufRequest, SpanRecordError, type CollectorMetrics } from '@sieve/collector'
 import type { Span } from '@sieve/core'
 import { countRows, hexId, makeSpan, until } from '@sieve/testkit'
@@ -23,7 +23,7 @@ const SECRET = 'acme-secret-7f3a'
 const BOUND_MS = 15_000
 
 let url: string
-let storage: ClickHouseClient
+let storage: Storage
 let metrics: CollectorMetrics
 const logged: string[] = []
 let stop: () => Promise<void>

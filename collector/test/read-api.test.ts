@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Span } from '@sieve/core'
 import type { InProcessQueue, RunningServer } from '@sieve/collector'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
-let storage: ClickHouseClient
+let storage: Storage
 let queue: InProcessQueue
 let server: RunningServer
 let ingester: RunningSieve['ingester']

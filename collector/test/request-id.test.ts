@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createApp, createMetrics, InProcessQueue, listen } from '../src/index.js'
 
 /*
@@ -12,7 +12,7 @@ const failing = {
   query: async () => {
     throw new Error('Code: 27. DB::Exception: Cannot parse input')
   },
-} as unknown as ClickHouseClient
+} as unknown as Storage
 
 test('a failed read answers with a request id; the log line of the failure names it, never the key', async () => {
   const lines: { message: string; fields?: Record<string, unknown> }[] = []

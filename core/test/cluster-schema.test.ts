@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { clusterStatements, createStorage, loadMigrations, migrate, schemaStatements, SHARDING_KEYS } from '../src/index.js'
 
 /*
@@ -15,7 +15,7 @@ import { clusterStatements, createStorage, loadMigrations, migrate, schemaStatem
  */
 const CLUSTER = 'sieve_cluster'
 const dir = mkdtempSync(join(tmpdir(), 'sieve-cluster-schema-'))
-let client: ClickHouseClient
+let client: Storage
 before(async () => {
   client = await createStorage({ kind: 'embedded', path: dir, database: 'single' })
   await migrate(client, { retentionDays: 30 })

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate, type Span } from '@sieve/core'
 
 // SIEVE_FSYNC (issue #19, "say what durable means"): the MergeTree settings are on the tables, and
@@ -14,7 +14,7 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 
 const open = (fsync: boolean | undefined, database = 'sieve') => createStorage({ kind: 'embedded', path: dir, database, fsync })
 
-async function settingsByTable(client: ClickHouseClient): Promise<Map<string, string[]>> {
+async function settingsByTable(client: Storage): Promise<Map<string, string[]>> {
   const tables = await (
     await client.query({
       query: `SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree'`,
@@ -25,7 +25,7 @@ async function settingsByTable(client: ClickHouseClient): Promise<Map<string, st
 }
 
 /** fsync calls the engine made so far on files and on directories (process-wide counters). */
-async function syncs(client: ClickHouseClient): Promise<{ files: number; directories: number }> {
+async function syncs(client: Storage): Promise<{ files: number; directories: number }> {
   const rows = await (
     await client.query({ query: `SELECT event, value FROM system.events WHERE event IN ('FileSync', 'DirectorySync')`, format: 'JSONEachRow' })
   ).json<{ event: string; value: string | number }>()
@@ -45,7 +45,7 @@ function span(): Span {
 }
 
 /** fsyncs of what `work` did. */
-async function syncsOf(client: ClickHouseClient, work: () => Promise<unknown>): Promise<{ files: number; directories: number }> {
+async function syncsOf(client: Storage, work: () => Promise<unknown>): Promise<{ files: number; directories: number }> {
   const before = await syncs(client)
   await work()
   const now = await syncs(client)
@@ -53,14 +53,14 @@ async function syncsOf(client: ClickHouseClient, work: () => Promise<unknown>): 
 }
 
 /** One span insert (the raw insert on the insert connection) and one feedback insert (the client's). */
-const syncsOfInserts = (client: ClickHouseClient) =>
+const syncsOfInserts = (client: Storage) =>
   syncsOf(client, async () => {
     await insertSpans(client, [span(), span()])
     await client.insert({ table: 'feedback', format: 'JSONEachRow', values: [{ project_id: 'p', feedback_id: `f${n}`, trace_id: 't', score: 1 }] })
   })
 
 /** A merge of the parts `spans` holds. */
-const syncsOfMerge = (client: ClickHouseClient) => syncsOf(client, () => client.command({ query: 'OPTIMIZE TABLE spans FINAL' }))
+const syncsOfMerge = (client: Storage) => syncsOf(client, () => client.command({ query: 'OPTIMIZE TABLE spans FINAL' }))
 
 const ALL_ON = ['fsync_after_insert', 'fsync_part_directory', 'min_rows_to_fsync_after_merge']
 

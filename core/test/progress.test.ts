@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate, ProgressRecorder, PROGRESS_SLACK_MS, readProgress, tracesArrivedSince, type Span } from '@sieve/core'
 
 // Recovery of the embedded pipeline's in-memory stages after a restart (issue #19): recorded progress and what arrived since.
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-progress-'))
-let client: ClickHouseClient
+let client: Storage
 before(async () => {
   client = await createStorage({ kind: 'embedded', path: dir, database: 'sieve' })
   await migrate(client, { retentionDays: 30 })

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate, readSession, traceSessionId, type Span } from '@sieve/core'
 
 // Recent times: rows older than the retention are dropped by the TTL at the next merge.
 const NOW = BigInt(Date.now()) * 1_000_000n
 const dir = mkdtempSync(join(tmpdir(), 'sieve-session-'))
-let client: ClickHouseClient
+let client: Storage
 
 const id = (n: number, width: number) => n.toString(16).padStart(width, '0')
 

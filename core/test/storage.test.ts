@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import {
   createStorage, insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups,
   type Span,
@@ -14,7 +14,7 @@ const NOW = BigInt(Date.now()) * 1_000_000n + 123_456_789n
 const at = (offsetMs: number): string => (NOW + BigInt(offsetMs) * 1_000_000n).toString()
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-storage-'))
-let client: ClickHouseClient
+let client: Storage
 
 function span(overrides: Partial<Span> = {}): Span {
   return {

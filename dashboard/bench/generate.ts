@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 
 /**
  * Synthetic load for `bench:dashboard`, generated inside the engine (INSERT ... SELECT FROM numbers())
@@ -20,7 +20,7 @@ const PARALLEL = { max_insert_threads: '2', max_threads: 2 }
 export const CHECKS = ['prohibited_tools', 'required_tools', 'tool_call_validity', 'output_schema', 'banned_content', 'invented_urls', 'pii_echo', 'latency_budget'] as const
 export const DIMENSIONS = ['accuracy', 'empathy', 'resolution', 'policy_adherence'] as const
 
-export async function generate(client: ClickHouseClient, o: GenerateOptions): Promise<{ traces: number; scores: number; seconds: Record<string, number> }> {
+export async function generate(client: Storage, o: GenerateOptions): Promise<{ traces: number; scores: number; seconds: Record<string, number> }> {
   const seconds: Record<string, number> = {}
   // numbers_mt and parallel insert threads: generation uses both cores.
   const phase = async (name: string, run: () => Promise<unknown>) => {

@@ -1,5 +1,5 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { ContentReader, conversationOf, readTrace, traceSessionId } from '@sieve/core'
 import { requireProject, securityHeaders, traceTree } from '@sieve/collector'
 import type { z } from 'zod'
@@ -16,7 +16,7 @@ import { traceQuality } from './queries/trace-quality.js'
 import { worst } from './queries/worst.js'
 
 export interface DashboardApiOptions {
-  client: ClickHouseClient
+  client: Storage
   /** API key → project, as for ingest: a key reads exactly the data it sent (the receiver's auth code). */
   apiKeys: ReadonlyMap<string, string>
   /** The exporter behind "export to dataset"; without it `POST /export` answers 501. */

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createTraceRoutes, jsonErrors, requestIds, securityHeaders, storageNotReady } from '@sieve/collector'
 import type { LogFn } from '@sieve/core'
 import express, { type Express } from 'express'
@@ -9,7 +9,7 @@ import { createUi, UI_PATH } from './ui.js'
  * The dashboard on its own (`sieve dashboard`, the production role): API, read API and UI over
  * ClickHouse, no ingest. `sieve up` mounts the same routers into the collector's app instead.
  */
-export function createDashboardApp(options: { client: ClickHouseClient; apiKeys: ReadonlyMap<string, string>; judgeModel?: string | undefined; log?: LogFn }): Express {
+export function createDashboardApp(options: { client: Storage; apiKeys: ReadonlyMap<string, string>; judgeModel?: string | undefined; log?: LogFn }): Express {
   const app = express()
   app.disable('x-powered-by')
   app.use(requestIds())

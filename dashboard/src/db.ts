@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Filters } from './params.js'
 
 /** Runs one read query with bound parameters and returns its rows (64-bit integers as numbers). */
-export async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+export async function rows<T>(client: Storage, query: string, params: Record<string, unknown>): Promise<T[]> {
   const result = await client.query({
     query,
     query_params: params,

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { insertSpans, type Span } from '@sieve/core'
 import type { DatasetExporter } from '../src/index.js'
 import { openEngine } from './support/engine.js'
@@ -145,7 +145,7 @@ function span(trace: string, spanId: string, parentSpanId: string, name: string)
 const range = `from=${H.toISOString()}&to=${at(2, 0).toISOString()}`
 
 describe('dashboard API on seeded data', () => {
-  let client: ClickHouseClient
+  let client: Storage
   let api: Awaited<ReturnType<typeof startApi>>
   const exported: unknown[] = []
   const exporter: DatasetExporter = {

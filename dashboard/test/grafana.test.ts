@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { parse as parseYaml } from 'yaml'
 import { openEngine } from './support/engine.js'
 import { seed, traceId } from './support/seed.js'
@@ -20,7 +20,7 @@ function expand(sql: string): string {
     .replaceAll('${check}', 'tool_policy')
 }
 
-let client: ClickHouseClient
+let client: Storage
 before(async () => {
   client = await openEngine()
   const start = new Date(Date.now() - 3_600_000)

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createApp, createMetrics, InProcessQueue } from '@sieve/collector'
 import type { Express } from 'express'
 import { createDashboardApi, createDashboardApp, createUi, UI_PATH } from '../src/index.js'
@@ -51,7 +51,7 @@ const PATH_VALUES = ['%', '%E0%A4%A', '%00', '%0A', 'x'.repeat(5000), '..', '%2E
 
 const BODIES = ['{', '[]', 'null', '1e400', '{"traceIds": 1e400}', '{"traceIds": ["x"]}', '{"traceIds": []}', '{"traceIds": {"0": "a"}}', `{"traceIds": ["${traceId(1, 'a')}"], "note": "${'x'.repeat(3000)}"}`, `{"traceIds": ${JSON.stringify(Array(1001).fill(traceId(1, 'a')))}}`, `{"traceIds": ["${traceId(1, 'a')}"], "extra": 1}`, `"${'x'.repeat(1_100_000)}"`]
 
-let client: ClickHouseClient
+let client: Storage
 const servers: { name: string; base: string; close(): Promise<void> }[] = []
 
 async function serve(name: string, app: Express) {

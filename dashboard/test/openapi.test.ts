@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createApp, createMetrics, InProcessQueue, listen } from '@sieve/collector'
 import type { Router } from 'express'
 import { createDashboardApi, createDashboardApp, createUi, UI_PATH } from '../src/index.js'
@@ -12,7 +12,7 @@ import { openApiDocument } from '../src/openapi.js'
  * from the zod schemas the routes validate with, and the committed copy is the one served.
  */
 
-const storage = {} as ClickHouseClient
+const storage = {} as Storage
 const keys = new Map([['k', 'default']])
 
 interface Layer {

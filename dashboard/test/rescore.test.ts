@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { insertSpans, readTrace, refreshTraceRollups, type Span } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, scoreRow, scoreTrace, traceScoreRecords, type ChecksConfig, type ScoreRecord } from '@sieve/scorer'
 import { compare, compareQuery, quality, qualityQuery, traceQuality, worst, worstQuery } from '../src/index.js'
@@ -49,7 +49,7 @@ function judgeRecord(of: ScoreRecord, value: number, extra: Partial<ScoreRecord>
   }
 }
 
-let client: ClickHouseClient
+let client: Storage
 let checks: ChecksConfig
 const sink = () => clickhouseScoreSink(client)
 

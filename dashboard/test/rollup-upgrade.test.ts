@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, migrate, MIGRATIONS_DIR } from '@sieve/core'
 import { compare, compareQuery, quality, qualityQuery, worst, worstQuery } from '../src/index.js'
 import { seed, traceId, type SeedTrace } from './support/seed.js'
@@ -29,7 +29,7 @@ function traces(): SeedTrace[] {
   }))
 }
 
-let client: ClickHouseClient
+let client: Storage
 before(async () => {
   const only0006 = mkdtempSync(join(tmpdir(), 'sieve-migrations-0006-'))
   for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => /^000[1-6]_.*\.sql$/.test(f))) copyFileSync(join(MIGRATIONS_DIR, file), join(only0006, file))

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, scoreTrace, traceFields, traceScoreRecords, type ScoreRecord } from '@sieve/scorer'
 import { judgeSectionSchema, levelRange, loadRubrics, toScoreRecords } from '@sieve/judge'
@@ -22,7 +22,7 @@ import { checks, exportOptions } from './export-options.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-selections-'))
-let storage: ClickHouseClient
+let storage: Storage
 const rubric = loadRubrics().get('customer-support')!
 const JUDGE_MODEL = 'gpt-4o-2024-08-06'
 

@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsS
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
 import { judgeSectionSchema, loadRubrics, toScoreRecords } from '@sieve/judge'
@@ -14,7 +14,7 @@ import { exportDataset, parseDataset, ReplayJudge, runGate } from '../src/index.
 import { checks, exportOptions } from './export-options.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
-let storage: ClickHouseClient
+let storage: Storage
 
 /** The refund-outside-policy scenario, with a customer who gives name, email, phone and card. */
 const CUSTOMER = { name: 'Marguerite Okonkwo-Lindqvist', email: 'm.okonkwo@example.org', phone: '+44 20 7946 0958', card: '4111 1111 1111 1111' }

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import {
   FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
   type QueuedSpan, type SpanQueue, type Subscription, type TraceKey,
@@ -10,7 +10,7 @@ import { RollupRefresher } from './rollup-refresher.js'
 
 export interface IngesterOptions {
   queue: SpanQueue
-  storage: ClickHouseClient
+  storage: Storage
   metrics?: CollectorMetrics
   /** Consumer group name; one ingester group stores every span once. */
   group?: string
@@ -72,7 +72,7 @@ class Uncovered {
  * progress. Rewriting a trace whose row was already right changes nothing, so the recorded time
  * need only be early enough. Past the bound, progress is held where the rest begins.
  */
-async function recoverRollups(storage: ClickHouseClient, progress: ProgressRecorder): Promise<{ traces: number; left: boolean }> {
+async function recoverRollups(storage: Storage, progress: ProgressRecorder): Promise<{ traces: number; left: boolean }> {
   const since = (await readProgress(storage, 'rollup')) ?? Date.now() - FIRST_LOOKBACK_MS
   const arrived = await tracesArrivedSince(storage, { sinceMs: since, limit: RECOVERY_MAX_TRACES + 1 })
   const todo = arrived.slice(0, RECOVERY_MAX_TRACES)

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { readInsertIntents, recordInsertIntents, spanKey, storedSpanKeys, type InsertIntents, type QueuedSpan } from '@sieve/core'
 
 /**
@@ -19,7 +19,7 @@ export class ReplayGuard {
   private readonly next = new Map<number, bigint>()
 
   constructor(
-    private readonly storage: ClickHouseClient,
+    private readonly storage: Storage,
     private readonly group: string,
   ) {}
 

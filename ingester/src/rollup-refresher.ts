@@ -1,8 +1,8 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { refreshTraceRollups, type TraceKey } from '@sieve/core'
 
 export interface RollupRefresherOptions {
-  storage: ClickHouseClient
+  storage: Storage
   /** Most traces rewritten by one statement. */
   maxTracesPerRefresh?: number
   /**

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate, PROGRESS_SLACK_MS, readProgress } from '@sieve/core'
 import { countRows, makeTraces } from '@sieve/testkit'
 import { InProcessQueue } from '@sieve/collector'
@@ -13,7 +13,7 @@ import { startIngester } from '../src/index.js'
 // trace was rewritten from memory only; kill -9 in between left the trace out of `traces` for good.
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-ingester-recovery-'))
-let storage: ClickHouseClient
+let storage: Storage
 before(async () => {
   storage = await createStorage({ kind: 'embedded', path: dir, database: 'sieve' })
   await migrate(storage, { retentionDays: 30 })

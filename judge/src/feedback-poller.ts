@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 
 /** Feedback read in one poll: the lowest score among a trace's new feedback rows. */
 export interface FeedbackSeen {
@@ -19,7 +19,7 @@ export interface FeedbackPollOptions {
  * sampling, feedback given after re-opens it (JudgeStage.feedbackArrived). Reads only rows newer
  * than the last read (by `created_at`); a poll ends when `onFeedback` has handled its rows.
  */
-export function pollFeedback(storage: ClickHouseClient, onFeedback: (rows: FeedbackSeen[]) => void | Promise<void>, options: FeedbackPollOptions = {}) {
+export function pollFeedback(storage: Storage, onFeedback: (rows: FeedbackSeen[]) => void | Promise<void>, options: FeedbackPollOptions = {}) {
   const intervalMs = options.intervalMs ?? 2000
   let since = new Date(Date.now() - (options.lookbackMs ?? 86_400_000)).toISOString().replace('T', ' ').replace('Z', '')
   let running: Promise<void> | undefined

@@ -1,10 +1,10 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { readTrace, type Trace } from '@sieve/core'
 import type { FeedbackSeen } from './feedback-poller.js'
 import { storedVerdicts } from './stored-verdicts.js'
 
 export interface LateFeedbackDeps {
-  storage: ClickHouseClient
+  storage: Storage
   /** Sample reasons of the negative-feedback slices: a judge score with one of them means "judged for it". */
   reasons: readonly string[]
   /** Feedback at or below this could pick the trace for one of those slices. */

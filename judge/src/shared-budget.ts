@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { DAY_MS, type BudgetLedger, type DayUse } from './budget.js'
 
 export interface SharedBudgetOptions {
@@ -45,7 +45,7 @@ export class SharedBudget {
   private readonly queued = { read: 0, write: 0 }
 
   constructor(
-    private readonly storage: ClickHouseClient,
+    private readonly storage: Storage,
     private readonly ledger: BudgetLedger,
     private readonly options: SharedBudgetOptions = {},
   ) {

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Trace } from '@sieve/core'
 import { BudgetLedger, hasDailyLimits, type SliceLimits } from './budget.js'
 import type { JudgeClient, JudgeRef } from './client.js'
@@ -62,7 +62,7 @@ export interface JudgeStageDeps {
    * where the daily budgets are kept, shared with every other scorer instance and the next start
    * (`judge_budget`). Without it (tests, `sieve judge calibrate`) budgets live in memory.
    */
-  storage?: ClickHouseClient
+  storage?: Storage
   /** How often the shared daily budgets are written and read (tests; defaults in SharedBudget). */
   budgetSync?: Pick<SharedBudgetOptions, 'flushMs' | 'refreshMs'>
   feedback?: FeedbackIndex

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Config } from '@sieve/core'
 import type { Registry } from 'prom-client'
 import { ConfigError, type Trace } from '@sieve/core'
@@ -35,7 +35,7 @@ export interface JudgeStorageOptions {
  * Given storage, it also reads the `feedback` table (negative-feedback slice, late feedback
  * re-opening scored traces) and counts users' traces there (new-user slice).
  */
-export function createJudge(config: Config, sink: ScoreSink, registry?: Registry, storage?: ClickHouseClient, options: JudgeStorageOptions = {}): JudgeRuntime | undefined {
+export function createJudge(config: Config, sink: ScoreSink, registry?: Registry, storage?: Storage, options: JudgeStorageOptions = {}): JudgeRuntime | undefined {
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const metrics = new JudgeMetrics(registry)

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { compareNanos, userIdOf, type Trace } from '@sieve/core'
 import { traceView } from '@sieve/scorer'
 
@@ -55,7 +55,7 @@ export class UserPositions {
   private scheduled = false
 
   constructor(
-    private readonly storage: ClickHouseClient,
+    private readonly storage: Storage,
     readonly firstTraces: number,
     private readonly maxUsers = 100_000,
   ) {}

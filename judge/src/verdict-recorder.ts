@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Trace } from '@sieve/core'
 import { scoreCard, scorecardRecord, storedScoresSeen, traceFields, type Scorecard, type ScoreRecord, type ScoreSeen, type ScoreSink } from '@sieve/scorer'
 import type { BudgetLedger } from './budget.js'
@@ -28,7 +28,7 @@ export interface VerdictRecorderDeps {
   metrics: JudgeMetrics
   ledger: Pick<BudgetLedger, 'addSpend' | 'release'>
   /** Where the check scores of a trace the scorer did not hand over are read (`scorecardFor`). */
-  storage?: ClickHouseClient | undefined
+  storage?: Storage | undefined
   scorecardFor?: ((trace: Trace) => Scorecard | undefined) | undefined
   log: (message: string) => void
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { createStorage, migrate } from '@sieve/core'
 import { startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { conversation, traceId } from './fixtures.js'
@@ -16,7 +16,7 @@ import { judgeStage } from './stage-harness.js'
  * Each test runs on a day of its own (`at(n)`: n days from today), so their rows do not meet.
  */
 let dir: string
-let storage: ClickHouseClient
+let storage: Storage
 let server: FakeOpenAI
 
 before(async () => {
@@ -157,7 +157,7 @@ test('until the day\'s use is read, offer() refuses daily-capped calls and consi
 
 test('with storage down no daily-capped call is made; the failure is counted and logged once', async () => {
   const down = new Error('storage down')
-  const broken = { query: async () => Promise.reject(down), insert: async () => Promise.reject(down) } as unknown as ClickHouseClient
+  const broken = { query: async () => Promise.reject(down), insert: async () => Promise.reject(down) } as unknown as Storage
   const logged: string[] = []
   const error = console.error
   console.error = (message: string) => void logged.push(message)

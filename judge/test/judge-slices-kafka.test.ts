@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import kafkajs from 'kafkajs'
 import { createMetrics, openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
@@ -17,7 +17,7 @@ import { traceId, userTrace } from './fixtures.js'
 
 let brokers: string[]
 let release: () => Promise<void>
-let storage: ClickHouseClient
+let storage: Storage
 let server: FakeOpenAI
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/collector'
 import { createStorage, insertSpans, loadConfig, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, Scorer, type ScoreRecord } from '@sieve/scorer'
@@ -21,7 +21,7 @@ import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { traceId, userTrace } from './fixtures.js'
 
 let dir: string
-let storage: ClickHouseClient
+let storage: Storage
 let server: FakeOpenAI
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 

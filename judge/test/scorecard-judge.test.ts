@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/collector'
 import { createStorage, loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, judgeItemProblems, loadChecksConfig, resolveChecksConfig, Scorer, scoreTrace, storedScoresSeen } from '@sieve/scorer'
@@ -19,7 +19,7 @@ test('scorecard items naming a rubric or a rubric dimension are checked against 
 })
 
 let dir: string
-let storage: ClickHouseClient
+let storage: Storage
 let judgeServer: FakeOpenAI
 
 before(async () => {

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { type ScoreRecord } from '@sieve/scorer'
 import {
   BUILTIN_RUBRICS_DIR,
@@ -17,7 +17,7 @@ export interface StageHarnessOptions {
   /** Judge calls through a client on the test's thread instead of the stage's worker thread. */
   inThread?: boolean
   /** Storage for the stage: with a daily limit, its budgets are kept there (shared with other stages on it). */
-  storage?: ClickHouseClient
+  storage?: Storage
   budgetSync?: { flushMs?: number; refreshMs?: number }
 }
 

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import {
   FIRST_LOOKBACK_MS, ProgressRecorder, readProgress, readTraces, tracesArrivedSince,
   type ArrivedTrace, type SpanQueue, type Subscription, type Trace,
@@ -56,7 +56,7 @@ export interface ScorerDeps {
    * were) are read back and restored into assembly (see `recover`). A crash, kill -9 or a stop
    * given up then costs no trace its scores.
    */
-  recovery?: { storage: ClickHouseClient }
+  recovery?: { storage: Storage }
   /** Assembler clock (ms; the wall clock unless a test sets it); the quiet period and maximum age are measured on it. */
   now?: () => number
   log?: (message: string) => void
@@ -124,7 +124,7 @@ export class Scorer {
    * At most `maxOpenTraces` traces a start, `RECOVERY_PAGE_TRACES` at a time; progress is held where
    * the rest begins, for the next start.
    */
-  private async recover(storage: ClickHouseClient): Promise<void> {
+  private async recover(storage: Storage): Promise<void> {
     const started = performance.now()
     const since = (await readProgress(storage, 'scores')) ?? Date.now() - FIRST_LOOKBACK_MS
     const max = this.options.maxOpenTraces
@@ -306,7 +306,7 @@ export class Scorer {
 }
 
 /** The spans of a page of traces, read one statement per project, by trace key. */
-async function readPage(storage: ClickHouseClient, page: ArrivedTrace[]): Promise<Map<string, Trace>> {
+async function readPage(storage: Storage, page: ArrivedTrace[]): Promise<Map<string, Trace>> {
   const byProject = new Map<string, string[]>()
   for (const { projectId, traceId } of page) {
     const ids = byProject.get(projectId)

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/collector'
 import { createStorage, insertSpans, migrate, readTrace, type Span } from '@sieve/core'
 import { Registry } from 'prom-client'
@@ -12,7 +12,7 @@ import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 // One embedded engine for the whole file (chDB allows one on-disk path per process).
-let storage: ClickHouseClient
+let storage: Storage
 before(async () => {
   storage = await createStorage({ kind: 'embedded', path: mkdtempSync(join(tmpdir(), 'sieve-scorer-')), database: 'sieve' })
   await migrate(storage, { retentionDays: 30 })

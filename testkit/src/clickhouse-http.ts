@@ -591,7 +591,7 @@ export function testStorageKind(): TestStorageKind {
 
 export interface TestStorage {
   kind: TestStorageKind
-  storage: import('@clickhouse/client').ClickHouseClient
+  storage: import('@sieve/core').Storage
   /** What `createStorage` was given: `{ kind: 'server', url, database }` over HTTP. */
   config: import('@sieve/core').Config['clickhouse']
   /** The stand-in, over HTTP. */

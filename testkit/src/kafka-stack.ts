@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { migrate } from '@sieve/core'
 import {
   createApp,
@@ -38,7 +38,7 @@ export function uniqueKafkaSettings(brokers: string[], partitions = 3): KafkaSet
  */
 export interface KafkaStack {
   url: string
-  storage: ClickHouseClient
+  storage: Storage
   queue: KafkaSpanQueue
   metrics: CollectorMetrics
   kafka: KafkaSettings

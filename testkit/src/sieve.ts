@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import {
   createApp, createMetrics, InProcessQueue, listen,
   type CollectorMetrics, type InProcessQueueOptions, type RunningServer,
@@ -23,7 +23,7 @@ export interface SieveOptions {
 export interface RunningSieve {
   /** Collector base URL (the SDK's `endpoint`). */
   url: string
-  storage: ClickHouseClient
+  storage: Storage
   queue: InProcessQueue
   ingester: Ingester
   server: RunningServer

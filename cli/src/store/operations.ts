@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { Config, Trace } from '@sieve/core'
 import type { ExportOptions, ExportReport } from '@sieve/exporter'
 import type { ChecksConfig, ScoreRecord } from '@sieve/scorer'
@@ -77,8 +77,8 @@ export const USER_ERROR_CODES = new Set([
  * The operations on this process's configuration. `openStorage` is called the first time one needs
  * the store (`checks` never does), so a command that reads the configuration only opens nothing.
  */
-export function localOperations(config: Config, openStorage: () => Promise<ClickHouseClient>, origin: string): StoreOperations {
-  let storage: Promise<ClickHouseClient> | undefined
+export function localOperations(config: Config, openStorage: () => Promise<Storage>, origin: string): StoreOperations {
+  let storage: Promise<Storage> | undefined
   const store = () => (storage ??= openStorage())
   let checks: Promise<ChecksConfig> | undefined
   const checksConfig = () => (checks ??= import('@sieve/scorer').then(({ loadChecksConfig }) => loadChecksConfig(config.sections)))

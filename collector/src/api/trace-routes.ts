@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { listTraces, readTrace } from '@sieve/core'
 import { Router, type Response } from 'express'
 import type { z } from 'zod'
@@ -8,7 +8,7 @@ import { listTracesQuerySchema, traceIdSchema } from './trace-query.js'
 import { traceTree } from './trace-tree.js'
 
 export interface TraceRoutesOptions {
-  storage: ClickHouseClient
+  storage: Storage
   apiKeys: ReadonlyMap<string, string>
 }
 

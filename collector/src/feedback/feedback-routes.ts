@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { wellFormed, zodProblems } from '@sieve/core'
 import { feedbackSchema } from '@sieve/protocol'
 import express, { Router, type ErrorRequestHandler } from 'express'
@@ -7,7 +7,7 @@ import { requireProject } from '../api/require-project.js'
 import { insertFeedback } from './feedback-rows.js'
 
 export interface FeedbackRoutesOptions {
-  storage: ClickHouseClient
+  storage: Storage
   apiKeys: ReadonlyMap<string, string>
 }
 

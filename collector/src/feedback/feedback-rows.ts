@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { setAttribute, wellFormed } from '@sieve/core'
 import type { Feedback } from '@sieve/protocol'
 
@@ -10,7 +10,7 @@ import type { Feedback } from '@sieve/protocol'
  * as U+FFFD. traceId, spanId and source are ASCII by the schema; the route repairs feedbackId,
  * which it also answers with.
  */
-export async function insertFeedback(client: ClickHouseClient, projectId: string, feedback: Feedback & { feedbackId: string }): Promise<void> {
+export async function insertFeedback(client: Storage, projectId: string, feedback: Feedback & { feedbackId: string }): Promise<void> {
   const attributes: Record<string, string> = {}
   for (const [key, value] of Object.entries(feedback.attributes ?? {})) setAttribute(attributes, wellFormed(key), wellFormed(value))
   await client.insert({

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import type { TraceKey } from './trace-rollup.js'
 
 /** A trace with spans that arrived since a given time (see `tracesArrivedSince`). */
@@ -31,7 +31,7 @@ const ARRIVED = `SELECT project_id, trace_id,
  * index (0011) passes over the parts that hold only older spans; scores are looked up by key, for
  * the arrived traces only.
  */
-export async function tracesArrivedSince(client: ClickHouseClient, { sinceMs, limit, unscored = false }: ArrivedSinceQuery): Promise<ArrivedTrace[]> {
+export async function tracesArrivedSince(client: Storage, { sinceMs, limit, unscored = false }: ArrivedSinceQuery): Promise<ArrivedTrace[]> {
   const query = unscored
     ? `SELECT a.project_id AS project_id, a.trace_id AS trace_id, a.first_ms AS first_ms, a.last_ms AS last_ms, s.scored_ms AS scored_ms
       FROM (${ARRIVED}) AS a

@@ -3,26 +3,15 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
-import { applyFsync, setFsyncWanted } from './fsync.js'
+import { applyFsync } from './fsync.js'
 import { quoteIdentifier } from './quote.js'
+import { ClientStorage, type Storage } from './storage.js'
 
 export type StorageConfig = Config['clickhouse']
 
 /** Storage could not be opened; the message says which store and why. */
 export class StorageError extends Error {
   readonly code = 'STORAGE_UNAVAILABLE'
-}
-
-/**
- * For clients that run over chDB: a connection of their own for raw inserts, handed straight to
- * the embedded engine. chDB runs one statement at a time per connection, while connections to the
- * same path run side by side on the one engine; so span inserts do not queue behind the rollup
- * rewrites, score inserts and dashboard reads that share the client's connection.
- */
-const embedded = new WeakMap<ClickHouseClient, ChdbConnection>()
-
-export function chdbConnectionOf(client: ClickHouseClient): ChdbConnection | undefined {
-  return embedded.get(client)
 }
 
 /** What opening the embedded store says where chDB, an optional dependency of core, is not installed. */
@@ -46,11 +35,11 @@ async function loadChdb(): Promise<[typeof import('chdb/connection'), typeof imp
 }
 
 /**
- * Opens the ClickHouse client Sieve's storage code is written against: over chDB in this process
- * (embedded, one on-disk path per process) or over HTTP to a server. The database is created if
- * missing and is the default for every statement that follows.
+ * Opens the storage every part's SQL runs on (`Storage`): ClickHouse's client over chDB in this
+ * process (embedded, one on-disk path per process) or over HTTP to a server. The database is
+ * created if missing and is the default for every statement that follows.
  */
-export async function createStorage(config: StorageConfig): Promise<ClickHouseClient> {
+export async function createStorage(config: StorageConfig): Promise<Storage> {
   const database = quoteIdentifier(config.database)
   if (config.kind === 'embedded') {
     const path = resolve(config.path)
@@ -75,22 +64,10 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
     await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
     await client.command({ query: `USE ${database}` })
     await inserts.chdb.queryAsync(`USE ${database}`)
-    embedded.set(client, inserts)
+    const storage = new EmbeddedStorage(client, inserts, drainPending, config.fsync ?? false)
     // Tables that exist now; migrate() applies it to those it creates (see fsync.ts).
-    setFsyncWanted(client, config.fsync ?? false)
-    await applyFsync(client)
-    // Whoever closes the client closes the insert connection with it. A closed connection refuses
-    // new statements at once, but chDB destroys it only once the statements still running inside
-    // the engine (on either connection) have ended; close() resolves only then, so a process may
-    // exit after it. Exiting with a statement still running in the engine crashes in libchdb
-    // (segfault, mutex assertion, invalid opcode: its exit-time teardown races the worker thread).
-    const close = client.close.bind(client)
-    client.close = async () => {
-      await inserts.close()
-      await close()
-      await drainPending()
-    }
-    return client
+    await applyFsync(storage)
+    return storage
   }
   // The client's own logger writes every failed request to stderr, stack and all, beside the one
   // line Sieve's caller reports for it: off, so a failure is said once, by whoever handles it.
@@ -111,7 +88,7 @@ export async function createStorage(config: StorageConfig): Promise<ClickHouseCl
   } finally {
     await admin.close()
   }
-  return createClient({ ...auth, database: config.database, ...(config.cluster ? { clickhouse_settings: CLUSTER_SETTINGS } : {}) })
+  return new ClientStorage(createClient({ ...auth, database: config.database, ...(config.cluster ? { clickhouse_settings: CLUSTER_SETTINGS } : {}) }))
 }
 
 /**
@@ -127,4 +104,41 @@ const CLUSTER_SETTINGS: ClickHouseSettings = {
   insert_distributed_sync: 1,
   insert_quorum: 'auto',
   distributed_product_mode: 'local',
+}
+
+/**
+ * The embedded engine: ClickHouse's client over a chDB connection, and a second connection to the
+ * same engine for `insertRows`. chDB runs one statement at a time per connection, while connections
+ * to the same path run side by side on the one engine; so span inserts do not queue behind the
+ * rollup rewrites, score inserts and dashboard reads on the client's connection. Rows go to chDB's
+ * raw insert, which parses the payload without copying it through JS strings.
+ */
+class EmbeddedStorage extends ClientStorage {
+  constructor(
+    client: ClickHouseClient,
+    private readonly inserts: ChdbConnection,
+    private readonly drainPending: () => Promise<void>,
+    fsync: boolean,
+  ) {
+    super(client, fsync)
+  }
+
+  override async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
+    let payload = ''
+    for (const row of rows) payload += `${JSON.stringify(row)}\n`
+    await this.inserts.chdb.rawInsert({ table, columns: [...columns], format: 'JSONCompactEachRow', values: Buffer.from(payload), settings: settings as Record<string, string | number | boolean> | undefined })
+  }
+
+  /**
+   * A closed connection refuses new statements at once, but chDB destroys it only once the
+   * statements still running inside the engine (on either connection) have ended; this resolves
+   * only then, so a process may exit after it. Exiting with a statement still running in the engine
+   * crashes in libchdb (segfault, mutex assertion, invalid opcode: its exit-time teardown races the
+   * worker thread).
+   */
+  override async close(): Promise<void> {
+    await this.inserts.close()
+    await super.close()
+    await this.drainPending()
+  }
 }

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import type { Span } from '../span.js'
 import { wellFormed } from '../span-values.js'
 
@@ -23,7 +23,7 @@ function spanJson(span: Span): string {
  * the embedded ingester keeps of a span storage refused, for an operator to read, fix and
  * replay. Every value goes in as text of its own, so these rows cannot fail the way the span did.
  */
-export async function insertDeadLetters(client: ClickHouseClient, letters: readonly DeadLetter[]): Promise<void> {
+export async function insertDeadLetters(client: Storage, letters: readonly DeadLetter[]): Promise<void> {
   if (letters.length === 0) return
   await client.insert({
     table: 'dead_letters',

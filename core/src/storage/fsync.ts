@@ -1,5 +1,5 @@
-import type { ClickHouseClient } from '@clickhouse/client'
 import { quoteIdentifier } from './quote.js'
+import type { Storage } from './storage.js'
 
 /**
  * `SIEVE_FSYNC`: whether the embedded engine fsyncs what an insert writes before the insert
@@ -21,20 +21,13 @@ import { quoteIdentifier } from './quote.js'
 /** Each set to 1; min_rows_to_fsync_after_merge = 1: every merged part that holds a row, so all. */
 const SETTINGS = ['fsync_after_insert', 'fsync_part_directory', 'min_rows_to_fsync_after_merge'] as const
 
-/** What each embedded client was opened with (createStorage); migrate applies it to tables it creates. */
-const wanted = new WeakMap<ClickHouseClient, boolean>()
-
-export function setFsyncWanted(client: ClickHouseClient, on: boolean): void {
-  wanted.set(client, on)
-}
-
 /**
  * Brings every MergeTree table of the current database in line with the client's SIEVE_FSYNC,
- * altering only those that differ. Returns the tables it altered. A client createStorage did not
- * open embedded (a server, whose own configuration decides) is left alone.
+ * altering only those that differ. Returns the tables it altered. A server, whose own
+ * configuration decides, is left alone.
  */
-export async function applyFsync(client: ClickHouseClient): Promise<string[]> {
-  const on = wanted.get(client)
+export async function applyFsync(client: Storage): Promise<string[]> {
+  const on = client.fsync
   if (on === undefined) return []
   const tables = await (
     await client.query({

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import type { Span } from '../span.js'
 
 /**
@@ -7,7 +7,7 @@ import type { Span } from '../span.js'
  */
 export type InsertIntents = Map<number, bigint>
 
-export async function readInsertIntents(client: ClickHouseClient, group: string): Promise<InsertIntents> {
+export async function readInsertIntents(client: Storage, group: string): Promise<InsertIntents> {
   const rows = await (
     await client.query({
       query: `SELECT partition, toString(max(through_offset)) AS through FROM insert_intents
@@ -19,7 +19,7 @@ export async function readInsertIntents(client: ClickHouseClient, group: string)
   return new Map(rows.map((r) => [Number(r.partition), BigInt(r.through)]))
 }
 
-export async function recordInsertIntents(client: ClickHouseClient, group: string, intents: InsertIntents): Promise<void> {
+export async function recordInsertIntents(client: Storage, group: string, intents: InsertIntents): Promise<void> {
   if (intents.size === 0) return
   await client.insert({
     table: 'insert_intents',
@@ -36,7 +36,7 @@ export const spanKey = (span: Pick<Span, 'projectId' | 'traceId' | 'spanId'>): s
 const LOOKUP_TRACES = 1000
 
 /** The keys (`spanKey`) of those spans that `spans` already holds; lookups by the table's key prefix. */
-export async function storedSpanKeys(client: ClickHouseClient, spans: readonly Span[]): Promise<Set<string>> {
+export async function storedSpanKeys(client: Storage, spans: readonly Span[]): Promise<Set<string>> {
   const stored = new Set<string>()
   const projects = [...new Set(spans.map((s) => s.projectId))]
   const traces = [...new Set(spans.map((s) => s.traceId))]

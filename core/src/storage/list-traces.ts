@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 /** One row of the `traces` rollup as the read API and the dashboard show it (token sums are exact up to 2^53). */
 export interface TraceSummary {
   projectId: string
@@ -32,7 +32,7 @@ export interface ListTracesQuery {
 }
 
 /** The most recent traces of a project, newest first, each once. */
-export async function listTraces(client: ClickHouseClient, projectId: string, query: ListTracesQuery): Promise<TraceSummary[]> {
+export async function listTraces(client: Storage, projectId: string, query: ListTracesQuery): Promise<TraceSummary[]> {
   const result = await client.query({
     query: `SELECT project_id AS projectId, trace_id AS traceId, service_name AS serviceName,
         root_span_id AS rootSpanId, root_name AS rootName,

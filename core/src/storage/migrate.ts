@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { applyFsync } from './fsync.js'
@@ -90,7 +90,7 @@ function retentionTtls(migrations: Migration[]): { table: string; expression: st
   return [...found].map(([table, expression]) => ({ table, expression }))
 }
 
-async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+async function rows<T>(client: Storage, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
   const result = await client.query({ query, query_params: params, format: 'JSONEachRow' })
   return result.json<T>()
 }
@@ -101,7 +101,7 @@ async function rows<T>(client: ClickHouseClient, query: string, params: Record<s
  * embedded engine, its fsync settings match SIEVE_FSYNC. Safe to run any number of times and
  * from every start-up.
  */
-export async function migrate(client: ClickHouseClient, options: MigrateOptions): Promise<MigrateResult> {
+export async function migrate(client: Storage, options: MigrateOptions): Promise<MigrateResult> {
   const days = options.retentionDays
   if (!Number.isInteger(days) || days <= 0) throw new MigrationError(`retention must be a positive number of days (got ${days})`)
   const migrations = loadMigrations(options.dir)
@@ -146,7 +146,7 @@ export async function migrate(client: ClickHouseClient, options: MigrateOptions)
 }
 
 /** True when every migration file is recorded as applied (for readiness checks). */
-export async function migrationsApplied(client: ClickHouseClient, dir = MIGRATIONS_DIR): Promise<boolean> {
+export async function migrationsApplied(client: Storage, dir = MIGRATIONS_DIR): Promise<boolean> {
   try {
     const done = new Set((await rows<{ version: string }>(client, 'SELECT version FROM schema_migrations FINAL')).map((r) => r.version))
     return loadMigrations(dir).every((m) => done.has(m.version))

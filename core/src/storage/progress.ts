@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 
 /**
  * How far the embedded pipeline's in-memory stages got (migration 0011). The in-process queue keeps
@@ -22,7 +22,7 @@ export const PROGRESS_SLACK_MS = 10_000
 export const FIRST_LOOKBACK_MS = 3_600_000
 
 /** The time (Unix ms) before which every arrived span is done with by `stage`; undefined when never recorded. */
-export async function readProgress(client: ClickHouseClient, stage: ProgressStage): Promise<number | undefined> {
+export async function readProgress(client: Storage, stage: ProgressStage): Promise<number | undefined> {
   const rows = await (
     await client.query({
       query: 'SELECT toUnixTimestamp64Milli(done_before) AS ms FROM progress FINAL WHERE stage = {stage:String}',
@@ -33,7 +33,7 @@ export async function readProgress(client: ClickHouseClient, stage: ProgressStag
   return rows.length ? Number(rows[0]!.ms) : undefined
 }
 
-async function writeProgress(client: ClickHouseClient, stage: ProgressStage, doneBeforeMs: number, writtenAtMs: number): Promise<void> {
+async function writeProgress(client: Storage, stage: ProgressStage, doneBeforeMs: number, writtenAtMs: number): Promise<void> {
   await client.command({
     query: `INSERT INTO progress (stage, done_before, updated_at)
       SELECT {stage:String}, fromUnixTimestamp64Milli({doneBefore:Int64}), fromUnixTimestamp64Milli({writtenAt:Int64})`,
@@ -42,7 +42,7 @@ async function writeProgress(client: ClickHouseClient, stage: ProgressStage, don
 }
 
 export interface ProgressRecorderOptions {
-  storage: ClickHouseClient
+  storage: Storage
   stage: ProgressStage
   /** The stage's reckoning now: every span that arrived before this time (Unix ms) is done with. */
   doneBefore: () => number

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import { genAiFields } from '../genai.js'
 import { compareNanos, type Trace } from '../span.js'
 import { readTraces } from './read-trace.js'
@@ -16,7 +16,7 @@ export const SESSION_TRACE_LIMIT = 200
  * session_id, so finding a session there reads the project's whole column; `spans` has a bloom
  * filter on it (migrations/0001). The spans are then read by primary key (project, trace).
  */
-export async function readSession(client: ClickHouseClient, projectId: string, sessionId: string, limit = SESSION_TRACE_LIMIT): Promise<Trace[]> {
+export async function readSession(client: Storage, projectId: string, sessionId: string, limit = SESSION_TRACE_LIMIT): Promise<Trace[]> {
   if (sessionId === '') return []
   const ids = await (
     await client.query({

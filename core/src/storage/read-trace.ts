@@ -1,9 +1,9 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import type { Trace } from '../span.js'
 import { rowToSpan, SPAN_SELECT, type SpanReadRow } from './span-row.js'
 
 /** All spans of one trace of one project, each once, in start order; undefined when none is stored. */
-export async function readTrace(client: ClickHouseClient, projectId: string, traceId: string): Promise<Trace | undefined> {
+export async function readTrace(client: Storage, projectId: string, traceId: string): Promise<Trace | undefined> {
   return (await readTraces(client, projectId, [traceId.toLowerCase()]))[0]
 }
 
@@ -13,7 +13,7 @@ export async function readTrace(client: ClickHouseClient, projectId: string, tra
  * a trace with no stored span is left out. Keep the list to a few thousand ids: the statement
  * carries them all.
  */
-export async function readTraces(client: ClickHouseClient, projectId: string, traceIds: readonly string[]): Promise<Trace[]> {
+export async function readTraces(client: Storage, projectId: string, traceIds: readonly string[]): Promise<Trace[]> {
   if (traceIds.length === 0) return []
   const rows = await (
     await client.query({

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from './storage.js'
 import { LLM_OPERATIONS } from '../genai.js'
 
 export interface TraceKey {
@@ -19,7 +19,7 @@ const llm = [...LLM_OPERATIONS].map(literal).join(', ')
  * distinct span once however often it was delivered. ReplacingMergeTree(updated_at) keeps the
  * newest row per trace.
  */
-export async function refreshTraceRollups(client: ClickHouseClient, keys: readonly TraceKey[]): Promise<void> {
+export async function refreshTraceRollups(client: Storage, keys: readonly TraceKey[]): Promise<void> {
   const byProject = new Map<string, string[]>()
   for (const { projectId, traceId } of keys) {
     const ids = byProject.get(projectId) ?? []
@@ -35,7 +35,7 @@ export async function refreshTraceRollups(client: ClickHouseClient, keys: readon
 /** Keeps each statement well under ClickHouse's max_query_size (256 KiB). */
 const TRACES_PER_STATEMENT = 2000
 
-async function rewrite(client: ClickHouseClient, projectId: string, traceIds: string[]): Promise<void> {
+async function rewrite(client: Storage, projectId: string, traceIds: string[]): Promise<void> {
   await client.command({
     query: `INSERT INTO traces (project_id, trace_id, service_name, root_span_id, root_name, start_time, end_time,
         duration_ns, span_count, llm_call_count, tool_call_count, error_count, input_tokens, output_tokens,

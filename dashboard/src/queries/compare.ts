@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { chTime, rows, DIMENSION_COLUMNS } from '../db.js'
 import type { CompareQuery } from '../params.js'
 
@@ -46,7 +46,7 @@ function zScore(a: SideStats, b: SideStats): number | null {
 }
 
 /** Per-check pass rates and mean values of two versions side by side (the regression view). */
-export async function compare(client: ClickHouseClient, projectId: string, q: CompareQuery): Promise<Comparison> {
+export async function compare(client: Storage, projectId: string, q: CompareQuery): Promise<Comparison> {
   const column = DIMENSION_COLUMNS[q.by]
   const params = { project: projectId, a: q.a, b: q.b, from: chTime(q.from), to: chTime(q.to), service: q.service ?? '' }
   const service = q.service ? ' AND service_name = {service:String}' : ''

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { chTime, filterSql, rows, DIMENSION_COLUMNS } from '../db.js'
 import { INTERVALS, type QualityQuery } from '../params.js'
 
@@ -43,7 +43,7 @@ const ratio = (n: number, d: number): number | null => (d > 0 ? n / d : null)
  * Pass rates and mean scores per bucket from the 5-minute or hourly rollup (the latest score of each
  * trace and check: a re-score replaces, see migrations/0007), trace counts from `traces`.
  */
-export async function quality(client: ClickHouseClient, projectId: string, q: QualityQuery): Promise<QualityReport> {
+export async function quality(client: Storage, projectId: string, q: QualityQuery): Promise<QualityReport> {
   const step = INTERVALS[q.interval]
   const first = Math.floor(q.from.getTime() / 1000 / step) * step
   const end = Math.ceil(q.to.getTime() / 1000)

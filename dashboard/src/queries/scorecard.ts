@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { chTime, filterSql, rows } from '../db.js'
 import type { ScorecardQuery } from '../params.js'
 
@@ -15,7 +15,7 @@ export interface ScorecardSummary {
  * The scorecard verdicts of a range: how many traces passed their agent's card, and which gates
  * failed them. Read from each trace's latest verdict (FINAL: the judge rewrites the checks' one).
  */
-export async function scorecard(client: ClickHouseClient, projectId: string, q: ScorecardQuery): Promise<ScorecardSummary> {
+export async function scorecard(client: Storage, projectId: string, q: ScorecardQuery): Promise<ScorecardSummary> {
   const f = filterSql(q, { service: 'service_name', agent_version: 'agent_version', prompt_version: 'trace_prompt_version', model: 'model' })
   const where = `project_id = {project:String} AND kind = 'scorecard' AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), ...f.params }

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { compareNanos, conversationOf, readSession, SESSION_TRACE_LIMIT, type Conversation, type Trace } from '@sieve/core'
 
 /** One trace of a session as the session page lists it, read from its spans (exact, no rollup). */
@@ -26,7 +26,7 @@ export interface SessionView {
  * they hold together, read as one (a later trace's model input repeats the earlier turns; they are
  * placed once). Undefined when the project has no trace of that session.
  */
-export async function session(client: ClickHouseClient, projectId: string, sessionId: string): Promise<SessionView | undefined> {
+export async function session(client: Storage, projectId: string, sessionId: string): Promise<SessionView | undefined> {
   // One trace more than is shown tells whether older ones were left out.
   const read = await readSession(client, projectId, sessionId, SESSION_TRACE_LIMIT + 1)
   if (read.length === 0) return undefined

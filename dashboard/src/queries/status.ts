@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { rows } from '../db.js'
 
 export interface DashboardStatus {
@@ -9,7 +9,7 @@ export interface DashboardStatus {
 }
 
 /** What the UI needs before it draws anything: whether judge figures can exist, and how far back the data goes. */
-export async function status(client: ClickHouseClient, projectId: string, judgeModel: string | undefined): Promise<DashboardStatus> {
+export async function status(client: Storage, projectId: string, judgeModel: string | undefined): Promise<DashboardStatus> {
   const [row] = await rows<{ oldest: string | null }>(
     client,
     `SELECT if(count() = 0, NULL, toString(min(start_time))) AS oldest FROM traces

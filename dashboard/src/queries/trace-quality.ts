@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { rows } from '../db.js'
 
 export interface TraceScore {
@@ -41,7 +41,7 @@ function json(text: string): unknown {
 }
 
 /** Every score and every piece of feedback of one trace, exact (read with FINAL from the raw tables). */
-export async function traceQuality(client: ClickHouseClient, projectId: string, traceId: string): Promise<{ scores: TraceScore[]; feedback: TraceFeedback[] }> {
+export async function traceQuality(client: Storage, projectId: string, traceId: string): Promise<{ scores: TraceScore[]; feedback: TraceFeedback[] }> {
   const params = { project: projectId, trace: traceId }
   const [scores, feedback] = await Promise.all([
     rows<Record<string, string | number>>(

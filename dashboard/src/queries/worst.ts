@@ -1,4 +1,5 @@
-import { TupleParam, type ClickHouseClient } from '@clickhouse/client'
+import { TupleParam } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { chTime, filterSql, rows } from '../db.js'
 import type { WorstQuery } from '../params.js'
 
@@ -48,7 +49,7 @@ const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMa
  * judged trace of a range by its rubric score exactly would need the rollup to sum rubric scores
  * apart (a migration).
  */
-export async function worst(client: ClickHouseClient, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
+export async function worst(client: Storage, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
   const f = filterSql(q)
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), check: q.check ?? '', k: q.limit * 4, ...f.params }
   const range = `project_id = {project:String} AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
@@ -136,7 +137,7 @@ export async function worst(client: ClickHouseClient, projectId: string, q: Wors
  * version, so FINAL alone keeps one row per version); a latest row that is a judge error is no score.
  */
 async function judgeMeans(
-  client: ClickHouseClient,
+  client: Storage,
   params: { project: string; from: string; to: string; ids: string[] },
 ): Promise<Map<string, { rubricMean: number | null; dimensionMean: number | null }>> {
   const found = await rows<{ trace_id: string; rubrics: number; rubric_sum: number; dimensions: number; dimension_sum: number }>(

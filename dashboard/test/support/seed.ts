@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 
 /** Rows for the tables the dashboard reads, with only the columns a test cares about. */
 export interface SeedTrace {
@@ -18,7 +18,7 @@ export interface SeedTrace {
 
 const time = (d: Date) => d.toISOString().replace('T', ' ').replace('Z', '')
 
-export async function seed(client: ClickHouseClient, traces: SeedTrace[]): Promise<void> {
+export async function seed(client: Storage, traces: SeedTrace[]): Promise<void> {
   const t = traces.map((x) => ({
     project_id: x.projectId ?? 'default',
     trace_id: x.traceId,

@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { compareNanos, readSession, readTrace, traceSessionId, traceStart, type Trace } from '@sieve/core'
 import type { ChecksConfig } from '@sieve/scorer'
 import { DATASET_VERSION, goldenExampleSchema, type GoldenExample } from '../dataset/golden-example.js'
@@ -45,7 +45,7 @@ export class DatasetFileError extends Error {
  * Appends the selected traces to a JSONL dataset, scrubbed and validated, and records each in the
  * `exports` table so a second run adds nothing. A dry run reads and reports but writes nothing.
  */
-export async function exportDataset(client: ClickHouseClient, o: ExportOptions): Promise<ExportReport> {
+export async function exportDataset(client: Storage, o: ExportOptions): Promise<ExportReport> {
   const path = resolve(o.out)
   const existing = readDataset(path)
   if (existing.problems.length) {
@@ -111,7 +111,7 @@ const SESSION_HISTORY_TRACES = 50
  * The traces of the trace's session that started before it: the example's history then holds the
  * turns the user had with the agent before, even when the agent sent none of them to its model.
  */
-async function earlierInSession(client: ClickHouseClient, trace: Trace): Promise<Trace[]> {
+async function earlierInSession(client: Storage, trace: Trace): Promise<Trace[]> {
   const session = traceSessionId(trace)
   if (!session) return []
   const mine = traceStart(trace)

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 
 /** One trace written (or found a duplicate) into a dataset file; a row of `exports` (migrations/0005_exports.sql). */
 export interface ExportRecord {
@@ -11,7 +11,7 @@ export interface ExportRecord {
   duplicateOf: string
 }
 
-export async function recordExports(client: ClickHouseClient, records: ExportRecord[]): Promise<void> {
+export async function recordExports(client: Storage, records: ExportRecord[]): Promise<void> {
   if (!records.length) return
   await client.insert({
     table: 'exports',

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { z } from 'zod'
 import type { StoredScore } from './build-example.js'
 
@@ -66,7 +66,7 @@ const FEEDBACK_MATCH = `project_id = {projectId:String}
 const feedbackParams = (f: FeedbackFilter | undefined) => ({ anyScore: f?.maxScore === undefined ? 1 : 0, maxScore: f?.maxScore ?? 0, comment: f?.comment ?? '' })
 
 /** Low-scoring or failing traces, newest first, each with every score it has, not yet in the dataset. */
-export async function selectTraces(client: ClickHouseClient, s: Selection): Promise<Candidate[]> {
+export async function selectTraces(client: Storage, s: Selection): Promise<Candidate[]> {
   const result = await client.query({
     query: `SELECT trace_id AS traceId,
         groupArray(tuple(scorer_name, kind, value, passed, config_hash)) AS scores,
@@ -131,7 +131,7 @@ function readScorecard(detail: string): StoredScorecard | undefined {
  * For each trace, the feedback row that selected it: the lowest-scored one matching the filter
  * (the earliest of equals), which the example records as why it was chosen.
  */
-async function lowestFeedback(client: ClickHouseClient, projectId: string, traceIds: string[], f: FeedbackFilter): Promise<Map<string, { score: number; comment: string }>> {
+async function lowestFeedback(client: Storage, projectId: string, traceIds: string[], f: FeedbackFilter): Promise<Map<string, { score: number; comment: string }>> {
   if (!traceIds.length) return new Map()
   const result = await client.query({
     query: `SELECT trace_id AS traceId, argMin(tuple(score, comment), tuple(score, created_at)) AS worst

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import { JudgeError } from '../judge-error.js'
 import { labelSchema, type Label } from './labels.js'
 
@@ -44,7 +44,7 @@ export function labelsFromAnnotations(rows: readonly AnnotationRow[]): Label[] {
 }
 
 /** Every annotation in storage, oldest first, as labels. */
-export async function readAnnotationLabels(storage: ClickHouseClient): Promise<Label[]> {
+export async function readAnnotationLabels(storage: Storage): Promise<Label[]> {
   const result = await storage.query({
     query: `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
             FROM feedback FINAL

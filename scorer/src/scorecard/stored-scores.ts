@@ -1,11 +1,11 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { ScoreSeen } from './scorecard.js'
 
 /**
  * A trace's scores of one kind as a scorecard reads them: the latest row of each trace-level score
  * (re-scoring replaces, see migrations/0003), the error column kept so an error is never a fail.
  */
-export async function storedScoresSeen(storage: ClickHouseClient, projectId: string, traceId: string, kind: 'deterministic' | 'judge'): Promise<ScoreSeen[]> {
+export async function storedScoresSeen(storage: Storage, projectId: string, traceId: string, kind: 'deterministic' | 'judge'): Promise<ScoreSeen[]> {
   const result = await storage.query({
     query: `SELECT scorer_name AS name, argMax(value, created_at) AS value, argMax(passed, created_at) AS passed, argMax(error, created_at) AS error
             FROM scores

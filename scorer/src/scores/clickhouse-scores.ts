@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { Storage } from '@sieve/core'
 import type { ScoreRecord } from './score-record.js'
 import type { ScoreSink } from './score-sink.js'
 
@@ -45,7 +45,7 @@ export function scoreRow(r: ScoreRecord): Record<string, string | number> {
  * The `scores` table as a sink, on the client from core's createStorage (its database is the
  * session default). One INSERT per write, so a batch of traces costs one round trip.
  */
-export function clickhouseScoreSink(client: ClickHouseClient): ScoreSink {
+export function clickhouseScoreSink(client: Storage): ScoreSink {
   return {
     async write(records) {
       if (!records.length) return
