@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Storage } from '@sieve/core'
-import type { Config } from '@sieve/core'
+import type { Storage, Config } from '@sieve/core'
 import type { DatasetExporter } from '@sieve/dashboard'
 import { createScrubber, exportDataset, loadScrubOptions, projectDatasetPath } from '@sieve/exporter'
 import { loadChecksConfig } from '@sieve/scorer'

@@ -1,7 +1,8 @@
 import type { Storage } from '@sieve/core'
-import { createApp, listen, openKafkaTopicWriter, type CollectorMetrics } from '@sieve/collector'
+import { openKafkaTopicWriter } from '@sieve/queue'
+import { type PipelineMetrics, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
+import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
-import { readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
@@ -16,7 +17,7 @@ export interface UpContext {
   queue: SpanQueue
   /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
   queueDepth?: () => number
-  metrics: CollectorMetrics
+  metrics: PipelineMetrics
   /** The process's logger (SIEVE_LOG_LEVEL; JSON lines unless stderr is a terminal). */
   log: Logger
   /** Set when this process owns an embedded store: the collector serves the CLI's operations (/ops) behind this token. */

@@ -1,8 +1,8 @@
 import { once } from 'node:events'
 import { join } from 'node:path'
 import type { Storage } from '@sieve/core'
-import { createLogger, createStorage, loadConfig, migrate, migrateOptionsOf, type Config, type SpanQueue } from '@sieve/core'
-import { InProcessQueue, createMetrics } from '@sieve/collector'
+import { createLogger, createStorage, loadConfig, migrate, migrateOptionsOf, type Config, type SpanQueue, createPipelineMetrics } from '@sieve/core'
+import { InProcessQueue } from '@sieve/queue'
 import { profileOnSignal } from './cpu-profile.js'
 import { openQueue } from './queue.js'
 import type { Part, RunningPart } from './parts.js'
@@ -78,7 +78,7 @@ export async function serve(role: Role): Promise<number> {
       const migrated = await migrate(storage, migrateOptionsOf(config))
       if (migrated.applied.length) log.info(`${name}: applied migrations ${migrated.applied.join(', ')}`, { migrations: migrated.applied })
     }
-    const metrics = createMetrics()
+    const metrics = createPipelineMetrics()
     queue = await openQueue(config, metrics, role.name, log)
     const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
     for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics, log, ...(ownerToken ? { ownerToken } : {}) }))

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
-import { decodeSpanRecords } from '@sieve/collector'
+import { decodeSpanRecords } from '@sieve/queue'
 import { sharedBrokers, spawnSieve } from '@sieve/testkit'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sieve-roles-'))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
-import { openKafkaQueue } from '@sieve/collector'
+import { openKafkaQueue } from '@sieve/queue'
 import { countRows, makeTraces, roleMetricsUrl, sharedBrokers, spawnSieve, until, type SieveProcess } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 

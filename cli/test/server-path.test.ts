@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { InProcessQueue, createMetrics } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
+import { createPipelineMetrics } from '@sieve/core'
 import {
   createStorage, insertSpans, listTraces, loadConfig, loadMigrations, migrate, migrationsApplied, readTrace, readTraces, refreshTraceRollups,
   StorageError, type Config, type Span,
@@ -115,7 +116,7 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
 
   before(async () => {
     await migrate(storage, { retentionDays: 30 })
-    const metrics = createMetrics()
+    const metrics = createPipelineMetrics()
     const queue = new InProcessQueue()
     // Errors only, on stderr: what the parts tell an operator is not what this test is about.
     const quiet = () => {}

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
 import { SPAN_COLUMNS, createStorage, migrate, spanToRow, type Span, type SpanRowValues } from '@sieve/core'
-import { decodeProtobufRequest } from '@sieve/collector'
+import { decodeProtobufRequest } from '@sieve/otlp'
 import { protobufBatch } from '@sieve/testkit/bench'
 import { median, processCpuSeconds } from '@sieve/testkit'
 

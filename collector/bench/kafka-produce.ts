@@ -1,5 +1,5 @@
 import kafkajs from 'kafkajs'
-import type { SpanRecord } from '../src/queue/span-record.js'
+import type { SpanRecord } from '@sieve/queue'
 
 /** What one baseline produce request holds at most: what 1,000 version-1 records of the benchmark spans came to. */
 const REQUEST_BYTES = 1.5 * 2 ** 20

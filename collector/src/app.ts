@@ -1,5 +1,4 @@
-import type { Storage } from '@sieve/core'
-import type { LogFn, SpanQueue } from '@sieve/core'
+import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
 import express, { type Express, type RequestHandler } from 'express'
 import { jsonErrors } from './api/json-errors.js'
 import { requestIds } from './api/request-id.js'
@@ -7,8 +6,7 @@ import { storageNotReady } from './api/storage-readiness.js'
 import { createTraceRoutes } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import { metricsAccess } from './metrics-access.js'
-import type { CollectorMetrics } from './metrics.js'
-import { InProcessQueue } from './queue/in-process-queue.js'
+import { InProcessQueue } from '@sieve/queue'
 import { createOtlpRouter } from './receiver/index.js'
 
 export interface AppOptions {
@@ -18,7 +16,7 @@ export interface AppOptions {
   /** `SIEVE_METRICS_TOKEN`: who may read `/metrics` (see metrics-access.ts). */
   metricsToken?: string
   maxBodyBytes: number
-  metrics: CollectorMetrics
+  metrics: PipelineMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
   queueDepth?: () => number
   /** More routes mounted ahead of the read API (the dashboard's /api and /ui), by path prefix. */

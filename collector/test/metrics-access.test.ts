@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { networkInterfaces } from 'node:os'
 import { after, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue, listen, type RunningServer } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
+import { createPipelineMetrics } from '@sieve/core'
+import { createApp, listen, type RunningServer } from '@sieve/collector'
 import { isLoopbackAddress } from '../src/metrics-access.js'
 
 /*
@@ -19,7 +21,7 @@ after(() => Promise.all(servers.map((s) => s.stop())))
 
 /** The ops app (health, readiness, metrics) as `sieve ingester` runs it, with a project's spans counted. */
 async function start(options: { apiKeys?: Map<string, string>; metricsToken?: string; host?: string }): Promise<RunningServer> {
-  const metrics = createMetrics()
+  const metrics = createPipelineMetrics()
   metrics.spansAccepted.inc({ project: 'acme-secret-project' }, 3)
   const app = createApp({
     queue: new InProcessQueue(), storage: {} as Storage, metrics, maxBodyBytes: 1 << 20, serveTraffic: false,

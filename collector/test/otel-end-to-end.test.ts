@@ -10,6 +10,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
 import type { RunningServer } from '@sieve/collector'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
+import { exampleOtlpTrace } from '@sieve/testkit/otlp'
 
 let storage: Storage
 let ingester: RunningSieve['ingester']
@@ -172,7 +173,7 @@ describe('OpenTelemetry SDK end to end', () => {
   }
 
   test('the OTLP/JSON example (upper-case hex ids, every AnyValue kind, three resources) is accepted and read back', async () => {
-    const example = readFileSync(new URL('./fixtures/otlp-trace.json', import.meta.url))
+    const example = exampleOtlpTrace()
     const res = await fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: example })
     assert.equal(res.status, 200, await res.text())
     const { tree, spans } = await readBack('9F3C2A7B41D8E6F05A1B2C3D4E5F6071'.toLowerCase())

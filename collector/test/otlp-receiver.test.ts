@@ -7,7 +7,7 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import type { SpanQueue } from '@sieve/core'
 import protobuf from 'protobufjs'
-import { otelSpans } from './support/otel-spans.js'
+import { otelSpans } from '@sieve/testkit/otlp'
 import { QueueRecorder } from './support/queue-recorder.js'
 import { startReceiver, type ReceiverServer } from './support/receiver-server.js'
 

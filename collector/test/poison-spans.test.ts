@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Storage } from '@sieve/core'
-import { decodeSpanRecords, InProcessQueue, scanProtobufRequest, SpanRecordError, type CollectorMetrics } from '@sieve/collector'
-import type { Span } from '@sieve/core'
+import type { Storage, Span } from '@sieve/core'
+import { scanProtobufRequest } from '@sieve/otlp'
+import { decodeSpanRecords, InProcessQueue, SpanRecordError } from '@sieve/queue'
+import { type PipelineMetrics } from '@sieve/core'
 import { countRows, hexId, makeSpan, until } from '@sieve/testkit'
 import { startSieve } from '@sieve/testkit/sieve'
-import { field, keyValues, spanMessage } from './support/otlp-protobuf.js'
+import { field, keyValues, spanMessage } from '@sieve/testkit/otlp'
 import { startReceiver } from './support/receiver-server.js'
 
 /*
@@ -24,7 +25,7 @@ const BOUND_MS = 15_000
 
 let url: string
 let storage: Storage
-let metrics: CollectorMetrics
+let metrics: PipelineMetrics
 const logged: string[] = []
 let stop: () => Promise<void>
 

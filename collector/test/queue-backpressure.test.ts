@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
 import { startReceiver } from './support/receiver-server.js'
 
 function otlpJson(count: number, seed: number): string {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Storage } from '@sieve/core'
-import type { Span } from '@sieve/core'
-import type { InProcessQueue, RunningServer } from '@sieve/collector'
+import type { Storage, Span } from '@sieve/core'
+import type { InProcessQueue } from '@sieve/queue'
+import type { RunningServer } from '@sieve/collector'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 let storage: Storage

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue, listen } from '../src/index.js'
+import { InProcessQueue } from '@sieve/queue'
+import { createPipelineMetrics } from '@sieve/core'
+import { createApp, listen } from '../src/index.js'
 
 /*
  * Every answer carries a request id, the caller's when usable, and a failure's log line names it:
@@ -17,7 +19,7 @@ const failing = {
 test('a failed read answers with a request id; the log line of the failure names it, never the key', async () => {
   const lines: { message: string; fields?: Record<string, unknown> }[] = []
   const app = createApp({
-    queue: new InProcessQueue(), storage: failing, apiKeys: new Map([['secret-key-123', 'shop']]), maxBodyBytes: 1024, metrics: createMetrics(),
+    queue: new InProcessQueue(), storage: failing, apiKeys: new Map([['secret-key-123', 'shop']]), maxBodyBytes: 1024, metrics: createPipelineMetrics(),
     log: (message, fields) => lines.push({ message, ...(fields ? { fields } : {}) }),
   })
   const server = await listen(app, '127.0.0.1', 0)

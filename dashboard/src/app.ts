@@ -1,6 +1,5 @@
-import type { Storage } from '@sieve/core'
+import type { Storage, LogFn } from '@sieve/core'
 import { createTraceRoutes, jsonErrors, requestIds, securityHeaders, storageNotReady } from '@sieve/collector'
-import type { LogFn } from '@sieve/core'
 import express, { type Express } from 'express'
 import { createDashboardApi } from './api.js'
 import { createUi, UI_PATH } from './ui.js'

@@ -2,7 +2,9 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import type { Storage } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
+import { createPipelineMetrics } from '@sieve/core'
+import { createApp } from '@sieve/collector'
 import type { Express } from 'express'
 import { createDashboardApi, createDashboardApp, createUi, UI_PATH } from '../src/index.js'
 import { openEngine } from './support/engine.js'
@@ -67,7 +69,7 @@ before(async () => {
   const apiKeys = new Map<string, string>()
   const log = (message: string) => assert.fail(`an error reached the log: ${message}`)
   await serve('sieve up', createApp({
-    queue: new InProcessQueue(), storage: client, metrics: createMetrics(), apiKeys, maxBodyBytes: 1 << 20, log,
+    queue: new InProcessQueue(), storage: client, metrics: createPipelineMetrics(), apiKeys, maxBodyBytes: 1 << 20, log,
     routes: [{ path: '/api', handler: createDashboardApi({ client, apiKeys }) }, { path: UI_PATH, handler: createUi() }],
   }))
   await serve('sieve dashboard', createDashboardApp({ client, apiKeys }))

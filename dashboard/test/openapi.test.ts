@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createApp, createMetrics, InProcessQueue, listen } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
+import { createPipelineMetrics } from '@sieve/core'
+import { createApp, listen } from '@sieve/collector'
 import type { Router } from 'express'
 import { createDashboardApi, createDashboardApp, createUi, UI_PATH } from '../src/index.js'
 import { openApiDocument } from '../src/openapi.js'
@@ -35,7 +37,7 @@ const documented = (doc: { paths: Record<string, Record<string, unknown>> }) =>
 
 test('every route of `sieve up` and of `sieve dashboard` is in the document, and every documented route is served by one of them', () => {
   const up = createApp({
-    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createMetrics(),
+    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createPipelineMetrics(),
     routes: [{ path: '/api', handler: createDashboardApi({ client: storage, apiKeys: keys }) }, { path: UI_PATH, handler: createUi() }],
   })
   const dashboard = createDashboardApp({ client: storage, apiKeys: keys })

@@ -1,9 +1,8 @@
-import type { Storage } from '@sieve/core'
+import type { Storage, PipelineMetrics } from '@sieve/core'
 import {
   FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
   type QueuedSpan, type SpanQueue, type Subscription, type TraceKey,
 } from '@sieve/core'
-import type { CollectorMetrics } from '@sieve/collector'
 import { classifyInsertError } from './insert-errors.js'
 import { lastOffsets, ReplayGuard } from './replay-guard.js'
 import { RollupRefresher } from './rollup-refresher.js'
@@ -11,7 +10,7 @@ import { RollupRefresher } from './rollup-refresher.js'
 export interface IngesterOptions {
   queue: SpanQueue
   storage: Storage
-  metrics?: CollectorMetrics
+  metrics?: PipelineMetrics
   /** Consumer group name; one ingester group stores every span once. */
   group?: string
   onError?: (error: unknown) => void

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { createStorage, insertSpans, migrate, PROGRESS_SLACK_MS, readProgress } from '@sieve/core'
 import { countRows, makeTraces } from '@sieve/testkit'
-import { InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
 import { startIngester } from '../src/index.js'
 
 // Issue #19: on the embedded queue a span is acknowledged once stored, and the `traces` rollup of its

@@ -1,5 +1,4 @@
-import type { Storage } from '@sieve/core'
-import type { Trace } from '@sieve/core'
+import type { Storage, Trace } from '@sieve/core'
 import { BudgetLedger, hasDailyLimits, type SliceLimits } from './budget.js'
 import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'

@@ -1,5 +1,4 @@
-import type { Storage } from '@sieve/core'
-import type { Config } from '@sieve/core'
+import type { Storage, Config } from '@sieve/core'
 import type { Registry } from 'prom-client'
 import { ConfigError, type Trace } from '@sieve/core'
 import { checksSeen, type TraceScore, judgeItemProblems, type Scorecards, traceView, type ScoreSink } from '@sieve/scorer'

@@ -1,5 +1,4 @@
-import type { Storage } from '@sieve/core'
-import type { Trace } from '@sieve/core'
+import type { Storage, Trace } from '@sieve/core'
 import { scoreCard, scorecardRecord, storedScoresSeen, traceFields, type Scorecard, type ScoreRecord, type ScoreSeen, type ScoreSink } from '@sieve/scorer'
 import type { BudgetLedger } from './budget.js'
 import type { JudgeRunner } from './judge-job.js'

@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import kafkajs from 'kafkajs'
-import { createMetrics, openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
+import { openKafkaQueue, type KafkaSpanQueue } from '@sieve/queue'
+import { createPipelineMetrics, createStorage, migrate } from '@sieve/core'
 import { startIngester } from '@sieve/ingester'
-import { createStorage, migrate } from '@sieve/core'
 import { resolveChecksConfig, Scorer } from '@sieve/scorer'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, JudgeStage, loadJudgeConfig, loadRubricDir, type JudgeCandidate } from '../src/index.js'
 import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
@@ -47,12 +47,12 @@ test('two scorer instances of one consumer group over Kafka, each with its own j
   const group = `scorer-${randomUUID().slice(0, 8)}`
   const queues: KafkaSpanQueue[] = []
   const open = async () => {
-    const q = await openKafkaQueue({ kafka, metrics: createMetrics(), publish: { failFastMs: 2000 }, consume: { minBackoffMs: 100, maxBackoffMs: 1000 } })
+    const q = await openKafkaQueue({ kafka, metrics: createPipelineMetrics(), publish: { failFastMs: 2000 }, consume: { minBackoffMs: 100, maxBackoffMs: 1000 } })
     queues.push(q)
     return q
   }
   const ingestQueue = await open()
-  const ingester = await startIngester({ queue: ingestQueue, storage, metrics: createMetrics(), commitAfterRollup: true })
+  const ingester = await startIngester({ queue: ingestQueue, storage, metrics: createPipelineMetrics(), commitAfterRollup: true })
 
   // Six users with four traces each, a trace a second in turn: their traces land on every partition.
   const users = ['ann', 'ben', 'cat', 'dan', 'eve', 'fay']

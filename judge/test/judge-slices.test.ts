@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
 import { createStorage, insertSpans, loadConfig, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, Scorer, type ScoreRecord } from '@sieve/scorer'
 import {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
 import { createStorage, migrate, type Span, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
 import { median, processCpuSeconds } from '@sieve/testkit'

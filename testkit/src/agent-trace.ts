@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
-import { decodeProtobufRequest } from '@sieve/collector'
+import { decodeProtobufRequest } from '@sieve/otlp'
 import type { Span, Trace } from '@sieve/core'
 
 /**

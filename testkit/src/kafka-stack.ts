@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { Storage } from '@sieve/core'
-import { migrate } from '@sieve/core'
-import {
-  createApp,
-  createMetrics,
-  listen,
-  openKafkaQueue,
-  type CollectorMetrics,
-  type KafkaSettings,
-  type KafkaSpanQueue,
-} from '@sieve/collector'
+import { migrate, createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
+import { openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/queue'
+import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
 import { openTestStorage } from './clickhouse-http.js'
 
@@ -40,7 +33,7 @@ export interface KafkaStack {
   url: string
   storage: Storage
   queue: KafkaSpanQueue
-  metrics: CollectorMetrics
+  metrics: PipelineMetrics
   kafka: KafkaSettings
   close(): Promise<void>
 }
@@ -50,7 +43,7 @@ export async function startKafkaStack(brokers: string[], apiKeys = new Map<strin
   const store = await openTestStorage({ path: join(dir, 'clickhouse') })
   const storage = store.storage
   await migrate(storage, { retentionDays: 30 })
-  const metrics = createMetrics()
+  const metrics = createPipelineMetrics()
   const kafka = uniqueKafkaSettings(brokers)
   const queue = await openKafkaQueue({ kafka, metrics, publish: { failFastMs: 2000 }, consume: { minBackoffMs: 100, maxBackoffMs: 1000 } })
   const ingester = await startIngester({ queue, storage, metrics, commitAfterRollup: true })

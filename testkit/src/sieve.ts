@@ -2,12 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Storage } from '@sieve/core'
-import {
-  createApp, createMetrics, InProcessQueue, listen,
-  type CollectorMetrics, type InProcessQueueOptions, type RunningServer,
-} from '@sieve/collector'
+import { InProcessQueue, type InProcessQueueOptions } from '@sieve/queue'
+import { createPipelineMetrics, type PipelineMetrics, migrate } from '@sieve/core'
+import { createApp, listen, type RunningServer } from '@sieve/collector'
 import { startIngester, type Ingester } from '@sieve/ingester'
-import { migrate } from '@sieve/core'
 import { openTestStorage } from './clickhouse-http.js'
 
 export interface SieveOptions {
@@ -27,7 +25,7 @@ export interface RunningSieve {
   queue: InProcessQueue
   ingester: Ingester
   server: RunningServer
-  metrics: CollectorMetrics
+  metrics: PipelineMetrics
   stop(): Promise<void>
 }
 
@@ -44,7 +42,7 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
   const storage = store.storage
   await migrate(storage, { retentionDays: 30 })
   const queue = new InProcessQueue(options.queue)
-  const metrics = createMetrics()
+  const metrics = createPipelineMetrics()
   const ingester = await startIngester({ queue, storage, metrics })
   const app = createApp({
     queue,

@@ -48,8 +48,8 @@ test('the pattern finds the ways a test has read shared/ from beside the checkou
 test('no test or test support file reads from outside the repository', () => {
   const files = testFiles(root, false).filter((f) => f !== self)
   assert.ok(files.length > 50, `${files.length} files scanned`)
-  assert.ok(files.some((f) => f.endsWith('collector/test/otlp-decode.test.ts')))
+  assert.ok(files.some((f) => f.endsWith('otlp/test/otlp-decode.test.ts')))
   assert.ok(files.some((f) => f.endsWith('testkit/src/sieve.ts')))
   const found = files.flatMap((f) => sharedPathReads(readFileSync(f, 'utf8')).map((hit) => `${relative(root, f)}: ${hit}`))
-  assert.deepEqual(found, [], 'use a fixture in the repository (e.g. collector/test/fixtures/) instead')
+  assert.deepEqual(found, [], 'use a fixture in the repository (e.g. testkit/fixtures/) instead')
 })

@@ -1,5 +1,4 @@
-import type { Storage } from '@sieve/core'
-import type { Config, Trace } from '@sieve/core'
+import type { Storage, Config, Trace } from '@sieve/core'
 import type { ExportOptions, ExportReport } from '@sieve/exporter'
 import type { ChecksConfig, ScoreRecord } from '@sieve/scorer'
 import type { CalibrationReport, Label } from '@sieve/judge'

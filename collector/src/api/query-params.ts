@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { LATEST_NANOS } from '../otlp/span-checks.js'
+import { LATEST_NANOS } from '@sieve/otlp'
 
 const LATEST = BigInt(LATEST_NANOS)
 const UNIT_NANOS = { ms: 1_000_000n, ns: 1n } as const

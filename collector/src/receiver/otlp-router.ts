@@ -1,14 +1,9 @@
-import type { LogFn, PublishOutcome, Span, SpanQueue } from '@sieve/core'
+import type { LogFn, PublishOutcome, Span, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
 import { requestIdOf } from '../api/request-id.js'
-import type { CollectorMetrics } from '../metrics.js'
-import { decodeJsonRequest } from '../otlp/decode-json.js'
-import { RequestAccount } from '../otlp/decoded-request.js'
-import { decodeProtobufRequest, scanProtobufRequest } from '../otlp/decode-protobuf.js'
-import { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from '../otlp/encode-response.js'
-import { OtlpDecodeError } from '../otlp/otlp-error.js'
-import { forwardsProtobuf } from '../queue/forwarding-queue.js'
+import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat, OtlpDecodeError } from '@sieve/otlp'
+import { forwardsProtobuf } from '@sieve/queue'
 import { projectOf } from './authenticate.js'
 import { gunzipBody, readBody } from './read-body.js'
 import { ReceiverError, badRequest } from './receiver-error.js'
@@ -20,7 +15,7 @@ export const otlpRouterOptionsSchema = z.object({
   apiKeys: z.custom<ReadonlyMap<string, string>>((m) => m instanceof Map, 'apiKeys must be a Map of key to project'),
   /** Limit on the body, both as sent and once decompressed. */
   maxBodyBytes: z.number().int().positive(),
-  metrics: z.custom<CollectorMetrics>((m) => typeof (m as CollectorMetrics | null)?.registry === 'object', 'metrics must come from createMetrics()'),
+  metrics: z.custom<PipelineMetrics>((m) => typeof (m as PipelineMetrics | null)?.registry === 'object', 'metrics must come from createPipelineMetrics()'),
   /** Where errors no sender may see go in full (default: stderr). */
   log: z.custom<LogFn>((f) => typeof f === 'function', 'log must be a function').optional(),
 })
@@ -132,7 +127,7 @@ function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: Spa
  * queue's own errors (QueueFullError, QueueUnavailableError) say what happened in words written
  * for senders; anything else is logged and answered without its text.
  */
-function queueError(err: unknown, project: string, spans: number, metrics: CollectorMetrics, log: LogFn): ReceiverError {
+function queueError(err: unknown, project: string, spans: number, metrics: PipelineMetrics, log: LogFn): ReceiverError {
   const { code, message, retryAfterSeconds } = err as { code?: string; message?: string; retryAfterSeconds?: number }
   const retryAfter = retryAfterSeconds ?? DEFAULT_RETRY_AFTER
   if (code === 'QUEUE_FULL') {

@@ -1,4 +1,4 @@
-import { RPC_CODE } from '../otlp/encode-response.js'
+import { RPC_CODE } from '@sieve/otlp'
 
 /**
  * A request the receiver answers with an error status; the message goes to the sender as is, so

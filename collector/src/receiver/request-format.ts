@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { OtlpFormat } from '../otlp/encode-response.js'
+import type { OtlpFormat } from '@sieve/otlp'
 import { unsupported } from './receiver-error.js'
 
 const FORMATS: Record<string, OtlpFormat> = {

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { createStorage } from '@sieve/core'
-import { openKafkaQueue, scanProtobufRequest } from '@sieve/collector'
+import { scanProtobufRequest } from '@sieve/otlp'
+import { openKafkaQueue } from '@sieve/queue'
 import { countRows, makeTraces, roleMetricsUrl, sharedBrokers, spawnSieve, until, type SieveProcess } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
-import { protobufRequest } from '../support/otlp-protobuf.js'
+import { protobufRequest } from '@sieve/testkit/otlp'
 
 let brokers: string[]
 let release: () => Promise<void>

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { readTrace, type Span } from '@sieve/core'
-import { decodeJsonRequest, decodeProtobufRequest, decodeSpanRecords, OTLP_TRACE_RECORD } from '@sieve/collector'
+import { decodeJsonRequest, decodeProtobufRequest } from '@sieve/otlp'
+import { decodeSpanRecords, OTLP_TRACE_RECORD } from '@sieve/queue'
 import kafkajs from 'kafkajs'
 import { countRows, makeSpan, makeTraces, sharedBrokers, until } from '@sieve/testkit'
 import { startKafkaStack, type KafkaStack } from '@sieve/testkit/kafka-stack'
-import { otelSpans } from '../support/otel-spans.js'
-import { protobufRequest } from '../support/otlp-protobuf.js'
+import { otelSpans, protobufRequest, exampleOtlpTrace } from '@sieve/testkit/otlp'
 
 let stack: KafkaStack
 let release: () => Promise<void>
@@ -68,7 +68,7 @@ async function post(contentType: string, body: Buffer): Promise<number> {
 }
 
 test('OTLP JSON → collector → Kafka → ingester → ClickHouse: every field as the receiver decoded it', async () => {
-  const body = readFileSync(new URL('../fixtures/otlp-trace.json', import.meta.url))
+  const body = exampleOtlpTrace()
   const expected = decodeJsonRequest(body, 'acme').spans
   assert.equal(await post('application/json', body), 200)
   const stored = await storedTrace('9f3c2a7b41d8e6f05a1b2c3d4e5f6071', 5)

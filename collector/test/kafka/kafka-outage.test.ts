@@ -1,10 +1,10 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { QueueUnavailableError, type Span } from '@sieve/core'
-import { createMetrics, openKafkaQueue, type KafkaSpanQueue } from '@sieve/collector'
+import { QueueUnavailableError, type Span, createPipelineMetrics } from '@sieve/core'
+import { openKafkaQueue, type KafkaSpanQueue } from '@sieve/queue'
 import { countRows, makeTraces, startPrivateBroker, until, type PrivateBroker } from '@sieve/testkit'
 import { startKafkaStack } from '@sieve/testkit/kafka-stack'
-import { otelSpans } from '../support/otel-spans.js'
+import { otelSpans } from '@sieve/testkit/otlp'
 import { ExportResultCode } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 
@@ -17,7 +17,7 @@ after(async () => {
 })
 
 test('with the broker gone publish fails with QueueUnavailableError instead of hanging, and recovers when it is back', async () => {
-  const metrics = createMetrics()
+  const metrics = createPipelineMetrics()
   const queue: KafkaSpanQueue = await openKafkaQueue({
     kafka: {
       brokers: broker.brokers,

@@ -1,5 +1,5 @@
 import type { Span } from '@sieve/core'
-import { InProcessQueue, type InProcessQueueOptions } from '../../src/index.js'
+import { InProcessQueue, type InProcessQueueOptions } from '@sieve/queue'
 
 /**
  * The real in-process queue with one publish-gating consumer group standing in for the ingester:

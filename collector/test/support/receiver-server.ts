@@ -2,11 +2,12 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import express from 'express'
 import type { SpanQueue } from '@sieve/core'
-import { createMetrics, createOtlpRouter, type CollectorMetrics } from '../../src/index.js'
+import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
+import { createOtlpRouter } from '../../src/index.js'
 
 export interface ReceiverServer {
   url: string
-  metrics: CollectorMetrics
+  metrics: PipelineMetrics
   close(): Promise<void>
 }
 
@@ -17,7 +18,7 @@ export async function startReceiver(options: {
   maxBodyBytes?: number
   log?: (message: string) => void
 }): Promise<ReceiverServer> {
-  const metrics = createMetrics()
+  const metrics = createPipelineMetrics()
   const app = express()
   app.use(createOtlpRouter({
     queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics,

@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import express from 'express'
 import type { Span } from '@sieve/core'
-import { createMetrics, createOtlpRouter, InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
+import { createPipelineMetrics } from '@sieve/core'
+import { createOtlpRouter } from '@sieve/collector'
 
 /**
  * The collector's own OTLP/HTTP receiver on 127.0.0.1, keeping spans in memory: the agent under
@@ -27,7 +29,7 @@ export async function startSpanReceiver(maxBodyBytes = 16 * 1024 * 1024): Promis
     },
   })
   const app = express()
-  app.use(createOtlpRouter({ queue, apiKeys: new Map(), maxBodyBytes, metrics: createMetrics() }))
+  app.use(createOtlpRouter({ queue, apiKeys: new Map(), maxBodyBytes, metrics: createPipelineMetrics() }))
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s))
   })

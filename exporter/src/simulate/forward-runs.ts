@@ -1,4 +1,4 @@
-import { encodeJsonRequest } from '@sieve/collector'
+import { encodeJsonRequest } from '@sieve/otlp'
 import type { Span, Trace } from '@sieve/core'
 import { SIMULATION_ATTR } from '@sieve/protocol'
 

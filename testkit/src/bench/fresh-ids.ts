@@ -1,4 +1,4 @@
-import { decodeProtobufRequest } from '@sieve/collector'
+import { decodeProtobufRequest } from '@sieve/otlp'
 
 /**
  * Copies of an OTLP protobuf request that are new traces to the collector: each trace id's bytes

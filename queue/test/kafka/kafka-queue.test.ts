@@ -3,10 +3,11 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
-import { encodeTraceRecords, KafkaSetupError, scanProtobufRequest, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/collector'
+import { scanProtobufRequest } from '@sieve/otlp'
+import { encodeTraceRecords, KafkaSetupError, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/queue'
 import { makeSpan, makeTraces, sharedBrokers, until } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
-import { protobufRequest } from '../support/otlp-protobuf.js'
+import { protobufRequest } from '@sieve/testkit/otlp'
 
 let brokers: string[]
 let release: () => Promise<void>

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { QueuedSpan } from '@sieve/core'
 import { makeTraces } from '@sieve/testkit'
-import { withoutCutRecord } from '../src/queue/kafka-subscription.js'
+import { withoutCutRecord } from '../src/kafka-subscription.js'
 
 // A version 2 Kafka record holds a trace's spans; a batch halved to isolate a refused span can cut
 // through one. The ingester commits the first half's highest offset + 1: past the cut record, the

@@ -1,7 +1,12 @@
-export { DecodedRequest } from './decoded-request.js'
+export { DecodedRequest, RequestAccount } from './decoded-request.js'
 export { decodeJsonRequest } from './decode-json.js'
 export { encodeJsonRequest } from './encode-json.js'
 export { parseExactJson } from './parse-exact-json.js'
 export { decodeProtobufRequest, scanProtobufRequest, ScannedRequest } from './decode-protobuf.js'
 export { OtlpDecodeError } from './otlp-error.js'
 export { encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat } from './encode-response.js'
+export { LATEST_NANOS, MAX_NESTING, NestingError, spanProblem } from './span-checks.js'
+// The wire layer, for the queue's span records, which carry the sender's own OTLP bytes.
+export { WireReader } from './wire-reader.js'
+export { protobufSubset } from './protobuf-subset.js'
+export { varintSize, writeVarint } from './varint.js'

@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * The collector's Prometheus metrics, all in one registry per process (served at `/metrics`).
  * Every part of the collector records through these handles; none creates metrics of its own.
  */
-export interface CollectorMetrics {
+export interface PipelineMetrics {
   registry: Registry
   /** Spans that arrived in a decodable request, whatever became of them. */
   spansReceived: Counter<'project'>
@@ -40,7 +40,7 @@ export interface CollectorMetrics {
   kafkaReplayedSpans: Counter
 }
 
-export function createMetrics(): CollectorMetrics {
+export function createPipelineMetrics(): PipelineMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   return {

@@ -1,11 +1,6 @@
 import { z } from 'zod'
 import { SPAN_KINDS, STATUS_CODES, setAttribute, wellFormed, type AttributeValue, type Attributes, type Span } from '@sieve/core'
-import { decodeProtobufRequest, type ScannedRequest } from '../otlp/decode-protobuf.js'
-import { OtlpDecodeError } from '../otlp/otlp-error.js'
-import { protobufSubset } from '../otlp/protobuf-subset.js'
-import { MAX_NESTING, NestingError, spanProblem } from '../otlp/span-checks.js'
-import { varintSize, writeVarint } from '../otlp/varint.js'
-import { WireReader } from '../otlp/wire-reader.js'
+import { decodeProtobufRequest, type ScannedRequest, OtlpDecodeError, protobufSubset, MAX_NESTING, NestingError, spanProblem, varintSize, writeVarint, WireReader } from '@sieve/otlp'
 
 /*
  * How spans travel as Kafka record values. The first byte is the version, so encodings coexist

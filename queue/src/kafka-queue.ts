@@ -1,6 +1,6 @@
 import kafkajs, { type Producer } from 'kafkajs'
 import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
-import type { ScannedRequest } from '../otlp/decode-protobuf.js'
+import type { ScannedRequest } from '@sieve/otlp'
 import type { ForwardingQueue } from './forwarding-queue.js'
 import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
 import { encodeSpanRecords, encodeTraceRecords } from './span-record.js'
@@ -9,7 +9,7 @@ import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscripti
 import { DeadLetterSink } from './dead-letter.js'
 import { ensureTopics, partitionCount } from './kafka-topics.js'
 import { kafkaClient, type KafkaSettings } from './kafka-client.js'
-import { createMetrics, type CollectorMetrics } from '../metrics.js'
+import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
 
 export type { KafkaSettings }
 
@@ -18,7 +18,7 @@ export interface KafkaQueueOptions {
   publish?: Partial<PublisherOptions>
   consume?: Partial<Omit<SubscriptionSettings, 'topic'>>
   /** The process's metrics (served at /metrics); a private set when absent. */
-  metrics?: CollectorMetrics
+  metrics?: PipelineMetrics
   /** Create missing topics at start (default true); otherwise start-up fails saying how to create them. */
   createTopics?: boolean
   logLevel?: Config['logLevel']
@@ -37,7 +37,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     private readonly client: kafkajs.Kafka,
     private readonly options: KafkaQueueOptions,
     private readonly publisher: KafkaPublisher,
-    private readonly metrics: CollectorMetrics,
+    private readonly metrics: PipelineMetrics,
   ) {}
 
   static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
@@ -56,7 +56,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     } finally {
       await admin.disconnect().catch(() => {})
     }
-    const metrics = options.metrics ?? createMetrics()
+    const metrics = options.metrics ?? createPipelineMetrics()
     const publisher = new KafkaPublisher(
       client,
       {

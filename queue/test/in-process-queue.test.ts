@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { QueueFullError, QueueUnavailableError, UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
-import { InProcessQueue } from '@sieve/collector'
+import { InProcessQueue } from '@sieve/queue'
 
 const span = (spanId: string): Span => ({
   projectId: 'p', traceId: 'a'.repeat(32), spanId, parentSpanId: '', traceState: '', name: 'n', kind: 'INTERNAL',

@@ -1,7 +1,7 @@
 import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
 import { QueueUnavailableError } from '@sieve/core'
 import type { SpanRecord } from './span-record.js'
-import type { CollectorMetrics } from '../metrics.js'
+import type { PipelineMetrics } from '@sieve/core'
 
 export interface PublisherOptions {
   topic: string
@@ -62,7 +62,7 @@ export class KafkaPublisher {
   constructor(
     private readonly kafka: Kafka,
     private readonly options: PublisherOptions,
-    private readonly metrics: CollectorMetrics,
+    private readonly metrics: PipelineMetrics,
   ) {}
 
   /** Resolves once Kafka acknowledged every record; `spans` is how many spans they hold, for the metrics. */

@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
 import { decodeSpanRecords, encodeSpanRecord } from './span-record.js'
-import type { CollectorMetrics } from '../metrics.js'
+import type { PipelineMetrics } from '@sieve/core'
 import type { DeadLetterSink } from './dead-letter.js'
 import { BatchCoalescer } from './batch-coalescer.js'
 
@@ -37,7 +37,7 @@ export class KafkaSubscription implements Subscription {
     private readonly options: SubscribeOptions,
     private readonly settings: SubscriptionSettings,
     private readonly deadLetter: DeadLetterSink,
-    private readonly metrics: CollectorMetrics,
+    private readonly metrics: PipelineMetrics,
   ) {
     this.coalescer = new BatchCoalescer((spans) => this.deliver(spans), settings.coalesceMs, settings.maxBatchSpans)
   }
@@ -47,7 +47,7 @@ export class KafkaSubscription implements Subscription {
     options: SubscribeOptions,
     settings: SubscriptionSettings,
     deadLetter: DeadLetterSink,
-    metrics: CollectorMetrics,
+    metrics: PipelineMetrics,
   ): Promise<KafkaSubscription> {
     const consumer = kafka.consumer({
       groupId: options.group,

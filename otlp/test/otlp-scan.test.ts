@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeProtobufRequest, scanProtobufRequest } from '../src/otlp/index.js'
-import { otelSpans } from './support/otel-spans.js'
-import { protobufRequest } from './support/otlp-protobuf.js'
+import { decodeProtobufRequest, scanProtobufRequest } from '../src/index.js'
+import { otelSpans, protobufRequest } from '@sieve/testkit/otlp'
 import { makeSpan, makeTraces } from '@sieve/testkit'
 
 /*

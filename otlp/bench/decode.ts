@@ -1,10 +1,10 @@
-import { decodeJsonRequest, decodeProtobufRequest } from '../src/otlp/index.js'
+import { decodeJsonRequest, decodeProtobufRequest } from '../src/index.js'
 import { jsonBatch, protobufBatch } from '@sieve/testkit/bench'
 
 /*
  * Decode speed of the OTLP receiver's two formats on realistic GenAI batches (512 spans), with
  * plain JSON.parse of the same JSON body as the baseline measured in the same run.
- * Run: npm run bench:decode (or -w @sieve/collector)
+ * Run: npm run bench:decode (or -w @sieve/otlp)
  */
 
 const BATCH = 512

@@ -1,5 +1,5 @@
 import type { SpanQueue } from '@sieve/core'
-import type { ScannedRequest } from '../otlp/decode-protobuf.js'
+import type { ScannedRequest } from '@sieve/otlp'
 
 /**
  * A queue that carries spans as OTLP protobuf (Kafka, record version 2). The receiver hands it a

@@ -3,23 +3,10 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import {
-  decodeJsonRequest,
-  decodeProtobufRequest,
-  decodeSpanRecords,
-  encodeSpanRecord,
-  encodeSpanRecords,
-  encodeTraceRecords,
-  JSON_SPAN_RECORD,
-  MAX_TRACE_RECORD_BYTES,
-  OTLP_TRACE_RECORD,
-  scanProtobufRequest,
-  SpanRecordError,
-  type SpanRecord,
-} from '@sieve/collector'
+import { decodeJsonRequest, decodeProtobufRequest, scanProtobufRequest } from '@sieve/otlp'
+import { decodeSpanRecords, encodeSpanRecord, encodeSpanRecords, encodeTraceRecords, JSON_SPAN_RECORD, MAX_TRACE_RECORD_BYTES, OTLP_TRACE_RECORD, SpanRecordError, type SpanRecord } from '@sieve/queue'
 import type { Span } from '@sieve/core'
-import { otelSpans } from '../support/otel-spans.js'
-import { field, protobufRequest, resourceMessage, scopeMessage, spanMessage } from '../support/otlp-protobuf.js'
+import { otelSpans, field, protobufRequest, resourceMessage, scopeMessage, spanMessage, exampleOtlpTrace } from '@sieve/testkit/otlp'
 import { hexId, makeSpan, makeTraces } from '@sieve/testkit'
 
 const traceIds = (spans: Span[]) => [...new Set(spans.map((s) => s.traceId))]
@@ -101,7 +88,7 @@ test('a trace bigger than one record in a request is split over several records,
 
 test('spans handed over as objects (from OTLP/JSON, or decoded protobuf) become version 1 records, one per span', async () => {
   const decoded = decodeProtobufRequest(await sdkRequest(), 'acme').spans
-  const json = decodeJsonRequest(readFileSync(new URL('../fixtures/otlp-trace.json', import.meta.url)), 'acme').spans
+  const json = decodeJsonRequest(exampleOtlpTrace(), 'acme').spans
   // Five spans over three resources; the chat span holds every AnyValue kind, an event and a link.
   assert.equal(json.length, 5)
   const chat = json.find((s) => s.name === 'chat gpt-4o')!

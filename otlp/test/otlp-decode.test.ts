@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeJsonRequest, decodeProtobufRequest, encodeJsonRequest, OtlpDecodeError, parseExactJson } from '../src/otlp/index.js'
-import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans } from './support/otel-spans.js'
+import { decodeJsonRequest, decodeProtobufRequest, encodeJsonRequest, OtlpDecodeError, parseExactJson } from '../src/index.js'
+import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans, exampleOtlpTrace } from '@sieve/testkit/otlp'
 /** The repository's own OTLP/JSON example: one trace over three resources and four scopes, upper-case ids, every AnyValue kind. */
-const exampleTrace = readFileSync(new URL('./fixtures/otlp-trace.json', import.meta.url))
+const exampleTrace = exampleOtlpTrace()
 
 test('decodes the OTLP/JSON example: upper-case ids, every AnyValue kind, events, links, resources and scopes', () => {
   const { spans, rejected, errorMessage } = decodeJsonRequest(exampleTrace, 'proj')
