@@ -3,7 +3,7 @@ import { openKafkaTopicWriter } from '@sieve/queue'
 import { type PipelineMetrics, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
-import { createDashboardApi, createUi, UI_PATH } from '@sieve/dashboard'
+import { createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
 import { createOperationsRoutes } from './store/operations-routes.js'
@@ -101,6 +101,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
     log: (message, fields) => log.error(message, fields),
+    traceDetails: traceDetails(storage),
     routes: [
       { path: '/api', handler: dashboardApi },
       { path: UI_PATH, handler: createUi() },

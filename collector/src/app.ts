@@ -1,13 +1,12 @@
 import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
-import express, { type Express, type RequestHandler } from 'express'
-import { jsonErrors } from './api/json-errors.js'
-import { requestIds } from './api/request-id.js'
+import { Router, type Express } from 'express'
 import { storageNotReady } from './api/storage-readiness.js'
-import { createTraceRoutes } from './api/trace-routes.js'
+import { createTraceRoutes, type TraceDetails } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import { metricsAccess } from './metrics-access.js'
 import { InProcessQueue } from '@sieve/queue'
 import { createOtlpRouter } from './receiver/index.js'
+import { createHttpApp, type MountedRouter } from './http-app.js'
 
 export interface AppOptions {
   queue: SpanQueue
@@ -19,8 +18,10 @@ export interface AppOptions {
   metrics: PipelineMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
   queueDepth?: () => number
-  /** More routes mounted ahead of the read API (the dashboard's /api and /ui), by path prefix. */
-  routes?: { path: string; handler: RequestHandler }[]
+  /** More routers mounted after ingest and before the read API (the dashboard's /api and /ui). */
+  routes?: MountedRouter[]
+  /** What `GET /api/traces/:id` adds to a trace (the dashboard's scores and feedback). */
+  traceDetails?: TraceDetails
   /**
    * Serve OTLP ingest and the read API (default). `false` leaves health, readiness and metrics
    * only, for a process that consumes the queue and takes no traffic (`sieve ingester`).
@@ -30,49 +31,30 @@ export interface AppOptions {
   log?: LogFn
 }
 
-/** The collector's HTTP surface: OTLP ingest, the read API, health, readiness and metrics. */
+/** The collector's HTTP surface: OTLP ingest, the read API, feedback, health, readiness and metrics. */
 export function createApp(options: AppOptions): Express {
-  const app = express()
-  app.disable('x-powered-by')
-
-  const { metrics, queueDepth } = options
+  const { metrics, queueDepth, storage, apiKeys } = options
   const log: LogFn = options.log ?? ((message) => console.error(message))
-  app.use(requestIds())
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' })
-  })
-
-  app.get('/readyz', async (_req, res) => {
-    const notReady = await storageNotReady(options.storage)
-    if (notReady) {
-      res.status(503).json({ status: 'unavailable', message: notReady })
-      return
-    }
-    // Reachable is not enough: on the embedded queue, storage refusing every insert stalls ingest.
-    const stalled = options.queue instanceof InProcessQueue ? options.queue.stalled() : undefined
-    if (stalled !== undefined) {
-      res.status(503).json({ status: 'unavailable', message: `storage is not taking spans: ${stalled}` })
-      return
-    }
-    res.json({ status: 'ready' })
-  })
-
-  app.get('/metrics', metricsAccess({ apiKeys: options.apiKeys, token: options.metricsToken }), async (_req, res) => {
+  const metricsRoute = Router().get('/metrics', metricsAccess({ apiKeys, token: options.metricsToken }), async (_req, res) => {
     if (queueDepth) metrics.queueDepth.set(queueDepth())
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
-
-  if (options.serveTraffic !== false) {
-    app.use(createOtlpRouter({ queue: options.queue, apiKeys: options.apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }))
-    for (const route of options.routes ?? []) app.use(route.path, route.handler)
-    app.use(createTraceRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
-    app.use(createFeedbackRoutes({ storage: options.storage, apiKeys: options.apiKeys }))
-  }
-
-  app.use((req, res) => {
-    res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
+  const traffic: MountedRouter[] = [
+    { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
+    ...(options.routes ?? []),
+    { handler: createTraceRoutes({ storage, apiKeys, ...(options.traceDetails ? { details: options.traceDetails } : {}) }) },
+    { handler: createFeedbackRoutes({ storage, apiKeys }) },
+  ]
+  return createHttpApp({
+    name: 'sieve collector',
+    log,
+    notReady: async () => {
+      const notReady = await storageNotReady(storage)
+      if (notReady) return notReady
+      // Reachable is not enough: on the embedded queue, storage refusing every insert stalls ingest.
+      const stalled = options.queue instanceof InProcessQueue ? options.queue.stalled() : undefined
+      return stalled === undefined ? undefined : `storage is not taking spans: ${stalled}`
+    },
+    routers: [{ handler: metricsRoute }, ...(options.serveTraffic === false ? [] : traffic)],
   })
-  app.use(jsonErrors(log, 'sieve collector'))
-  return app
 }

@@ -1,7 +1,6 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
 import type { Storage } from '@sieve/core'
-import { ContentReader, conversationOf, readTrace, traceSessionId } from '@sieve/core'
-import { requireProject, securityHeaders, traceTree } from '@sieve/collector'
+import { requireProject, securityHeaders, type TraceDetails } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
 import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
@@ -65,9 +64,15 @@ const handle =
   }
 
 /**
- * The dashboard's API, mounted under /api by `sieve up` ahead of the collector's read API, whose
- * `GET /api/traces/:id` it extends with scores and feedback.
+ * What the dashboard adds to the read API's `GET /api/traces/:id`: the trace's scores and feedback
+ * (the route itself is the collector's, one for every role that serves it).
  */
+export const traceDetails =
+  (client: Storage): TraceDetails =>
+  (project, traceId) =>
+    traceQuality(client, project, traceId)
+
+/** The dashboard's API, mounted under /api by `sieve up` and `sieve dashboard` beside the collector's read API. */
 export function createDashboardApi(options: DashboardApiOptions): Router {
   const { client } = options
   const router = Router()
@@ -84,20 +89,6 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
   router.get(
     '/traces/:traceId/quality',
     handle(async (req, res) => traceQuality(client, requestProject(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
-  )
-  // The read API's trace (span tree) and its conversation, plus what the scorer, the judge and users said about it.
-  router.get(
-    '/traces/:traceId',
-    handle(async (req, res) => {
-      const project = requestProject(res)
-      const traceId = parse(traceIdParam, req.params.traceId, 'trace id')
-      const [trace, q] = await Promise.all([readTrace(client, project, traceId), traceQuality(client, project, traceId)])
-      if (!trace) throw new ApiError(404, 'NOT_FOUND', `no trace ${traceId} in this project`)
-      // One reader for the tree's causal order and the conversation: each span's content is parsed once.
-      const reader = new ContentReader()
-      const tree = traceTree(trace, reader)
-      return { trace: tree, sessionId: traceSessionId(trace) || null, conversation: conversationOf(trace, reader), ...q }
-    }),
   )
   // The traces sharing one session id and the conversation they hold together.
   router.get(

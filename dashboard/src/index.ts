@@ -1,4 +1,4 @@
-export { createDashboardApi, ApiError, type DashboardApiOptions } from './api.js'
+export { createDashboardApi, traceDetails, ApiError, type DashboardApiOptions } from './api.js'
 export { createUi, UI_PATH } from './ui.js'
 export { createDashboardApp } from './app.js'
 export type { DatasetExporter, ExportOutcome } from './exporter.js'

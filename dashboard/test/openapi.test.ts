@@ -6,7 +6,7 @@ import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
 import { createApp, listen } from '@sieve/collector'
 import type { Router } from 'express'
-import { createDashboardApi, createDashboardApp, createUi, UI_PATH } from '../src/index.js'
+import { createDashboardApi, createDashboardApp, createUi, traceDetails, UI_PATH } from '../src/index.js'
 import { openApiDocument } from '../src/openapi.js'
 
 /*
@@ -35,18 +35,30 @@ function routesOf(stack: Layer[], prefix = ''): string[] {
 const documented = (doc: { paths: Record<string, Record<string, unknown>> }) =>
   Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
 
-test('every route of `sieve up` and of `sieve dashboard` is in the document, and every documented route is served by one of them', () => {
-  const up = createApp({
-    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createPipelineMetrics(),
+/** The apps `sieve up` (the collector's, the dashboard's routers mounted as cli/src/parts.ts does) and `sieve dashboard` serve. */
+const apps = () => ({
+  up: createApp({
+    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createPipelineMetrics(), traceDetails: traceDetails(storage),
     routes: [{ path: '/api', handler: createDashboardApi({ client: storage, apiKeys: keys }) }, { path: UI_PATH, handler: createUi() }],
-  })
-  const dashboard = createDashboardApp({ client: storage, apiKeys: keys })
-  const served = new Set([up, dashboard].flatMap((app) => routesOf((app as unknown as { router: Router & { stack: Layer[] } }).router.stack)))
+  }),
+  dashboard: createDashboardApp({ client: storage, apiKeys: keys }),
+})
+const routesOfApp = (app: unknown): string[] => routesOf((app as { router: Router & { stack: Layer[] } }).router.stack)
+
+test('every route of `sieve up` and of `sieve dashboard` is in the document, and every documented route is served by one of them', () => {
+  const served = new Set(Object.values(apps()).flatMap(routesOfApp))
   // The UI's static files and the dashboard role's redirect at / are not API.
   const api = [...served].filter((r) => !r.includes(UI_PATH) && r !== 'GET /')
   const doc = documented(openApiDocument() as { paths: Record<string, Record<string, unknown>> })
   assert.deepEqual(api.filter((r) => !doc.includes(r)).sort(), [], 'served but not documented')
   assert.deepEqual(doc.filter((r) => !served.has(r)).sort(), [], 'documented but served by neither')
+})
+
+test('each route is defined once: no router shadows another one\'s path', () => {
+  for (const [role, app] of Object.entries(apps())) {
+    const routes = routesOfApp(app)
+    assert.deepEqual(routes.filter((r, i) => routes.indexOf(r) !== i), [], `sieve ${role} defines these more than once`)
+  }
 })
 
 test('query parameters and bodies come from the routes\' own schemas', () => {

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { listTraces, readTrace } from '@sieve/core'
+import { ContentReader, conversationOf, listTraces, readTrace, traceSessionId } from '@sieve/core'
 import { Router, type Response } from 'express'
 import type { z } from 'zod'
 import { requireProject } from './require-project.js'
@@ -7,9 +7,13 @@ import { securityHeaders } from './security-headers.js'
 import { listTracesQuerySchema, traceIdSchema } from './trace-query.js'
 import { traceTree } from './trace-tree.js'
 
+/** What a role adds to `GET /api/traces/:id` (the dashboard: scores and feedback), read beside the trace. */
+export type TraceDetails = (project: string, traceId: string) => Promise<Record<string, unknown>>
+
 export interface TraceRoutesOptions {
   storage: Storage
   apiKeys: ReadonlyMap<string, string>
+  details?: TraceDetails
 }
 
 function badRequest(res: Response, error: z.ZodError, where: string): void {
@@ -22,7 +26,10 @@ function badRequest(res: Response, error: z.ZodError, where: string): void {
   res.status(400).json({ error: { code: 'BAD_REQUEST', message } })
 }
 
-/** The read API: recent traces from the rollup, and one trace as a span tree. Project-scoped. */
+/**
+ * The read API: recent traces from the rollup, and one trace as its span tree, session id and
+ * conversation, plus what `details` adds. Project-scoped.
+ */
 export function createTraceRoutes(options: TraceRoutesOptions): Router {
   const router = Router()
   router.use('/api/traces', securityHeaders(), requireProject(options.apiKeys))
@@ -41,12 +48,15 @@ export function createTraceRoutes(options: TraceRoutesOptions): Router {
   router.get('/api/traces/:traceId', async (req, res) => {
     const traceId = traceIdSchema.safeParse(req.params.traceId)
     if (!traceId.success) return badRequest(res, traceId.error, 'traceId')
-    const trace = await readTrace(options.storage, res.locals.projectId as string, traceId.data)
+    const project = res.locals.projectId as string
+    const [trace, details] = await Promise.all([readTrace(options.storage, project, traceId.data), options.details?.(project, traceId.data)])
     if (!trace) {
       res.status(404).json({ error: { code: 'NOT_FOUND', message: `no trace ${traceId.data} in this project` } })
       return
     }
-    res.json({ trace: traceTree(trace) })
+    // One reader for the tree's causal order and the conversation: each span's content is parsed once.
+    const reader = new ContentReader()
+    res.json({ trace: traceTree(trace, reader), sessionId: traceSessionId(trace) || null, conversation: conversationOf(trace, reader), ...details })
   })
 
   return router

@@ -1,10 +1,9 @@
 import type { AddressInfo } from 'node:net'
-import express from 'express'
-import { createDashboardApi, type DashboardApiOptions } from '../../src/index.js'
+import { createDashboardApp, type DashboardApiOptions } from '../../src/index.js'
 
 export async function startApi(options: Omit<DashboardApiOptions, 'apiKeys'> & { keys: Record<string, string> }) {
-  const app = express()
-  app.use('/api', createDashboardApi({ ...options, apiKeys: new Map(Object.entries(options.keys)) }))
+  // The dashboard role's app, read API included: what `sieve dashboard` serves.
+  const app = createDashboardApp({ ...options, apiKeys: new Map(Object.entries(options.keys)), log: () => {} })
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

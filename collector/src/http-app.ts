@@ -1,0 +1,48 @@
+import type { LogFn } from '@sieve/core'
+import express, { type Express, type RequestHandler } from 'express'
+import { jsonErrors } from './api/json-errors.js'
+import { requestIds } from './api/request-id.js'
+
+/** A router and where it is mounted (no path: at the root, its routes carry their own paths). */
+export interface MountedRouter {
+  path?: string
+  handler: RequestHandler
+}
+
+export interface HttpAppOptions {
+  /** The role answering (`sieve collector`), in the log line of an error no client may see. */
+  name: string
+  /** Why the process cannot serve now (storage unreachable, a stalled queue), or undefined when ready. */
+  notReady: () => Promise<string | undefined>
+  /** The role's routers, in the order requests try them; each path is served by one of them. */
+  routers: MountedRouter[]
+  log: LogFn
+}
+
+/**
+ * Every Sieve HTTP server: request ids, `/healthz` (the process answers), `/readyz`, the role's
+ * routers, then one 404 and one error answer for all of them. Auth and project scoping belong to
+ * the routers (`requireProject`), since what a key may read differs by route.
+ */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express()
+  app.disable('x-powered-by')
+  app.use(requestIds())
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' })
+  })
+  app.get('/readyz', async (_req, res) => {
+    const notReady = await options.notReady()
+    if (notReady) res.status(503).json({ status: 'unavailable', message: notReady })
+    else res.json({ status: 'ready' })
+  })
+  for (const { path, handler } of options.routers) {
+    if (path) app.use(path, handler)
+    else app.use(handler)
+  }
+  app.use((req, res) => {
+    res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
+  })
+  app.use(jsonErrors(options.log, options.name))
+  return app
+}
