@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { refreshTraceRollups, type TraceKey } from '@sieve/core'
+import { Backoff, refreshTraceRollups, type TraceKey } from '@sieve/core'
 
 export interface RollupRefresherOptions {
   storage: Storage
@@ -73,7 +73,7 @@ export class RollupRefresher {
   }
 
   private async loop(): Promise<void> {
-    let delay = this.options.retryInitialMs ?? 100
+    const backoff = new Backoff({ baseMs: this.options.retryInitialMs ?? 100, maxMs: this.options.retryMaxMs ?? 5000 })
     while (this.dirty.size > 0) {
       const wait = this.lastStart + this.minIntervalMs - performance.now()
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
@@ -90,15 +90,14 @@ export class RollupRefresher {
         await refreshTraceRollups(this.options.storage, batch.map(([, key]) => key))
         this.options.onRefresh?.(batch.length, (performance.now() - started) / 1000)
         for (const resolvers of waiting.values()) for (const resolve of resolvers) resolve()
-        delay = this.options.retryInitialMs ?? 100
+        backoff.reset()
       } catch (error) {
         this.options.onError?.(error)
         for (const [id, key] of batch) {
           if (!this.dirty.has(id)) this.dirty.set(id, key)
           this.waiters.set(id, [...waiting.get(id)!, ...(this.waiters.get(id) ?? [])])
         }
-        await new Promise((resolve) => setTimeout(resolve, delay))
-        delay = Math.min(delay * 2, this.options.retryMaxMs ?? 5000)
+        await new Promise((resolve) => setTimeout(resolve, backoff.next()))
       }
     }
   }

@@ -1,4 +1,3 @@
-export * from './backoff.js'
 export * from './budget.js'
 export * from './client.js'
 export * from './config.js'

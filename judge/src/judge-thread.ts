@@ -4,6 +4,7 @@ import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-
 import type { JudgeConfig } from './config.js'
 import type { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
+import { backoffDelay } from '@sieve/core'
 import { bareTrace } from '@sieve/scorer'
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts')
@@ -134,7 +135,7 @@ export class JudgeThread implements JudgeRunner {
     this.metrics.inc('worker_crashes')
     // Up to a minute between attempts while the thread keeps failing to start (a broken install, say).
     this.failedStarts = wasReady ? 0 : this.failedStarts + 1
-    this.retryAt = wasReady ? 0 : Date.now() + Math.min(60_000, 1000 * 2 ** (this.failedStarts - 1))
+    this.retryAt = wasReady ? 0 : Date.now() + backoffDelay(this.failedStarts - 1, { baseMs: 1000, maxMs: 60_000 })
     const why = failure ? failure.message : `exit code ${code}`
     const next = wasReady ? 'the next trace starts a new thread' : `traces are skipped until ${new Date(this.retryAt).toISOString()}, then a new thread is tried`
     console.error(`judge: the judge's worker thread stopped (${why}); ${this.inProgress.size} trace(s) in progress are skipped, ${next}`)

@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai'
-import { backoffDelay, parseRetryAfter } from './backoff.js'
+import { backoffDelay, parseRetryAfter, type BackoffRange } from '@sieve/core'
 import { keepAliveFetch } from './http-fetch.js'
 import { JudgeError } from './judge-error.js'
 
@@ -11,7 +11,7 @@ import { JudgeError } from './judge-error.js'
  */
 export interface RetryRules {
   maxRetries: number
-  backoff: { baseMs: number; maxMs: number }
+  backoff: BackoffRange
   sleep?: (ms: number) => Promise<void>
   random?: () => number
 }
@@ -63,7 +63,7 @@ export async function completeWithRetries(
       }
       hooks.onRetry?.(String(status ?? 'network'))
       const retryAfter = err instanceof APIError ? parseRetryAfter(err.headers?.get('retry-after')) : 0
-      await (rules.sleep ?? defaultSleep)(backoffDelay(attempt, rules.backoff, retryAfter, rules.random ?? Math.random))
+      await (rules.sleep ?? defaultSleep)(backoffDelay(attempt, rules.backoff, { jitter: true, retryAfterMs: retryAfter, random: rules.random }))
     }
   }
 }

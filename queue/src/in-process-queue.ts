@@ -1,6 +1,6 @@
 import {
-  QueueFullError, QueueUnavailableError, UnprocessableSpansError,
-  type PublishOutcome, type QuarantinedSpan, type QueuedSpan, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
+  Backoff, QueueFullError, QueueUnavailableError, UnprocessableSpansError,
+  type BackoffRange, type PublishOutcome, type QuarantinedSpan, type QueuedSpan, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
 } from '@sieve/core'
 
 /**
@@ -73,16 +73,14 @@ export class InProcessQueue implements SpanQueue {
   private readonly capacity: number
   private readonly maxBatchSpans: number
   private readonly lingerMs: number
-  private readonly retryInitialMs: number
-  private readonly retryMaxMs: number
+  private readonly retry: BackoffRange
   private readonly gateAttempts: number
 
   constructor(private readonly options: InProcessQueueOptions = {}) {
     this.capacity = options.capacity ?? 100_000
     this.maxBatchSpans = options.maxBatchSpans ?? 8192
     this.lingerMs = options.lingerMs ?? 5
-    this.retryInitialMs = options.retryInitialMs ?? 100
-    this.retryMaxMs = options.retryMaxMs ?? 5000
+    this.retry = { baseMs: options.retryInitialMs ?? 100, maxMs: options.retryMaxMs ?? 5000 }
     this.gateAttempts = options.gateAttempts ?? 3
   }
 
@@ -208,7 +206,7 @@ export class InProcessQueue implements SpanQueue {
    */
   private async deliver(group: Group, entries: Entry[]): Promise<void> {
     const batch = entries.flatMap((e) => e.spans)
-    let delay = this.retryInitialMs
+    const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {
       try {
         await group.options.onBatch(batch)
@@ -224,8 +222,7 @@ export class InProcessQueue implements SpanQueue {
           return
         }
         this.failed(group, entries, attempt)
-        await sleep(delay)
-        delay = Math.min(delay * 2, this.retryMaxMs)
+        await sleep(backoff.next())
       }
     }
   }
@@ -272,7 +269,7 @@ export class InProcessQueue implements SpanQueue {
 
   /** One part of a split batch, retried like a batch until stored (undefined) or refused for its data (the error). */
   private async attempt(group: Group, owners: Owners, spans: QueuedSpan[]): Promise<UnprocessableSpansError | undefined> {
-    let delay = this.retryInitialMs
+    const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {
       try {
         await group.options.onBatch(spans)
@@ -286,15 +283,14 @@ export class InProcessQueue implements SpanQueue {
           return error
         }
         this.failed(group, entriesOf(owners, spans), attempt)
-        await sleep(delay)
-        delay = Math.min(delay * 2, this.retryMaxMs)
+        await sleep(backoff.next())
       }
     }
   }
 
   /** A span storage refused on its own: to the group's dead letters (retried until they take it), then settled as quarantined. */
   private async quarantine(group: Group, owners: Owners, queued: QueuedSpan, error: UnprocessableSpansError): Promise<void> {
-    let delay = this.retryInitialMs
+    const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {
       try {
         await group.options.deadLetter!(queued, error)
@@ -302,8 +298,7 @@ export class InProcessQueue implements SpanQueue {
       } catch (deadLetterError) {
         this.options.onError?.(group.options.group, deadLetterError, attempt)
         this.failed(group, entriesOf(owners, [queued]), attempt)
-        await sleep(delay)
-        delay = Math.min(delay * 2, this.retryMaxMs)
+        await sleep(backoff.next())
       }
     }
     this.settleSpan(group, owners, queued, `${error.reason}; kept as a dead letter`)

@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
-import { UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
+import { Backoff, UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
 import { decodeSpanRecords, encodeSpanRecord } from './span-record.js'
 import type { PipelineMetrics } from '@sieve/core'
 import type { DeadLetterSink } from './dead-letter.js'
@@ -28,7 +28,8 @@ export interface SubscriptionSettings {
  * owner starts from the last commit, and storage collapses what it sees twice.
  */
 export class KafkaSubscription implements Subscription {
-  private readonly backoff = new Map<number, number>()
+  /** Partitions whose last batch failed, each with its own run of delays. */
+  private readonly backoff = new Map<number, Backoff>()
   private readonly resumes = new Set<NodeJS.Timeout>()
   private readonly coalescer: BatchCoalescer<QueuedSpan>
 
@@ -108,8 +109,9 @@ export class KafkaSubscription implements Subscription {
       handled = spans.length + poison.length
     } catch (err) {
       this.metrics.kafkaBatchFailures.inc({ group })
-      const delay = Math.min(this.settings.maxBackoffMs, (this.backoff.get(partition) ?? this.settings.minBackoffMs / 2) * 2)
-      this.backoff.set(partition, delay)
+      const backoff = this.backoff.get(partition) ?? new Backoff({ baseMs: this.settings.minBackoffMs, maxMs: this.settings.maxBackoffMs })
+      this.backoff.set(partition, backoff)
+      const delay = backoff.next()
       // Not resolving the offsets makes kafkajs fetch this batch again once the partition resumes.
       const resume = pause()
       const timer = setTimeout(() => {
