@@ -88,6 +88,7 @@ test('a failing simulated run, stored in Sieve with --send, exports and replays 
   const example = JSON.parse(lines[0]!)
   assert.ok(traceIds.includes(example.source.traceId), 'a trace of the simulated run')
   assert.deepEqual([example.source.traceId, example.source.projectId, example.source.agentName], [failingTrace, PROJECT, 'support-agent'])
+  assert.ok(example.tags.includes('simulation:refund-outside-policy@base'), `the scenario it came from: ${example.tags}`)
   assert.deepEqual(
     example.input.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content),
     scriptedUserTurns.slice(0, traceIds.indexOf(failingTrace) + 1),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { conversationOf, type Conversation, type Trace } from '@sieve/core'
+import { SIMULATION_ATTR } from '@sieve/protocol'
 import { traceFields, traceView } from '@sieve/scorer'
 import { DATASET_VERSION, type GoldenExample, type SelectionReason } from '../dataset/golden-example.js'
 import type { Scrubber } from '../scrub/scrubber.js'
@@ -94,7 +95,7 @@ export function buildExample(trace: Trace, candidate: Pick<Candidate, 'scores' |
     expected: wanted.expected,
     observed: { output: scrub(replayed.answer), toolCalls },
     bucket: options.bucket,
-    tags: exampleTags(candidate.scores, wanted.gates, selected),
+    tags: [...exampleTags(candidate.scores, wanted.gates, selected), ...simulationTags(trace)],
     selected,
     source: {
       traceId: trace.traceId,
@@ -129,6 +130,20 @@ function selectionReasons(filters: Filters, candidate: Pick<Candidate, 'scorecar
     reasons.push({ by: 'feedback', feedback: { score, ...(comment ? { comment: scrub(comment) } : {}) } })
   }
   return reasons.length ? reasons : [{ by: 'failure' }]
+}
+
+/**
+ * `simulation:<scenario>@<template>` for a trace `sieve simulate --send` stored: a dataset mixing
+ * simulated and production failures says which case came from which scenario.
+ */
+function simulationTags(trace: Trace): string[] {
+  for (const span of trace.spans) {
+    const scenario = span.attributes[SIMULATION_ATTR.scenario]
+    if (typeof scenario !== 'string' || scenario === '') continue
+    const template = span.attributes[SIMULATION_ATTR.template]
+    return [`simulation:${scenario}@${typeof template === 'string' && template ? template : 'base'}`]
+  }
+  return []
 }
 
 /** `failed:<name>` for each failed check and judge rubric, `gate:<name>` for the gates expected, `selected:<by>` and `below:<score>`. */
