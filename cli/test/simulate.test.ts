@@ -30,6 +30,7 @@ test('--list-templates prints each edge-case template and what it changes', asyn
   for (const name of ['base', 'impatient', 'out-of-policy', 'prompt-injection', 'pii-overshare', 'ambiguous', 'off-topic', 'language-switch', 'long-conversation']) {
     assert.match(stdout, new RegExp(`^${name} +\\S`, 'm'), name)
   }
+  assert.match(stdout, /^Combine templates into one variant with \+, applied in the order written/m)
 })
 
 test('the example scenarios pass against the fixed support agent (exit 0); the broken one fails the refund scenario through prohibited_tools and its gate, a regression (exit 1)', async () => {
@@ -56,6 +57,16 @@ test('the example scenarios pass against the fixed support agent (exit 0); the b
   assert.deepEqual([gate.name, gate.turn], ['prohibited_tools', 1], 'the gate names the turn')
   assert.match(gate.message, new RegExp(`prohibited tool process_refund called in span ${gate.spanId}`))
   assert.match(readFileSync(join(dir, 'broken.md'), 'utf8'), /prohibited_tools \(gate\) \(turn 1, span [0-9a-f]{16}\)/)
+})
+
+test('--template a+b runs the two templates as one variant, keyed by the combination', async () => {
+  const combined = await simulate(['--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--template', 'out-of-policy+impatient', ...outputs('combined')])
+  assert.equal(combined.code, 0, combined.stdout + combined.stderr)
+  const variant = JSON.parse(readFileSync(join(dir, 'combined.json'), 'utf8')).variants[0]
+  assert.deepEqual([variant.id, variant.template, variant.passRate], ['refund-outside-policy@out-of-policy+impatient', 'out-of-policy+impatient', 1])
+  const unknown = await simulate(['--scenarios', SCENARIOS, '--agent', AGENT, '--template', 'impatient+sarcastic', ...outputs('unknown-template')])
+  assert.equal(unknown.code, 2, unknown.stdout)
+  assert.match(unknown.stderr, /--template impatient\+sarcastic: no such template/)
 })
 
 test('an unknown expected check, or a scenario needing an LLM user with none configured, is exit 2 before any agent runs', async () => {

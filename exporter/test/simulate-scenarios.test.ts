@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { DEFAULT_CHECKS } from '@sieve/scorer'
-import { readScenarios, scenarioCheckProblems, scenarioSchema, templateNamed, TEMPLATE_NAMES, TEMPLATES, userMessages, userSystemPrompt, type Scenario } from '../src/index.js'
+import { readScenarios, scenarioCheckProblems, scenarioSchema, templateNamed, TEMPLATE_NAMES, TEMPLATES, userMessages, userSystemPrompt, variantTransform, type Scenario } from '../src/index.js'
 import { scriptedUser } from '../src/simulate/simulated-user.js'
 import {
   AMBIGUOUS_OPENING, FOLLOW_UPS, IMPATIENT_OPENING, IMPATIENT_SUFFIX, INJECTION, LANGUAGE_SWITCH_LINE, LONG_MIN_TURNS, OFF_TOPIC_LINE, OUT_OF_POLICY_LINE, OVERSHARE,
@@ -89,6 +89,24 @@ test('each template changes the user\'s turns as documented', () => {
   assert.ok(apply('ambiguous', unscripted).facts.user.some((f) => f.includes(s.opening)), 'an LLM user keeps the request it came with')
 })
 
+test('templates joined by + make one variant, applied in the order written; an unknown or repeated part is refused', () => {
+  const s = scenario()
+  const both = variantTransform('impatient+pii-overshare')!(s)
+  assert.deepEqual(both, templateNamed('pii-overshare')!.apply(templateNamed('impatient')!.apply(s)))
+  assert.equal(both.opening, `${IMPATIENT_OPENING} ${s.opening} ${OVERSHARE.text}`, 'the impatient user overshares too')
+  assert.deepEqual(both.facts.user, OVERSHARE.facts)
+  // Order matters where one template reads what another wrote: impatience applied last reaches the exception line too.
+  assert.deepEqual(variantTransform('out-of-policy+impatient')!(s).user!.script[0], `${OUT_OF_POLICY_LINE} ${IMPATIENT_SUFFIX}`)
+  assert.deepEqual(variantTransform('impatient+out-of-policy')!(s).user!.script[0], OUT_OF_POLICY_LINE)
+  assert.deepEqual(variantTransform('out-of-policy+off-topic')!(s).user!.script, [OFF_TOPIC_LINE, OUT_OF_POLICY_LINE, ...s.user!.script], 'each inserts after the first answer, the later first')
+  assert.equal(variantTransform('out-of-policy+off-topic')!(s).stop.maxTurns, 6, 'a turn more for each')
+  assert.deepEqual(variantTransform('base')!(s), s)
+  for (const bad of ['impatient+sarcastic', 'impatient+impatient', 'base+impatient', 'impatient+', '']) assert.equal(variantTransform(bad), undefined, bad)
+  assert.deepEqual(scenarioSchema.parse({ ...scenario(), templates: ['impatient+pii-overshare'] }).templates, ['impatient+pii-overshare'])
+  const repeated = scenarioSchema.safeParse({ ...scenario(), templates: ['impatient+impatient'] })
+  assert.match(repeated.error?.issues[0]?.message ?? '', /^no such template "impatient\+impatient" \(known: .*; combine with \+, each once\)$/)
+})
+
 test('the LLM user\'s prompt holds the persona, facts and traits, and sees the conversation from the user\'s side only', () => {
   const s = templateNamed('impatient')!.apply(scenario({ facts: { user: ['order A-1001 was delivered 45 days ago'], fixtures: { orders: { secret: true } } } }))
   const system = userSystemPrompt(s, 2)
@@ -128,7 +146,7 @@ test('a scenario file\'s problems name the file, the line and the field; expecte
     `${bad}:2: id: ids are lower-case letters and digits joined by - or _`,
     `${bad}:7: persona: Unrecognized key: "mood"`,
     `${bad}:10: stop.maxTurns: Too small: expected number to be >=1`,
-    `${bad}:13: templates.1: Invalid option`,
+    `${bad}:13: templates.1: no such template "sarcastic" (known: impatient, `,
     `${bad}:12: expect.checks: needs at least one check, or a judge rubric`,
   ]
   for (const line of expected) assert.ok(problems.some((p) => p.startsWith(line)), `${line}\n in:\n${problems.join('\n')}`)

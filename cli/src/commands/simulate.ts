@@ -19,7 +19,7 @@ export const simulateCommand: Command = {
     scenarios: { type: 'string', value: 'file|dir', multiple: true, description: 'scenario YAML file, or a folder of them (required unless --list-templates)' },
     agent: { type: 'string', value: 'command|module', description: 'the agent, as for sieve eval: a shell command, or a .ts/.js module run with node (required unless --list-templates)' },
     scenario: { type: 'string', value: 'id', multiple: true, description: 'run only this scenario' },
-    template: { type: 'string', value: 'name', multiple: true, description: 'run only this template (base: the scenario as written), whether or not the scenario lists it' },
+    template: { type: 'string', value: 'name', multiple: true, description: 'run only this template (base: the scenario as written; a+b: templates a then b as one variant), whether or not the scenario lists it' },
     user: { type: 'string', choices: ['auto', 'scripted', 'llm'], default: 'auto', description: "who plays the user: the scenario's user.script when it has one, else the LLM (auto); always the script; always the LLM" },
     repeats: { type: 'string', value: 'n', default: '1', description: 'runs per scenario × template, 1 to 100' },
     concurrency: { type: 'string', value: 'n', default: '1', description: 'runs in flight at once, 1 to 32, each with its own span receiver' },
@@ -59,10 +59,11 @@ export const simulateCommand: Command = {
     2: 'usage or configuration error (an invalid scenario, an expected check unknown or its parameters invalid), the agent cannot run, the simulator or the judge cannot be reached, or --max-cost left a scenario without a finished run',
   },
   async run({ values }) {
-    const { TEMPLATES, BASE } = await import('@sieve/exporter')
+    const { TEMPLATES, BASE, COMBINE } = await import('@sieve/exporter')
     if (values['list-templates']) {
       console.log(`${BASE.padEnd(18)} the scenario as written`)
       for (const t of TEMPLATES) console.log(`${t.name.padEnd(18)} ${t.summary}`)
+      console.log(`\nCombine templates into one variant with ${COMBINE}, applied in the order written: impatient${COMBINE}pii-overshare`)
       return 0
     }
     const scenarios = list(values.scenarios) ?? []

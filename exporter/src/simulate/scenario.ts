@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { expectationRules, expectationShape } from '../dataset/golden-example.js'
-import { TEMPLATE_NAMES } from './templates.js'
+import { BASE, COMBINE, TEMPLATE_NAMES, variantTransform } from './templates.js'
 
 /** Version of the scenario schema below; bump when a field changes meaning. */
 export const SCENARIO_VERSION = 1
@@ -54,8 +54,13 @@ export const scenarioSchema = z.strictObject({
   /** What must hold over the whole conversation; the agent's scorecard from the config applies as well. */
   expect: z.strictObject({ ...expectationShape, checks: expectationShape.checks.default({}) }).superRefine(expectationRules('expect.checks')),
   tags: texts.default([]),
-  /** Edge-case templates this scenario also runs under, each a variant of its own (`sieve simulate --list-templates`). */
-  templates: z.array(z.enum(TEMPLATE_NAMES)).default([]),
+  /**
+   * Edge-case templates this scenario also runs under, each a variant of its own (`sieve simulate
+   * --list-templates`); `impatient+pii-overshare` combines templates into one variant.
+   */
+  templates: z
+    .array(z.string().refine((name) => name !== BASE && variantTransform(name) !== undefined, { error: (i) => `no such template ${JSON.stringify(i.input)} (known: ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)` }))
+    .default([]),
   /** The scripted user: the user turns after the opening, one per line; `[DONE]` ends the conversation as reached. */
   user: z.strictObject({ script: texts.min(1) }).optional(),
 })

@@ -15,7 +15,7 @@ import type { Scenario } from './scenario.js'
 import { scoreConversation } from './score-run.js'
 import { scriptedUser } from './simulated-user.js'
 import type { SimulatorConfig } from './simulator-config.js'
-import { BASE, TEMPLATE_NAMES, templateNamed } from './templates.js'
+import { BASE, COMBINE, TEMPLATE_NAMES, variantTransform } from './templates.js'
 import { USER_PROMPT_VERSION } from './user-prompt.js'
 import { variantResult, type SimRun, type VariantResult } from './variant-result.js'
 
@@ -102,14 +102,14 @@ function plan(files: readonly ScenarioFile[], o: SimulateOptions): Variant[] {
   const ids = files.map((f) => f.scenario.id)
   const unknown = (o.only?.scenarios ?? []).filter((id) => !ids.includes(id))
   if (unknown.length) throw new SimulateConfigError(`--scenario ${unknown.join(', ')}: no such scenario (known: ${ids.join(', ')})`)
-  const badTemplates = (o.only?.templates ?? []).filter((t) => t !== BASE && !templateNamed(t))
-  if (badTemplates.length) throw new SimulateConfigError(`--template ${badTemplates.join(', ')}: no such template (known: ${BASE}, ${TEMPLATE_NAMES.join(', ')})`)
+  const badTemplates = (o.only?.templates ?? []).filter((t) => !variantTransform(t))
+  if (badTemplates.length) throw new SimulateConfigError(`--template ${badTemplates.join(', ')}: no such template (known: ${BASE}, ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)`)
   const variants: Variant[] = []
   for (const file of files) {
     const s = file.scenario
     if (o.only?.scenarios && !o.only.scenarios.includes(s.id)) continue
     for (const template of o.only?.templates ?? [BASE, ...s.templates]) {
-      const scenario = template === BASE ? s : templateNamed(template)!.apply(s)
+      const scenario = variantTransform(template)!(s)
       const user = o.user === 'llm' || (o.user === 'auto' && !scenario.user) ? 'llm' : 'scripted'
       if (user === 'scripted' && !scenario.user) throw new SimulateConfigError(`${file.path}: scenario ${s.id} has no user.script, and --user scripted was asked for`)
       if (user === 'llm' && !o.simulator) {

@@ -141,3 +141,20 @@ export const TEMPLATES: readonly Template[] = [
 export function templateNamed(name: string): Template | undefined {
   return TEMPLATES.find((t) => t.name === name)
 }
+
+/** How templates combine into one variant: `impatient+pii-overshare`. */
+export const COMBINE = '+'
+
+/**
+ * What a variant's template name does to the scenario: nothing for `base`; for templates joined by
+ * `+`, each in the order written (a later one sees what the earlier ones made, so an impatient user
+ * who overshares is angry in the overshare line too). Undefined when a part names no template or a
+ * template repeats.
+ */
+export function variantTransform(name: string): ((s: Scenario) => Scenario) | undefined {
+  if (name === BASE) return (s) => s
+  const parts = name.split(COMBINE)
+  const templates = parts.map(templateNamed)
+  if (templates.some((t) => !t) || new Set(parts).size !== parts.length) return undefined
+  return (s) => templates.reduce((scenario, t) => t!.apply(scenario), s)
+}
