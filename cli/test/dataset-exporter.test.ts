@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, insertSpans, loadConfig, migrate } from '@sieve/core'
+import { insertSpans, loadConfig, migrate } from '@sieve/core'
 import { parseDataset } from '@sieve/exporter'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 import { createDatasetExporter } from '../src/dataset-exporter.js'
 
@@ -17,6 +18,7 @@ import { createDatasetExporter } from '../src/dataset-exporter.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-dataset-exporter-'))
 const dataDir = join(dir, 'data')
+let store: TestStorage | undefined
 let storage: Storage
 const checks = resolveChecksConfig(checksSection)
 
@@ -31,11 +33,12 @@ async function failing(projectId: string): Promise<string> {
 const examplesIn = (path: string) => parseDataset(readFileSync(path, 'utf8')).examples.map((e) => e.example)
 
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'ch'), database: 'sieve' })
+  store = await openTestStorage({ path: join(dir, 'ch') })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
 })
 after(async () => {
-  await storage?.close()
+  await store?.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

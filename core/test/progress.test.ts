@@ -4,18 +4,21 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, insertSpans, migrate, ProgressRecorder, PROGRESS_SLACK_MS, readProgress, tracesArrivedSince, type Span } from '@sieve/core'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
+import { insertSpans, migrate, ProgressRecorder, PROGRESS_SLACK_MS, readProgress, tracesArrivedSince, type Span } from '@sieve/core'
 
 // Recovery of the embedded pipeline's in-memory stages after a restart (issue #19): recorded progress and what arrived since.
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-progress-'))
+let store: TestStorage
 let client: Storage
 before(async () => {
-  client = await createStorage({ kind: 'embedded', path: dir, database: 'sieve' })
+  store = await openTestStorage({ path: dir, database: 'sieve' })
+  client = store.storage
   await migrate(client, { retentionDays: 30 })
 })
 after(async () => {
-  await client.close()
+  await store.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

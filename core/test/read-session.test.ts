@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, insertSpans, migrate, readSession, traceSessionId, type Span } from '@sieve/core'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
+import { insertSpans, migrate, readSession, traceSessionId, type Span } from '@sieve/core'
 
 // Recent times: rows older than the retention are dropped by the TTL at the next merge.
 const NOW = BigInt(Date.now()) * 1_000_000n
 const dir = mkdtempSync(join(tmpdir(), 'sieve-session-'))
+let store: TestStorage
 let client: Storage
 
 const id = (n: number, width: number) => n.toString(16).padStart(width, '0')
@@ -30,7 +32,8 @@ const turn = (projectId: string, trace: number, offsetMs: number, session: strin
 ]
 
 before(async () => {
-  client = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve_session' })
+  store = await openTestStorage({ path: join(dir, 'clickhouse'), database: 'sieve_session' })
+  client = store.storage
   await migrate(client, { retentionDays: 30 })
   await insertSpans(client, [
     ...turn('p1', 3, 3000, 's-1'),
@@ -43,7 +46,7 @@ before(async () => {
   ])
 })
 after(async () => {
-  await client.close()
+  await store.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

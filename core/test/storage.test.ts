@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
+import { openTestStorage, testStorageKind, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import {
-  createStorage, insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups,
+  insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups,
   type Span,
 } from '@sieve/core'
 
@@ -14,6 +15,7 @@ const NOW = BigInt(Date.now()) * 1_000_000n + 123_456_789n
 const at = (offsetMs: number): string => (NOW + BigInt(offsetMs) * 1_000_000n).toString()
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-storage-'))
+let store: TestStorage
 let client: Storage
 
 function span(overrides: Partial<Span> = {}): Span {
@@ -43,10 +45,11 @@ const llmChild = (traceId: string, spanId: string, tokens: number, start: string
 })
 
 before(async () => {
-  client = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve_test' })
+  store = await openTestStorage({ path: join(dir, 'clickhouse'), database: 'sieve_test' })
+  client = store.storage
 })
 after(async () => {
-  await client.close()
+  await store.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -106,7 +109,10 @@ describe('spans', () => {
     assert.deepEqual(extracted, { request_model: awkward[0], session_id: awkward[4], service_name: awkward[12] })
   })
 
-  test('a span insert does not queue behind a long statement on the client', async () => {
+  // Embedded, span inserts take a second connection to the engine (create-storage.ts); over HTTP every
+  // statement is a request of its own on the client's pool of sockets, and the six seconds show nothing.
+  const embeddedOnly = testStorageKind() === 'http' && 'the embedded engine\'s second connection'
+  test('a span insert does not queue behind a long statement on the client', { skip: embeddedOnly }, async () => {
     // Six seconds of sleeping on the client's connection; the insert needs milliseconds.
     let longStatementDone = false
     const long = client

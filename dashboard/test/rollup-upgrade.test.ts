@@ -4,7 +4,8 @@ import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Storage } from '@sieve/core'
-import { createStorage, migrate, MIGRATIONS_DIR } from '@sieve/core'
+import { migrate, MIGRATIONS_DIR } from '@sieve/core'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { compare, compareQuery, quality, qualityQuery, worst, worstQuery } from '../src/index.js'
 import { seed, traceId, type SeedTrace } from './support/seed.js'
 
@@ -29,15 +30,17 @@ function traces(): SeedTrace[] {
   }))
 }
 
+let store: TestStorage
 let client: Storage
 before(async () => {
   const only0006 = mkdtempSync(join(tmpdir(), 'sieve-migrations-0006-'))
   for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => /^000[1-6]_.*\.sql$/.test(f))) copyFileSync(join(MIGRATIONS_DIR, file), join(only0006, file))
-  client = await createStorage({ kind: 'embedded', path: mkdtempSync(join(tmpdir(), 'sieve-upgrade-')), database: 'sieve' })
+  store = await openTestStorage({ path: mkdtempSync(join(tmpdir(), 'sieve-upgrade-')) })
+  client = store.storage
   const applied = await migrate(client, { retentionDays: 3650, dir: only0006 })
   assert.equal(applied.applied.at(-1), '0006_quality_rollups')
 })
-after(() => client.close())
+after(() => store.close())
 
 test('upgrading from the 0006 rollups rebuilds them from scores: figures counted twice become exact', async () => {
   await seed(client, traces())

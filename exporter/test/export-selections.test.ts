@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, insertSpans, migrate, type Trace } from '@sieve/core'
+import { insertSpans, migrate, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, scoreTrace, traceFields, traceScoreRecords, type ScoreRecord } from '@sieve/scorer'
 import { judgeSectionSchema, levelRange, loadRubrics, toScoreRecords } from '@sieve/judge'
 import { dimensionOf, startFakeOpenAI, verdict, type ModelRequest } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { exportDataset, parseDataset, ReplayJudge, runGate, scoreReplay, type ExportOptions, type GoldenExample } from '../src/index.js'
 import { checks, exportOptions } from './export-options.js'
@@ -22,16 +23,18 @@ import { checks, exportOptions } from './export-options.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-selections-'))
+let testStorage: TestStorage | undefined
 let storage: Storage
 const rubric = loadRubrics().get('customer-support')!
 const JUDGE_MODEL = 'gpt-4o-2024-08-06'
 
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'ch'), database: 'sieve' })
+  testStorage = await openTestStorage({ path: join(dir, 'ch') })
+  storage = testStorage.storage
   await migrate(storage, { retentionDays: 30 })
 })
 after(async () => {
-  await storage?.close()
+  await testStorage?.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

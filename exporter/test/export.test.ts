@@ -4,16 +4,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, insertSpans, migrate } from '@sieve/core'
+import { insertSpans, migrate } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
 import { judgeSectionSchema, loadRubrics, toScoreRecords } from '@sieve/judge'
 import { startFakeOpenAI, verdict } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
 import { exportDataset, parseDataset, ReplayJudge, runGate } from '../src/index.js'
 import { checks, exportOptions } from './export-options.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
+let testStorage: TestStorage | undefined
 let storage: Storage
 
 /** The refund-outside-policy scenario, with a customer who gives name, email, phone and card. */
@@ -46,14 +48,15 @@ const options = exportOptions
 let first: string
 let same: string
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'ch'), database: 'sieve' })
+  testStorage = await openTestStorage({ path: join(dir, 'ch') })
+  storage = testStorage.storage
   await migrate(storage, { retentionDays: 30 })
   first = await store(refundOutsidePolicy(USER))
   // Another customer conversation with the same words: a duplicate once scrubbed.
   same = await store(refundOutsidePolicy(USER.replace(CUSTOMER.email, 'someone.else@example.net')))
 })
 after(async () => {
-  await storage?.close()
+  await testStorage?.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

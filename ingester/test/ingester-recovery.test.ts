@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, insertSpans, migrate, PROGRESS_SLACK_MS, readProgress } from '@sieve/core'
+import { insertSpans, migrate, PROGRESS_SLACK_MS, readProgress } from '@sieve/core'
 import { countRows, makeTraces } from '@sieve/testkit'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { InProcessQueue } from '@sieve/queue'
 import { startIngester } from '../src/index.js'
 
@@ -13,13 +14,15 @@ import { startIngester } from '../src/index.js'
 // trace was rewritten from memory only; kill -9 in between left the trace out of `traces` for good.
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-ingester-recovery-'))
+let store: TestStorage
 let storage: Storage
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: dir, database: 'sieve' })
+  store = await openTestStorage({ path: dir })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
 })
 after(async () => {
-  await storage.close()
+  await store.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -4,30 +4,33 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createStorage, migrate } from '@sieve/core'
+import { migrate } from '@sieve/core'
 import { startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { conversation, traceId } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
 
 /*
- * Daily budgets kept in storage (`judge_budget`, migration 0010) on the embedded engine: a restart,
+ * Daily budgets kept in storage (`judge_budget`, migration 0010), embedded or over HTTP: a restart,
  * a crash and a second scorer instance all count against the same cap. The generic rubric makes 4
  * calls a trace; each call costs 0.0012 USD at the harness's price (1000 tokens in, 100 out).
  * Each test runs on a day of its own (`at(n)`: n days from today), so their rows do not meet.
  */
 let dir: string
+let store: TestStorage
 let storage: Storage
 let server: FakeOpenAI
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sieve-judge-budget-'))
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  store = await openTestStorage({ path: join(dir, 'clickhouse') })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
   server = await startFakeOpenAI({ script: (r) => verdict(r, 3) })
 })
 after(async () => {
   await server.close()
-  await storage.close()
+  await store.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

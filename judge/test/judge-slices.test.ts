@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createStorage, insertSpans, loadConfig, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
+import { insertSpans, loadConfig, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, Scorer, type ScoreRecord } from '@sieve/scorer'
 import {
   BUILTIN_RUBRICS_DIR,
@@ -18,22 +18,25 @@ import {
   UserPositions,
 } from '../src/index.js'
 import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { traceId, userTrace } from './fixtures.js'
 
 let dir: string
+let testStorage: TestStorage
 let storage: Storage
 let server: FakeOpenAI
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sieve-judge-slices-'))
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  testStorage = await openTestStorage({ path: join(dir, 'clickhouse') })
+  storage = testStorage.storage
   await migrate(storage, { retentionDays: 30 })
   server = await startFakeOpenAI({ script: (r) => verdict(r, 3) })
 })
 after(async () => {
   await server.close()
-  await storage.close()
+  await testStorage.close()
 })
 
 /** What the ingester does with a batch: the spans, then the traces rollup. */

@@ -5,25 +5,28 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createStorage, loadConfig, migrate } from '@sieve/core'
+import { loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, Scorer } from '@sieve/scorer'
 import { createJudge, FeedbackIndex, pollFeedback } from '../src/index.js'
 import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { conversation, traceId } from './fixtures.js'
 
 let dir: string
+let store: TestStorage
 let storage: Storage
 let server: FakeOpenAI
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sieve-judge-wiring-'))
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  store = await openTestStorage({ path: join(dir, 'clickhouse') })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
   server = await startFakeOpenAI({ script: (r) => verdict(r, 4) })
 })
 after(async () => {
   await server.close()
-  await storage.close()
+  await store.close()
 })
 
 test('scored traces reach the judge through the scorer, and judge scores land in the scores table', async () => {

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createStorage, loadConfig, migrate } from '@sieve/core'
+import { loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, judgeItemProblems, loadChecksConfig, resolveChecksConfig, Scorer, scoreTrace, storedScoresSeen } from '@sieve/scorer'
 import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { scenarios } from '@sieve/testkit/scenarios'
 import { createJudge, loadRubrics } from '../src/index.js'
 
@@ -19,19 +20,21 @@ test('scorecard items naming a rubric or a rubric dimension are checked against 
 })
 
 let dir: string
+let store: TestStorage
 let storage: Storage
 let judgeServer: FakeOpenAI
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sieve-scorecard-'))
-  storage = await createStorage({ kind: 'embedded', path: join(dir, 'clickhouse'), database: 'sieve' })
+  store = await openTestStorage({ path: join(dir, 'clickhouse') })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
   // Every dimension at its top level but policy adherence at its lowest: the rubric's weighted score is 0.85.
   judgeServer = await startFakeOpenAI({ script: (r) => verdict(r, /Policy adherence/.test(dimensionOf(r)) ? 1 : /Efficiency/.test(dimensionOf(r)) ? 4 : 5) })
 })
 after(async () => {
   await judgeServer.close()
-  await storage.close()
+  await store.close()
 })
 
 test('the judge writes the scorecard again with its items: the stored verdict fails on the judge gate, and `sieve score` keeps them', async () => {

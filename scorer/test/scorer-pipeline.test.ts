@@ -5,20 +5,23 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createStorage, insertSpans, migrate, readTrace, type Span } from '@sieve/core'
+import { insertSpans, migrate, readTrace, type Span } from '@sieve/core'
 import { Registry } from 'prom-client'
 import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
-// One embedded engine for the whole file (chDB allows one on-disk path per process).
+// One engine for the whole file (chDB allows one on-disk path per process), embedded or over HTTP (SIEVE_TEST_STORAGE).
+let store: TestStorage
 let storage: Storage
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: mkdtempSync(join(tmpdir(), 'sieve-scorer-')), database: 'sieve' })
+  store = await openTestStorage({ path: mkdtempSync(join(tmpdir(), 'sieve-scorer-')) })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
 })
 after(async () => {
-  await storage.close()
+  await store.close()
 })
 
 const checks = resolveChecksConfig(checksSection)

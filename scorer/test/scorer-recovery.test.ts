@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createStorage, insertSpans, migrate, readProgress, PROGRESS_SLACK_MS, type Span } from '@sieve/core'
+import { insertSpans, migrate, readProgress, PROGRESS_SLACK_MS, type Span } from '@sieve/core'
 import { Registry } from 'prom-client'
 import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
+import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 
 /*
@@ -15,14 +16,16 @@ import { checksSection, scenarios } from '@sieve/testkit/scenarios'
  * unscored is read back and scored as the assembler would have scored it (issue #19).
  */
 
-// One embedded engine for the whole file (chDB allows one on-disk path per process).
+// One engine for the whole file (chDB allows one on-disk path per process), embedded or over HTTP (SIEVE_TEST_STORAGE).
+let store: TestStorage
 let storage: Storage
 before(async () => {
-  storage = await createStorage({ kind: 'embedded', path: mkdtempSync(join(tmpdir(), 'sieve-recovery-')), database: 'sieve' })
+  store = await openTestStorage({ path: mkdtempSync(join(tmpdir(), 'sieve-recovery-')) })
+  storage = store.storage
   await migrate(storage, { retentionDays: 30 })
 })
 after(async () => {
-  await storage.close()
+  await store.close()
 })
 
 const checks = resolveChecksConfig(checksSection)
