@@ -1,3 +1,4 @@
+import type { SliceLimits } from './budget.js'
 import type { JudgeSection } from './config.js'
 import { sliceMatches, type SliceFacts } from './slices.js'
 
@@ -37,4 +38,19 @@ export function selectingSlices(sampling: JudgeSection['sampling'], facts: Slice
   }
   if (sampling.rate > 0 && hashUnit(facts.trace.traceId, RANDOM_SLICE) < sampling.rate) picked.push(RANDOM_SLICE)
   return picked
+}
+
+/** Each slice's own budget and `stopAt` by slice name, the random sample's under RANDOM_SLICE. */
+export function sliceLimitsOf(sampling: JudgeSection['sampling']): Map<string, SliceLimits> {
+  const limits = new Map<string, SliceLimits>(sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
+  limits.set(RANDOM_SLICE, { ...sampling.budget, stopAt: sampling.stopAt })
+  return limits
+}
+
+/**
+ * The sampling feedback that arrives after its trace was scored is decided by: the
+ * negative-feedback slices alone, in their order, and no random sample.
+ */
+export function lateFeedbackSampling(sampling: JudgeSection['sampling']): JudgeSection['sampling'] {
+  return { ...sampling, rate: 0, slices: sampling.slices.filter((s) => s.match.kind === 'negative_feedback') }
 }

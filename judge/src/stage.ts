@@ -1,5 +1,5 @@
 import type { Storage, Trace } from '@sieve/core'
-import { BudgetLedger, hasDailyLimits, type SliceLimits } from './budget.js'
+import { BudgetLedger, hasDailyLimits } from './budget.js'
 import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { FeedbackIndex } from './feedback-index.js'
@@ -12,7 +12,7 @@ import { reopenForFeedback, type LateFeedbackDeps } from './late-feedback.js'
 import { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
 import { rubricFor } from './rubric-for.js'
-import { hashUnit, RANDOM_SLICE, selectingSlices } from './sampling.js'
+import { hashUnit, lateFeedbackSampling, selectingSlices, sliceLimitsOf } from './sampling.js'
 import { bareTrace, traceView, type ScoreSink, type Scorecard } from '@sieve/scorer'
 import { SharedBudget, type SharedBudgetOptions } from './shared-budget.js'
 import type { SliceFacts } from './slices.js'
@@ -102,7 +102,8 @@ export class JudgeStage {
   private readonly needsLengthFacts: boolean
   private readonly needsUsers: boolean
   private readonly needsFeedback: boolean
-  private readonly sampling: JudgeConfig['sampling']
+  /** What late feedback is decided by (lateFeedbackSampling). */
+  private readonly lateSampling: JudgeConfig['sampling']
   private readonly newUserSlices: JudgeConfig['sampling']['slices']
   /** Traces whose user's history is being looked up. */
   private userLookups = 0
@@ -120,8 +121,7 @@ export class JudgeStage {
     this.log = deps.log ?? ((message) => console.error(message))
     this.metrics = deps.metrics ?? new JudgeMetrics()
     this.feedback = deps.feedback ?? new FeedbackIndex()
-    const limits = new Map<string, SliceLimits>(config.sampling.slices.map((s) => [s.name, { ...s.budget, stopAt: s.stopAt }]))
-    limits.set(RANDOM_SLICE, { ...config.sampling.budget, stopAt: config.sampling.stopAt })
+    const limits = sliceLimitsOf(config.sampling)
     // Only daily figures outlive a minute, so only they are kept in storage.
     const shareBudget = deps.storage !== undefined && hasDailyLimits(config.budgets, limits)
     this.ledger = new BudgetLedger(config.budgets, limits, deps.now, shareBudget)
@@ -143,37 +143,43 @@ export class JudgeStage {
     const firstTraces = Math.max(0, ...this.newUserSlices.map((s) => (s.match.kind === 'new_user' ? s.match.firstTraces : 0)))
     if (this.needsUsers && !deps.storage) throw new Error('judge: the new_user slice counts a user\'s traces in storage, and the judge stage was given none')
     this.users = this.needsUsers ? new UserPositions(deps.storage!, firstTraces) : undefined
-    // Late feedback is offered to the negative-feedback slices alone, in their order.
-    const negative = config.sampling.slices.filter((s) => s.match.kind === 'negative_feedback')
-    this.sampling = { ...config.sampling, rate: 0, slices: negative }
-    this.feedbackReasons = new Set(negative.map((s) => s.name))
-    this.late =
-      negative.length && deps.storage
-        ? {
-            storage: deps.storage,
-            reasons: [...this.feedbackReasons],
-            maxScore: Math.max(...negative.map((s) => (s.match.kind === 'negative_feedback' ? s.match.maxScore : -Infinity))),
-            taken: (projectId, traceId) => this.feedbackTaken.has(traceKey(projectId, traceId)),
-            offer: (trace, lowest) => {
-              const picks = selectingSlices(this.sampling, { trace, checks: [], userTurns: 0, tokens: 0, userTraceIndex: undefined, lowestFeedback: lowest })
-              // Not picked (the slice's rate): counted as not sampled when it was scored already.
-              return picks.length ? this.offerPicks(trace, picks) : undefined
-            },
-          }
-        : undefined
+    this.lateSampling = lateFeedbackSampling(config.sampling)
+    this.feedbackReasons = new Set(this.lateSampling.slices.map((s) => s.name))
+    this.late = this.lateFeedback()
     for (const id of [config.rubrics.default, ...Object.values(config.rubrics.byAgent)]) {
       if (!deps.rubrics.has(id)) throw new Error(`judge: rubric '${id}' is configured but not loaded (known: ${[...deps.rubrics.keys()].join(', ')})`)
     }
     // Last: its timers start at once, and a stage refused above must leave none behind.
-    this.shared = shareBudget
-      ? new SharedBudget(deps.storage!, this.ledger, {
-          ...deps.budgetSync,
-          onError: (err, doing, again) => {
-            this.metrics.inc('budget_sync_errors', { op: doing })
-            if (!again) this.log(`judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`)
-          },
-        })
-      : undefined
+    this.shared = shareBudget ? this.shareDailyBudget(deps.storage!) : undefined
+  }
+
+  /** How feedback on a trace scored already re-opens it; none without negative-feedback slices or storage. */
+  private lateFeedback(): LateFeedbackDeps | undefined {
+    const { storage } = this.deps
+    const negative = this.lateSampling.slices
+    if (!negative.length || !storage) return undefined
+    return {
+      storage,
+      reasons: [...this.feedbackReasons],
+      maxScore: Math.max(...negative.map((s) => (s.match.kind === 'negative_feedback' ? s.match.maxScore : -Infinity))),
+      taken: (projectId, traceId) => this.feedbackTaken.has(traceKey(projectId, traceId)),
+      offer: (trace, lowest) => {
+        const picks = selectingSlices(this.lateSampling, { trace, checks: [], userTurns: 0, tokens: 0, userTraceIndex: undefined, lowestFeedback: lowest })
+        // Not picked (the slice's rate): counted as not sampled when it was scored already.
+        return picks.length ? this.offerPicks(trace, picks) : undefined
+      },
+    }
+  }
+
+  /** The ledger's daily figures kept in storage, shared with the other instances and the next start. */
+  private shareDailyBudget(storage: Storage): SharedBudget {
+    return new SharedBudget(storage, this.ledger, {
+      ...this.deps.budgetSync,
+      onError: (err, doing, again) => {
+        this.metrics.inc('budget_sync_errors', { op: doing })
+        if (!again) this.log(`judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`)
+      },
+    })
   }
 
   /** By agent name, then service name, as the scorer picks a checks profile. */

@@ -6,18 +6,17 @@ import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { checkProblems } from '../dataset/resolve-checks.js'
 import { readDataset } from '../dataset/validate-dataset.js'
-import { agentCannotStart, callAgentTurn } from './agent-turn.js'
-import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison, type BaselineEntry } from './baseline.js'
+import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison, type BaselineEntry, type BaselineFile, type BaselineKey } from './baseline.js'
+import { GateConfigError } from './gate-config-error.js'
+import { gateFindings, type GateFindings } from './gate-findings.js'
 import { overallJudge, type OverallJudge } from './judge-figures.js'
 import type { ReplayJudge } from './replay-judge.js'
-import { replaySession, turnInput, userTurnCount } from './replay-turns.js'
-import { replayScorecard } from './replay-scorecard.js'
-import { isScored, overallFigures, runFigures, runResult, type RunFigures, type RunResult } from './run-verdict.js'
-import { scoreReplay } from './score-replay.js'
+import { replayExamples } from './replay-examples.js'
+import { isScored, overallFigures, type RunFigures, type RunResult } from './run-verdict.js'
 import { SeenVersions } from './seen-versions.js'
-import { startSpanReceiver } from './span-receiver.js'
 
 export type { RunResult } from './run-verdict.js'
+export { GateConfigError } from './gate-config-error.js'
 
 export interface GateOptions {
   dataset: string
@@ -90,11 +89,6 @@ export interface GateStamps {
   scorerVersion: string
 }
 
-export class GateConfigError extends Error {
-  readonly code = 'EVAL_CONFIG'
-}
-
-
 /** The dataset's version for baselines: a hash of its content, so an edited dataset is a new version. */
 export function datasetVersion(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16)
@@ -107,7 +101,40 @@ export function datasetVersion(path: string): string {
  * GateConfigError, also when the judge cannot be reached at all).
  */
 export async function runGate(o: GateOptions): Promise<GateReport> {
-  const log = o.log ?? (() => {})
+  const examples = gateExamples(o)
+  const baselineFile = o.baseline ? readBaseline(o.baseline) : undefined
+  const version = datasetVersion(o.dataset)
+  const seen = new SeenVersions()
+  const callsBefore = o.judge?.metrics.total('calls') ?? 0
+  const runAt = new Date().toISOString()
+  const results = await replayExamples(o, examples, seen)
+
+  const model = seen.model
+  const overall = overallFigures(results)
+  const judgeTotals = o.judge ? judgeTotalsOf(o.judge, results, callsBefore) : undefined
+  const found = gateFindings(o, results, overall, judgeTotals)
+  const key = { datasetVersion: version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}) }
+  const baseline = o.baseline && baselineFile ? compareBaseline(o, { path: o.baseline, file: baselineFile, key }, results, overall, found) : undefined
+  const { reasons, warnings } = found
+  return {
+    dataset: { path: o.dataset, version, examples: results.length },
+    agent: o.agent,
+    repeats: o.repeats,
+    model,
+    examples: results,
+    overall,
+    stamps: gateStamps(o, examples, seen, { runAt, version }),
+    ...(judgeTotals ? { judge: judgeTotals } : {}),
+    baseline,
+    verdict: reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass',
+    reasons,
+    warnings,
+    exitCode: reasons.length ? 1 : 0,
+  }
+}
+
+/** The dataset's examples, once every problem that would make the gate's verdict meaningless is ruled out. */
+function gateExamples(o: GateOptions): GoldenExample[] {
   const contents = readDataset(o.dataset)
   const { examples, problems } = contents
   if (problems.length) throw new GateConfigError(`${o.dataset} has ${problems.length} invalid line(s); run \`sieve dataset validate ${o.dataset}\``)
@@ -121,136 +148,34 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
   if (judgeOnly.length && !o.judge) {
     throw new GateConfigError(`${judgeOnly.length} example(s) are scored by the judge alone (${judgeOnly.slice(0, 3).join(', ')}${judgeOnly.length > 3 ? ', …' : ''}): configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`)
   }
-  const baselineFile = o.baseline ? readBaseline(o.baseline) : undefined
-  const version = datasetVersion(o.dataset)
-  const tolerance = o.judgeTolerance ?? 0.1
+  return examples.map(({ example }) => example)
+}
 
-  const receiver = await startSpanReceiver()
-  const results: ExampleResult[] = []
-  const seen = new SeenVersions()
-  let judgeReached = false
-  const callsBefore = o.judge?.metrics.total('calls') ?? 0
-  const runAt = new Date().toISOString()
-  let judgeCost = 0
-  try {
-    for (const [index, { example }] of examples.entries()) {
-      const runs: RunResult[] = []
-      const turns = userTurnCount(example.input.messages)
-      for (let r = 0; r < o.repeats; r++) {
-        // One agent call per user turn; each sees the conversation so far with its own earlier answers.
-        const traces: Trace[] = []
-        const answers: string[] = []
-        let error: string | undefined
-        for (let turn = 0; turn < turns && !error; turn++) {
-          const messages = turnInput(example.input.messages, answers, turn)
-          const call = await callAgentTurn(o.agent, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${r + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver, o.timeoutMs, o.cwd)
-          if (index === 0 && r === 0 && turn === 0 && agentCannotStart(call.run)) {
-            throw new GateConfigError(`cannot run the agent '${o.agent}': ${call.run.stderr || `exit code ${call.run.exitCode}`}`)
-          }
-          if (call.trace) traces.push(call.trace)
-          answers.push(call.answer)
-          if (call.error) error = turns > 1 ? `turn ${turn + 1} of ${turns}: ${call.error}` : call.error
-        }
-        const trace = replaySession(traces)
-        const score = scoreReplay(trace, example.expected, o.checks)
-        seen.addTrace(trace, score.model)
-        const overBudget = o.maxCostUsd !== undefined && judgeCost >= o.maxCostUsd
-        const judge = o.judge && trace && !error && !overBudget ? await o.judge.judgeRun(traces, o.judge.rubricFor(trace, example.expected.judge?.rubric), example.expected.judge?.floors) : undefined
-        if (judge) {
-          judgeCost += judge.costUsd
-          seen.rubrics.add(`${judge.rubric}@${judge.rubricVersion}`)
-        }
-        if (judge?.unreachable && !judgeReached) {
-          // Not one verdict yet and the endpoint is unreachable or refuses us: a setup problem, not a result.
-          throw new GateConfigError(`the judge cannot be reached: ${judge.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)
-        }
-        if (judge && !judge.unreachable) judgeReached = true
-        const card = trace && !error ? o.scorecardFor?.(trace) : undefined
-        runs.push(runResult(score, judge, error, Boolean(o.judge && trace && !error && overBudget), card ? replayScorecard(card, score.checks, judge) : undefined))
-      }
-      const result: ExampleResult = { id: example.id, bucket: example.bucket, runs, ...runFigures(runs) }
-      results.push(result)
-      const judged = result.judge?.mean !== undefined ? `  judge ${result.judge.mean} (pass rate ${result.judge.passRate})` : ''
-      const crashed = result.errored ? `  errored ${result.errored} of ${runs.length}` : ''
-      log(`${example.id}  ${result.status.padEnd(8)} mean ${result.mean}  pass rate ${result.passRate}${judged}${crashed}`)
-    }
-  } finally {
-    await receiver.close()
-  }
-
-  const model = seen.model
+/** Regressions against the baseline stored under `key` are added to `found`; the run's figures replace it when asked. */
+function compareBaseline(o: GateOptions, stored: { path: string; file: BaselineFile; key: BaselineKey }, results: readonly ExampleResult[], overall: GateReport['overall'], found: GateFindings): BaselineComparison {
   const scored = results.filter(isScored)
-  const allRuns = results.flatMap((e) => e.runs)
-  const overall = overallFigures(results)
-  const judgeTotals = o.judge
-    ? overallJudge(o.judge.model, results.map((e) => e.judge), results.flatMap((e) => e.runs.flatMap((r) => (r.judge ? [r.judge] : []))), {
-        calls: o.judge.metrics.total('calls') - callsBefore,
-        priced: o.judge.priced,
-      })
-    : undefined
-  const reasons: string[] = []
-  const warnings: string[] = []
-  if (o.failBelow !== undefined && overall.mean < o.failBelow) reasons.push(`mean score ${overall.mean} is below --fail-below ${o.failBelow}`)
-  for (const e of scored) {
-    if (e.bucket === 'known-failure' && e.passRate < 1) reasons.push(`known failure ${e.id} fails again (pass rate ${e.passRate})`)
-  }
-  if (o.warnBelow !== undefined && overall.mean < o.warnBelow) warnings.push(`mean score ${overall.mean} is below --warn-below ${o.warnBelow}`)
-  for (const e of results) if (e.status === 'unstable') warnings.push(`${e.id} is unstable: passed ${e.runs.filter((r) => r.passed).length} of ${o.repeats} runs`)
-  for (const e of results) if (e.status === 'unscored') warnings.push(`${e.id} is unscored: the judge gave no verdict on any run`)
-  const maxErrored = o.maxErroredShare ?? 0.2
-  if (overall.errored) {
-    const share = overall.errored / Math.max(1, overall.runs)
-    const line = `${overall.errored} of ${overall.runs} run(s) errored (agent crash or timeout), kept out of the means (first: ${allRuns.find((r) => r.errored)?.error})`
-    if (share > maxErrored) reasons.push(`${line}: more than the allowed share ${maxErrored}`)
-    else warnings.push(line)
-  }
-  if (overall.notJudged) {
-    const unscored = results.filter((e) => e.status === 'unscored' && e.runs.some((r) => r.notJudged))
-    const line = `the judge's cost ceiling of $${o.maxCostUsd} was reached: ${overall.notJudged} run(s) not judged`
-    if (unscored.length) {
-      // Examples only the judge can score got no verdict: the gate cannot say pass or fail.
-      throw new GateConfigError(`${line}, leaving ${unscored.length} judge-only example(s) without a verdict (${unscored.slice(0, 3).map((e) => e.id).join(', ')}); raise --max-cost`)
-    }
-    warnings.push(line)
-  }
-  if (judgeTotals?.errors) {
-    const first = results.flatMap((e) => e.runs).find((r) => r.judge?.error)?.judge?.error
-    warnings.push(`judge errors on ${judgeTotals.errors} run(s), not counted as low scores (first: ${first})`)
-  }
+  const compared = compareWithBaseline(stored.path, stored.file, stored.key, scored, o.judgeTolerance ?? 0.1)
+  found.reasons.push(...compared.reasons)
+  found.warnings.push(...compared.warnings)
+  if (o.updateBaseline) writeBaseline(stored.path, stored.file, stored.key, overall, scored)
+  return compared.baseline
+}
 
-  let baseline: GateReport['baseline']
-  if (o.baseline && baselineFile) {
-    const key = { datasetVersion: version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}) }
-    const compared = compareWithBaseline(o.baseline, baselineFile, key, scored, tolerance)
-    baseline = compared.baseline
-    reasons.push(...compared.reasons)
-    warnings.push(...compared.warnings)
-    if (o.updateBaseline) writeBaseline(o.baseline, baselineFile, key, overall, scored)
-  }
-  const verdict = reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass'
-  const stamps: GateStamps = {
-    runAt,
-    ...(o.now ? { agentNow: o.now } : {}),
-    datasetVersion: version,
-    agent: { command: o.agent, version: seen.agentVersion, promptVersion: seen.promptVersion },
-    model,
-    ...(o.judge ? { judge: { model: o.judge.model, promptVersion: JUDGE_PROMPT_VERSION, rubrics: [...seen.rubrics].sort() } } : {}),
-    checks: Object.fromEntries([...new Set(examples.flatMap(({ example }) => Object.keys(example.expected.checks)))].sort().map((name) => [name, o.checks.find((c) => c.name === name)!.version])),
-    scorerVersion: SCORER_VERSION,
-  }
+function judgeTotalsOf(judge: ReplayJudge, results: readonly ExampleResult[], callsBefore: number): OverallJudge {
+  const runs = results.flatMap((e) => e.runs.flatMap((r) => (r.judge ? [r.judge] : [])))
+  return overallJudge(judge.model, results.map((e) => e.judge), runs, { calls: judge.metrics.total('calls') - callsBefore, priced: judge.priced })
+}
+
+function gateStamps(o: GateOptions, examples: readonly GoldenExample[], seen: SeenVersions, run: { runAt: string; version: string }): GateStamps {
+  const expected = [...new Set(examples.flatMap((example) => Object.keys(example.expected.checks)))].sort()
   return {
-    dataset: { path: o.dataset, version, examples: results.length },
-    agent: o.agent,
-    repeats: o.repeats,
-    model,
-    examples: results,
-    overall,
-    stamps,
-    ...(judgeTotals ? { judge: judgeTotals } : {}),
-    baseline,
-    verdict,
-    reasons,
-    warnings,
-    exitCode: reasons.length ? 1 : 0,
+    runAt: run.runAt,
+    ...(o.now ? { agentNow: o.now } : {}),
+    datasetVersion: run.version,
+    agent: { command: o.agent, version: seen.agentVersion, promptVersion: seen.promptVersion },
+    model: seen.model,
+    ...(o.judge ? { judge: { model: o.judge.model, promptVersion: JUDGE_PROMPT_VERSION, rubrics: [...seen.rubrics].sort() } } : {}),
+    checks: Object.fromEntries(expected.map((name) => [name, o.checks.find((c) => c.name === name)!.version])),
+    scorerVersion: SCORER_VERSION,
   }
 }

@@ -120,6 +120,41 @@ function buildView(trace: Trace): TraceView {
   const root = spans.find((s) => s.parentSpanId === '')
   const reader = new ContentReader()
   const conversation = conversationOf(trace, reader)
+  const fromSpans = readSpans(spans, root, reader)
+  const fromTurns = readTurns(conversation.turns, fromSpans.sourceTexts, fromSpans.retrievedDocIds)
+  const useSpans = fromSpans.toolSpans.length > 0
+  return {
+    trace,
+    conversation,
+    root,
+    spans,
+    agentName: fromSpans.agentName,
+    serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
+    agentVersion: fromSpans.agentVersion,
+    promptVersion: fromSpans.promptVersion,
+    llmCalls: fromSpans.llmCalls,
+    toolCalls: useSpans ? fromSpans.toolSpans : fromTurns.requestedCalls,
+    toolCallsFrom: useSpans ? 'spans' : 'messages',
+    toolDefinitions: fromSpans.toolDefinitions,
+    systemPrompt: fromTurns.systemPrompt,
+    userTexts: fromTurns.userTexts,
+    assistantTexts: fromTurns.assistantTexts,
+    finalAnswer: finalAnswerOf(conversation.turns, fromSpans.llmCalls),
+    sourceTexts: fromSpans.sourceTexts,
+    retrievedDocIds: fromSpans.retrievedDocIds,
+    hasContent: fromSpans.hasContent,
+    startNs: fromSpans.startNs,
+    endNs: fromSpans.endNs,
+  }
+}
+
+/** What the view reads from the spans themselves rather than from the conversation. */
+type SpanFacts = Pick<TraceView, 'agentName' | 'agentVersion' | 'promptVersion' | 'llmCalls' | 'toolDefinitions' | 'sourceTexts' | 'retrievedDocIds' | 'hasContent' | 'startNs' | 'endNs'> & {
+  toolSpans: ToolInvocation[]
+}
+
+/** One pass over the spans in start order; `sourceTexts` gets the retrieved documents' texts. */
+function readSpans(spans: readonly Span[], root: Span | undefined, reader: ContentReader): SpanFacts {
   let agentName = ''
   const rootFields = root ? genAiFields(root) : undefined
   let agentVersion = rootFields?.agentVersion ?? ''
@@ -127,15 +162,12 @@ function buildView(trace: Trace): TraceView {
   const llmCalls: LlmCall[] = []
   const toolSpans: ToolInvocation[] = []
   const definitions = new Map<string, unknown>()
+  const mergedDefinitions = new Set<unknown>()
   const sourceTexts: string[] = []
   const retrievedDocIds = new Set<string>()
-  // Tool calls the model asked for; only read when the trace has no tool spans.
-  const requestedCalls: ToolInvocation[] = []
-  const mergedDefinitions = new Set<unknown>()
   let hasContent = false
   let startNs: bigint | undefined
   let endNs: bigint | undefined
-
   for (const span of spans) {
     const start = BigInt(span.startTimeUnixNano)
     const end = BigInt(span.endTimeUnixNano)
@@ -145,38 +177,52 @@ function buildView(trace: Trace): TraceView {
     if (!agentName && fields.agentName) agentName = fields.agentName
     agentVersion ||= fields.agentVersion
     promptVersion ||= fields.promptVersion
-    if (span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) {
-      // Every model call of an agent usually offers the same tools: the shared parse returns the
-      // same value for the same text, and merging it again would change nothing.
-      const offered = reader.parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
-      if (!mergedDefinitions.has(offered)) {
-        mergedDefinitions.add(offered)
-        for (const [name, schema] of toolDefinitions(span, () => offered)) if (!definitions.has(name)) definitions.set(name, schema)
-      }
-    }
+    if (span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) mergeToolDefinitions(span, reader, definitions, mergedDefinitions)
     if (fields.operation === 'execute_tool') {
       toolSpans.push(reader.tool(span))
       continue
     }
-    if (fields.operation === 'retrieval') {
-      const raw = span.attributes[GENAI_ATTR.retrievalDocuments]
-      const docs = reader.parse(raw, GENAI_ATTR.retrievalDocuments)
-      if (docs !== undefined) {
-        sourceTexts.push(typeof raw === 'string' ? raw : asText(docs))
-        collectDocIds(docs, retrievedDocIds)
-      }
-    }
+    if (fields.operation === 'retrieval') readRetrieval(span, reader, sourceTexts, retrievedDocIds)
     const content = reader.of(span)
     if (content.systemInstructions || content.input.length || content.output.length) hasContent = true
     if (isLlmCall(fields)) {
       llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
     }
   }
+  return { agentName, agentVersion, promptVersion, llmCalls, toolSpans, toolDefinitions: definitions, sourceTexts, retrievedDocIds, hasContent, startNs: startNs ?? 0n, endNs: endNs ?? 0n }
+}
 
+/** Adds the tools a span offered the model to `into`, the first definition of a name winning. */
+function mergeToolDefinitions(span: Span, reader: ContentReader, into: Map<string, unknown>, merged: Set<unknown>): void {
+  // Every model call of an agent usually offers the same tools: the shared parse returns the
+  // same value for the same text, and merging it again would change nothing.
+  const offered = reader.parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
+  if (merged.has(offered)) return
+  merged.add(offered)
+  for (const [name, schema] of toolDefinitions(span, () => offered)) if (!into.has(name)) into.set(name, schema)
+}
+
+/** A retrieval span's documents: their text is a source, their ids are retrieved. */
+function readRetrieval(span: Span, reader: ContentReader, sourceTexts: string[], retrievedDocIds: Set<string>): void {
+  const raw = span.attributes[GENAI_ATTR.retrievalDocuments]
+  const docs = reader.parse(raw, GENAI_ATTR.retrievalDocuments)
+  if (docs === undefined) return
+  sourceTexts.push(typeof raw === 'string' ? raw : asText(docs))
+  collectDocIds(docs, retrievedDocIds)
+}
+
+type TurnFacts = Pick<TraceView, 'systemPrompt' | 'userTexts' | 'assistantTexts'> & {
+  /** Tool calls the model asked for; only read when the trace has no tool spans. */
+  requestedCalls: ToolInvocation[]
+}
+
+/** The conversation's texts by role; what the agent was given is added to `sourceTexts`, system prompts last. */
+function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocIds: Set<string>): TurnFacts {
   const systemPrompts = new Set<string>()
   const userTexts: TextAt[] = []
   const assistantTexts: TextAt[] = []
-  for (const turn of conversation.turns) {
+  const requestedCalls: ToolInvocation[] = []
+  for (const turn of turns) {
     switch (turn.role) {
       case 'system':
         systemPrompts.add(turn.text)
@@ -198,30 +244,7 @@ function buildView(trace: Trace): TraceView {
     }
   }
   for (const prompt of systemPrompts) sourceTexts.push(prompt)
-  const useSpans = toolSpans.length > 0
-  return {
-    trace,
-    conversation,
-    root,
-    spans,
-    agentName,
-    serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
-    agentVersion,
-    promptVersion,
-    llmCalls,
-    toolCalls: useSpans ? toolSpans : requestedCalls,
-    toolCallsFrom: useSpans ? 'spans' : 'messages',
-    toolDefinitions: definitions,
-    systemPrompt: [...systemPrompts].join('\n'),
-    userTexts,
-    assistantTexts,
-    finalAnswer: finalAnswerOf(conversation.turns, llmCalls),
-    sourceTexts,
-    retrievedDocIds,
-    hasContent,
-    startNs: startNs ?? 0n,
-    endNs: endNs ?? 0n,
-  }
+  return { systemPrompt: [...systemPrompts].join('\n'), userTexts, assistantTexts, requestedCalls }
 }
 
 /** A tool call the model asked for, as an invocation (the trace has no tool span for it). */

@@ -1,0 +1,97 @@
+import type { Trace } from '@sieve/core'
+import type { GoldenExample } from '../dataset/golden-example.js'
+import { agentCannotStart, callAgentTurn } from './agent-turn.js'
+import { GateConfigError } from './gate-config-error.js'
+import type { ExampleResult, GateOptions } from './gate.js'
+import type { ReplayJudge, RunJudgement } from './replay-judge.js'
+import { replayScorecard } from './replay-scorecard.js'
+import { replaySession, turnInput, userTurnCount } from './replay-turns.js'
+import { runFigures, runResult, type RunResult } from './run-verdict.js'
+import { scoreReplay } from './score-replay.js'
+import type { SeenVersions } from './seen-versions.js'
+import { startSpanReceiver, type SpanReceiver } from './span-receiver.js'
+
+/** What one run of the gate carries from one run of an example to the next. */
+interface Replay {
+  readonly o: GateOptions
+  readonly receiver: SpanReceiver
+  readonly seen: SeenVersions
+  judgeReached: boolean
+  judgeCost: number
+}
+
+/**
+ * Replays every example `repeats` times through the agent, in dataset order, and scores each run
+ * (the judge too when given); what the runs' traces ran with is counted in `seen`.
+ */
+export async function replayExamples(o: GateOptions, examples: readonly GoldenExample[], seen: SeenVersions): Promise<ExampleResult[]> {
+  const log = o.log ?? (() => {})
+  const replay: Replay = { o, receiver: await startSpanReceiver(), seen, judgeReached: false, judgeCost: 0 }
+  const results: ExampleResult[] = []
+  try {
+    for (const [index, example] of examples.entries()) {
+      const runs: RunResult[] = []
+      for (let r = 0; r < o.repeats; r++) runs.push(await replayRun(replay, example, r, index === 0 && r === 0))
+      const result: ExampleResult = { id: example.id, bucket: example.bucket, runs, ...runFigures(runs) }
+      results.push(result)
+      log(progressLine(result))
+    }
+  } finally {
+    await replay.receiver.close()
+  }
+  return results
+}
+
+function progressLine(result: ExampleResult): string {
+  const judged = result.judge?.mean !== undefined ? `  judge ${result.judge.mean} (pass rate ${result.judge.passRate})` : ''
+  const crashed = result.errored ? `  errored ${result.errored} of ${result.runs.length}` : ''
+  return `${result.id}  ${result.status.padEnd(8)} mean ${result.mean}  pass rate ${result.passRate}${judged}${crashed}`
+}
+
+/** One run of an example: its turns through the agent, scored, judged while the cost ceiling allows. */
+async function replayRun(replay: Replay, example: GoldenExample, repeat: number, firstOfGate: boolean): Promise<RunResult> {
+  const { o } = replay
+  const { traces, error } = await agentTurns(replay, example, repeat, firstOfGate)
+  const trace = replaySession(traces)
+  const score = scoreReplay(trace, example.expected, o.checks)
+  replay.seen.addTrace(trace, score.model)
+  const overBudget = o.maxCostUsd !== undefined && replay.judgeCost >= o.maxCostUsd
+  const judgeable = o.judge && trace && !error ? o.judge : undefined
+  const judge = judgeable && !overBudget ? await judgeRun(replay, judgeable, traces, trace!, example) : undefined
+  const card = trace && !error ? o.scorecardFor?.(trace) : undefined
+  return runResult(score, judge, error, Boolean(judgeable && overBudget), card ? replayScorecard(card, score.checks, judge) : undefined)
+}
+
+/** One agent call per user turn; each sees the conversation so far with its own earlier answers. */
+async function agentTurns(replay: Replay, example: GoldenExample, repeat: number, firstOfGate: boolean): Promise<{ traces: Trace[]; error: string | undefined }> {
+  const { o, receiver } = replay
+  const turns = userTurnCount(example.input.messages)
+  const traces: Trace[] = []
+  const answers: string[] = []
+  let error: string | undefined
+  for (let turn = 0; turn < turns && !error; turn++) {
+    const messages = turnInput(example.input.messages, answers, turn)
+    const call = await callAgentTurn(o.agent, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${repeat + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver, o.timeoutMs, o.cwd)
+    if (firstOfGate && turn === 0 && agentCannotStart(call.run)) {
+      throw new GateConfigError(`cannot run the agent '${o.agent}': ${call.run.stderr || `exit code ${call.run.exitCode}`}`)
+    }
+    if (call.trace) traces.push(call.trace)
+    answers.push(call.answer)
+    if (call.error) error = turns > 1 ? `turn ${turn + 1} of ${turns}: ${call.error}` : call.error
+  }
+  return { traces, error }
+}
+
+/** The judge's verdict on a run, its cost and rubric counted. */
+async function judgeRun(replay: Replay, judge: ReplayJudge, traces: readonly Trace[], trace: Trace, example: GoldenExample): Promise<RunJudgement> {
+  const expected = example.expected.judge
+  const verdict = await judge.judgeRun(traces, judge.rubricFor(trace, expected?.rubric), expected?.floors)
+  replay.judgeCost += verdict.costUsd
+  replay.seen.rubrics.add(`${verdict.rubric}@${verdict.rubricVersion}`)
+  if (verdict.unreachable && !replay.judgeReached) {
+    // Not one verdict yet and the endpoint is unreachable or refuses us: a setup problem, not a result.
+    throw new GateConfigError(`the judge cannot be reached: ${verdict.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)
+  }
+  if (!verdict.unreachable) replay.judgeReached = true
+  return verdict
+}
