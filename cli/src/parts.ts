@@ -4,11 +4,11 @@ import { type PipelineMetrics, readTrace, type Config, type Logger, type SpanQue
 import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
 import { createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
+import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
+import { createJudge } from '@sieve/judge'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
 import { createOperationsRoutes } from './store/operations-routes.js'
-import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
-import { createJudge } from '@sieve/judge'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {

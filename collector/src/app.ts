@@ -1,10 +1,10 @@
 import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Express } from 'express'
+import { InProcessQueue } from '@sieve/queue'
 import { storageNotReady } from './api/storage-readiness.js'
 import { createTraceRoutes, type TraceDetails } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import { metricsAccess } from './metrics-access.js'
-import { InProcessQueue } from '@sieve/queue'
 import { createOtlpRouter } from './receiver/index.js'
 import { createHttpApp, type MountedRouter } from './http-app.js'
 

@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads'
+import { backoffDelay } from '@sieve/core'
+import { bareTrace } from '@sieve/scorer'
 import { judgesOf, type JudgedTrace, type JudgeJob, type JudgeRunner } from './judge-job.js'
 import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-protocol.js'
 import type { JudgeConfig } from './config.js'
 import type { JudgeMetrics } from './metrics.js'
 import type { Rubric } from './rubric.js'
-import { backoffDelay } from '@sieve/core'
-import { bareTrace } from '@sieve/scorer'
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts')
 

@@ -10,9 +10,9 @@ import { openKafkaQueue, type KafkaSpanQueue } from '@sieve/queue'
 import { createPipelineMetrics, createStorage, migrate } from '@sieve/core'
 import { startIngester } from '@sieve/ingester'
 import { resolveChecksConfig, Scorer } from '@sieve/scorer'
-import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, JudgeStage, loadJudgeConfig, loadRubricDir, type JudgeCandidate } from '../src/index.js'
 import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
+import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, JudgeStage, loadJudgeConfig, loadRubricDir, type JudgeCandidate } from '../src/index.js'
 import { traceId, userTrace } from './fixtures.js'
 
 let brokers: string[]

@@ -7,9 +7,9 @@ import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, Scorer } from '@sieve/scorer'
-import { createJudge, FeedbackIndex, pollFeedback } from '../src/index.js'
 import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
+import { createJudge, FeedbackIndex, pollFeedback } from '../src/index.js'
 import { conversation, traceId } from './fixtures.js'
 
 let dir: string

@@ -1,5 +1,5 @@
-import { decodeJsonRequest, decodeProtobufRequest } from '../src/index.js'
 import { jsonBatch, protobufBatch } from '@sieve/testkit/bench'
+import { decodeJsonRequest, decodeProtobufRequest } from '../src/index.js'
 
 /*
  * Decode speed of the OTLP receiver's two formats on realistic GenAI batches (512 spans), with

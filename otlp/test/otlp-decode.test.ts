@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeJsonRequest, decodeProtobufRequest, encodeJsonRequest, OtlpDecodeError, parseExactJson } from '../src/index.js'
 import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans, exampleOtlpTrace } from '@sieve/testkit/otlp'
+import { decodeJsonRequest, decodeProtobufRequest, encodeJsonRequest, OtlpDecodeError, parseExactJson } from '../src/index.js'
 /** The repository's own OTLP/JSON example: one trace over three resources and four scopes, upper-case ids, every AnyValue kind. */
 const exampleTrace = exampleOtlpTrace()
 

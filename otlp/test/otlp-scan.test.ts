@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { decodeProtobufRequest, scanProtobufRequest } from '../src/index.js'
 import { otelSpans, protobufRequest } from '@sieve/testkit/otlp'
 import { makeSpan, makeTraces } from '@sieve/testkit'
+import { decodeProtobufRequest, scanProtobufRequest } from '../src/index.js'
 
 /*
  * The Kafka path scans protobuf requests instead of decoding them. Whatever decoding would do with

@@ -1,7 +1,7 @@
 import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
 import { QueueUnavailableError } from '@sieve/core'
-import type { SpanRecord } from './span-record.js'
 import type { PipelineMetrics } from '@sieve/core'
+import type { SpanRecord } from './span-record.js'
 
 export interface PublisherOptions {
   topic: string

@@ -1,6 +1,7 @@
 import kafkajs, { type Producer } from 'kafkajs'
 import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '@sieve/otlp'
+import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
 import type { ForwardingQueue } from './forwarding-queue.js'
 import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
 import { encodeSpanRecords, encodeTraceRecords } from './span-record.js'
@@ -9,7 +10,6 @@ import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscripti
 import { DeadLetterSink } from './dead-letter.js'
 import { ensureTopics, partitionCount } from './kafka-topics.js'
 import { kafkaClient, type KafkaSettings } from './kafka-client.js'
-import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
 
 export type { KafkaSettings }
 

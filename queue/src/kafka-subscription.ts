@@ -1,7 +1,7 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { Backoff, UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
-import { decodeSpanRecords, encodeSpanRecord } from './span-record.js'
 import type { PipelineMetrics } from '@sieve/core'
+import { decodeSpanRecords, encodeSpanRecord } from './span-record.js'
 import type { DeadLetterSink } from './dead-letter.js'
 import { BatchCoalescer } from './batch-coalescer.js'
 

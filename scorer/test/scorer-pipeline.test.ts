@@ -7,10 +7,10 @@ import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { insertSpans, migrate, readTrace, type Span } from '@sieve/core'
 import { Registry } from 'prom-client'
-import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
+import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
 
 // One engine for the whole file (chDB allows one on-disk path per process), embedded or over HTTP (SIEVE_TEST_STORAGE).
 let store: TestStorage

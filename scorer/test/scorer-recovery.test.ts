@@ -7,9 +7,9 @@ import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { insertSpans, migrate, readProgress, PROGRESS_SLACK_MS, type Span } from '@sieve/core'
 import { Registry } from 'prom-client'
-import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
+import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
 
 /*
  * Start-up recovery on the embedded queue, which keeps nothing across a restart: what storage holds

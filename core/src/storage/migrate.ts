@@ -1,6 +1,6 @@
-import type { Storage } from './storage.js'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import type { Storage } from './storage.js'
 import { applyFsync } from './fsync.js'
 import { clusterStatements, storedTable } from './cluster-schema.js'
 import { quoteIdentifier } from './quote.js'
