@@ -21,8 +21,7 @@ import type { Storage } from '@sieve/core'
 import { createStorage, migrate, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
 import { median, percentile, rate } from '@sieve/testkit'
-import { protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp } from '@sieve/testkit/bench'
-import { INSERT_BATCH, chunks, measureStorageCeiling } from './storage-ceiling.js'
+import { INSERT_BATCH, chunks, measureStorageCeiling, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp } from '@sieve/testkit/bench'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 192)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)

@@ -17,9 +17,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SPAN_COLUMNS, createStorage, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
-import { protobufBatch, sendAll, THREAD_GROUPS, threadCpu, metricValue as metric, startSieveUp, storedSpans } from '@sieve/testkit/bench'
+import { INSERT_BATCH, chunks, measureStorageCeiling, protobufBatch, sendAll, THREAD_GROUPS, threadCpu, metricValue as metric, startSieveUp, storedSpans } from '@sieve/testkit/bench'
 import { median, percentile, rate } from '@sieve/testkit'
-import { INSERT_BATCH, chunks, measureStorageCeiling } from './storage-ceiling.js'
 
 if (process.argv.includes('--kafka')) {
   await import('./ingest-kafka.js')

@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import { insertSpans, type Span } from '@sieve/core'
-import { processCpuSeconds, rate } from '@sieve/testkit'
+import { processCpuSeconds, rate } from '../bench-stats.js'
 
 /** Spans per insert, as the ingester's batches under load. */
 export const INSERT_BATCH = 8192
