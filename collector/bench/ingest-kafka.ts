@@ -16,11 +16,17 @@
  * path, to testkit's stand-in in a process of its own (the same engine behind an HTTP layer written
  * in JS, no ClickHouse server being installable here): the ingester's CPU is then Sieve's side alone,
  * and the stand-in's is printed beside it, but it is not a ClickHouse server's.
+ *
+ * With `--vs-otelcol` each round also runs an OpenTelemetry Collector (otlpreceiver, batch processor,
+ * kafkaexporter; built from Go modules, see otelcol-peer.ts) on the same requests, broker, partitions
+ * and acks, before Sieve's collector in odd rounds and after it in even ones: spans/s into Kafka
+ * (every record acknowledged) and CPU ms per 1,000 spans of each process (/proc), and Sieve / peer.
+ * Without `go` on PATH it says so in one line and the rest runs as before.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { randomUUID } from 'node:crypto'
@@ -29,6 +35,7 @@ import { decodeProtobufRequest, scanProtobufRequest } from '@sieve/otlp'
 import { encodeTraceRecords } from '@sieve/queue'
 import { protobufBatch, otlpSender, cpuSecondsOf } from '@sieve/testkit/bench'
 import { rawProduceSpansPerSecond } from './kafka-produce.js'
+import { otelcolBinary, startOtelcol, topicCounter } from './otelcol-peer.js'
 import { median, percentile, processCpuSeconds, rate, startPrivateBroker } from '@sieve/testkit'
 import { spawnClickHouseHttp, type ClickHouseHttpProcess } from '@sieve/testkit/clickhouse-http'
 
@@ -40,7 +47,7 @@ const PARTITIONS = 6
 const OVER_HTTP = process.argv.includes('--http')
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-kafka-'))
-
+const otelcol = process.argv.includes('--vs-otelcol') ? otelcolBinary() : undefined
 
 const privateBroker = process.env.KAFKA_BROKERS ? undefined : await startPrivateBroker()
 const brokers = privateBroker?.brokers ?? process.env.KAFKA_BROKERS!.split(',')
@@ -122,6 +129,49 @@ let recordsPerRequest = 0
 const results = {
   rawPerCpu: [] as number[], acceptedPerCpu: [] as number[], raw: [] as number[], accepted: [] as number[], drained: [] as number[],
   drainedPerCpu: [] as number[], storePerCpu: [] as number[], p50: [] as number[], p99: [] as number[], refused: 0,
+  sieveCpuMs: [] as number[], peer: [] as number[], peerAnswered: [] as number[], peerCpuMs: [] as number[], load: [] as number[],
+}
+
+/**
+ * The otelcol peer on the round's requests: warm-up as Sieve's collector gets, then the requests;
+ * spans/s and CPU until the topic holds a record per trace of every request.
+ */
+async function peerRound(binary: string, payloads: Buffer[], id: string): Promise<string> {
+  const topic = `bench-${id}-otelcol`
+  const counter = await topicCounter(brokers, topic, PARTITIONS)
+  const peer = await startOtelcol(binary, join(work, `otelcol-${id}`), brokers, topic)
+  children.add(peer.child)
+  peer.child.on('exit', () => children.delete(peer.child))
+  const tracesOf = (p: Buffer) => new Set(scanProtobufRequest(p, 'default').traceIds).size
+  const landed = async (records: number) => {
+    let seen = -1
+    let since = performance.now()
+    for (;;) {
+      const now = await counter.records()
+      if (now >= records) return
+      if (now !== seen) [seen, since] = [now, performance.now()]
+      if (performance.now() - since > 30_000) throw new Error(`the otelcol peer stalled at ${now} of ${records} records`)
+      if (peer.child.exitCode !== null) throw new Error(`the otelcol peer exited ${peer.child.exitCode}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  const warmUp = payloads.slice(0, 8)
+  let expected = warmUp.reduce((n, p) => n + tracesOf(p), 0)
+  if ((await send(peer.url, warmUp)).refused) throw new Error('the otelcol peer refused warm-up requests')
+  await landed(expected)
+  expected += payloads.reduce((n, p) => n + tracesOf(p), 0)
+  const cpu = cpuSecondsOf(peer.child.pid!)
+  const started = performance.now()
+  const answered = await send(peer.url, payloads)
+  if (answered.refused) throw new Error(`the otelcol peer refused ${answered.refused} requests`)
+  await landed(expected)
+  const elapsedMs = performance.now() - started
+  results.peerCpuMs.push(((cpuSecondsOf(peer.child.pid!) - cpu) * 1e6) / answered.spans)
+  results.peer.push(rate(answered.spans, elapsedMs))
+  results.peerAnswered.push(rate(answered.spans, answered.elapsedMs))
+  await peer.stop()
+  await counter.close()
+  return `otelcol ${results.peer.at(-1)} spans/s into Kafka (answered ${results.peerAnswered.at(-1)}), ${results.peerCpuMs.at(-1)!.toFixed(1)} CPU ms/1,000 spans`
 }
 
 for (let round = 1; round <= ROUNDS; round++) {
@@ -150,12 +200,16 @@ for (let round = 1; round <= ROUNDS; round++) {
   // The collector opens storage only for its read API; the embedded engine allows one process per directory.
   const collector = sieve('collector', { ...env, SIEVE_DATA_DIR: join(work, `round-${round}-collector`) })
   const url = await started(collector, /Sieve collector is up/, /OTLP\/HTTP traces: (\S+)/)
+  results.load.push(loadavg()[0]!)
+  const peerFirst = otelcol && round % 2 === 1 ? await peerRound(otelcol, payloads, id) : undefined
   const warmUp = await send(url, payloads.slice(0, 8)) // connections, JIT
   const collectorCpu = cpuSecondsOf(collector.child.pid!)
   const accepted = await send(url, payloads)
   results.accepted.push(rate(accepted.spans, accepted.elapsedMs))
   results.acceptedPerCpu.push(Math.round(accepted.spans / (cpuSecondsOf(collector.child.pid!) - collectorCpu)))
+  results.sieveCpuMs.push(1e6 / results.acceptedPerCpu.at(-1)!)
   results.refused += accepted.refused
+  const peerLine = peerFirst ?? (otelcol ? await peerRound(otelcol, payloads, id) : undefined)
 
   const ingester = sieve('ingester', env)
   const metricsUrl = await started(ingester, /Sieve ingester is up/, /Metrics:\s+(\S+)/)
@@ -194,7 +248,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     `round ${round}: raw ${Math.round(results.raw.at(-1)!)} (${results.rawPerCpu.at(-1)}/CPU-s), ` +
       `accepted ${results.accepted.at(-1)} (${results.acceptedPerCpu.at(-1)}/CPU-s), drained ${results.drained.at(-1)} spans/s ` +
       `(${results.drainedPerCpu.at(-1)}/CPU-s of the ingester${store ? `, ${results.storePerCpu.at(-1)}/CPU-s of the stand-in` : ''}); ` +
-      `lag p50 ${results.p50.at(-1)} ms, p99 ${results.p99.at(-1)} ms (${lags.length} traces)`,
+      `lag p50 ${results.p50.at(-1)} ms, p99 ${results.p99.at(-1)} ms (${lags.length} traces)` +
+      (peerLine ? `\n  ${peerFirst ? 'before' : 'after'} Sieve's collector: ${peerLine}; Sieve ${results.sieveCpuMs.at(-1)!.toFixed(1)} CPU ms/1,000 spans; load ${results.load.at(-1)!.toFixed(1)}` : ''),
   )
 }
 
@@ -221,3 +276,14 @@ Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${tot
   ingester while draining (${OVER_HTTP ? 'Sieve\'s side: fetch, decode, rows, HTTP' : 'fetch, decode, rows and the engine'})${' '.repeat(OVER_HTTP ? 0 : 2)}  ${median(results.drainedPerCpu)} spans${OVER_HTTP ? `
   the stand-in (HTTP layer in JS and the engine)           ${median(results.storePerCpu)} spans` : ''}
 `)
+if (otelcol) {
+  const [sieveMs, peerMs, peer] = [median(results.sieveCpuMs), median(results.peerCpuMs), median(results.peer)]
+  const load = results.load.map((l) => l.toFixed(1))
+  console.log(`  vs the OpenTelemetry Collector (otelcol v0.165.0: otlpreceiver, batch processor, contrib kafkaexporter v0.165.1; same
+  requests, broker, ${PARTITIONS} partitions, acks=all, Snappy, a record per trace), rounds alternating which runs first, load average ${load.join(', ')}:
+                                                Sieve collector     otelcol   Sieve / otelcol
+  spans/s into Kafka (every record acknowledged) ${String(accepted).padStart(15)} ${String(peer).padStart(11)}   ${((accepted / peer) * 100).toFixed(0)}%
+  CPU ms per 1,000 spans (the process, /proc)    ${sieveMs.toFixed(1).padStart(15)} ${peerMs.toFixed(1).padStart(11)}   ${((sieveMs / peerMs) * 100).toFixed(0)}%
+  (otelcol answers 200 once the batch processor holds the spans: ${median(results.peerAnswered)} spans/s answered)
+`)
+}
