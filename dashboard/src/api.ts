@@ -1,5 +1,5 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
-import type { Storage } from '@sieve/core'
+import { zodProblems, type Storage } from '@sieve/core'
 import { requireProject, securityHeaders, type TraceDetails } from '@sieve/collector'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
@@ -35,11 +35,7 @@ export class ApiError extends Error {
 function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = schema.safeParse(input)
   if (result.success) return result.data
-  const problems = result.error.issues.map((i) => {
-    const path = i.path.join('.')
-    if (i.code === 'unrecognized_keys') return `unknown ${what} ${i.keys.map((k) => `'${k}'`).join(', ')}`
-    return path ? `${path}: ${i.message}` : i.message
-  })
+  const problems = zodProblems(result.error, { root: '', unknown: what })
   const tooLarge = result.error.issues.some((i) => /at most \d+ (days|points)|at most \d+,/.test(i.message))
   throw new ApiError(400, tooLarge ? 'RANGE_TOO_LARGE' : 'INVALID_PARAMETER', problems.join('; '))
 }

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { ContentReader, conversationOf, listTraces, readTrace, traceSessionId } from '@sieve/core'
+import { ContentReader, conversationOf, listTraces, readTrace, traceSessionId, zodProblems } from '@sieve/core'
 import { Router, type Response } from 'express'
 import type { z } from 'zod'
 import { requireProject } from './require-project.js'
@@ -17,12 +17,7 @@ export interface TraceRoutesOptions {
 }
 
 function badRequest(res: Response, error: z.ZodError, where: string): void {
-  const message = error.issues
-    .map((issue) => {
-      const name = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : where)
-      return `${name}: ${issue.message}`
-    })
-    .join('; ')
+  const message = zodProblems(error, { root: where, unknown: 'parameter' }).join('; ')
   res.status(400).json({ error: { code: 'BAD_REQUEST', message } })
 }
 
