@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { SpanKind, SpanStatusCode, context, trace, type HrTime } from '@opentelemetry/api'

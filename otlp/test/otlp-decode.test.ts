@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans, exampleOtlpTrace } from '@sieve/testkit/otlp'

@@ -1,6 +1,5 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { readTrace, type Span } from '@sieve/core'
 import { decodeJsonRequest, decodeProtobufRequest } from '@sieve/otlp'

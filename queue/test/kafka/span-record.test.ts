@@ -1,7 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { decodeJsonRequest, decodeProtobufRequest, scanProtobufRequest } from '@sieve/otlp'
 import { decodeSpanRecords, encodeSpanRecord, encodeSpanRecords, encodeTraceRecords, JSON_SPAN_RECORD, MAX_TRACE_RECORD_BYTES, OTLP_TRACE_RECORD, SpanRecordError, type SpanRecord } from '@sieve/queue'
