@@ -1,4 +1,3 @@
-import type { Span } from '../span.js'
 import type { Convention } from './convention.js'
 
 /**

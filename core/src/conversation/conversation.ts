@@ -1,7 +1,7 @@
 import { asText, type ChatMessage } from '../content.js'
 import { isLlmSpan, LLM_OPERATIONS, operationOf } from '../genai.js'
 import { compareNanos, traceStart, type Span, type Trace } from '../span.js'
-import { causalTree, walkTree, type CausalKeys, type KeysOf, type SpanNode } from './causal-order.js'
+import { causalTree, type CausalKeys, type KeysOf, type SpanNode } from './causal-order.js'
 import { ContentReader } from './content-reader.js'
 import { primaryKey, sameTurn, turnKey, turnsOfMessage, type Turn, type TurnKey } from './turn.js'
 
@@ -179,11 +179,9 @@ class TurnLog {
   private span!: Span
   /** Index of the current trace's first turn: nothing is put before it. */
   private regionStart = 0
-  private regionSeq = 0
 
   startTrace(): void {
     this.regionStart = this.entries.length
-    this.regionSeq = this.seq
   }
 
   turns(): Turn[] {
