@@ -120,7 +120,7 @@ interface Measured {
 async function measure(load: Load): Promise<Measured> {
   const dataDir = mkdtempSync(join(tmpdir(), `sieve-bench-pipeline-${load.name}-`))
   const configFile = join(dataDir, 'sieve.yaml')
-  writeFileSync(configFile, 'scorer:\n  quietPeriodMs: 500\n  tickMs: 100\n')
+  writeFileSync(configFile, 'scorer:\n  quietPeriodMs: 500\n')
   const up = await startSieveUp(dataDir, { SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '', JUDGE_MODEL: '' })
   try {
     const fresh = freshTraceIds(protobufBatch(load.spansPerRequest, load.promptBytes))

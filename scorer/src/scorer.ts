@@ -15,8 +15,11 @@ import { traceView } from './trace/view.js'
 /** The `scorer` section of the config file: assembly timing and memory bounds. */
 export const scorerOptionsSchema = assemblerOptionsSchema
   .extend({
-    /** How often closed traces are scored and offsets committed. */
-    tickMs: z.number().int().positive().default(250),
+    /**
+     * How often closed traces are scored and offsets committed: each tick is one score write (more
+     * only for a backlog), and each write costs the engine the same few parts whatever its size.
+     */
+    tickMs: z.number().int().positive().default(1000),
     /** Traces scored per score-store write. */
     writeBatchTraces: z.number().int().positive().default(1000),
     /**
@@ -195,10 +198,14 @@ export class Scorer {
   }
 
   /**
-   * Scores closed traces a write's worth at a time until none is due, closing what became due
-   * before each: a tick never holds more than one write's traces, and traces keep closing while a
-   * backlog is scored (taking them all at once held the whole backlog, and let open traces pile up
-   * behind it). A failed write ends the tick; its traces are handed out again on the next.
+   * Scores closed traces a write's worth at a time, closing what became due before each: a tick
+   * never holds more than one write's traces, and traces keep closing while a backlog is scored
+   * (taking them all at once held the whole backlog, and let open traces pile up behind it). The
+   * tick goes on only while its writes are full: every write costs the engine a part in `scores`
+   * and in each of its rollup views whatever its size, so traces that closed during a partial
+   * write wait for the next tick instead of making a write of a few traces each (one sender at a
+   * time: score writes back to back were most of the engine's CPU). A stop's last tick drains all.
+   * A failed write ends the tick; its traces are handed out again on the next.
    */
   private async scoreDue(): Promise<number> {
     let scored = 0
@@ -208,6 +215,7 @@ export class Scorer {
       scored += chunk.length
       await this.commit()
       this.reportAssembly()
+      if (chunk.length < this.options.writeBatchTraces && !this.finalTick) break
     }
     await this.commit()
     this.reportAssembly()
