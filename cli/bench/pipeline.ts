@@ -43,7 +43,8 @@ const LOADS: Load[] = [
 const STAGES: [string, RegExp][] = [
   ['receive + decode', /collector\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/],
   ['queue', /queue\/src\//],
-  ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?)|core\/src\/span-values|@clickhouse\/client|chdb\//],
+  // create-storage: the embedded connection's insertRows, which serializes the rows.
+  ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?|create-storage)|core\/src\/span-values|@clickhouse\/client|chdb\//],
   ['rollup + progress', /ingester\/src\/|core\/src\/storage\/(progress|trace-rollup)/],
   ['trace assembly', /scorer\/src\/assembler\//],
   ['trace view + conversation', /scorer\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],

@@ -49,7 +49,7 @@ export const envSchema = z.object({
   SIEVE_RETENTION_DAYS: positiveInt.default(30),
   SIEVE_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  // Off: an acknowledged span survives a crash of the process, not a power loss (storage/fsync.ts).
+  // Off: an acknowledged span survives a crash of the process, not a power loss (storage/table-settings.ts).
   SIEVE_FSYNC: z.stringbool().default(false),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().optional(),

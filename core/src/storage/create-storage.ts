@@ -3,7 +3,7 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
-import { applyFsync } from './fsync.js'
+import { applyEmbeddedTableSettings } from './table-settings.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
 
@@ -65,8 +65,8 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     await client.command({ query: `USE ${database}` })
     await inserts.chdb.queryAsync(`USE ${database}`)
     const storage = new EmbeddedStorage(client, inserts, drainPending, config.fsync ?? false)
-    // Tables that exist now; migrate() applies it to those it creates (see fsync.ts).
-    await applyFsync(storage)
+    // Tables that exist now; migrate() applies it to those it creates (see table-settings.ts).
+    await applyEmbeddedTableSettings(storage)
     return storage
   }
   // The client's own logger writes every failed request to stderr, stack and all, beside the one

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Storage } from './storage.js'
-import { applyFsync } from './fsync.js'
+import { applyEmbeddedTableSettings } from './table-settings.js'
 import { clusterStatements, storedTable } from './cluster-schema.js'
 import { quoteIdentifier } from './quote.js'
 import type { Config } from '../config.js'
@@ -98,7 +98,7 @@ async function rows<T>(client: Storage, query: string, params: Record<string, un
 /**
  * Brings the schema up to date: applies, in order, every migration not yet recorded in
  * `schema_migrations`, then makes each table's TTL match the configured retention and, on the
- * embedded engine, its fsync settings match SIEVE_FSYNC. Safe to run any number of times and
+ * embedded engine, its table settings (SIEVE_FSYNC, merge selection) apply. Safe to run any number of times and
  * from every start-up.
  */
 export async function migrate(client: Storage, options: MigrateOptions): Promise<MigrateResult> {
@@ -140,8 +140,8 @@ export async function migrate(client: Storage, options: MigrateOptions): Promise
     await client.command({ query: statement! })
     retentionUpdated.push(table)
   }
-  // Tables just created start with the engine's defaults; SIEVE_FSYNC applies to them too.
-  await applyFsync(client)
+  // Tables just created start with the engine's defaults; the embedded engine's settings apply to them too.
+  await applyEmbeddedTableSettings(client)
   return { applied, retentionUpdated }
 }
 

@@ -117,3 +117,21 @@ test('on: tables a migration creates get the settings too', async () => {
     await client.close()
   }
 })
+
+test('spans merges at base 20 on the embedded engine, fsync on or off; other tables keep the default', async () => {
+  for (const fsync of [undefined, true]) {
+    const client = await open(fsync, fsync ? 'sieve_merges_fsync' : 'sieve_merges')
+    try {
+      await migrate(client, { retentionDays: 30 })
+      const engines = new Map((await (
+        await client.query({ query: `SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()`, format: 'JSONEachRow' })
+      ).json<{ name: string; engine_full: string }>()).map((t) => [t.name, t.engine_full]))
+      assert.match(engines.get('spans')!, /\bmerge_selector_base = 20\b/)
+      assert.doesNotMatch(engines.get('scores')!, /merge_selector_base/)
+      // The fsync settings sit beside it.
+      assert.deepEqual((await settingsByTable(client)).get('spans'), fsync ? ALL_ON : [])
+    } finally {
+      await client.close()
+    }
+  }
+})
