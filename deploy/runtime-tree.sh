@@ -4,7 +4,8 @@
 #                     the CLI's bin (npm links node_modules/.bin/sieve to it), for `npm ci --omit=dev`
 #                     (testkit's package.json is left out, so its dependencies are not installed);
 #   <dest>/app        each runtime workspace's dist/ and the files the code reads at run time: the
-#                     migrations (core), the rubrics (judge), the web UI (dashboard).
+#                     migrations (core), the rubrics (judge), the web UI (dashboard), and the
+#                     native Snappy binary (below).
 # No sources: cli/bin/sieve runs dist/ where src/ is absent. deploy/Dockerfile and cli/test/dist.test.ts
 # both use this script, so the test installs and runs what the image would.
 #   deploy/runtime-tree.sh /tmp/sieve-runtime
@@ -28,5 +29,13 @@ cp -R "$root/migrations" "$dest/app/"
 cp -R "$root/judge/rubrics" "$dest/app/judge/"
 cp -R "$root/dashboard/ui" "$dest/app/dashboard/"
 cp -R "$root/cli/bin" "$dest/manifests/cli/"
+# The native Snappy codec's prebuilt binary for this platform, an optional dependency of `snappy`:
+# the image installs with --omit=optional to leave chDB out, which leaves it out too (the Kafka
+# roles would then compress in JS, queue/src/snappy-codec.ts).
+for binary in "$root"/node_modules/@napi-rs/snappy-*; do
+  [ -d "$binary" ] || continue
+  mkdir -p "$dest/app/node_modules/@napi-rs"
+  cp -R "$binary" "$dest/app/node_modules/@napi-rs/"
+done
 # Declarations and build state are for compiling against the packages, not for running them.
 find "$dest/app" \( -name '*.d.ts' -o -name '.tsbuildinfo' \) -type f -exec rm -f {} +

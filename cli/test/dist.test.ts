@@ -66,6 +66,12 @@ test('the tree holds the builds and production dependencies only: no sources, ts
   for (const prod of ['express', '@clickhouse/client', 'kafkajs', 'zod', 'openai', 'uplot']) assert.ok(existsSync(join(app, 'node_modules', prod)), prod)
 })
 
+test('the Kafka roles compress with the native Snappy library, though optional dependencies are left out', async () => {
+  const loaded = await run(process.execPath, ['-e', "process.stdout.write(require('snappy').uncompressSync(require('snappy').compressSync(Buffer.from('spans'))).toString())"])
+  assert.equal(loaded.code, 0, loaded.stderr)
+  assert.equal(loaded.stdout, 'spans')
+})
+
 test('sieve --version, --help and up --help run from dist', async () => {
   const v = await run(sieve, ['--version'])
   assert.equal(v.code, 0, v.stderr)

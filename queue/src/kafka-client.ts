@@ -1,12 +1,11 @@
 import kafkajs from 'kafkajs'
-// @ts-expect-error kafkajs-snappy ships no type declarations; it is a kafkajs codec factory.
-import SnappyCodec from 'kafkajs-snappy'
 import type { Config } from '@sieve/core'
+import { snappyCodec } from './snappy-codec.js'
 
 // Snappy: little CPU per byte (the collector's two cores go to parsing OTLP), a ratio of about
 // 3-4x on span JSON, and every Kafka client and broker reads it. gzip compresses better but
-// costs several times the CPU; zstd and lz4 would need native codecs.
-kafkajs.CompressionCodecs[kafkajs.CompressionTypes.Snappy] = SnappyCodec
+// costs several times the CPU.
+kafkajs.CompressionCodecs[kafkajs.CompressionTypes.Snappy] = snappyCodec
 
 export type KafkaSettings = NonNullable<Config['kafka']>
 
