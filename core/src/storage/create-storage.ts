@@ -3,9 +3,9 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
-import { applyEmbeddedTableSettings } from './table-settings.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
+import { applyEmbeddedTableSettings } from './table-settings.js'
 
 export type StorageConfig = Config['clickhouse']
 
@@ -65,7 +65,7 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     await client.command({ query: `USE ${database}` })
     await inserts.chdb.queryAsync(`USE ${database}`)
     const storage = new EmbeddedStorage(client, inserts, drainPending, config.fsync ?? false)
-    // Tables that exist now; migrate() applies it to those it creates (see table-settings.ts).
+    // Tables that exist now; migrate() applies the settings to those it creates (table-settings.ts).
     await applyEmbeddedTableSettings(storage)
     return storage
   }

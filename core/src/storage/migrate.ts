@@ -98,8 +98,8 @@ async function rows<T>(client: Storage, query: string, params: Record<string, un
 /**
  * Brings the schema up to date: applies, in order, every migration not yet recorded in
  * `schema_migrations`, then makes each table's TTL match the configured retention and, on the
- * embedded engine, its table settings (SIEVE_FSYNC, merge selection) apply. Safe to run any number of times and
- * from every start-up.
+ * embedded engine, its table settings (SIEVE_FSYNC, merge selection) what they should be. Safe to
+ * run any number of times and from every start-up.
  */
 export async function migrate(client: Storage, options: MigrateOptions): Promise<MigrateResult> {
   const days = options.retentionDays

@@ -12,8 +12,8 @@ export interface Storage {
   readonly insert: ClickHouseClient['insert']
   readonly ping: ClickHouseClient['ping']
   /**
-   * `SIEVE_FSYNC` for the embedded engine's tables (see table-settings.ts), which migrate applies to the
-   * tables it creates; undefined on a server, whose own configuration decides.
+   * `SIEVE_FSYNC` for the embedded engine's tables (see table-settings.ts), which migrate applies
+   * to the tables it creates; undefined on a server, whose own configuration decides.
    */
   readonly fsync: boolean | undefined
   /**

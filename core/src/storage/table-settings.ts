@@ -23,8 +23,9 @@ import type { Storage } from './storage.js'
  * arrived together, as one part, so with few senders `spans` gets many parts of a few hundred KB.
  * At the default base (5) the engine merged them back into one part almost at once, rewriting
  * the whole young partition every few inserts: with one sender at a time, merges were 40% of
- * `sieve up`'s CPU. At base 20 a merge waits for about 20 parts of a size: merge CPU a half to a
- * quarter (bench:pipeline), and the part count after a burst about the same (2-5).
+ * `sieve up`'s CPU. At base 20 a merge waits for about 20 parts of a size: merge CPU fell to 40%
+ * of what it was with one sender and to 25% with 16 (bench:pipeline), and the part count after a
+ * burst stayed 2-5.
  */
 
 /** Each set to 1; min_rows_to_fsync_after_merge = 1: every merged part that holds a row, so all. */
