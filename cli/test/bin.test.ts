@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, test } from 'node:test'
@@ -108,5 +108,18 @@ test('sieve --help, --version and a command\'s --help load no storage engine, ju
     const imported = log.read()
     assert.ok(imported.some((s) => s.endsWith('main.ts')), `the hook saw the CLI load: ${imported.join(', ')}`)
     assert.deepEqual(imported.filter((s) => heavy.test(s)), [], `sieve ${args.join(' ')}`)
+  }
+})
+
+test('the bin starts node with a young generation of 32 MB a semi-space, from the sources and from the build', async () => {
+  // A preload that reports the flags node was started with, then lets the CLI run.
+  const preload = join(scratch, 'exec-argv.cjs')
+  writeFileSync(preload, "process.stderr.write('execArgv ' + JSON.stringify(process.execArgv) + '\\n')\n")
+  for (const fromDist of ['', '1']) {
+    if (fromDist && !existsSync(join(root, 'cli/dist/main.js'))) continue
+    const r = await run(join(root, 'node_modules/.bin/sieve'), ['--version'], { env: { ...process.env, NODE_OPTIONS: `--require ${preload}`, SIEVE_FROM_DIST: fromDist } })
+    assert.equal(r.code, 0, r.stderr)
+    const execArgv = JSON.parse(/execArgv (.*)/.exec(r.stderr)![1]!) as string[]
+    assert.ok(execArgv.includes('--max-semi-space-size=32'), `${fromDist ? 'dist' : 'sources'}: ${execArgv.join(' ')}`)
   }
 })

@@ -60,7 +60,8 @@ const PROFILE = process.env.BENCH_CPU_PROF
 
 function sieve(command: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const profile = PROFILE && command === (process.env.BENCH_CPU_PROF_ROLE ?? 'collector') ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []
-  const child = spawn(process.execPath, [...profile, '--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
+  // The node flags cli/bin/sieve starts every role with (the young generation's size), then the profiler's.
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', ...profile, '--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', command], {
     cwd: root,
     env: { ...process.env, SIEVE_PORT: '0', SIEVE_API_KEYS: '', KAFKA_BROKERS: brokers.join(','), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

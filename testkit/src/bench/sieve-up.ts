@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { cpuSecondsOf } from './thread-cpu.js'
 
@@ -24,7 +25,8 @@ export interface SieveUp {
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 
 export async function startSieveUp(dataDir: string, env: Record<string, string> = {}): Promise<SieveUp> {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'up'], {
+  // Through the bin, as users start it: its node flags (the young generation's size) count in the figures.
+  const child = spawn(join(root, 'cli/bin/sieve'), ['up'], {
     cwd: root,
     env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
