@@ -6,9 +6,9 @@ import snappyjs from 'snappyjs'
  * Snappy for kafkajs: the native library (the `snappy` package's prebuilt binary) where it is
  * installed, else snappyjs. The pure-JS codec was a fifth of the collector's main-thread CPU into
  * Kafka (a CPU profile of bench:ingest -- --kafka), and its decompression 3 ms of the ingester's
- * per 1,000 spans where the native library takes 0.4-1.4. The binary is an optional dependency of `snappy`: an install with
- * --omit=optional has none (deploy/runtime-tree.sh copies it into the image), and then the
- * collector compresses in JS rather than failing to start.
+ * per 1,000 spans where the native library takes 0.4-1.4. The binary is an optional dependency of
+ * `snappy`: an install with --omit=optional has none (deploy/runtime-tree.sh copies it into the
+ * image), and then the Kafka roles compress in JS rather than failing to start.
  *
  * Batches are written as raw Snappy, as kafkajs-snappy wrote them and every client reads them.
  * Java clients write xerial-framed Snappy (a magic header, then length-prefixed blocks), which
