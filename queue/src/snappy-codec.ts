@@ -1,6 +1,4 @@
 import { createRequire } from 'node:module'
-// @ts-expect-error snappyjs ships no type declarations: compress and uncompress, Buffer in, Buffer out.
-import snappyjs from 'snappyjs'
 
 /**
  * Snappy for kafkajs: the native library (the `snappy` package's prebuilt binary) where it is
@@ -20,16 +18,20 @@ interface Snappy {
 }
 
 function loadSnappy(): Snappy {
+  const require = createRequire(import.meta.url)
   try {
-    const native = createRequire(import.meta.url)('snappy') as { compressSync(b: Buffer): Buffer; uncompressSync(b: Buffer): Buffer | string }
+    const native = require('snappy') as { compressSync(b: Buffer): Buffer; uncompressSync(b: Buffer): Buffer | string }
     return { compress: native.compressSync, uncompress: (b) => native.uncompressSync(b) as Buffer }
   } catch {
-    const js = snappyjs as { compress(b: Buffer): Buffer; uncompress(b: Buffer): Buffer }
+    // snappyjs ships no type declarations: compress and uncompress, Buffer in, Buffer out.
+    const js = require('snappyjs') as { compress(b: Buffer): Buffer; uncompress(b: Buffer): Buffer }
     return { compress: (b) => js.compress(b), uncompress: (b) => js.uncompress(b) }
   }
 }
 
-const snappy = loadSnappy()
+/** Loaded at the first batch: a process that never talks to Kafka (the embedded queue) loads neither. */
+let loaded: Snappy | undefined
+const snappy = (): Snappy => (loaded ??= loadSnappy())
 
 const XERIAL_HEADER = Buffer.from([130, 83, 78, 65, 80, 80, 89, 0])
 /** The header, then a version and a compatible version of 4 bytes each. */
@@ -40,7 +42,7 @@ function uncompressXerial(buffer: Buffer): Buffer {
   for (let offset = XERIAL_BLOCKS_AT; offset + 4 <= buffer.length; ) {
     const size = buffer.readUInt32BE(offset)
     offset += 4
-    blocks.push(snappy.uncompress(buffer.subarray(offset, offset + size)))
+    blocks.push(snappy().uncompress(buffer.subarray(offset, offset + size)))
     offset += size
   }
   return Buffer.concat(blocks)
@@ -49,9 +51,9 @@ function uncompressXerial(buffer: Buffer): Buffer {
 /** A kafkajs codec factory, as kafkajs.CompressionCodecs takes. */
 export const snappyCodec = () => ({
   async compress(encoder: { buffer: Buffer }): Promise<Buffer> {
-    return snappy.compress(encoder.buffer)
+    return snappy().compress(encoder.buffer)
   },
   async decompress(buffer: Buffer): Promise<Buffer> {
-    return buffer.subarray(0, 8).equals(XERIAL_HEADER) ? uncompressXerial(buffer) : snappy.uncompress(buffer)
+    return buffer.subarray(0, 8).equals(XERIAL_HEADER) ? uncompressXerial(buffer) : snappy().uncompress(buffer)
   },
 })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InProcessQueue } from '@sieve/queue'
 import { makeTraces } from '@sieve/testkit'
-import { resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
+import { resolveChecksConfig, Scorer } from '../src/index.js'
 
 /*
  * Every score write costs the engine a part in `scores` and in each of its four rollup views,
@@ -11,22 +11,35 @@ import { resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
  * writes were most of the engine's CPU (bench:pipeline). A tick now goes on only while a write was
  * full (a backlog); what closes meanwhile waits for the next tick and its one write.
  */
-test('traces that close while a tick writes wait for the next tick: a trickle costs one write a tick', async () => {
+
+/**
+ * A scorer whose traces are due at once and whose timer never fires (the test ticks), recording the
+ * traces of each score write; `duringWrite` runs inside each write, before it resolves.
+ */
+async function tickedScorer(writeBatchTraces: number, duringWrite: (queue: InProcessQueue) => Promise<void> = async () => {}) {
   const queue = new InProcessQueue({ lingerMs: 0 })
   const writes: number[] = []
-  let sendMore = true
-  const sink: ScoreSink = {
-    async write(records) {
-      writes.push(new Set(records.map((r) => r.traceId)).size)
-      if (!sendMore) return
-      sendMore = false
-      await queue.publish(makeTraces(5, 3))
-    },
-  }
   const scorer = await Scorer.start({
-    queue, sink, checks: resolveChecksConfig({}), gatePublish: true,
-    // No quiet period: a trace is due at once. The timer never fires here; the test ticks.
-    options: { quietPeriodMs: 0, tickMs: 600_000, writeBatchTraces: 100 },
+    queue,
+    sink: {
+      async write(records) {
+        writes.push(new Set(records.map((r) => r.traceId)).size)
+        await duringWrite(queue)
+      },
+    },
+    checks: resolveChecksConfig({}),
+    gatePublish: true,
+    options: { quietPeriodMs: 0, tickMs: 600_000, writeBatchTraces },
+  })
+  return { queue, scorer, writes, close: async () => { await scorer.stop(); await queue.close() } }
+}
+
+test('traces that close while a tick writes wait for the next tick: a trickle costs one write a tick', async () => {
+  let sendMore = true
+  const { queue, scorer, writes, close } = await tickedScorer(100, async (queue) => {
+    if (!sendMore) return
+    sendMore = false
+    await queue.publish(makeTraces(5, 3))
   })
   try {
     await queue.publish(makeTraces(5, 3))
@@ -35,25 +48,17 @@ test('traces that close while a tick writes wait for the next tick: a trickle co
     assert.equal(await scorer.tick(), 5)
     assert.deepEqual(writes, [5, 5])
   } finally {
-    await scorer.stop()
-    await queue.close()
+    await close()
   }
 })
 
 test('a tick writes on while its writes are full, so a backlog drains without waiting a tick per write', async () => {
-  const queue = new InProcessQueue({ lingerMs: 0 })
-  const writes: number[] = []
-  const sink: ScoreSink = { async write(records) { writes.push(new Set(records.map((r) => r.traceId)).size) } }
-  const scorer = await Scorer.start({
-    queue, sink, checks: resolveChecksConfig({}), gatePublish: true,
-    options: { quietPeriodMs: 0, tickMs: 600_000, writeBatchTraces: 4 },
-  })
+  const { queue, scorer, writes, close } = await tickedScorer(4)
   try {
     await queue.publish(makeTraces(10, 3))
     assert.equal(await scorer.tick(), 10)
     assert.deepEqual(writes, [4, 4, 2])
   } finally {
-    await scorer.stop()
-    await queue.close()
+    await close()
   }
 })
