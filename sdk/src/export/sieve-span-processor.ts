@@ -35,6 +35,10 @@ export class SieveSpanProcessor implements SpanProcessor {
   private readonly batch: BatchSpanProcessor
   private readonly maxQueueSize: number
   private closed = false
+  /** The flush running or last run; the next one starts after it. */
+  private flushing: Promise<void> = Promise.resolve()
+  /** A flush waiting for the running one: later callers share it. */
+  private nextFlush: Promise<void> | undefined
 
   constructor(private readonly options: SieveSpanProcessorOptions) {
     this.maxQueueSize = options.maxQueueSize
@@ -93,8 +97,20 @@ export class SieveSpanProcessor implements SpanProcessor {
     this.batch.onEnd(span)
   }
 
+  /**
+   * One flush at a time. A server that flushes before each answer flushes once per request, and
+   * the OTLP exporter refuses exports past its limit in flight: a flush asked for while one runs
+   * waits for it, then sends, in one export, what every caller meanwhile added.
+   */
   forceFlush(): Promise<void> {
-    return this.batch.forceFlush().catch(() => undefined)
+    if (this.nextFlush) return this.nextFlush
+    const next = this.flushing.then(() => {
+      this.nextFlush = undefined
+      return this.batch.forceFlush().catch(() => undefined)
+    })
+    this.nextFlush = next
+    this.flushing = next
+    return next
   }
 
   shutdown(): Promise<void> {
