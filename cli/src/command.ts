@@ -89,6 +89,19 @@ export function integerOption(name: string, raw: unknown, min: number, max: numb
   return x
 }
 
+/** `--otlp-port`, shared by eval and simulate: where an HTTP agent sends its traces. */
+export const OTLP_PORT_OPTION: StringOption = {
+  type: 'string', value: 'port', defaultText: '4319',
+  description: 'with an http(s) --agent: the 127.0.0.1 port the agent sends its traces to (start it with SIEVE_ENDPOINT=http://127.0.0.1:<port>)',
+}
+
+/** `--agent` (a command, a module or an http(s) URL) and `--otlp-port`; the exporter checks they fit together. */
+export function agentOption(values: OptionValues): { agent: string; otlpPort?: number } {
+  const agent = typeof values.agent === 'string' ? values.agent.trim() : ''
+  if (!agent) throw new UsageError('--agent must name a command, a module or an http(s) URL')
+  return values['otlp-port'] === undefined ? { agent } : { agent, otlpPort: integerOption('otlp-port', values['otlp-port'], 1, 65535) }
+}
+
 /** `--now`, the agent's fixed clock (ISO 8601), else SIEVE_EVAL_NOW when set; undefined without either. */
 export function nowOption(raw: unknown): string | undefined {
   const now = typeof raw === 'string' ? raw : process.env.SIEVE_EVAL_NOW || undefined

@@ -52,7 +52,7 @@ test('sieve up --help says what it starts, the main settings, and where data goe
 test('sieve eval --help: each flag with its value type, default and setting; exit codes', async () => {
   const { code, stdout } = await sieve(['eval', '--help'])
   assert.equal(code, 0)
-  assert.match(stdout, /^Usage: sieve eval --dataset <file> --agent <command\|module> \[options\]$/m)
+  assert.match(stdout, /^Usage: sieve eval --dataset <file> --agent <command\|module\|url> \[options\]$/m)
   assert.ok(!stdout.includes('<value>'), 'no flag is a bare <value>')
   // One line per flag, wrapped descriptions joined.
   const flat = stdout.replace(/\n {20,}/g, ' ')

@@ -87,6 +87,18 @@ test('an unknown expected check, or a scenario needing an LLM user with none con
   assert.equal(existsSync(marker), false, 'no agent ran')
 })
 
+test('an agent given as a URL: nothing listening there, --otlp-port with a command agent, or a port out of range is exit 2 naming the problem', async () => {
+  const nobody = await simulate(['--scenarios', SCENARIOS, '--scenario', 'pii-overshare', '--agent', 'http://127.0.0.1:9/turn', '--otlp-port', '0', ...outputs('nobody')])
+  assert.equal(nobody.code, 2, nobody.stdout + nobody.stderr)
+  assert.match(nobody.stderr, /--otlp-port must be an integer from 1 to 65535 \(got '0'\)/)
+  const refused = await simulate(['--scenarios', SCENARIOS, '--scenario', 'pii-overshare', '--agent', 'http://127.0.0.1:9/turn', '--otlp-port', '45319', ...outputs('refused')])
+  assert.equal(refused.code, 2, refused.stdout + refused.stderr)
+  assert.match(refused.stderr, /cannot run the agent 'http:\/\/127\.0\.0\.1:9\/turn': turn 1: ECONNREFUSED/)
+  const command = await simulate(['--scenarios', SCENARIOS, '--agent', AGENT, '--otlp-port', '45319', ...outputs('command')])
+  assert.equal(command.code, 2, command.stdout + command.stderr)
+  assert.match(command.stderr, /--otlp-port is for an agent given as an http\(s\) URL/)
+})
+
 test('--send stores every run in a Sieve under the key\'s project, each span tagged sieve.simulation.*; an unreachable Sieve is exit 2', async () => {
   const sieve = await startSieve({ apiKeys: new Map([['sim-key', 'support-simulation'], ['prod-key', 'support']]) })
   try {

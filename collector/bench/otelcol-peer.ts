@@ -16,10 +16,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import kafkajs from 'kafkajs'
+import { freePort } from '@sieve/testkit'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const source = join(root, 'collector/bench/otelcol')
@@ -48,13 +48,6 @@ export function otelcolBinary(): string | undefined {
   return binary
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
 
 export interface OtelcolPeer {
   child: ChildProcess

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV } from '../environment.js'
-import { costOption, fractionOption, integerOption, nowOption, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
 import { judgeFloors, replayJudge } from '../replay-judge.js'
 
 export const evalCommand: Command = {
@@ -8,7 +8,8 @@ export const evalCommand: Command = {
   summary: 'Regression gate: replay a golden dataset through an agent, score with the checks (and the judge), compare with a baseline',
   options: {
     dataset: { type: 'string', value: 'file', required: true, description: 'golden JSONL dataset (from sieve export)' },
-    agent: { type: 'string', value: 'command|module', required: true, description: 'shell command, or a .ts/.js module run with node; reads the example input as JSON on stdin' },
+    agent: { type: 'string', value: 'command|module|url', required: true, description: 'shell command, or a .ts/.js module run with node, reading the example input as JSON on stdin; or the http(s) URL of an agent service, POSTed each turn' },
+    'otlp-port': OTLP_PORT_OPTION,
     repeats: { type: 'string', value: 'n', default: '3', description: 'runs per example, 1 to 100: the pass rate tells instability from a capability gap' },
     baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by dataset version, model and (with the judge) judge model' },
     'update-baseline': { type: 'boolean', description: 'store this run as the baseline for its dataset version, model and judge model (needs --baseline)' },
@@ -30,7 +31,9 @@ export const evalCommand: Command = {
       'through the checks (and the scorer\'s judge on every run, no sampling, when a judge is configured), and ' +
       'compares with the baseline for the same dataset version, model and judge model.',
     'The agent reads the example input as JSON on stdin (also in SIEVE_EVAL_INPUT) and sends its traces to ' +
-      'SIEVE_ENDPOINT (= OTEL_EXPORTER_OTLP_ENDPOINT), a receiver eval starts for the run. Writes --out and --summary.',
+      'SIEVE_ENDPOINT (= OTEL_EXPORTER_OTLP_ENDPOINT), a receiver eval starts for the run. An agent given as a URL is ' +
+      'POSTed the same input (plus `sieve`: example id, turn, session id) with a `traceparent` its trace must continue, ' +
+      'answers `{"answer": "..."}`, and sends its traces to 127.0.0.1:--otlp-port. Writes --out and --summary.',
     'With a scorecard configured for the agent (the `scorecards` section), a run also fails when the card fails: ' +
       'a hard gate among its items, or its weighted total below passAt.',
   ],
@@ -42,8 +45,7 @@ export const evalCommand: Command = {
   },
   async run({ values }) {
     const dataset = String(values.dataset)
-    const agent = String(values.agent)
-    if (!agent.trim()) throw new UsageError('--agent must name a command or module')
+    const { agent, otlpPort } = agentOption(values)
     if (!existsSync(dataset)) throw new UsageError(`--dataset: ${dataset} does not exist`)
     const repeats = integerOption('repeats', values.repeats, 1, 100)
     const timeout = Number(values.timeout)
@@ -70,6 +72,7 @@ export const evalCommand: Command = {
       const report = await runGate({
         dataset,
         agent,
+        ...(otlpPort ? { otlpPort } : {}),
         repeats,
         failBelow,
         warnBelow,

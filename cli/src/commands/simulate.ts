@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
-import { costOption, fractionOption, integerOption, nowOption, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
 import { replayJudge } from '../replay-judge.js'
 
 /** --send as an http(s) URL; a usage error otherwise. */
@@ -17,12 +17,13 @@ export const simulateCommand: Command = {
   summary: 'Drive an agent through multi-turn scenarios with a simulated user (scripted or an LLM), under edge-case templates; score each run',
   options: {
     scenarios: { type: 'string', value: 'file|dir', multiple: true, description: 'scenario YAML file, or a folder of them (required unless --list-templates)' },
-    agent: { type: 'string', value: 'command|module', description: 'the agent, as for sieve eval: a shell command, or a .ts/.js module run with node (required unless --list-templates)' },
+    agent: { type: 'string', value: 'command|module|url', description: 'the agent, as for sieve eval: a shell command, a .ts/.js module run with node, or the http(s) URL of an agent service (required unless --list-templates)' },
+    'otlp-port': OTLP_PORT_OPTION,
     scenario: { type: 'string', value: 'id', multiple: true, description: 'run only this scenario' },
     template: { type: 'string', value: 'name', multiple: true, description: 'run only this template (base: the scenario as written; a+b: templates a then b as one variant), whether or not the scenario lists it' },
     user: { type: 'string', choices: ['auto', 'scripted', 'llm'], default: 'auto', description: "who plays the user: the scenario's user.script when it has one, else the LLM (auto); always the script; always the LLM" },
     repeats: { type: 'string', value: 'n', default: '1', description: 'runs per scenario × template, 1 to 100' },
-    concurrency: { type: 'string', value: 'n', default: '1', description: 'runs in flight at once, 1 to 32, each with its own span receiver' },
+    concurrency: { type: 'string', value: 'n', default: '1', description: 'runs in flight at once, 1 to 64' },
     'min-pass-rate': { type: 'string', value: '0..1', default: '1', description: 'a scenario × template passing fewer of its runs fails the simulation' },
     'max-cost': { type: 'string', value: 'usd', description: 'stop once the simulator and the judge have cost this much (priced by simulator.prices and judge.prices)' },
     baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by scenarios version, model, judge model and simulator model' },
@@ -42,9 +43,9 @@ export const simulateCommand: Command = {
   },
   details: [
     'Each scenario runs as written (template base) and once per template it lists. A run opens with the scenario\'s opening, ' +
-      'then calls the agent once per user turn through the agent protocol of sieve eval (the conversation so far on stdin, plus ' +
-      '`fixtures` and `simulation`; SIEVE_SIMULATION=scenario@template#run) until the user ends it, the script ends, the agent ' +
-      'hands off, or the turn limit is reached.',
+      'then calls the agent once per user turn through the agent protocol of sieve eval (the conversation so far on stdin, or ' +
+      'POSTed to an agent given as a URL, plus `fixtures` and `simulation`; SIEVE_SIMULATION=scenario@template#run) until the ' +
+      'user ends it, the script ends, the agent hands off, or the turn limit is reached.',
     'Each run\'s traces are scored as one session with the scenario\'s expected checks, the judge when configured and the agent\'s ' +
       'scorecard; a run passes when all hold. The LLM user is SIMULATOR_MODEL at SIMULATOR_BASE_URL (the `simulator` config section: ' +
       'prices, retries, seed), pinned like the judge. Writes --out and --summary.',
@@ -69,10 +70,9 @@ export const simulateCommand: Command = {
     const scenarios = list(values.scenarios) ?? []
     if (!scenarios.length) throw new UsageError('--scenarios <file|dir> is required')
     for (const path of scenarios) if (!existsSync(path)) throw new UsageError(`--scenarios: ${path} does not exist`)
-    const agent = typeof values.agent === 'string' ? values.agent : ''
-    if (!agent.trim()) throw new UsageError('--agent must name a command or module')
+    const { agent, otlpPort } = agentOption(values)
     const repeats = integerOption('repeats', values.repeats, 1, 100)
-    const concurrency = integerOption('concurrency', values.concurrency, 1, 32)
+    const concurrency = integerOption('concurrency', values.concurrency, 1, 64)
     const timeout = Number(values.timeout)
     if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
     if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
@@ -94,6 +94,7 @@ export const simulateCommand: Command = {
       const report = await runSimulation({
         scenarios,
         agent,
+        ...(otlpPort ? { otlpPort } : {}),
         repeats,
         concurrency,
         timeoutMs: timeout * 1000,

@@ -14,25 +14,23 @@ import type { ReplayJudge } from './replay-judge.js'
 import { replayExamples } from './replay-examples.js'
 import { isScored, overallFigures, type RunFigures, type RunResult } from './run-verdict.js'
 import { SeenVersions } from './seen-versions.js'
+import type { AgentTarget } from './agent-turn.js'
 
 export type { RunResult } from './run-verdict.js'
 export { GateConfigError } from './gate-config-error.js'
 
-export interface GateOptions {
+export interface GateOptions extends AgentTarget {
   dataset: string
-  agent: string
   repeats: number
   failBelow?: number
   warnBelow?: number
   baseline?: string
   updateBaseline: boolean
-  timeoutMs: number
   checks: readonly CheckDefinition[]
   /** When given, every run of every example is judged, and a run the judge fails is a failed run. */
   judge?: ReplayJudge
   /** Largest drop of a judge score (0..1) below the baseline's that is not a regression; default 0.1. */
   judgeTolerance?: number
-  cwd?: string
   /** Progress lines for the terminal. */
   log?: (line: string) => void
   /**
@@ -107,12 +105,13 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
   const seen = new SeenVersions()
   const callsBefore = o.judge?.metrics.total('calls') ?? 0
   const runAt = new Date().toISOString()
-  const results = await replayExamples(o, examples, seen)
+  const { value: results, warnings: replayWarnings } = await replayExamples(o, examples, seen)
 
   const model = seen.model
   const overall = overallFigures(results)
   const judgeTotals = o.judge ? judgeTotalsOf(o.judge, results, callsBefore) : undefined
   const found = gateFindings(o, results, overall, judgeTotals)
+  found.warnings.push(...replayWarnings)
   const key = { datasetVersion: version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}) }
   const baseline = o.baseline && baselineFile ? compareBaseline(o, { path: o.baseline, file: baselineFile, key }, results, overall, found) : undefined
   const { reasons, warnings } = found

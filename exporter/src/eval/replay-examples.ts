@@ -1,6 +1,6 @@
 import type { Trace } from '@sieve/core'
 import type { GoldenExample } from '../dataset/golden-example.js'
-import { agentCannotStart, callAgentTurn } from './agent-turn.js'
+import { callAgentTurn, withReceivers } from './agent-turn.js'
 import { GateConfigError } from './gate-config-error.js'
 import type { ExampleResult, GateOptions } from './gate.js'
 import type { ReplayJudge, RunJudgement } from './replay-judge.js'
@@ -9,7 +9,7 @@ import { replaySession, turnInput, userTurnCount } from './replay-turns.js'
 import { runFigures, runResult, type RunResult } from './run-verdict.js'
 import { scoreReplay } from './score-replay.js'
 import type { SeenVersions } from './seen-versions.js'
-import { startSpanReceiver, type SpanReceiver } from './span-receiver.js'
+import type { SpanReceiver } from './span-receiver.js'
 
 /** What one run of the gate carries from one run of an example to the next. */
 interface Replay {
@@ -24,11 +24,11 @@ interface Replay {
  * Replays every example `repeats` times through the agent, in dataset order, and scores each run
  * (the judge too when given); what the runs' traces ran with is counted in `seen`.
  */
-export async function replayExamples(o: GateOptions, examples: readonly GoldenExample[], seen: SeenVersions): Promise<ExampleResult[]> {
+export async function replayExamples(o: GateOptions, examples: readonly GoldenExample[], seen: SeenVersions): Promise<{ value: ExampleResult[]; warnings: string[] }> {
   const log = o.log ?? (() => {})
-  const replay: Replay = { o, receiver: await startSpanReceiver(), seen, judgeReached: false, judgeCost: 0 }
-  const results: ExampleResult[] = []
-  try {
+  return withReceivers(o, 1, (m) => new GateConfigError(m), async ([receiver]) => {
+    const replay: Replay = { o, receiver: receiver!, seen, judgeReached: false, judgeCost: 0 }
+    const results: ExampleResult[] = []
     for (const [index, example] of examples.entries()) {
       const runs: RunResult[] = []
       for (let r = 0; r < o.repeats; r++) runs.push(await replayRun(replay, example, r, index === 0 && r === 0))
@@ -36,10 +36,8 @@ export async function replayExamples(o: GateOptions, examples: readonly GoldenEx
       results.push(result)
       log(progressLine(result))
     }
-  } finally {
-    await replay.receiver.close()
-  }
-  return results
+    return results
+  })
 }
 
 function progressLine(result: ExampleResult): string {
@@ -71,10 +69,8 @@ async function agentTurns(replay: Replay, example: GoldenExample, repeat: number
   let error: string | undefined
   for (let turn = 0; turn < turns && !error; turn++) {
     const messages = turnInput(example.input.messages, answers, turn)
-    const call = await callAgentTurn(o.agent, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${repeat + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver, o.timeoutMs, o.cwd)
-    if (firstOfGate && turn === 0 && agentCannotStart(call.run)) {
-      throw new GateConfigError(`cannot run the agent '${o.agent}': ${call.run.stderr || `exit code ${call.run.exitCode}`}`)
-    }
+    const call = await callAgentTurn(o, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${repeat + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver)
+    if (firstOfGate && turn === 0 && call.cannotStart) throw new GateConfigError(`cannot run the agent '${o.agent}': ${call.cannotStart}`)
     if (call.trace) traces.push(call.trace)
     answers.push(call.answer)
     if (call.error) error = turns > 1 ? `turn ${turn + 1} of ${turns}: ${call.error}` : call.error

@@ -9,38 +9,98 @@ import { createOtlpRouter } from '@sieve/collector'
 /**
  * The collector's own OTLP/HTTP receiver on 127.0.0.1, keeping spans in memory: the agent under
  * test sends its traces here exactly as it would to Sieve, and the gate takes them run by run.
+ *
+ * A command agent is told this receiver's endpoint, and each run in flight has a receiver of its
+ * own, so `take()` hands over everything that came. A long-running HTTP agent exports to one
+ * endpoint for all runs: its calls are told apart by the trace each request starts (`traceparent`),
+ * and spans of traces no call is waiting for are dropped.
  */
 export interface SpanReceiver {
   /** Base URL for SIEVE_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT. */
   endpoint: string
-  /** The spans received since the last call. */
+  /** The spans received since the last call, of traces no call awaits. */
   take(): Span[]
+  /** Keeps the spans of this trace for `awaitTrace`, from now on. */
+  expect(traceId: string): void
+  /**
+   * The spans of an expected trace, once the span the agent opened under `parentSpanId` (the
+   * caller's span in `traceparent`) has come, or after `waitMs` with what came by then. Spans are
+   * exported as they end, so the entry span, which ends last, comes after the spans it holds.
+   */
+  awaitTrace(traceId: string, parentSpanId: string, waitMs: number): Promise<Span[]>
+  /** Spans dropped so far because no call awaited their trace (`keepUnexpected` off). */
+  strays(): number
   close(): Promise<void>
 }
 
-export async function startSpanReceiver(maxBodyBytes = 16 * 1024 * 1024): Promise<SpanReceiver> {
+export interface SpanReceiverOptions {
+  /** 0 (the default): any free port. */
+  port?: number
+  maxBodyBytes?: number
+  /** Keep spans of traces no call expects for `take()`; off for a receiver shared by concurrent calls. */
+  keepUnexpected?: boolean
+}
+
+interface Expected {
+  spans: Span[]
+  /** Set by awaitTrace: resolves it when the entry span comes. */
+  entry?: { parentSpanId: string; arrived: () => void }
+}
+
+export async function startSpanReceiver(options: SpanReceiverOptions = {}): Promise<SpanReceiver> {
+  const { port = 0, maxBodyBytes = 16 * 1024 * 1024, keepUnexpected = true } = options
   const queue = new InProcessQueue()
   let received: Span[] = []
+  let strays = 0
+  const expected = new Map<string, Expected>()
   const subscription = await queue.subscribe({
     group: 'sieve-eval',
     gatesPublish: true,
     onBatch: async (batch) => {
-      for (const queued of batch) received.push(queued.span)
+      for (const { span } of batch) {
+        const waiting = expected.get(span.traceId)
+        if (!waiting) {
+          if (keepUnexpected) received.push(span)
+          else strays++
+          continue
+        }
+        waiting.spans.push(span)
+        if (waiting.entry && span.parentSpanId === waiting.entry.parentSpanId) waiting.entry.arrived()
+      }
     },
   })
   const app = express()
   app.use(createOtlpRouter({ queue, apiKeys: new Map(), maxBodyBytes, metrics: createPipelineMetrics() }))
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
+  const server: Server = await new Promise((resolve, reject) => {
+    // Express 5 hands a listen error (EADDRINUSE) to this callback.
+    const s = app.listen(port, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)))
   })
-  const { port } = server.address() as AddressInfo
+  const { port: bound } = server.address() as AddressInfo
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://127.0.0.1:${bound}`,
     take() {
       const spans = received
       received = []
       return spans
     },
+    expect(traceId) {
+      if (!expected.has(traceId)) expected.set(traceId, { spans: [] })
+    },
+    async awaitTrace(traceId, parentSpanId, waitMs) {
+      const waiting = expected.get(traceId) ?? { spans: [] }
+      expected.set(traceId, waiting)
+      if (!waiting.spans.some((s) => s.parentSpanId === parentSpanId)) {
+        let timer: NodeJS.Timeout | undefined
+        await new Promise<void>((resolve) => {
+          waiting.entry = { parentSpanId, arrived: resolve }
+          timer = setTimeout(resolve, waitMs)
+        })
+        clearTimeout(timer)
+      }
+      expected.delete(traceId)
+      return waiting.spans
+    },
+    strays: () => strays,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await subscription.close()

@@ -1,5 +1,5 @@
 import type { Trace } from '@sieve/core'
-import { agentCannotStart, callAgentTurn } from '../eval/agent-turn.js'
+import { callAgentTurn, type AgentTarget } from '../eval/agent-turn.js'
 import type { SpanReceiver } from '../eval/span-receiver.js'
 import type { Scenario } from './scenario.js'
 import type { SimulatedUser } from './simulated-user.js'
@@ -36,14 +36,12 @@ export interface Conversation {
 }
 
 export interface ConverseOptions {
-  agent: string
+  target: AgentTarget
   scenario: Scenario
   label: RunLabel
   sessionId: string
   user: SimulatedUser
   receiver: SpanReceiver
-  timeoutMs: number
-  cwd?: string
   now?: string
   /** The cost ceiling is reached: no more simulator calls. */
   overBudget: () => boolean
@@ -65,7 +63,7 @@ export async function converse(o: ConverseOptions): Promise<Conversation> {
   for (let turn = 1; ; turn++) {
     c.transcript.push({ role: 'user', content: said })
     const call = await callAgentTurn(
-      o.agent,
+      o.target,
       {
         exampleId: `${label.scenario}@${label.template}`,
         messages: [...c.transcript],
@@ -77,8 +75,6 @@ export async function converse(o: ConverseOptions): Promise<Conversation> {
         env: { SIEVE_SIMULATION: runTag(label) },
       },
       o.receiver,
-      o.timeoutMs,
-      o.cwd,
     )
     if (call.trace) {
       c.traces.push(call.trace)
@@ -86,8 +82,7 @@ export async function converse(o: ConverseOptions): Promise<Conversation> {
     }
     c.transcript.push({ role: 'assistant', content: call.answer })
     if (call.error) {
-      const cannotStart = agentCannotStart(call.run)
-      return { ...c, agentError: `turn ${turn}: ${call.error}`, ...(cannotStart ? { cannotStart } : {}), stop: { reason: 'agent-error', detail: call.error } }
+      return { ...c, agentError: `turn ${turn}: ${call.error}`, ...(call.cannotStart ? { cannotStart: true } : {}), stop: { reason: 'agent-error', detail: call.error } }
     }
     const phrase = handoff.find((p) => call.answer.toLowerCase().includes(p))
     if (phrase) return { ...c, stop: { reason: 'handoff', detail: `the agent said "${phrase}"` } }

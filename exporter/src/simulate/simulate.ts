@@ -6,7 +6,8 @@ import { overallJudge, type OverallJudge } from '../eval/judge-figures.js'
 import { isScored, overallFigures } from '../eval/run-verdict.js'
 import type { ReplayJudge, RunJudgement } from '../eval/replay-judge.js'
 import { SeenVersions } from '../eval/seen-versions.js'
-import { startSpanReceiver, type SpanReceiver } from '../eval/span-receiver.js'
+import type { SpanReceiver } from '../eval/span-receiver.js'
+import { withReceivers, type AgentTarget } from '../eval/agent-turn.js'
 import { converse, INCOMPLETE, type RunLabel } from './converse.js'
 import { ForwardError, forwardRun, type ForwardTarget } from './forward-runs.js'
 import { llmUser, simulatorClient } from './llm-user.js'
@@ -22,14 +23,12 @@ import { variantResult, type SimRun, type VariantResult } from './variant-result
 /** Who plays the user: the scenario's script when it has one (auto), always the script, always the LLM. */
 export type UserMode = 'auto' | 'scripted' | 'llm'
 
-export interface SimulateOptions {
+export interface SimulateOptions extends AgentTarget {
   /** Scenario files, or folders holding them. */
   scenarios: readonly string[]
-  agent: string
   repeats: number
-  /** Runs in flight at once, each with a span receiver of its own. */
+  /** Runs in flight at once. */
   concurrency: number
-  timeoutMs: number
   /** The configured checks: the scenarios' expected checks resolve against them, and the agent's scorecard reads them. */
   checks: ChecksConfig
   user: UserMode
@@ -48,7 +47,6 @@ export interface SimulateOptions {
   now?: string
   /** A Sieve to store every run's traces in, tagged `sieve.simulation.*` (forward-runs.ts). */
   forward?: ForwardTarget
-  cwd?: string
   log?: (line: string) => void
 }
 
@@ -122,19 +120,18 @@ function plan(files: readonly ScenarioFile[], o: SimulateOptions): Variant[] {
   return variants
 }
 
-/** Runs jobs `width` at a time; each slot has a span receiver of its own, so runs in flight never share spans. */
-async function inSlots<T>(jobs: readonly T[], width: number, stopped: () => boolean, work: (job: T, receiver: SpanReceiver) => Promise<void>): Promise<void> {
+/** Runs jobs `width` at a time, each slot with the span receiver its agent calls report to (withReceivers). */
+async function inSlots<T>(jobs: readonly T[], width: number, target: AgentTarget, stopped: () => boolean, work: (job: T, receiver: SpanReceiver) => Promise<void>): Promise<string[]> {
   let next = 0
-  const slot = async () => {
-    const receiver = await startSpanReceiver()
-    try {
+  const slots = Math.max(1, Math.min(width, jobs.length))
+  const { warnings } = await withReceivers(target, slots, (m) => new SimulateConfigError(m), (receivers) =>
+    Promise.all(receivers.map(async (receiver) => {
       while (!stopped() && next < jobs.length) await work(jobs[next++]!, receiver)
-    } finally {
-      await receiver.close()
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, jobs.length)) }, slot))
+    })),
+  )
+  return warnings
 }
+
 
 /**
  * Drives the agent through every scenario × template `repeats` times with a simulated user, scores
@@ -162,6 +159,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   const batch = randomUUID().slice(0, 8)
   const state = {
     simulatorUsd: 0, judgeUsd: 0, agentStarted: false, simulatorReached: false, judgeReached: false, failure: undefined as Error | undefined,
+    receiverWarnings: [] as string[],
     stored: { traces: 0, spans: 0, failedRuns: 0, firstError: undefined as string | undefined },
   }
   const overBudget = () => o.maxCostUsd !== undefined && state.simulatorUsd + state.judgeUsd >= o.maxCostUsd
@@ -176,8 +174,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
     const user = variant.user === 'scripted' ? scriptedUser(scenario.user!.script) : llmUser(client!, scenario, (usd) => (state.simulatorUsd += usd))
     const sessionId = `sim-${batch}-${scenario.id}-${template}-${run}`
     const conv = await converse({
-      agent: o.agent, scenario, label, sessionId, user, receiver, timeoutMs: o.timeoutMs, overBudget, aborted: () => state.failure !== undefined,
-      ...(o.cwd ? { cwd: o.cwd } : {}), ...(o.now ? { now: o.now } : {}),
+      target: o, scenario, label, sessionId, user, receiver, overBudget, aborted: () => state.failure !== undefined, ...(o.now ? { now: o.now } : {}),
     })
     if (conv.cannotStart && !state.agentStarted) throw new SimulateConfigError(`cannot run the agent '${o.agent}': ${conv.agentError}`)
     if (conv.turns.length || (conv.transcript.length && !conv.cannotStart)) state.agentStarted = true
@@ -238,7 +235,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
     }
   }
 
-  await inSlots(jobs, o.concurrency, () => state.failure !== undefined, async (job, receiver) => {
+  state.receiverWarnings = await inSlots(jobs, o.concurrency, o, () => state.failure !== undefined, async (job, receiver) => {
     try {
       await simulateOne(job, receiver)
     } catch (err) {
@@ -259,7 +256,7 @@ function report(
   results: VariantResult[],
   ctx: {
     runAt: string; seen: SeenVersions; judgeCallsBefore: number; baselineFile: ReturnType<typeof readBaseline> | undefined; runId: string
-    state: { simulatorUsd: number; judgeUsd: number; stored: { traces: number; spans: number; failedRuns: number; firstError: string | undefined } }
+    state: { simulatorUsd: number; judgeUsd: number; receiverWarnings: string[]; stored: { traces: number; spans: number; failedRuns: number; firstError: string | undefined } }
   },
 ): SimulationReport {
   const minPassRate = o.minPassRate ?? 1
@@ -283,6 +280,7 @@ function report(
     else if (v.incomplete) warnings.push(`${v.id}: ${v.incomplete} of ${v.runs.length} run(s) cut short, not counted (${[...new Set(v.runs.filter((r) => r.incomplete).map((r) => r.stop.reason))].join(', ')})`)
   }
   const { stored } = ctx.state
+  warnings.push(...ctx.state.receiverWarnings)
   if (stored.failedRuns) warnings.push(`${stored.failedRuns} run(s) not stored in Sieve (first: ${stored.firstError})`)
   if (overall.errored) warnings.push(`${overall.errored} of ${overall.runs} run(s) errored (agent crash or timeout), kept out of the pass rates`)
   if (overall.notJudged) warnings.push(`the cost ceiling of $${o.maxCostUsd} was reached: ${overall.notJudged} run(s) not judged`)

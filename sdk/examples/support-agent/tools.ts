@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { traceTool } from '@sieve/sdk'
 
 export interface Order {
@@ -23,19 +24,30 @@ const CUSTOMERS: Record<string, Customer> = {
   'C-17': { name: 'Ann Example', since: '2021-04-02', previousRefunds: 2 },
 }
 
-/** Adds orders and customers a test brings (a scenario's `facts.fixtures`), over the built-in ones. */
-export function useFixtures(fixtures: { orders?: Record<string, Order>; customers?: Record<string, Customer> }): void {
-  Object.assign(ORDERS, fixtures.orders)
-  Object.assign(CUSTOMERS, fixtures.customers)
+interface Shop {
+  orders: Record<string, Order>
+  customers: Record<string, Customer>
+}
+const turnShop = new AsyncLocalStorage<Shop>()
+const shop = (): Shop => turnShop.getStore() ?? { orders: ORDERS, customers: CUSTOMERS }
+
+/**
+ * Runs `fn` with the orders and customers a test brings (a scenario's `facts.fixtures`) over the
+ * built-in ones; turns served at once each see their own.
+ */
+export function withFixtures<T>(fixtures: { orders?: Record<string, Order>; customers?: Record<string, Customer> } | undefined, fn: () => T): T {
+  if (!fixtures) return fn()
+  return turnShop.run({ orders: { ...ORDERS, ...fixtures.orders }, customers: { ...CUSTOMERS, ...fixtures.customers } }, fn)
 }
 
 export const tools = {
   check_order_status: traceTool('check_order_status', async ({ order_id }: { order_id: string }) => {
-    const order = ORDERS[order_id]
+    const order = shop().orders[order_id]
     return order ? { order_id, ...order } : { order_id, error: 'no such order' }
   }),
   lookup_customer_history: traceTool('lookup_customer_history', async ({ customer_id }: { customer_id: string }) => {
-    return CUSTOMERS[customer_id] ? { customer_id, ...CUSTOMERS[customer_id] } : { customer_id, error: 'no such customer' }
+    const customer = shop().customers[customer_id]
+    return customer ? { customer_id, ...customer } : { customer_id, error: 'no such customer' }
   }),
   create_store_credit: traceTool('create_store_credit', async ({ customer_id, amount }: { customer_id: string; amount: number }) => {
     return { credit_id: `SC-${customer_id}-${Math.round(amount * 100)}`, customer_id, amount }

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto'
+import http from 'node:http'
+import https from 'node:https'
+import type { AgentTurn } from './run-agent.js'
+
+/** An agent given as an http(s) URL is a service answering each turn over HTTP. */
+export const isHttpAgent = (agent: string): boolean => /^https?:\/\//i.test(agent)
+
+export interface HttpAgentRun {
+  /** The answer the response carries (`{"answer": "..."}`); absent: read it from the trace. */
+  answer?: string
+  /** The call failed: a non-2xx status with the start of its body, or a timeout. */
+  error?: string
+  /** Nothing answered at the URL (connection refused, unknown host): a setup problem. */
+  unreachable?: string
+}
+
+/** The request's place in a trace: the agent's spans continue `traceId`, its entry span under `parentSpanId`. */
+export interface CallIds {
+  traceId: string
+  parentSpanId: string
+}
+
+export const newCallIds = (): CallIds => ({ traceId: randomBytes(16).toString('hex'), parentSpanId: randomBytes(8).toString('hex') })
+
+/** What a command agent reads from SIEVE_EVAL_* in its environment, as the request's `sieve` field. */
+function callContext(turn: AgentTurn) {
+  return { exampleId: turn.exampleId, turn: turn.turn, turns: turn.turns, sessionId: turn.sessionId, ...(turn.now ? { now: turn.now } : {}) }
+}
+
+/** The response's `answer` when its body is JSON carrying one. */
+function answerOf(contentType: string | undefined, body: string): string | undefined {
+  if (!/json/i.test(contentType ?? '')) return undefined
+  try {
+    const answer = (JSON.parse(body) as { answer?: unknown } | null)?.answer
+    return typeof answer === 'string' ? answer : undefined
+  } catch {
+    return undefined
+  }
+}
+
+// node:http rather than fetch: per call, fetch's web streams cost the runner more than the rest of a turn.
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) }
+
+function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; contentType?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const client = url.protocol === 'https:' ? https : http
+    const req = client.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: agents[url.protocol as 'http:'], signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}), body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/**
+ * One turn through an HTTP agent: POST the command protocol's input (`messages`, and under
+ * simulation `fixtures` and `simulation`) plus `sieve`, with a W3C `traceparent` whose trace the
+ * agent's spans join, so runs in flight at once are told apart by trace.
+ */
+export async function callHttpAgent(url: string, turn: AgentTurn, ids: CallIds, timeoutMs: number): Promise<HttpAgentRun> {
+  let response: Awaited<ReturnType<typeof post>>
+  try {
+    const headers = { 'content-type': 'application/json', traceparent: `00-${ids.traceId}-${ids.parentSpanId}-01` }
+    response = await post(new URL(url), headers, JSON.stringify({ ...turn.input, messages: turn.messages, sieve: callContext(turn) }), timeoutMs)
+  } catch (err) {
+    const e = err as Error & { code?: string; cause?: Error }
+    if (e.name === 'AbortError' && e.cause?.name === 'TimeoutError') return { error: `timed out after ${timeoutMs} ms` }
+    // Refused or no such host: nothing answers there. Reset or cut mid-answer: the agent failed this call.
+    if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return { unreachable: e.code }
+    return { error: `${url}: ${e.code ?? e.message}` }
+  }
+  if (response.status < 200 || response.status > 299) {
+    const text = response.body.trim().split('\n')[0]!.slice(0, 200)
+    return { error: `HTTP ${response.status}${text ? `: ${text}` : ''}` }
+  }
+  const answer = answerOf(response.contentType, response.body)
+  return { ...(answer !== undefined ? { answer } : {}) }
+}
