@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '@sieve/core'
 import { resolveChecksConfig } from '@sieve/scorer'
-import { freePort, processCpuSeconds, startAgentService } from '@sieve/testkit'
+import { freePort, processCpuSeconds, startAgentService, tsxCommand } from '@sieve/testkit'
 import { childrenCpuSeconds, cpuSecondsOf } from '@sieve/testkit/bench'
 import { runSimulation } from '../src/index.js'
 
@@ -31,7 +31,7 @@ const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
 async function measure(mode: string) {
   const otlpPort = await freePort()
   const service = mode === 'http'
-    ? await startAgentService('sdk/examples/support-agent/sieve-agent-http.ts', ['--port', '0'], { cwd: ROOT, env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
+    ? await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0'), { cwd: ROOT, env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
     : undefined
   const simulate = (repeats: number, concurrency: number) =>
     runSimulation({

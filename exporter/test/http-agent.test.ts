@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { loadConfig } from '@sieve/core'
 import { DEFAULT_CHECKS, resolveChecksConfig } from '@sieve/scorer'
-import { freePort, startAgentService } from '@sieve/testkit'
+import { callTools, freePort, say, startAgentService, startFakeOpenAI, tsxCommand } from '@sieve/testkit'
 import { GateConfigError, runGate, runSimulation, SimulateConfigError, type SimulateOptions } from '../src/index.js'
 import { startHttpEcho, type EchoBehaviour } from './agents/http-echo.js'
 
@@ -14,7 +14,8 @@ import { startHttpEcho, type EchoBehaviour } from './agents/http-echo.js'
  * The agent protocol over HTTP: `sieve simulate` and `sieve eval` calling an agent service at a
  * URL, which sends its traces to one receiver for all the runs in flight. The agents: an echo
  * service in this process (the real OpenTelemetry SDK, each behaviour an agent might have), and the
- * SDK's example support agent served over HTTP in a process of its own.
+ * SDK's example support agent served over HTTP in a process of its own, and a Python agent traced
+ * by OpenInference (in .cache/python, as .ci/run installs it; skipped where it is absent).
  */
 
 const ROOT = new URL('../../', import.meta.url).pathname
@@ -123,7 +124,7 @@ test('an HTTP error or no answer in time is an errored run; nothing listening at
 test('the example support agent served over HTTP: the fixed agent passes the example scenarios, the broken one fails the refund scenario on its gate', async () => {
   for (const broken of [false, true]) {
     const otlpPort = await freePort()
-    const agent = await startAgentService('sdk/examples/support-agent/sieve-agent-http.ts', ['--port', '0', ...(broken ? ['--broken'] : [])], { cwd: ROOT, env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
+    const agent = await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0', ...(broken ? ['--broken'] : [])), { cwd: ROOT, env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
     try {
       const report = await runSimulation({ scenarios: [join(ROOT, 'sdk/examples/support-agent/scenarios')], agent: agent.url, otlpPort, repeats: 1, concurrency: 5, timeoutMs: 30_000, checks, user: 'scripted', updateBaseline: false })
       const refund = report.variants.find((v) => v.id === 'refund-outside-policy@base')!
@@ -137,5 +138,38 @@ test('the example support agent served over HTTP: the fixed agent passes the exa
     } finally {
       agent.stop()
     }
+  }
+})
+
+const PYTHON = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
+const noPython = existsSync(PYTHON) ? false : `no Python instrumentations at ${PYTHON} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt)`
+
+test('a Python agent service traced by OpenInference, its runs in flight at once: the refund it makes fails the run at its turn and span', { skip: noPython }, async () => {
+  // The model refunds when asked to, then confirms; anything else it answers plainly.
+  const model = await startFakeOpenAI({
+    script: (req) => {
+      const last = req.body.messages.at(-1)
+      if (last.role === 'tool') return say('Refunded order A-1.')
+      return /refund/i.test(last.content) ? callTools([{ name: 'process_refund', arguments: { order_id: 'A-1' } }]) : say('Glad to help.')
+    },
+  })
+  const otlpPort = await freePort()
+  const agent = await startAgentService([PYTHON, 'testkit/agents/python/http_agent.py'], { cwd: ROOT, env: { MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
+  try {
+    const refund = scenarioFile('python-refund.yaml', { opening: 'Hello, where is my parcel?', user: { script: ['Then refund order A-1.'] }, stop: { maxTurns: 2 }, expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } } })
+    const chat = scenarioFile('python-chat.yaml', { opening: 'Hello, where is my parcel?', user: { script: ['Thanks.'] }, stop: { maxTurns: 2 }, expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } } })
+    const report = await runSimulation({ scenarios: [refund, chat], agent: agent.url, otlpPort, repeats: 2, concurrency: 4, timeoutMs: 30_000, checks, user: 'scripted', updateBaseline: false })
+    const byId = Object.fromEntries(report.variants.map((v) => [v.scenario, v.runs]))
+    for (const run of byId['python-chat']!) assert.deepEqual([run.passed, run.transcript.map((m) => m.content)], [true, ['Hello, where is my parcel?', 'Glad to help.', 'Thanks.', 'Glad to help.']])
+    for (const run of byId['python-refund']!) {
+      assert.deepEqual([run.passed, run.transcript.at(-1)!.content, run.traceIds.length], [false, 'Refunded order A-1.', 2])
+      const failure = run.failures.find((f) => f.name === 'prohibited_tools')!
+      assert.equal(failure.turn, 2, 'the refund happened in the second turn')
+      assert.match(failure.spanId ?? '', /^[0-9a-f]{16}$/)
+    }
+    assert.deepEqual(report.warnings.filter((w) => /traceparent/.test(w)), [])
+  } finally {
+    agent.stop()
+    await model.close()
   }
 })

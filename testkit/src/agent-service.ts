@@ -6,14 +6,16 @@ export interface AgentService {
   stop(): void
 }
 
+/** The command line that runs a TypeScript module with node, as the workspace's sources are run. */
+export const tsxCommand = (module: string, ...args: string[]): string[] => [process.execPath, '--conditions=sieve-source', '--import', 'tsx', module, ...args]
+
 /**
- * An agent served over HTTP in a process of its own (a TypeScript module run through tsx), as
- * Sieve's HTTP agent protocol calls it: resolves with its URL once it prints `listening on <url>`.
+ * An agent served over HTTP in a process of its own, as Sieve's HTTP agent protocol calls it:
+ * resolves with its URL once it prints `listening on <url>`.
  */
-export function startAgentService(module: string, args: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<AgentService> {
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', module, ...args], {
-    cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'],
-  })
+export function startAgentService(command: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<AgentService> {
+  const [program, ...args] = command
+  const child = spawn(program!, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let printed = ''
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -21,6 +23,7 @@ export function startAgentService(module: string, args: readonly string[], optio
       const found = /listening on (\S+)/.exec(printed)
       if (found) resolve({ url: found[1]!, pid: child.pid!, stop: () => child.kill('SIGTERM') })
     })
-    child.once('exit', (code) => reject(new Error(`${module} exited with ${code} before it listened`)))
+    child.once('error', reject)
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code} before it listened`)))
   })
 }
