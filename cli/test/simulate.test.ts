@@ -99,7 +99,7 @@ test('an agent given as a URL: nothing listening there, --otlp-port with a comma
   assert.match(command.stderr, /--otlp-port is for an agent given as an http\(s\) URL/)
 })
 
-test('--send stores every run in a Sieve under the key\'s project, each span tagged sieve.simulation.*; an unreachable Sieve is exit 2', async () => {
+test('--send stores every run in a Sieve under the key\'s project, each span tagged sieve.simulation.* and in the environment simulation; an unreachable Sieve is exit 2', async () => {
   const sieve = await startSieve({ apiKeys: new Map([['sim-key', 'support-simulation'], ['prod-key', 'support']]) })
   try {
     const sent = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--send', sieve.url, ...outputs('sent')], { ...env, SIEVE_API_KEY: 'sim-key' })
@@ -120,6 +120,12 @@ test('--send stores every run in a Sieve under the key\'s project, each span tag
     assert.ok(rows.every((r) => r.scenario === 'refund-outside-policy' && r.templates.length === 1 && r.version === report.scenarios.version))
     assert.equal(rows.reduce((n, r) => n + Number(r.spans), 0), report.stored.spans)
     assert.equal(await countRows(sieve.storage, "SELECT count() FROM spans WHERE project_id = 'support'"), 0, 'nothing in the production project')
+    // In the environment `simulation`, which dashboards leave out of a project's figures unless asked.
+    const environments = await (await sieve.storage.query({
+      query: "SELECT (SELECT groupUniqArray(environment) FROM spans WHERE project_id = 'support-simulation') AS spans, (SELECT groupUniqArray(environment) FROM traces FINAL WHERE project_id = 'support-simulation') AS traces",
+      format: 'JSONEachRow',
+    })).json<{ spans: string[]; traces: string[] }>()
+    assert.deepEqual(environments, [{ spans: ['simulation'], traces: ['simulation'] }])
     assert.match(readFileSync(join(dir, 'sent.md'), 'utf8'), /Stored in Sieve at .*: \d+ trace\(s\), \d+ span\(s\), tagged `sieve\.simulation\.run_id = /)
   } finally {
     await sieve.stop()

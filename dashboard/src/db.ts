@@ -1,5 +1,6 @@
 import type { Storage } from '@sieve/core'
-import type { Filters } from './params.js'
+import { SIMULATION_ENVIRONMENT } from '@sieve/protocol'
+import { ALL_ENVIRONMENTS, type Filters } from './params.js'
 
 /** Runs one read query with bound parameters and returns its rows (64-bit integers as numbers). */
 export async function rows<T>(client: Storage, query: string, params: Record<string, unknown>): Promise<T[]> {
@@ -22,12 +23,19 @@ export function chTime(d: Date): string {
 
 /**
  * SQL conditions for the optional filters, bound as parameters. `columns` names each dimension's
- * column in the table queried (the rollups and `traces` spell them the same except `service`).
+ * column in the table queried (the rollups and `traces` spell them the same except `service`). The
+ * environment is always a condition: simulations are left out unless asked for (params.ts).
  */
-export function filterSql(f: Filters, columns: Record<keyof Filters, string> = DIMENSION_COLUMNS): { sql: string; params: Record<string, string> } {
+export function filterSql(f: Filters, columns: Partial<Record<keyof Filters, string>> = DIMENSION_COLUMNS): { sql: string; params: Record<string, string> } {
   const parts: string[] = []
   const params: Record<string, string> = {}
   for (const key of Object.keys(columns) as (keyof Filters)[]) {
+    if (key === 'environment') {
+      if (f.environment === ALL_ENVIRONMENTS) continue
+      parts.push(`${columns[key]} ${f.environment === undefined ? '!=' : '='} {f_environment:String}`)
+      params.f_environment = f.environment ?? SIMULATION_ENVIRONMENT
+      continue
+    }
     const value = f[key]
     if (value === undefined) continue
     parts.push(`${columns[key]} = {f_${key}:String}`)
@@ -41,4 +49,5 @@ export const DIMENSION_COLUMNS: Record<keyof Filters, string> = {
   agent_version: 'agent_version',
   prompt_version: 'prompt_version',
   model: 'model',
+  environment: 'environment',
 }

@@ -20,14 +20,22 @@ const instant = queryTime('ms').transform((nanos) => new Date(Number(nanos / 1_0
 export const DIMENSIONS = ['agent_version', 'prompt_version', 'model', 'service'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
 
-/** Narrow any query to one service, version or model. */
+export { SIMULATION_ENVIRONMENT } from '@sieve/protocol'
+/** The `environment` value that selects every environment, simulations included. */
+export const ALL_ENVIRONMENTS = '*'
+
+/**
+ * Narrow any query to one service, version, model or environment (deployment.environment.name).
+ * Without `environment`, every environment but simulations; `*`, every one.
+ */
 const filters = {
   service: z.string().min(1).max(200).optional(),
   agent_version: z.string().min(1).max(200).optional(),
   prompt_version: z.string().min(1).max(200).optional(),
   model: z.string().min(1).max(200).optional(),
+  environment: z.string().min(1).max(200).optional().describe("deployment.environment.name; '*': every environment; left out: every one but 'simulation'"),
 }
-export type Filters = { service?: string; agent_version?: string; prompt_version?: string; model?: string }
+export type Filters = { service?: string; agent_version?: string; prompt_version?: string; model?: string; environment?: string }
 
 type Ctx = z.RefinementCtx
 
@@ -126,6 +134,7 @@ export const compareQuery = z
     from: z.string().optional(),
     to: z.string().optional(),
     service: filters.service,
+    environment: filters.environment,
   })
   .strict()
   .transform((q, ctx) => {

@@ -12,6 +12,8 @@ import { startApi } from './support/app.js'
  * judge accuracy on four of them: 0.8, 0.6, 0.4, 1.0, plus one judge error). Hour H+1: ten traces of
  * support@2 (tool_policy passes 4 of 10; trace b9 also fails answer_format). answer_format passes
  * everywhere else. Project `other` holds one more trace that project `default` must never see.
+ * Three traces of support@1 in hour H are `sieve simulate --send` runs (environment `simulation`,
+ * tool_policy failing, scorecard failing on it): every figure below leaves them out unless asked.
  */
 const H = new Date('2026-11-20T10:00:00Z')
 const at = (hour: number, minute: number) => new Date(H.getTime() + hour * 3_600_000 + minute * 60_000)
@@ -64,6 +66,19 @@ function traces(): SeedTrace[] {
     })
   }
   list.push({ projectId: 'other', traceId: traceId(1, 'c'), start: at(0, 30), agentVersion: V1, scores: [{ name: 'tool_policy', value: 0, passed: false }] })
+  for (let i = 0; i < 3; i++) {
+    list.push({
+      traceId: traceId(i, 'd'),
+      start: at(0, 40 + i),
+      agentVersion: V1,
+      model: 'gpt-4o-2024-08-06',
+      environment: 'simulation',
+      scores: [
+        { name: 'tool_policy', value: 0, passed: false },
+        { name: 'scorecard', kind: 'scorecard' as const, value: 0.5, passed: false, detail: scorecardDetail(['tool_policy']) },
+      ],
+    })
+  }
   // Project `judged`: judge rows as the judge writes them, the rubric's weighted score under its
   // name and one row per dimension. e1's rubric score is the lower, its dimensions' the higher; e3
   // has dimension scores only (its other dimension errored, so no weighted score was written).
@@ -221,6 +236,24 @@ describe('dashboard API on seeded data', () => {
     assert.equal(body.series.length, 1)
     assert.deepEqual(body.series[0].passRate, [0.4])
     assert.deepEqual(body.traces, [10])
+  })
+
+  test('simulation runs are left out unless asked for: environment=simulation shows them alone, * every environment', async () => {
+    const toolPolicy = async (environment: string) => {
+      const { status, body } = await api.get(`/api/quality?${range}&interval=1d&check=tool_policy&environment=${encodeURIComponent(environment)}`)
+      assert.equal(status, 200, JSON.stringify(body))
+      return [body.series[0]?.scored[0], body.series[0]?.passRate[0], body.traces[0]]
+    }
+    assert.deepEqual(await toolPolicy('simulation'), [3, 0, 3])
+    assert.deepEqual(await toolPolicy('*'), [23, 13 / 23, 23])
+    assert.deepEqual(await toolPolicy('staging'), [undefined, undefined, 0])
+    const worst = async (query: string) => (await api.get(`/api/worst?${range}&check=tool_policy${query}`)).body.traces.map((t: any) => t.traceId).filter((id: string) => id.startsWith('d'))
+    assert.deepEqual(await worst(''), [])
+    assert.deepEqual((await worst('&environment=simulation')).sort(), [0, 1, 2].map((i) => traceId(i, 'd')))
+    const compared = (await api.get(`/api/compare?a=${encodeURIComponent(V1)}&b=${encodeURIComponent(V2)}&${range}&environment=simulation`)).body
+    assert.deepEqual([compared.traces, compared.checks.find((c: any) => c.check === 'tool_policy').a.scored], [{ a: 3, b: 0 }, 3])
+    const card = (await api.get(`/api/scorecard?${range}&environment=simulation`)).body
+    assert.deepEqual([card.traces, card.passed], [3, 0])
   })
 
   test('compare gives per-check deltas with counts and flags the regression', async () => {

@@ -114,12 +114,18 @@ test('opened without a range, the overview and worst traces fit the data; judge 
   // Every trace is minutes old: the smallest range that holds them is the hour, not a day with one spike at its edge.
   await page.goto(`${sieve.dashboard}#/`)
   await page.locator('table.checks').waitFor()
-  assert.equal(await page.locator('.segmented button.on').innerText(), '1h')
+  assert.equal(await page.locator('[aria-label="time range"] button.on').innerText(), '1h')
+  assert.equal(await page.locator('[aria-label="traffic"] button.on').innerText(), 'without simulations')
   assert.match(await page.locator('.tile', { hasText: 'Judge coverage' }).innerText(), /judge off/)
   assert.match(await page.locator('figure.chart', { hasText: 'Judge cost' }).innerText(), /Judge off: no JUDGE_MODEL is configured/)
   await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools`)
   await page.locator(`tr[data-trace="${broken}"]`).waitFor()
-  assert.equal(await page.locator('.segmented button.on').innerText(), '1h')
+  assert.equal(await page.locator('[aria-label="time range"] button.on').innerText(), '1h')
+  // The agent's traces are not simulations: shown alone, simulations hold none of them.
+  await page.locator('[aria-label="traffic"] button[data-traffic="simulation"]').click()
+  await page.locator('.worst p.empty').waitFor()
+  assert.match(page.url(), /environment=simulation/)
+  assert.match(page.url(), /check=prohibited_tools/, 'the other filters stay')
 })
 
 test('exporting a trace again says why it was skipped', async () => {

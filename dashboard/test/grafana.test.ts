@@ -18,7 +18,15 @@ function expand(sql: string): string {
     .replaceAll('$__interval_s', '300')
     .replaceAll('${project}', 'default')
     .replaceAll('${check}', 'tool_policy')
+    .replaceAll('${environment:raw}', environment)
 }
+
+/** The Traffic variable's options (custom: `text : condition`), the default first. */
+const trafficOptions: [string, string][] = dashboard.templating.list
+  .find((v: any) => v.name === 'environment')
+  .query.split(',')
+  .map((option: string) => option.split(' : ') as [string, string])
+let environment = ''
 
 let client: Storage
 before(async () => {
@@ -27,13 +35,15 @@ before(async () => {
   await seed(client, [
     { traceId: traceId(1), start, agentVersion: 'v1', scores: [{ name: 'tool_policy', value: 0, passed: false }, { name: 'accuracy', kind: 'judge', value: 0.5, passed: false }] },
     { traceId: traceId(2), start, agentVersion: 'v2', scores: [{ name: 'tool_policy', value: 1, passed: true }, { name: 'scorecard', kind: 'scorecard', value: 1, passed: true }] },
+    { traceId: traceId(3), start, agentVersion: 'v2', environment: 'simulation', scores: [{ name: 'tool_policy', value: 0, passed: false }] },
   ])
 })
 after(() => client.close())
 
 test('every ClickHouse query of the Grafana dashboard runs on the migrated tables and returns rows', async () => {
+  environment = trafficOptions[0]![1]
   const targets = dashboard.panels.flatMap((p: any) => (p.targets ?? []).filter((t: any) => t.datasource.uid === 'sieve-clickhouse').map((t: any) => [p.title, t.rawSql]))
-  const variables = dashboard.templating.list.map((v: any) => [`variable ${v.name}`, v.query])
+  const variables = dashboard.templating.list.filter((v: any) => v.type === 'query').map((v: any) => [`variable ${v.name}`, v.query])
   assert.ok(targets.length >= 8)
   for (const [title, sql] of [...targets, ...variables]) {
     const rows = await (await client.query({ query: expand(sql), format: 'JSONEachRow' })).json()
@@ -48,4 +58,17 @@ test('the Grafana provisioning points the dashboard panels at the provisioned da
     assert.ok(uids.has(panel.datasource.uid), `${panel.title} uses an unknown data source`)
   }
   assert.deepEqual(sources.map((s: any) => s.type).sort(), ['grafana-clickhouse-datasource', 'prometheus'])
+})
+
+test('the Traffic variable leaves simulations out by default, and shows them alone or with the rest', async () => {
+  const failing = dashboard.panels.flatMap((p: any) => p.targets ?? []).find((t: any) => /FROM trace_quality/.test(t.rawSql)).rawSql
+  const listed = async (condition: string) => {
+    environment = condition
+    return (await (await client.query({ query: expand(failing), format: 'JSONEachRow' })).json<{ trace_id: string }>()).map((r) => r.trace_id).sort()
+  }
+  assert.deepEqual(trafficOptions.map(([text]) => text), ['all but simulations', 'simulations', 'every environment'])
+  assert.equal(dashboard.templating.list.find((v: any) => v.name === 'environment').current.value, trafficOptions[0]![1])
+  assert.deepEqual(await listed(trafficOptions[0]![1]), [traceId(1)])
+  assert.deepEqual(await listed(trafficOptions[1]![1]), [traceId(3)])
+  assert.deepEqual(await listed(trafficOptions[2]![1]), [traceId(1), traceId(3)])
 })

@@ -78,3 +78,9 @@ export const SIMULATION_ATTR = {
   template: 'sieve.simulation.template',
   run: 'sieve.simulation.run',
 } as const
+
+/**
+ * The deployment.environment.name `sieve simulate --send` gives the runs it stores: dashboards and
+ * Grafana leave this environment out of a project's figures unless it is asked for.
+ */
+export const SIMULATION_ENVIRONMENT = 'simulation'

@@ -104,6 +104,27 @@ test('N traces sent become N traces scored, each check stored once with its eval
   assert.ok(results.some((v) => v.labels.check === 'prohibited_tools' && v.labels.outcome === 'failed' && v.value === 3))
 })
 
+test('a trace\'s environment (deployment.environment.name) is stored with its scores and counted under it in the rollups', async () => {
+  const { queue, scorer, clock } = await startScorer(clickhouseScoreSink(storage))
+  const [staged, unnamed] = traces(2, 'environments')
+  for (const span of staged!) span.resource = { ...span.resource, 'deployment.environment.name': 'staging' }
+  await queue.publish([...staged!, ...unnamed!])
+  clock.ms += 3000
+  assert.equal(await scorer.tick(), 2)
+  await scorer.stop()
+  await queue.close()
+  const stored = await rows<{ trace_id: string; environments: string[] }>(
+    `SELECT trace_id, groupUniqArray(environment) AS environments FROM scores FINAL WHERE project_id = 'environments' GROUP BY trace_id ORDER BY trace_id`,
+  )
+  assert.deepEqual(Object.fromEntries(stored.map((r) => [r.trace_id, r.environments])), { [staged![0]!.traceId]: ['staging'], [unnamed![0]!.traceId]: [''] })
+  const rolled = await rows<{ environment: string; traces: string }>(
+    `SELECT environment, count() AS traces FROM (SELECT trace_id, any(environment) AS environment FROM trace_quality WHERE project_id = 'environments' GROUP BY trace_id) GROUP BY environment ORDER BY environment`,
+  )
+  assert.deepEqual(rolled.map((r) => [r.environment, Number(r.traces)]), [['', 1], ['staging', 1]])
+  const [scored] = await rows<{ n: string }>(`SELECT sum(scored) AS n FROM quality_5m WHERE project_id = 'environments' AND environment = 'staging'`)
+  assert.ok(Number(scored!.n) > 0)
+})
+
 test('a late span re-scores its trace and the new scores replace the old ones', async () => {
   const { queue, scorer, clock } = await startScorer(clickhouseScoreSink(storage))
   const r = new AgentRecorder('support')

@@ -50,8 +50,8 @@ export const simulateCommand: Command = {
       'scorecard; a run passes when all hold. The LLM user is SIMULATOR_MODEL at SIMULATOR_BASE_URL (the `simulator` config section: ' +
       'prices, retries, seed), pinned like the judge. Writes --out and --summary.',
     'With --send the runs are stored in a Sieve too: scored there by its checks and judge like any traffic, listed as sessions, ' +
-      'each span tagged sieve.simulation.*. Give simulations an API key of a project of their own (SIEVE_API_KEYS=simkey:support-simulation) ' +
-      'and production dashboards never count them, while that project shows them.',
+      'each span tagged sieve.simulation.* and in the environment `simulation`, which a project\'s dashboards and Grafana leave ' +
+      'out unless asked (environment=simulation); a key of a project of their own (SIEVE_API_KEYS=simkey:support-simulation) keeps them apart by project too.',
   ],
   env: ['SIEVE_CONFIG_FILE', ...SIMULATOR_ENV, ...JUDGE_ENV],
   exitCodes: {

@@ -16,7 +16,7 @@ export interface ScorecardSummary {
  * failed them. Read from each trace's latest verdict (FINAL: the judge rewrites the checks' one).
  */
 export async function scorecard(client: Storage, projectId: string, q: ScorecardQuery): Promise<ScorecardSummary> {
-  const f = filterSql(q, { service: 'service_name', agent_version: 'agent_version', prompt_version: 'trace_prompt_version', model: 'model' })
+  const f = filterSql(q, { service: 'service_name', agent_version: 'agent_version', prompt_version: 'trace_prompt_version', model: 'model', environment: 'environment' })
   const where = `project_id = {project:String} AND kind = 'scorecard' AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), ...f.params }
   const [totals, gates] = await Promise.all([

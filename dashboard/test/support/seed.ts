@@ -13,6 +13,8 @@ export interface SeedTrace {
   errorCount?: number
   inputTokens?: number
   outputTokens?: number
+  /** deployment.environment.name; left out of the rows unless given (schemas before 0013 lack the column). */
+  environment?: string
   scores: { name: string; kind?: 'deterministic' | 'judge' | 'scorecard'; value: number; passed: boolean; detail?: unknown; error?: string; costUsd?: number }[]
 }
 
@@ -34,6 +36,7 @@ export async function seed(client: Storage, traces: SeedTrace[]): Promise<void> 
     agent_version: x.agentVersion,
     prompt_version: x.promptVersion ?? '',
     model: x.model ?? '',
+    ...(x.environment !== undefined ? { environment: x.environment } : {}),
   }))
   await client.insert({ table: 'traces', values: t, format: 'JSONEachRow' })
   const s = traces.flatMap((x, i) =>
@@ -54,6 +57,7 @@ export async function seed(client: Storage, traces: SeedTrace[]): Promise<void> 
       agent_version: x.agentVersion,
       trace_prompt_version: t[i]!.prompt_version,
       model: t[i]!.model,
+      ...(x.environment !== undefined ? { environment: x.environment } : {}),
     })),
   )
   // One insert per trace, as the scorer writes them.

@@ -2,6 +2,7 @@ import { get } from '../api.js'
 import { lineChart } from '../charts.js'
 import { badge, h, num, pct, plural } from '../dom.js'
 import { defaultRange, rangeParams, rangePicker } from './range.js'
+import { trafficParams, trafficPicker } from './traffic.js'
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0)
 const JUDGE_OFF = 'Judge off: no JUDGE_MODEL is configured, so no trace is judged (scorer/README.md, LLM judge).'
@@ -22,7 +23,9 @@ export async function overview({ params, navigate }) {
   const status = await get('/status')
   const range = params.range ?? defaultRange(status.oldestTrace)
   const judgeOff = !status.judge.on
-  const [q, pipeline, card] = await Promise.all([get('/quality', { ...rangeParams(range), groupBy: 'check' }), get('/pipeline'), get('/scorecard', rangeParams(range))])
+  const environment = params.environment ?? ''
+  const scope = { ...rangeParams(range), ...trafficParams(environment) }
+  const [q, pipeline, card] = await Promise.all([get('/quality', { ...scope, groupBy: 'check' }), get('/pipeline'), get('/scorecard', scope)])
   const x = q.buckets
   const checks = q.series.filter((s) => s.kind === 'deterministic')
   const judge = q.series.filter((s) => s.kind === 'judge')
@@ -51,7 +54,7 @@ export async function overview({ params, navigate }) {
         const t = totals(s)
         return h(
           'tr',
-          { class: 'clickable', 'data-check': s.check, onclick: () => navigate('/worst', { check: s.check, range, sort: s.kind === 'judge' ? 'judge' : 'checks' }) },
+          { class: 'clickable', 'data-check': s.check, onclick: () => navigate('/worst', { check: s.check, range, environment, sort: s.kind === 'judge' ? 'judge' : 'checks' }) },
           h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check), s.trusted === false ? h('span', { class: 'badge warn', title: 'sieve judge calibrate: this judge dimension disagrees with human labels' }, 'untrusted') : null),
           h('td', {}, s.kind),
           h('td', {}, num(t.scored)),
@@ -75,7 +78,13 @@ export async function overview({ params, navigate }) {
   return h(
     'div',
     { class: 'overview' },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Overview'), rangePicker(range, (r) => navigate('/', { range: r }))),
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('h1', {}, 'Overview'),
+      trafficPicker(environment, (e) => navigate('/', { range, environment: e })),
+      rangePicker(range, (r) => navigate('/', { range: r, environment })),
+    ),
     tiles,
     h(
       'div',
@@ -88,14 +97,14 @@ export async function overview({ params, navigate }) {
       lineChart({ title: 'Judge coverage', x, percent: true, empty: JUDGE_OFF, series: judgeOff ? [] : [{ label: 'judged traces', values: q.judgeCoverage }] }),
       lineChart({ title: 'Judge cost (USD)', x, empty: JUDGE_OFF, series: judgeOff ? [] : [{ label: 'cost', values: q.judgeCostUsd }] }),
     ),
-    scorecardSection(card, range, navigate),
+    scorecardSection(card, range, environment, navigate),
     h('section', {}, h('h2', {}, 'Checks and judge dimensions'), scored.length ? checkTable : h('p', { class: 'empty' }, 'No scores in this range yet.')),
     pipelineBox,
   )
 }
 
 /** Which hard gates failed traces in the range; each row opens the traces that failed it. */
-function scorecardSection(card, range, navigate) {
+function scorecardSection(card, range, environment, navigate) {
   if (!card.traces) return h('section', { class: 'scorecard' }, h('h2', {}, 'Scorecard'), h('p', { class: 'empty' }, 'No scorecard verdicts in this range (configure a scorecard in the `scorecards` section to gate traces).'))
   const summary = `${num(card.passed)} of ${plural(card.traces, 'trace')} passed their agent's scorecard.`
   const gates = card.gates.length
@@ -109,7 +118,7 @@ function scorecardSection(card, range, navigate) {
           card.gates.map((g) =>
             h(
               'tr',
-              { class: 'clickable', 'data-gate': g.name, onclick: () => navigate('/worst', { check: g.name, range, sort: g.kind === 'judge' ? 'judge' : 'checks' }) },
+              { class: 'clickable', 'data-gate': g.name, onclick: () => navigate('/worst', { check: g.name, range, environment, sort: g.kind === 'judge' ? 'judge' : 'checks' }) },
               h('td', {}, g.name),
               h('td', {}, num(g.failed)),
             ),

@@ -2,8 +2,9 @@ import { get, post } from '../api.js'
 import { errorBox, h, ms, num, when } from '../dom.js'
 import { exportOutcome } from './export-outcome.js'
 import { defaultRange, rangeParams, rangePicker } from './range.js'
+import { trafficPicker } from './traffic.js'
 
-const FILTERS = ['check', 'agent_version', 'prompt_version', 'model', 'service']
+const FILTERS = ['check', 'agent_version', 'prompt_version', 'model', 'service', 'environment']
 
 /** The lowest-scoring traces with filters, and "export to dataset" for the selected ones. */
 export async function worstView({ params, navigate }) {
@@ -61,7 +62,7 @@ export async function worstView({ params, navigate }) {
   return h(
     'div',
     { class: 'worst' },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Worst traces'), rangePicker(range, (r) => go({ range: r }))),
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Worst traces'), trafficPicker(filters.environment, (e) => go({ environment: e })), rangePicker(range, (r) => go({ range: r }))),
     filterForm,
     h('div', { class: 'actions' }, exportButton, status),
     traces.length

@@ -1,6 +1,6 @@
 import { encodeJsonRequest } from '@sieve/otlp'
 import type { Span, Trace } from '@sieve/core'
-import { SIMULATION_ATTR } from '@sieve/protocol'
+import { OTHER, SIMULATION_ATTR, SIMULATION_ENVIRONMENT } from '@sieve/protocol'
 
 /** A Sieve to store the runs in: its OTLP/HTTP base URL, and an API key (whose project the runs land in). */
 export interface ForwardTarget {
@@ -35,8 +35,9 @@ const SETUP_STATUSES = new Set([401, 403, 404, 405])
 
 /**
  * Sends a run's traces to a Sieve as OTLP/JSON, one request a trace, every span tagged
- * `sieve.simulation.*`, so the run is stored, scored and judged there like production traffic and
- * can be told apart from it. A 429 or 503 is retried after its Retry-After (at most 5 s), twice;
+ * `sieve.simulation.*` and in the environment `simulation` (deployment.environment.name, whatever
+ * the agent set), so the run is stored, scored and judged there like production traffic and can be
+ * told apart from it: a project's dashboards leave that environment out unless asked. A 429 or 503 is retried after its Retry-After (at most 5 s), twice;
  * anything else but 200, or no answer within 30 s, is a ForwardError. Resolves to the spans sent.
  */
 export async function forwardRun(target: ForwardTarget, traces: readonly Trace[], tags: RunTags): Promise<number> {
@@ -44,7 +45,11 @@ export async function forwardRun(target: ForwardTarget, traces: readonly Trace[]
   const tagged = tagAttributes(tags)
   let sent = 0
   for (const trace of traces) {
-    const spans: Span[] = trace.spans.map((span) => ({ ...span, attributes: { ...span.attributes, ...tagged } }))
+    const spans: Span[] = trace.spans.map((span) => ({
+      ...span,
+      resource: { ...span.resource, [OTHER.environment]: SIMULATION_ENVIRONMENT },
+      attributes: { ...span.attributes, ...tagged },
+    }))
     if (spans.length) await post(url, target.apiKey, spans)
     sent += spans.length
   }
@@ -88,5 +93,7 @@ function tagAttributes(tags: RunTags): Record<string, string | number> {
     [SIMULATION_ATTR.scenarioVersion]: tags.scenarioVersion,
     [SIMULATION_ATTR.template]: tags.template,
     [SIMULATION_ATTR.run]: tags.run,
+    // Over an environment the agent put on its spans, which would win over the resource's.
+    [OTHER.environment]: SIMULATION_ENVIRONMENT,
   }
 }

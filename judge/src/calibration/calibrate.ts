@@ -202,5 +202,6 @@ export function calibrationRecords(report: CalibrationReport, projectId: string,
     agentVersion: '',
     tracePromptVersion: '',
     model: '',
+    environment: '',
   }))
 }

@@ -38,6 +38,7 @@ export function scoreRow(r: ScoreRecord): Record<string, string | number> {
     agent_version: r.agentVersion,
     trace_prompt_version: r.tracePromptVersion,
     model: r.model,
+    environment: r.environment,
   }
 }
 

@@ -50,12 +50,14 @@ export const scoreRecordSchema = z.object({
   agentVersion: z.string(),
   tracePromptVersion: z.string(),
   model: z.string(),
+  /** The trace's deployment.environment.name ('simulation' for `sieve simulate --send`); absent in records of earlier releases. */
+  environment: z.string().default(''),
 })
 
 export type ScoreRecord = z.output<typeof scoreRecordSchema>
 
 /** Trace-level fields every score of a trace carries, so dashboards slice scores without a join. */
-export type TraceFields = Pick<ScoreRecord, 'projectId' | 'traceId' | 'traceStartTimeUnixNano' | 'serviceName' | 'agentVersion' | 'tracePromptVersion' | 'model'>
+export type TraceFields = Pick<ScoreRecord, 'projectId' | 'traceId' | 'traceStartTimeUnixNano' | 'serviceName' | 'agentVersion' | 'tracePromptVersion' | 'model' | 'environment'>
 
 export function traceFields(trace: Trace): TraceFields {
   const view = traceView(trace)
@@ -68,6 +70,7 @@ export function traceFields(trace: Trace): TraceFields {
     agentVersion: view.agentVersion,
     tracePromptVersion: view.promptVersion,
     model: firstCall ? firstCall.responseModel || firstCall.requestModel : '',
+    environment: view.environment,
   }
 }
 
@@ -81,6 +84,7 @@ export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreReco
     agentVersion: fields.agentVersion,
     tracePromptVersion: fields.tracePromptVersion,
     model: fields.model,
+    environment: fields.environment,
     spanId: '',
     scorerName: result.name,
     kind: 'deterministic',

@@ -45,9 +45,10 @@ export interface TraceView {
   spans: Span[]
   agentName: string
   serviceName: string
-  /** First agent version / prompt version found, root span first. */
+  /** First agent version / prompt version / environment (deployment.environment.name) found, root span first. */
   agentVersion: string
   promptVersion: string
+  environment: string
   llmCalls: LlmCall[]
   /** `execute_tool` spans; when a trace has none, the tool calls the model asked for in its output. */
   toolCalls: ToolInvocation[]
@@ -132,6 +133,7 @@ function buildView(trace: Trace): TraceView {
     serviceName: root?.serviceName ?? spans[0]?.serviceName ?? '',
     agentVersion: fromSpans.agentVersion,
     promptVersion: fromSpans.promptVersion,
+    environment: fromSpans.environment,
     llmCalls: fromSpans.llmCalls,
     toolCalls: useSpans ? fromSpans.toolSpans : fromTurns.requestedCalls,
     toolCallsFrom: useSpans ? 'spans' : 'messages',
@@ -149,7 +151,7 @@ function buildView(trace: Trace): TraceView {
 }
 
 /** What the view reads from the spans themselves rather than from the conversation. */
-type SpanFacts = Pick<TraceView, 'agentName' | 'agentVersion' | 'promptVersion' | 'llmCalls' | 'toolDefinitions' | 'sourceTexts' | 'retrievedDocIds' | 'hasContent' | 'startNs' | 'endNs'> & {
+type SpanFacts = Pick<TraceView, 'agentName' | 'agentVersion' | 'promptVersion' | 'environment' | 'llmCalls' | 'toolDefinitions' | 'sourceTexts' | 'retrievedDocIds' | 'hasContent' | 'startNs' | 'endNs'> & {
   toolSpans: ToolInvocation[]
 }
 
@@ -159,6 +161,7 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
   const rootFields = root ? genAiFields(root) : undefined
   let agentVersion = rootFields?.agentVersion ?? ''
   let promptVersion = rootFields?.promptVersion ?? ''
+  let environment = rootFields?.environment ?? ''
   const llmCalls: LlmCall[] = []
   const toolSpans: ToolInvocation[] = []
   const definitions = new Map<string, unknown>()
@@ -177,6 +180,7 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
     if (!agentName && fields.agentName) agentName = fields.agentName
     agentVersion ||= fields.agentVersion
     promptVersion ||= fields.promptVersion
+    environment ||= fields.environment
     if (span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) mergeToolDefinitions(span, reader, definitions, mergedDefinitions)
     if (fields.operation === 'execute_tool') {
       toolSpans.push(reader.tool(span))
@@ -189,7 +193,7 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
       llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
     }
   }
-  return { agentName, agentVersion, promptVersion, llmCalls, toolSpans, toolDefinitions: definitions, sourceTexts, retrievedDocIds, hasContent, startNs: startNs ?? 0n, endNs: endNs ?? 0n }
+  return { agentName, agentVersion, promptVersion, environment, llmCalls, toolSpans, toolDefinitions: definitions, sourceTexts, retrievedDocIds, hasContent, startNs: startNs ?? 0n, endNs: endNs ?? 0n }
 }
 
 /** Adds the tools a span offered the model to `into`, the first definition of a name winning. */
