@@ -95,11 +95,23 @@ export const OTLP_PORT_OPTION: StringOption = {
   description: 'with an http(s) --agent: the 127.0.0.1 port the agent sends its traces to (start it with SIEVE_ENDPOINT=http://127.0.0.1:<port>)',
 }
 
-/** `--agent` (a command, a module or an http(s) URL) and `--otlp-port`; the exporter checks they fit together. */
-export function agentOption(values: OptionValues): { agent: string; otlpPort?: number } {
+/** `--trace-wait`, shared by eval and simulate: how long an HTTP agent's trace is waited for. */
+export const TRACE_WAIT_OPTION: StringOption = {
+  type: 'string', value: 'seconds', defaultText: '10',
+  description: 'with an http(s) --agent: how long to wait, once it answered, for the span it opened under the request to arrive',
+}
+
+/** `--agent` (a command, a module or an http(s) URL), `--otlp-port` and `--trace-wait`; the exporter checks they fit together. */
+export function agentOption(values: OptionValues): { agent: string; otlpPort?: number; traceWaitMs?: number } {
   const agent = typeof values.agent === 'string' ? values.agent.trim() : ''
   if (!agent) throw new UsageError('--agent must name a command, a module or an http(s) URL')
-  return values['otlp-port'] === undefined ? { agent } : { agent, otlpPort: integerOption('otlp-port', values['otlp-port'], 1, 65535) }
+  const wait = values['trace-wait'] === undefined ? undefined : Number(values['trace-wait'])
+  if (wait !== undefined && !(wait >= 0 && wait <= 600)) throw new UsageError(`--trace-wait must be a number of seconds from 0 to 600 (got '${String(values['trace-wait'])}')`)
+  return {
+    agent,
+    ...(values['otlp-port'] !== undefined ? { otlpPort: integerOption('otlp-port', values['otlp-port'], 1, 65535) } : {}),
+    ...(wait !== undefined ? { traceWaitMs: wait * 1000 } : {}),
+  }
 }
 
 /** `--now`, the agent's fixed clock (ISO 8601), else SIEVE_EVAL_NOW when set; undefined without either. */

@@ -18,10 +18,10 @@ function expand(sql: string): string {
     .replaceAll('$__interval_s', '300')
     .replaceAll('${project}', 'default')
     .replaceAll('${check}', 'tool_policy')
-    .replaceAll('${environment:raw}', environment)
+    .replaceAll('${environment:sqlstring}', `'${environment.replaceAll("'", "''")}'`)
 }
 
-/** The Traffic variable's options (custom: `text : condition`), the default first. */
+/** The Traffic variable's options (custom: `text : value`), the default first. */
 const trafficOptions: [string, string][] = dashboard.templating.list
   .find((v: any) => v.name === 'environment')
   .query.split(',')
@@ -62,8 +62,8 @@ test('the Grafana provisioning points the dashboard panels at the provisioned da
 
 test('the Traffic variable leaves simulations out by default, and shows them alone or with the rest', async () => {
   const failing = dashboard.panels.flatMap((p: any) => p.targets ?? []).find((t: any) => /FROM trace_quality/.test(t.rawSql)).rawSql
-  const listed = async (condition: string) => {
-    environment = condition
+  const listed = async (value: string) => {
+    environment = value
     return (await (await client.query({ query: expand(failing), format: 'JSONEachRow' })).json<{ trace_id: string }>()).map((r) => r.trace_id).sort()
   }
   assert.deepEqual(trafficOptions.map(([text]) => text), ['all but simulations', 'simulations', 'every environment'])
@@ -71,4 +71,6 @@ test('the Traffic variable leaves simulations out by default, and shows them alo
   assert.deepEqual(await listed(trafficOptions[0]![1]), [traceId(1)])
   assert.deepEqual(await listed(trafficOptions[1]![1]), [traceId(3)])
   assert.deepEqual(await listed(trafficOptions[2]![1]), [traceId(1), traceId(3)])
+  // A value from a crafted link is compared as a string (Grafana's sqlstring format), never run.
+  assert.deepEqual(await listed("simulation' OR '1'='1"), [])
 })

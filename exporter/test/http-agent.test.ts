@@ -32,8 +32,14 @@ function scenarioFile(name: string, body: Record<string, unknown>): string {
   return path
 }
 
-/** Two turns a run; turn_budget counts the tool spans a run was scored on: one per turn, two per run. */
-const twoTurns = scenarioFile('two-turns.yaml', { user: { script: ['and then?'] }, stop: { maxTurns: 2 }, templates: ['impatient'], facts: { fixtures: { orders: { 'A-1': 'x' } } } })
+/**
+ * Two turns a run; turn_budget counts the tool spans a run was scored on: one per turn, two per run;
+ * trace_complete wants each turn's trace rooted (the request's own span is never exported).
+ */
+const twoTurns = scenarioFile('two-turns.yaml', {
+  user: { script: ['and then?'] }, stop: { maxTurns: 2 }, templates: ['impatient'], facts: { fixtures: { orders: { 'A-1': 'x' } } },
+  expect: { checks: { turn_budget: { maxToolCalls: 2 }, trace_complete: {} } },
+})
 
 const simulate = (o: Partial<SimulateOptions> & Pick<SimulateOptions, 'agent' | 'otlpPort'>) =>
   runSimulation({ scenarios: [twoTurns], repeats: 1, concurrency: 1, timeoutMs: 30_000, checks, user: 'scripted', updateBaseline: false, cwd: ROOT, ...o })
@@ -59,6 +65,7 @@ test('each turn is POSTed with the conversation, the call\'s context and a trace
       const answers = r.transcript.filter((m) => m.role === 'assistant').map((m) => m.content)
       assert.deepEqual(answers, [1, 2].map((turn) => `run two-turns@${r.template}#${r.run} turn ${turn} session ${r.sessionId} heard ${turn * 2 - 1} message(s)`))
       assert.equal(r.checks[0]!.message, '0 model calls, 2 tool calls', 'scored on its own spans only')
+      assert.deepEqual(r.checks.map((c) => [c.name, c.passed]), [['turn_budget', true], ['trace_complete', true]])
       assert.equal(r.passed, true)
     }
     assert.equal(report.exitCode, 0)
@@ -89,7 +96,7 @@ test('spans that come after the answer are waited for and the answer read from t
   })
 })
 
-test('an HTTP error or no answer in time is an errored run; nothing listening at the URL, or the trace port taken, is a setup error', async () => {
+test('an HTTP error, no answer in time or an answer over 1 MiB is an errored run; nothing listening at the URL, or the trace port taken, is a setup error', async () => {
   await withEcho('fails', async (agent, otlpPort) => {
     const report = await simulate({ agent, otlpPort, only: { templates: ['base'] } })
     const run = report.variants[0]!.runs[0]!
@@ -99,6 +106,11 @@ test('an HTTP error or no answer in time is an errored run; nothing listening at
   await withEcho('hangs', async (agent, otlpPort) => {
     const run = (await simulate({ agent, otlpPort, only: { templates: ['base'] }, timeoutMs: 300 })).variants[0]!.runs[0]!
     assert.deepEqual([run.errored, run.error], [true, 'turn 1: timed out after 300 ms'])
+  })
+  await withEcho('floods', async (agent, otlpPort) => {
+    const run = (await simulate({ agent, otlpPort, only: { templates: ['base'] } })).variants[0]!.runs[0]!
+    assert.equal(run.errored, true)
+    assert.match(run.error ?? '', /^turn 1: http:\/\/127\.0\.0\.1:\d+\/turn: RESPONSE_TOO_LARGE$/)
   })
   const nobody = `http://127.0.0.1:${await freePort()}/turn`
   await assert.rejects(simulate({ agent: nobody, otlpPort: await freePort() }), (err: Error) => err instanceof SimulateConfigError && /cannot run the agent .*ECONNREFUSED/.test(err.message))

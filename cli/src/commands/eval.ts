@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
 import { judgeFloors, replayJudge } from '../replay-judge.js'
 
 export const evalCommand: Command = {
@@ -10,6 +10,7 @@ export const evalCommand: Command = {
     dataset: { type: 'string', value: 'file', required: true, description: 'golden JSONL dataset (from sieve export)' },
     agent: { type: 'string', value: 'command|module|url', required: true, description: 'shell command, or a .ts/.js module run with node, reading the example input as JSON on stdin; or the http(s) URL of an agent service, POSTed each turn' },
     'otlp-port': OTLP_PORT_OPTION,
+    'trace-wait': TRACE_WAIT_OPTION,
     repeats: { type: 'string', value: 'n', default: '3', description: 'runs per example, 1 to 100: the pass rate tells instability from a capability gap' },
     baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by dataset version, model and (with the judge) judge model' },
     'update-baseline': { type: 'boolean', description: 'store this run as the baseline for its dataset version, model and judge model (needs --baseline)' },
@@ -45,7 +46,7 @@ export const evalCommand: Command = {
   },
   async run({ values }) {
     const dataset = String(values.dataset)
-    const { agent, otlpPort } = agentOption(values)
+    const { agent, ...reached } = agentOption(values)
     if (!existsSync(dataset)) throw new UsageError(`--dataset: ${dataset} does not exist`)
     const repeats = integerOption('repeats', values.repeats, 1, 100)
     const timeout = Number(values.timeout)
@@ -72,7 +73,7 @@ export const evalCommand: Command = {
       const report = await runGate({
         dataset,
         agent,
-        ...(otlpPort ? { otlpPort } : {}),
+        ...reached,
         repeats,
         failBelow,
         warnBelow,

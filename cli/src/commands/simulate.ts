@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
 import { replayJudge } from '../replay-judge.js'
 
 /** --send as an http(s) URL; a usage error otherwise. */
@@ -19,6 +19,7 @@ export const simulateCommand: Command = {
     scenarios: { type: 'string', value: 'file|dir', multiple: true, description: 'scenario YAML file, or a folder of them (required unless --list-templates)' },
     agent: { type: 'string', value: 'command|module|url', description: 'the agent, as for sieve eval: a shell command, a .ts/.js module run with node, or the http(s) URL of an agent service (required unless --list-templates)' },
     'otlp-port': OTLP_PORT_OPTION,
+    'trace-wait': TRACE_WAIT_OPTION,
     scenario: { type: 'string', value: 'id', multiple: true, description: 'run only this scenario' },
     template: { type: 'string', value: 'name', multiple: true, description: 'run only this template (base: the scenario as written; a+b: templates a then b as one variant), whether or not the scenario lists it' },
     user: { type: 'string', choices: ['auto', 'scripted', 'llm'], default: 'auto', description: "who plays the user: the scenario's user.script when it has one, else the LLM (auto); always the script; always the LLM" },
@@ -70,7 +71,7 @@ export const simulateCommand: Command = {
     const scenarios = list(values.scenarios) ?? []
     if (!scenarios.length) throw new UsageError('--scenarios <file|dir> is required')
     for (const path of scenarios) if (!existsSync(path)) throw new UsageError(`--scenarios: ${path} does not exist`)
-    const { agent, otlpPort } = agentOption(values)
+    const { agent, ...reached } = agentOption(values)
     const repeats = integerOption('repeats', values.repeats, 1, 100)
     const concurrency = integerOption('concurrency', values.concurrency, 1, 64)
     const timeout = Number(values.timeout)
@@ -94,7 +95,7 @@ export const simulateCommand: Command = {
       const report = await runSimulation({
         scenarios,
         agent,
-        ...(otlpPort ? { otlpPort } : {}),
+        ...reached,
         repeats,
         concurrency,
         timeoutMs: timeout * 1000,

@@ -41,7 +41,7 @@ const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMa
  *
  * The judge figure is not the rollup's: `trace_quality` sums every judge score, a rubric's weighted
  * score and its dimensions' scores together, and a mean over those counts each dimension twice. So
- * the candidates' judge scores are read again from `scores FINAL`, and both the figure shown
+ * the candidates' judge scores are read again from `scores` (the latest row per check), and both the figure shown
  * (judgeMean) and the final ranking use the rubric scores only. The rollup's mixed mean still picks
  * the `sort=judge` candidates (4 × limit of them); it is close to the rubric mean (a weighted score
  * lies between its dimensions' lowest and highest), but a trace whose rubric score is low while its

@@ -51,7 +51,10 @@ export async function callAgentTurn(target: AgentTarget, turn: AgentTurn, receiv
     const ids = newCallIds()
     receiver.expect(ids.traceId)
     const call = await callHttpAgent(target.agent, turn, ids, target.timeoutMs)
-    const spans = await receiver.awaitTrace(ids.traceId, ids.parentSpanId, call.error || call.unreachable ? 0 : (target.traceWaitMs ?? DEFAULT_TRACE_WAIT_MS))
+    const received = await receiver.awaitTrace(ids.traceId, ids.parentSpanId, call.error || call.unreachable ? 0 : (target.traceWaitMs ?? DEFAULT_TRACE_WAIT_MS))
+    // The request's own span is never exported: the agent's spans under it are the trace's roots,
+    // as a command agent's are (a complete trace for the checks, and for the Sieve --send stores it in).
+    const spans = received.map((span) => (span.parentSpanId === ids.parentSpanId ? { ...span, parentSpanId: '' } : span))
     return outcome(spans, call.answer, { ...(call.error ? { error: call.error } : {}), ...(call.unreachable ? { error: call.unreachable, cannotStart: call.unreachable } : {}) })
   }
   receiver.take()
@@ -90,8 +93,11 @@ export async function withReceivers<T>(
       opened.push(shared)
     } else for (let i = 0; i < slots; i++) opened.push(await startSpanReceiver())
     const value = await use(Array.from({ length: slots }, (_, i) => opened[http ? 0 : i]!))
-    const strays = http ? opened[0]!.strays() : 0
-    const warnings = strays ? [`${strays} span(s) from the agent came under traces no call started, and were left out: does it run each turn under the request's traceparent? (exporter/README.md, "Over HTTP")`] : []
+    const strays = http ? opened[0]!.strays() : { unknown: 0, late: 0 }
+    const warnings = [
+      ...(strays.unknown ? [`${strays.unknown} span(s) from the agent came under traces no call started, and were left out: does it run each turn under the request's traceparent? (exporter/README.md, "Over HTTP")`] : []),
+      ...(strays.late ? [`${strays.late} span(s) from the agent came after their turn was scored, and were left out: does it flush its spans before it answers? (exporter/README.md, "Over HTTP")`] : []),
+    ]
     return { value, warnings }
   } finally {
     await Promise.all(opened.map((r) => r.close()))

@@ -42,16 +42,37 @@ function answerOf(contentType: string | undefined, body: string): string | undef
 // node:http rather than fetch: per call, fetch's web streams cost the runner more than the rest of a turn.
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) }
 
-function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; contentType?: string; body: string }> {
+/** Most of a response the runner reads: an answer, or the start of an error. */
+const MAX_RESPONSE_BYTES = 1024 * 1024
+
+interface Posted {
+  status: number
+  contentType?: string
+  body: string
+}
+
+/**
+ * One POST, the response body capped at MAX_RESPONSE_BYTES (an error past it). A kept-alive socket
+ * the server closed while idle resets the request before any answer: that one is sent again.
+ */
+function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, retried = false): Promise<Posted> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http
     const req = client.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: agents[url.protocol as 'http:'], signal: AbortSignal.timeout(timeoutMs) }, (res) => {
       const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      let size = 0
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size > MAX_RESPONSE_BYTES) return req.destroy(Object.assign(new Error(`the response is over ${MAX_RESPONSE_BYTES} bytes`), { code: 'RESPONSE_TOO_LARGE' }))
+        chunks.push(chunk)
+      })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}), body: Buffer.concat(chunks).toString('utf8') }))
       res.on('error', reject)
     })
-    req.on('error', reject)
+    req.on('error', (err: Error & { code?: string }) => {
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET') post(url, headers, body, timeoutMs, true).then(resolve, reject)
+      else reject(err)
+    })
     req.end(body)
   })
 }
@@ -62,7 +83,7 @@ function post(url: URL, headers: Record<string, string>, body: string, timeoutMs
  * agent's spans join, so runs in flight at once are told apart by trace.
  */
 export async function callHttpAgent(url: string, turn: AgentTurn, ids: CallIds, timeoutMs: number): Promise<HttpAgentRun> {
-  let response: Awaited<ReturnType<typeof post>>
+  let response: Posted
   try {
     const headers = { 'content-type': 'application/json', traceparent: `00-${ids.traceId}-${ids.parentSpanId}-01` }
     response = await post(new URL(url), headers, JSON.stringify({ ...turn.input, messages: turn.messages, sieve: callContext(turn) }), timeoutMs)

@@ -28,8 +28,8 @@ export interface SpanReceiver {
    * exported as they end, so the entry span, which ends last, comes after the spans it holds.
    */
   awaitTrace(traceId: string, parentSpanId: string, waitMs: number): Promise<Span[]>
-  /** Spans dropped so far because no call awaited their trace (`keepUnexpected` off). */
-  strays(): number
+  /** Spans dropped so far because no call awaited their trace (`keepUnexpected` off): of traces no call started, and of traces whose call had ended. */
+  strays(): { unknown: number; late: number }
   close(): Promise<void>
 }
 
@@ -41,6 +41,9 @@ export interface SpanReceiverOptions {
   keepUnexpected?: boolean
 }
 
+/** How many ended calls' traces are remembered to tell a late span from a stray one. */
+const MAX_ENDED = 10_000
+
 interface Expected {
   spans: Span[]
   /** Set by awaitTrace: resolves it when the entry span comes. */
@@ -51,7 +54,9 @@ export async function startSpanReceiver(options: SpanReceiverOptions = {}): Prom
   const { port = 0, maxBodyBytes = 16 * 1024 * 1024, keepUnexpected = true } = options
   const queue = new InProcessQueue()
   let received: Span[] = []
-  let strays = 0
+  const strays = { unknown: 0, late: 0 }
+  // The traces of recent calls, oldest first, so a span exported after its call ended counts as late.
+  const ended = new Set<string>()
   const expected = new Map<string, Expected>()
   const subscription = await queue.subscribe({
     group: 'sieve-eval',
@@ -61,7 +66,8 @@ export async function startSpanReceiver(options: SpanReceiverOptions = {}): Prom
         const waiting = expected.get(span.traceId)
         if (!waiting) {
           if (keepUnexpected) received.push(span)
-          else strays++
+          else if (ended.has(span.traceId)) strays.late++
+          else strays.unknown++
           continue
         }
         waiting.spans.push(span)
@@ -98,9 +104,11 @@ export async function startSpanReceiver(options: SpanReceiverOptions = {}): Prom
         clearTimeout(timer)
       }
       expected.delete(traceId)
+      ended.add(traceId)
+      if (ended.size > MAX_ENDED) ended.delete(ended.values().next().value!)
       return waiting.spans
     },
-    strays: () => strays,
+    strays: () => ({ ...strays }),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await subscription.close()

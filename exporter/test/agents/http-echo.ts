@@ -16,8 +16,9 @@ import { traceEchoTurn } from './echo-turn.js'
  *   ignores-context    answers, its trace a new one of its own (no HTTP instrumentation, no extract)
  *   fails              HTTP 500
  *   hangs              never answers
+ *   floods             answers 2 MiB
  */
-export type EchoBehaviour = 'answers' | 'late-spans' | 'ignores-context' | 'fails' | 'hangs'
+export type EchoBehaviour = 'answers' | 'late-spans' | 'ignores-context' | 'fails' | 'hangs' | 'floods'
 
 export interface HttpEcho {
   url: string
@@ -48,6 +49,7 @@ export async function startHttpEcho(otlpEndpoint: string, behaviour: EchoBehavio
     const reply = (status: number, payload: object) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
     if (behaviour === 'fails') return reply(500, { error: 'boom' })
     if (behaviour === 'hangs') return
+    if (behaviour === 'floods') return reply(200, { answer: 'x'.repeat(2 * 1024 * 1024) })
     const sim = body.simulation
     const answer = `run ${sim ? `${sim.scenario}@${sim.template}#${sim.run}` : body.sieve.exampleId} turn ${body.sieve.turn} session ${body.sieve.sessionId} heard ${body.messages.length} message(s)`
     const parent = behaviour === 'ignores-context' ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter)
