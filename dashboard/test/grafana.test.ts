@@ -11,15 +11,25 @@ import { seed, traceId } from './support/seed.js'
 const grafana = join(dirname(fileURLToPath(import.meta.url)), '../../deploy/grafana')
 const dashboard = JSON.parse(readFileSync(join(grafana, 'dashboards/sieve-quality.json'), 'utf8'))
 
-/** Grafana's macros and variables as the ClickHouse plugin expands them, for a run on the engine. */
+/**
+ * Grafana's macros and variables as the ClickHouse plugin expands them, for a run on the engine.
+ * Variables are only ever inserted as `${name:sqlstring}`: quoted and escaped, so a value a link
+ * sets is a string, never SQL.
+ */
 function expand(sql: string): string {
   return sql
     .replace(/\$__timeFilter\((\w+)\)/g, '$1 >= now() - INTERVAL 1 DAY AND $1 <= now()')
     .replaceAll('$__interval_s', '300')
-    .replaceAll('${project}', 'default')
-    .replaceAll('${check}', 'tool_policy')
+    .replaceAll('${project:sqlstring}', "'default'")
+    .replaceAll('${check:sqlstring}', "'tool_policy'")
     .replaceAll('${environment:sqlstring}', `'${environment.replaceAll("'", "''")}'`)
 }
+
+test('the dashboard inserts every variable quoted and escaped (sqlstring), never as it comes', () => {
+  const sql = [...dashboard.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.rawSql ?? '')), ...dashboard.templating.list.map((v: any) => (v.type === 'query' ? v.query : ''))]
+  const raw = sql.flatMap((q: string) => q.match(/\$\{\w+(:\w+)?\}/g) ?? []).filter((v: string) => !v.endsWith(':sqlstring}'))
+  assert.deepEqual([...new Set(raw)], [])
+})
 
 /** The Traffic variable's options (custom: `text : value`), the default first. */
 const trafficOptions: [string, string][] = dashboard.templating.list
