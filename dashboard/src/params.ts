@@ -20,7 +20,6 @@ const instant = queryTime('ms').transform((nanos) => new Date(Number(nanos / 1_0
 export const DIMENSIONS = ['agent_version', 'prompt_version', 'model', 'service'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
 
-export { SIMULATION_ENVIRONMENT } from '@sieve/protocol'
 /** The `environment` value that selects every environment, simulations included. */
 export const ALL_ENVIRONMENTS = '*'
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { loadConfig } from '@sieve/core'
 import { DEFAULT_CHECKS, resolveChecksConfig } from '@sieve/scorer'
-import { callTools, freePort, say, startAgentService, startFakeOpenAI, tsxCommand } from '@sieve/testkit'
+import { callTools, freePort, pythonAgents, say, startAgentService, startFakeOpenAI, tsxCommand } from '@sieve/testkit'
 import { GateConfigError, runGate, runSimulation, SimulateConfigError, type SimulateOptions } from '../src/index.js'
 import { startHttpEcho, type EchoBehaviour } from './agents/http-echo.js'
 
@@ -153,8 +153,7 @@ test('the example support agent served over HTTP: the fixed agent passes the exa
   }
 })
 
-const PYTHON = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
-const noPython = existsSync(PYTHON) ? false : `no Python instrumentations at ${PYTHON} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt)`
+const { python: PYTHON, skip: noPython } = pythonAgents()
 
 test('a Python agent service traced by OpenInference, its runs in flight at once: the refund it makes fails the run at its turn and span', { skip: noPython }, async () => {
   // The model refunds when asked to, then confirms; anything else it answers plainly.

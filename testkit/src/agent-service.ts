@@ -1,9 +1,23 @@
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 
 export interface AgentService {
   url: string
   pid: number
   stop(): void
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/**
+ * The Python that runs the agents in testkit/agents/python (a venv .ci/run fills from their
+ * requirements.txt; SIEVE_TEST_PYTHON to use another), and why a test skips where it is absent.
+ */
+export function pythonAgents(): { python: string; skip: string | false } {
+  const python = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
+  const skip = existsSync(python) ? false : `no Python instrumentations at ${python} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt)`
+  return { python, skip }
 }
 
 /** The command line that runs a TypeScript module with node, as the workspace's sources are run. */

@@ -37,8 +37,9 @@ const SETUP_STATUSES = new Set([401, 403, 404, 405])
  * Sends a run's traces to a Sieve as OTLP/JSON, one request a trace, every span tagged
  * `sieve.simulation.*` and in the environment `simulation` (deployment.environment.name, whatever
  * the agent set), so the run is stored, scored and judged there like production traffic and can be
- * told apart from it: a project's dashboards leave that environment out unless asked. A 429 or 503 is retried after its Retry-After (at most 5 s), twice;
- * anything else but 200, or no answer within 30 s, is a ForwardError. Resolves to the spans sent.
+ * told apart from it: a project's dashboards leave that environment out unless asked. A 429 or 503
+ * is retried after its Retry-After (at most 5 s), twice; anything else but 200, or no answer within
+ * 30 s, is a ForwardError. Resolves to the spans sent.
  */
 export async function forwardRun(target: ForwardTarget, traces: readonly Trace[], tags: RunTags): Promise<number> {
   const url = `${target.endpoint.replace(/\/+$/, '')}/v1/traces`

@@ -132,7 +132,6 @@ async function inSlots<T>(jobs: readonly T[], width: number, target: AgentTarget
   return warnings
 }
 
-
 /**
  * Drives the agent through every scenario × template `repeats` times with a simulated user, scores
  * each run's traces as one session (the scenario's expected checks, the judge, the agent's

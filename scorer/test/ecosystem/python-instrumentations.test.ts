@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { conversationOf, genAiFields, readTrace, type Trace } from '@sieve/core'
 import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
-import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
+import { callTools, pythonAgents, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 /*
@@ -16,9 +15,8 @@ import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
  */
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
-const PYTHON = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
+const { python: PYTHON, skip } = pythonAgents()
 const AGENT = `${ROOT}testkit/agents/python/openai_agent.py`
-const skip = existsSync(PYTHON) ? false : `no Python instrumentations at ${PYTHON} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt)`
 
 let sieve: RunningSieve
 let model: FakeOpenAI
