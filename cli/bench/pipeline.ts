@@ -2,9 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createStorage, migrate, type Span } from '@sieve/core'
+import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, type Storage, type Trace } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
-import { freshTraceIds, measureStorageCeiling, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu, type ThreadGroup } from '@sieve/testkit/bench'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import {
+  chunks, freshTraceIds, measureStorageCeiling, metricValue, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu,
+  type ThreadGroup,
+} from '@sieve/testkit/bench'
 
 /**
  * `npm run bench:pipeline`: what `sieve up` spends per 1,000 spans, stage by stage, under a fixed
@@ -15,7 +19,9 @@ import { freshTraceIds, measureStorageCeiling, protobufBatch, sendAll, startSiev
  * by source file. Every configuration runs on a fresh `sieve up` after a warm-up. The storage limit
  * is measured after each: the same spans inserted raw into a fresh engine in this process, in
  * batches of 8,192, as the ingester's under load (`measureStorageCeiling`); all-in over that is the
- * ratio the pipeline's target is set against.
+ * ratio the pipeline's target is set against. chDB keeps no query log, so the engine's threads are
+ * split into stages by replaying the window's statements one stage at a time in that engine
+ * (`engineStages`).
  *
  *   BENCH_SPANS    spans per configuration (default 20,000)
  *   BENCH_CONFIGS  comma-separated names to run (default all)
@@ -107,11 +113,66 @@ async function profileWindow(up: SieveUp, dir: string, work: () => Promise<void>
   return JSON.parse(readFileSync(join(dir, file!), 'utf8')) as CpuProfile
 }
 
+/** The statements whose engine cost `engineStages` replays, by the table their metrics name. */
+const STATEMENTS = { spans: 'span insert', traces: 'rollup rewrite', scores: 'score rows + views' } as const
+type StatementTable = keyof typeof STATEMENTS
+
+/** How many inserts `sieve up` made into each table so far (`sieve_insert_duration_seconds_count`). */
+function statementCounts(metrics: string): Record<StatementTable, number> {
+  const count = (table: string) => metricValue(metrics, new RegExp(`^sieve_insert_duration_seconds_count\\{table="${table}"\\} (\\d+)`, 'm')) || 0
+  return { spans: count('spans'), traces: count('traces'), scores: count('scores') }
+}
+
+interface EngineStage {
+  /** CPU seconds of the engine's threads (merges left out). */
+  seconds: number
+  statements: number
+  /** Spans, traces or score rows a statement. */
+  perStatement: number
+}
+
+/**
+ * The engine's share of each stage, which the main thread's profile cannot see: the window's spans
+ * replayed into `storage` one stage after another, at the statement sizes `sieve up` used in the
+ * window (its insert metrics): the span inserts, the rollup rewrites, and the score writes of the
+ * same traces scored by the default checks, as its scorer scored them. Each figure is the CPU of
+ * this process's threads other than the JS main thread and merges, so it is the engine's parsing,
+ * writing and views, plus the V8 helpers of what little JS runs meanwhile.
+ */
+async function engineStages(storage: Storage, spans: readonly Span[], counts: Record<StatementTable, number>): Promise<Map<StatementTable, EngineStage>> {
+  const engineSeconds = () => {
+    const t = threadCpu(process.pid)
+    return t['libuv pool and V8 helpers'] + t['engine worker threads']
+  }
+  const byTrace = new Map<string, Span[]>()
+  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span])
+  const traces: Trace[] = [...byTrace.values()].map((s) => ({ projectId: s[0]!.projectId, traceId: s[0]!.traceId, spans: s, complete: true }))
+  const checks = resolveChecksConfig(undefined)
+  const records = traces.flatMap((trace) => traceScoreRecords(scoreTrace(trace, checks)))
+  const sink = clickhouseScoreSink(storage)
+  const work: Record<StatementTable, [readonly unknown[], (batch: never[]) => Promise<void>]> = {
+    spans: [spans, (batch) => insertSpans(storage, batch)],
+    traces: [traces.map(({ projectId, traceId }) => ({ projectId, traceId })), (batch) => refreshTraceRollups(storage, batch)],
+    scores: [records, (batch) => sink.write(batch)],
+  }
+  const out = new Map<StatementTable, EngineStage>()
+  for (const table of Object.keys(STATEMENTS) as StatementTable[]) {
+    const [items, run] = work[table]
+    const perStatement = Math.ceil(items.length / Math.max(1, counts[table]))
+    const before = engineSeconds()
+    const batches = chunks(items, perStatement)
+    for (const batch of batches) await run(batch as never[])
+    out.set(table, { seconds: engineSeconds() - before, statements: batches.length, perStatement })
+  }
+  return out
+}
+
 interface Measured {
   load: Load
   threads: Record<ThreadGroup, number>
   /** CPU seconds of inserting the same spans raw (the storage limit). */
   rawInsert: number
+  engine: Map<StatementTable, EngineStage>
   stages: Map<string, number>
   unstaged: Map<string, number>
   spans: number
@@ -144,6 +205,7 @@ async function measure(load: Load): Promise<Measured> {
     }
     await send(warm)
     await until('the warm-up stored and scored', () => drained(warm))
+    const countsBefore = statementCounts(await up.metrics())
     const cpuBefore = threadCpu(up.child.pid!)
     const loadBefore = loadavg()[0]!
     const profile = await profileWindow(up, join(dataDir, 'profiles'), async () => {
@@ -151,25 +213,31 @@ async function measure(load: Load): Promise<Measured> {
       await until('every span stored and every trace scored', () => drained(warm + requests))
     })
     const cpuAfter = threadCpu(up.child.pid!)
+    const countsAfter = statementCounts(await up.metrics())
+    const counts = Object.fromEntries(Object.keys(STATEMENTS).map((t) => [t, countsAfter[t as StatementTable] - countsBefore[t as StatementTable]])) as Record<StatementTable, number>
     const threads = Object.fromEntries(THREAD_GROUPS.map((g) => [g, cpuAfter[g] - cpuBefore[g]])) as Record<ThreadGroup, number>
     const unstaged = new Map<string, number>()
     const loadAvg = [loadBefore, loadavg()[0]!]
     await up.stop()
     const sent = measured.flatMap((body) => decodeProtobufRequest(body, 'default').spans)
-    const rawInsert = sent.length / (await rawInsertPerCpuSecond(join(dataDir, 'raw'), sent))
-    return { load, threads, rawInsert, stages: stagesOf(profile, unstaged), unstaged, spans: requests * load.spansPerRequest, loadAvg }
+    const { rawInsert, engine } = await replayed(join(dataDir, 'raw'), sent, counts)
+    return { load, threads, rawInsert, engine, stages: stagesOf(profile, unstaged), unstaged, spans: requests * load.spansPerRequest, loadAvg }
   } finally {
     await up.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
-/** Spans per CPU-second of inserting `spans` raw into a fresh engine (after `sieve up` stopped, so nothing else runs). */
-async function rawInsertPerCpuSecond(path: string, spans: readonly Span[]): Promise<number> {
+/**
+ * In a fresh engine (after `sieve up` stopped, so nothing else runs): CPU seconds of inserting
+ * `spans` raw (the storage limit), then the engine's stages replayed (`engineStages`).
+ */
+async function replayed(path: string, spans: readonly Span[], counts: Record<StatementTable, number>): Promise<Pick<Measured, 'rawInsert' | 'engine'>> {
   const storage = await createStorage({ kind: 'embedded', path, database: 'sieve' })
   try {
     await migrate(storage, { retentionDays: 30 })
-    return (await measureStorageCeiling(storage, spans)).perCpuSecond
+    const rawInsert = spans.length / (await measureStorageCeiling(storage, spans)).perCpuSecond
+    return { rawInsert, engine: await engineStages(storage, spans, counts) }
   } finally {
     await storage.close()
   }
@@ -189,6 +257,15 @@ function report(r: Measured): void {
   console.log(`  all threads              ${perThousand(total, spans).toFixed(1).padStart(8)} ms CPU per 1,000 spans  (${(total > 0 && receive > 0 ? (total * 1000) / (receive * scale) : NaN).toFixed(1)}x the receive + decode stage)`)
   for (const g of THREAD_GROUPS) console.log(`    ${g.padEnd(28)}${perThousand(threads[g], spans).toFixed(1).padStart(8)}`)
   console.log(`  raw insert of the same spans ${perThousand(r.rawInsert, spans).toFixed(1).padStart(8)} ms  (the storage limit; all in is ${(total / r.rawInsert).toFixed(1)}x it, target 1.5x)`)
+  console.log('  engine by stage (replayed alone in a fresh engine at the window\'s statement sizes)')
+  const engineTotal = threads['libuv pool and V8 helpers'] + threads['engine worker threads'] + threads['engine merges']
+  let attributed = threads['engine merges']
+  for (const [table, stage] of r.engine) {
+    attributed += stage.seconds
+    console.log(`    ${STATEMENTS[table].padEnd(28)}${perThousand(stage.seconds, spans).toFixed(1).padStart(8)}   ${stage.statements} statements of ${stage.perStatement} ${table === 'scores' ? 'rows' : table}`)
+  }
+  console.log(`    ${'merges'.padEnd(28)}${perThousand(threads['engine merges'], spans).toFixed(1).padStart(8)}`)
+  console.log(`    ${'rest'.padEnd(28)}${perThousand(engineTotal - attributed, spans).toFixed(1).padStart(8)}   reads, progress, V8 helpers: sieve up's engine and helper threads less the above`)
   console.log('  main thread by stage (self time, scaled to its /proc figure)')
   for (const [stage, value] of [...stages.entries()].sort((a, b) => b[1] - a[1])) {
     console.log(`    ${stage.padEnd(28)}${ms(value * scale).toFixed(1).padStart(8)}   ${((value / mainMs) * 100).toFixed(0).padStart(3)}%`)

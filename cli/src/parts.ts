@@ -68,7 +68,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics, log })
   const topic = config.kafka
     ? await openKafkaTopicWriter({ kafka: config.kafka, topic: config.kafka.scoresTopic, role: 'scorer', logLevel: config.logLevel })
     : undefined
-  const table = clickhouseScoreSink(storage)
+  const table = clickhouseScoreSink(storage, metrics)
   const sink = topic ? fanOut(table, kafkaScoreSink(topic)) : table
   const judge = createJudge(config, sink, metrics.registry, storage, { log: (message) => log.warn(message), scorecards: checks.scorecards })
   const scorer = await Scorer.start({

@@ -47,6 +47,15 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
     assert.equal(metric(text, 'sieve_check_results_total{check="prohibited_tools",outcome="failed"}'), 1)
     assert.equal(metric(text, 'sieve_check_results_total{check="required_tools",outcome="passed"}'), 1)
     assert.equal(metric(text, 'sieve_scoring_latency_seconds_count'), 1)
+    // The score write counts in the insert figures, beside the spans': one insert of a row per check result.
+    for (let i = 0; i < 50 && metric(text, 'sieve_insert_duration_seconds_count{table="scores"}') < 1; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      text = await (await fetch(`${url}/metrics`)).text()
+    }
+    const results = text.split('\n').filter((l) => l.startsWith('sieve_check_results_total{')).reduce((n, l) => n + Number(l.split(' ').at(-1)), 0)
+    assert.ok(results >= 2, text)
+    assert.equal(metric(text, 'sieve_insert_rows_total{table="scores"}'), results, text)
+    assert.equal(metric(text, 'sieve_insert_duration_seconds_count{table="scores"}'), 1, text)
   } finally {
     child.kill('SIGTERM')
     if (child.exitCode === null) await once(child, 'exit')

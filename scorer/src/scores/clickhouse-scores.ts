@@ -1,4 +1,4 @@
-import type { Storage } from '@sieve/core'
+import type { PipelineMetrics, Storage } from '@sieve/core'
 import type { ScoreRecord } from './score-record.js'
 import type { ScoreSink } from './score-sink.js'
 
@@ -44,13 +44,18 @@ export function scoreRow(r: ScoreRecord): Record<string, string | number> {
 
 /**
  * The `scores` table as a sink, on the client from core's createStorage (its database is the
- * session default). One INSERT per write, so a batch of traces costs one round trip.
+ * session default). One INSERT per write, so a batch of traces costs one round trip. With
+ * `metrics`, each write counts in the insert figures under `table="scores"`, beside the spans and
+ * the rollup: what a score write costs the engine grows with the writes, not their size.
  */
-export function clickhouseScoreSink(client: Storage): ScoreSink {
+export function clickhouseScoreSink(client: Storage, metrics?: Pick<PipelineMetrics, 'insertDuration' | 'insertRows'>): ScoreSink {
   return {
     async write(records) {
       if (!records.length) return
+      const stopTimer = metrics?.insertDuration.startTimer({ table: 'scores' })
       await client.insert({ table: 'scores', values: records.map(scoreRow), format: 'JSONEachRow' })
+      stopTimer?.()
+      metrics?.insertRows.inc({ table: 'scores' }, records.length)
     },
   }
 }
