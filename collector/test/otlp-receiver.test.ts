@@ -139,6 +139,17 @@ test('a request whose every span is invalid is a 400 naming the problem', async 
   assert.deepEqual(json(res.bytes), { code: 3, message: 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[0]: trace id must be 16 bytes, got 2' })
 })
 
+test('a 64-bit field of more than 18 characters that is no integer rejects its span by name, never a 500', async () => {
+  const badTime = { ...validSpan(0), startTimeUnixNano: '1796175930781000@00' }
+  const badInt = { ...validSpan(1), attributes: [{ key: 'n', value: { intValue: '-12345678901234567890x' } }] }
+  const res = await post(authed.url, JSON_TYPE, jsonRequest([badTime, badInt, validSpan(2)]))
+  assert.equal(res.status, 200)
+  const { partialSuccess } = json(res.bytes)
+  assert.equal(partialSuccess.rejectedSpans, '2')
+  assert.match(partialSuccess.errorMessage, /spans\[0\]: startTimeUnixNano: expected an unsigned 64-bit integer/)
+  assert.match(partialSuccess.errorMessage, /spans\[1\]: attributes\[0\]\.value\.intValue: expected a signed 64-bit integer/)
+})
+
 test('truncated protobuf is a 400 with a google.rpc.Status in protobuf', async () => {
   const body = ProtobufTraceSerializer.serializeRequest(await otelSpans())!
   const batches = queue.batches

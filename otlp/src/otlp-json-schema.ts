@@ -8,18 +8,26 @@ import { z } from 'zod'
  * `parseExactJson`). Unknown fields are ignored, as the spec requires.
  */
 
-/** A decimal string within [min, max]; up to 18 digits always fits 64 bits, so only longer ones are compared. */
-const decimalWithin = (min: bigint, max: bigint, pattern: RegExp, what: string) =>
-  z
-    .string()
-    .regex(pattern, 'expected a decimal integer')
-    .refine((s) => s.replace(/^-/, '').length <= 18 || (BigInt(s) >= min && BigInt(s) <= max), `expected ${what}`)
+/**
+ * A 64-bit integer: a number (an integer; past 2^53 they arrive as strings, see parseExactJson) or
+ * a decimal string within [min, max]. Up to 18 digits always fit 64 bits, so only longer strings
+ * are compared, and only once they are known to be digits (BigInt throws on anything else).
+ */
+function integer64(min: bigint, max: bigint, what: string) {
+  const message = `expected ${what}`
+  const digits = min < 0n ? /^-?\d+$/ : /^\d+$/
+  const within = (v: string | number): boolean => {
+    if (typeof v === 'number') return Number.isInteger(v) && (min < 0n || v >= 0)
+    if (!digits.test(v)) return false
+    return v.replace(/^-/, '').length <= 18 || (BigInt(v) >= min && BigInt(v) <= max)
+  }
+  return z.union([z.string(), z.number()], { error: message }).refine(within, message)
+}
 
-// Numbers are safe integers (zod's int()); larger ones arrive as strings (see parseExactJson).
-const uint64 = z.union([decimalWithin(0n, 2n ** 64n - 1n, /^\d+$/, 'an unsigned 64-bit integer'), z.number().int().nonnegative()])
+const uint64 = integer64(0n, 2n ** 64n - 1n, 'an unsigned 64-bit integer')
 /** fixed32 and uint32 fields (flags, dropped counts): larger values would be wrapped by a UInt32 column. */
 const uint32 = z.number().int().min(0).max(0xffffffff)
-const int64 = z.union([decimalWithin(-(2n ** 63n), 2n ** 63n - 1n, /^-?\d+$/, 'a signed 64-bit integer'), z.number().int()])
+const int64 = integer64(-(2n ** 63n), 2n ** 63n - 1n, 'a signed 64-bit integer')
 // A whole double past 2^53 (1e16 written out) reaches the schema as digits in a string, like a long int.
 const double = z.union([z.number(), z.string().regex(/^-?\d+$/).transform(Number), z.enum(['NaN', 'Infinity', '-Infinity'])])
 

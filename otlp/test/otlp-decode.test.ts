@@ -318,10 +318,10 @@ test('a malformed value nested in an attribute rejects its span, or the whole re
     'p',
   )
   assert.equal(out.spans.length, 1)
-  assert.equal(out.errorMessage, 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: attribute value: intValue: expected a decimal integer')
+  assert.equal(out.errorMessage, 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: attribute value: intValue: expected a signed 64-bit integer')
   assert.throws(
     () => decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [badList] }, scopeSpans: [{ spans: [span] }] }] })), 'p'),
-    (err) => err instanceof OtlpDecodeError && err.message === 'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a decimal integer',
+    (err) => err instanceof OtlpDecodeError && err.message === 'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a signed 64-bit integer',
   )
 })
 
