@@ -3,7 +3,7 @@ import { openKafkaTopicWriter } from '@sieve/queue'
 import { type PipelineMetrics, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
-import { createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
+import { allowedMethods, createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
 import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
 import { createJudge } from '@sieve/judge'
 import { createDatasetExporter } from './dataset-exporter.js'
@@ -102,6 +102,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
     log: (message, fields) => log.error(message, fields),
     traceDetails: traceDetails(storage),
+    allowedMethods,
     routes: [
       { path: '/api', handler: dashboardApi },
       { path: UI_PATH, handler: createUi() },

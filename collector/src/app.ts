@@ -27,6 +27,8 @@ export interface AppOptions {
    * only, for a process that consumes the queue and takes no traffic (`sieve ingester`).
    */
   serveTraffic?: boolean
+  /** The methods each served path takes, for 405 answers (see createHttpApp); with traffic only. */
+  allowedMethods?: (path: string) => readonly string[] | undefined
   /** Where errors no client may see go in full (default: stderr). */
   log?: LogFn
 }
@@ -56,5 +58,6 @@ export function createApp(options: AppOptions): Express {
       return stalled === undefined ? undefined : `storage is not taking spans: ${stalled}`
     },
     routers: [{ handler: metricsRoute }, ...(options.serveTraffic === false ? [] : traffic)],
+    ...(options.allowedMethods && options.serveTraffic !== false ? { allowedMethods: options.allowedMethods } : {}),
   })
 }

@@ -16,12 +16,17 @@ export interface HttpAppOptions {
   notReady: () => Promise<string | undefined>
   /** The role's routers, in the order requests try them; each path is served by one of them. */
   routers: MountedRouter[]
+  /**
+   * The methods a path is served in, when it is (the dashboard's `allowedMethods`, from the API
+   * document): a request for it in another method is a 405 naming them in `Allow`, not a 404.
+   */
+  allowedMethods?: (path: string) => readonly string[] | undefined
   log: LogFn
 }
 
 /**
  * Every Sieve HTTP server: request ids, `/healthz` (the process answers), `/readyz`, the role's
- * routers, then one 404 and one error answer for all of them. Auth and project scoping belong to
+ * routers, then one 404 (405 for a served path in another method) and one error answer for all of them. Auth and project scoping belong to
  * the routers (`requireProject`), since what a key may read differs by route.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
@@ -41,6 +46,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
     else app.use(handler)
   }
   app.use((req, res) => {
+    const allowed = options.allowedMethods?.(req.path)
+    if (allowed && !allowed.includes(req.method)) {
+      res.set('Allow', allowed.join(', ')).status(405)
+      res.json({ error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not served at ${req.path}; ${allowed.join(', ')} are` } })
+      return
+    }
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
   })
   app.use(jsonErrors(options.log, options.name))

@@ -2,6 +2,7 @@ import type { LogFn } from '@sieve/core'
 import { createHttpApp, createTraceRoutes, securityHeaders, storageNotReady } from '@sieve/collector'
 import { Router, type Express } from 'express'
 import { createDashboardApi, traceDetails, type DashboardApiOptions } from './api.js'
+import { allowedMethods } from './openapi.js'
 import { createUi, UI_PATH } from './ui.js'
 
 /**
@@ -15,6 +16,8 @@ export function createDashboardApp(options: DashboardApiOptions & { log?: LogFn 
     log: options.log ?? ((message) => console.error(message)),
     // Every page reads storage: not ready until it answers and is migrated.
     notReady: () => storageNotReady(client),
+    // Ingest and /metrics are the collector's: here they are paths this role does not serve.
+    allowedMethods: (path) => (path.startsWith('/v1/') || path === '/metrics' ? undefined : allowedMethods(path)),
     routers: [
       { handler: Router().get('/', securityHeaders(), (_req, res) => res.redirect(`${UI_PATH}/`)) },
       { path: '/api', handler: createDashboardApi(options) },

@@ -9,4 +9,4 @@ export { session, type SessionView, type SessionTrace } from './queries/session.
 export { traceQuality, type TraceScore, type TraceFeedback } from './queries/trace-quality.js'
 export { pipelineCounters, type MetricFamilies, type PipelineCounter } from './pipeline.js'
 export * from './params.js'
-export { openApiDocument, ROUTES } from './openapi.js'
+export { allowedMethods, openApiDocument, ROUTES } from './openapi.js'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { feedbackSchema, listTracesQuerySchema } from '@sieve/collector'
+import { feedbackSchema, listTracesQuerySchema, traceIdSchema } from '@sieve/collector'
 import { z } from 'zod'
-import { compareQuery, exportBody, qualityQuery, scorecardQuery, worstQuery } from './params.js'
+import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
 
 /**
  * The HTTP API of a Sieve server as an OpenAPI 3.1 document, generated from the zod schemas the
@@ -22,7 +22,7 @@ interface RouteDoc {
   tag: 'ingest' | 'read' | 'operations'
   /** A strict zod object whose properties are the query parameters. */
   query?: z.ZodType
-  pathParams?: Record<string, { description: string; pattern?: string }>
+  pathParams?: Record<string, { description: string; schema: z.ZodType }>
   body?: { schema: z.ZodType } | { contentTypes: Record<string, string> }
   responses: Record<number, string>
   /** Public: no API key asked (health, readiness, this document). */
@@ -30,11 +30,18 @@ interface RouteDoc {
 }
 
 const inputSchema = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    // A schema whose metadata names its JSON type (queryCount: a number sent as text) is that type alone.
+    override: ({ zodSchema, jsonSchema }) => {
+      if ((z.globalRegistry.get(zodSchema) as JsonSchema | undefined)?.type) delete jsonSchema.anyOf
+    },
+  }) as JsonSchema
   return rest
 }
 
-const TRACE_ID = { description: 'trace id, 32 hex digits', pattern: '^[0-9a-fA-F]{32}$' }
+const TRACE_ID = { description: 'trace id, 32 hex digits', schema: traceIdSchema }
 const ERRORS = { 400: 'a parameter or the body is invalid: `{error: {code, message}}` naming it', 401: 'no or unknown API key' }
 const RANGE = 'Times: ISO 8601 (a date first) or Unix milliseconds; `from` defaults to `to` minus 24 h, `to` to now; at most 93 days.'
 
@@ -63,9 +70,9 @@ export const ROUTES: readonly RouteDoc[] = [
     summary: "A trace's span tree in causal order, its conversation, session id, scores and feedback.",
     responses: { 200: '`{trace, conversation, sessionId, scores, feedback}`', ...ERRORS, 404: 'no such trace in the project' },
   },
-  { method: 'get', path: '/api/traces/{traceId}/quality', tag: 'read', pathParams: { traceId: TRACE_ID }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
+  { method: 'get', path: '/api/traces/{traceId}/quality', tag: 'read', pathParams: { traceId: { ...TRACE_ID, schema: traceIdParam } }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
   {
-    method: 'get', path: '/api/sessions/{sessionId}', tag: 'read', pathParams: { sessionId: { description: 'session id as sent (gen_ai.conversation.id or session.id), URL-encoded' } },
+    method: 'get', path: '/api/sessions/{sessionId}', tag: 'read', pathParams: { sessionId: { description: 'session id as sent (gen_ai.conversation.id or session.id), URL-encoded', schema: sessionIdParam } },
     summary: 'The traces of one session and the conversation they hold together.', responses: { 200: '`{sessionId, traces, earlierTracesOmitted, conversation}`', ...ERRORS, 404: 'no trace of that session in the project' },
   },
   { method: 'get', path: '/api/quality', tag: 'read', summary: `Bucketed pass rates, mean scores, traces, tokens and judge coverage per check or dimension. ${RANGE}`, query: qualityQuery, responses: { 200: '`{buckets, series, traces, ...}`', ...ERRORS } },
@@ -84,9 +91,25 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'get', path: '/api/openapi.json', tag: 'operations', open: true, summary: 'This document.', responses: { 200: 'OpenAPI 3.1' } },
 ]
 
+/** Each documented path as a pattern (`{name}` matching one segment), with its methods upper-case. */
+const PATH_METHODS: readonly [RegExp, string[]][] = [...new Set(ROUTES.map((r) => r.path))].map((path) => [
+  new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`),
+  ROUTES.filter((r) => r.path === path).map((r) => r.method.toUpperCase()),
+])
+
+/**
+ * The methods the document lists for a request path (GET with HEAD, which express answers for
+ * it), or undefined for a path it does not list: a request in another method is answered 405 with
+ * these as `Allow` (collector's createHttpApp).
+ */
+export function allowedMethods(path: string): string[] | undefined {
+  const methods = PATH_METHODS.find(([pattern]) => pattern.test(path))?.[1]
+  return methods && methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))
+}
+
 function parameters(route: RouteDoc): JsonSchema[] {
   const path = Object.entries(route.pathParams ?? {}).map(([name, p]) => ({
-    name, in: 'path', required: true, description: p.description, schema: { type: 'string', ...(p.pattern ? { pattern: p.pattern } : {}) },
+    name, in: 'path', required: true, description: p.description, schema: inputSchema(p.schema),
   }))
   if (!route.query) return path
   const schema = inputSchema(route.query) as { properties?: Record<string, JsonSchema>; required?: string[] }

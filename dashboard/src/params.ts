@@ -17,6 +17,13 @@ const DAY_MS = 86_400_000
 /** ISO 8601 or Unix milliseconds, 1970 to 2100 (the read API's rule, collector's query-params.ts). */
 const instant = queryTime('ms').transform((nanos) => new Date(Number(nanos / 1_000_000n)))
 
+/**
+ * `from` or `to` as sent, which resolveRange reads as an instant once both are known: here only
+ * what any time takes, so the API document shows it.
+ */
+const rangeBound = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
+  .describe('ISO 8601 (a date first) or Unix milliseconds, 1970 to 2100').optional()
+
 export const DIMENSIONS = ['agent_version', 'prompt_version', 'model', 'service'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
 
@@ -71,8 +78,8 @@ export function autoInterval(from: Date, to: Date): Interval {
 
 export const qualityQuery = z
   .object({
-    from: z.string().optional(),
-    to: z.string().optional(),
+    from: rangeBound,
+    to: rangeBound,
     interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]]).optional(),
     // check_version: one line per version of a check, as counted (a re-scored trace under its newest version).
     groupBy: z.enum(['check', 'check_version', ...DIMENSIONS]).default('check'),
@@ -100,8 +107,8 @@ export type QualityQuery = z.output<typeof qualityQuery>
 
 export const worstQuery = z
   .object({
-    from: z.string().optional(),
-    to: z.string().optional(),
+    from: rangeBound,
+    to: rangeBound,
     sort: z.enum(['checks', 'judge']).default('checks'),
     check: z.string().min(1).max(200).optional(),
     limit: queryCount(1, 200).default(50),
@@ -116,7 +123,7 @@ export const worstQuery = z
 export type WorstQuery = z.output<typeof worstQuery>
 
 export const scorecardQuery = z
-  .object({ from: z.string().optional(), to: z.string().optional(), ...filters })
+  .object({ from: rangeBound, to: rangeBound, ...filters })
   .strict()
   .transform((q, ctx) => {
     const r = resolveRange(q, ctx)
@@ -130,8 +137,8 @@ export const compareQuery = z
     a: z.string().min(1).max(200),
     b: z.string().min(1).max(200),
     by: z.enum(DIMENSIONS).default('agent_version'),
-    from: z.string().optional(),
-    to: z.string().optional(),
+    from: rangeBound,
+    to: rangeBound,
     service: filters.service,
     environment: filters.environment,
   })
@@ -144,7 +151,7 @@ export const compareQuery = z
   })
 export type CompareQuery = z.output<typeof compareQuery>
 
-export const traceIdParam = z.string().regex(/^[0-9a-f]{32}$/i, 'a trace id is 32 hex digits').transform((s) => s.toLowerCase())
+export const traceIdParam = z.string().regex(/^[0-9a-fA-F]{32}$/, 'a trace id is 32 hex digits').transform((s) => s.toLowerCase())
 
 /**
  * A session id as senders write `gen_ai.conversation.id` / `session.id`: any text, compared exactly

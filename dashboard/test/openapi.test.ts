@@ -6,7 +6,7 @@ import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
 import { createApp, listen } from '@sieve/collector'
 import type { Router } from 'express'
-import { createDashboardApi, createDashboardApp, createUi, traceDetails, UI_PATH } from '../src/index.js'
+import { allowedMethods, createDashboardApi, createDashboardApp, createUi, traceDetails, UI_PATH } from '../src/index.js'
 import { openApiDocument } from '../src/openapi.js'
 
 /*
@@ -38,7 +38,7 @@ const documented = (doc: { paths: Record<string, Record<string, unknown>> }) =>
 /** The apps `sieve up` (the collector's, the dashboard's routers mounted as cli/src/parts.ts does) and `sieve dashboard` serve. */
 const apps = () => ({
   up: createApp({
-    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createPipelineMetrics(), traceDetails: traceDetails(storage),
+    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createPipelineMetrics(), traceDetails: traceDetails(storage), allowedMethods,
     routes: [{ path: '/api', handler: createDashboardApi({ client: storage, apiKeys: keys }) }, { path: UI_PATH, handler: createUi() }],
   }),
   dashboard: createDashboardApp({ client: storage, apiKeys: keys }),
@@ -84,4 +84,35 @@ test('the committed dashboard/openapi.json is the document served at /api/openap
   } finally {
     await server.stop()
   }
+})
+
+test('a served path asked in another method is a 405 with the methods in Allow; an unknown path stays a 404', async () => {
+  const { up, dashboard } = apps()
+  const servers = { up: await listen(up, '127.0.0.1', 0), dashboard: await listen(dashboard, '127.0.0.1', 0) }
+  try {
+    const ask = async (role: keyof typeof servers, method: string, path: string) => {
+      const res = await fetch(`${servers[role].url}${path}`, { method, headers: { authorization: 'Bearer k' } })
+      return { status: res.status, allow: res.headers.get('allow'), body: method === 'HEAD' ? '' : await res.text() }
+    }
+    const traces = await ask('up', 'DELETE', '/v1/traces')
+    assert.deepEqual([traces.status, traces.allow], [405, 'POST'])
+    assert.match(traces.body, /"code":"METHOD_NOT_ALLOWED".*DELETE is not served at \/v1\/traces; POST are/)
+    assert.deepEqual([(await ask('up', 'HEAD', '/v1/traces')).status, (await ask('up', 'PATCH', '/healthz')).allow], [405, 'GET, HEAD'])
+    assert.deepEqual(await ask('up', 'PUT', `/api/traces/${'ab'.repeat(16)}/quality`).then((r) => [r.status, r.allow]), [405, 'GET, HEAD'])
+    assert.equal((await ask('up', 'POST', '/api/nothing-here')).status, 404)
+    // The dashboard role serves neither ingest nor /metrics: there they are unknown paths.
+    assert.equal((await ask('dashboard', 'DELETE', '/v1/traces')).status, 404)
+    assert.deepEqual(await ask('dashboard', 'DELETE', '/api/quality').then((r) => [r.status, r.allow]), [405, 'GET, HEAD'])
+  } finally {
+    await servers.up.stop()
+    await servers.dashboard.stop()
+  }
+})
+
+test('allowedMethods reads path templates one segment a parameter, the rest literally', () => {
+  assert.deepEqual(allowedMethods('/api/openapi.json'), ['GET', 'HEAD'])
+  assert.equal(allowedMethods('/api/openapiXjson'), undefined)
+  assert.deepEqual(allowedMethods('/api/sessions/s-1'), ['GET', 'HEAD'])
+  assert.equal(allowedMethods('/api/sessions/a/b'), undefined)
+  assert.deepEqual(allowedMethods('/api/export'), ['POST'])
 })

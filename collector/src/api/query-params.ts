@@ -30,15 +30,18 @@ export function queryTime(unit: keyof typeof UNIT_NANOS) {
       }
       return nanos
     })
+    .describe(`ISO 8601 (a date first) or ${UNIT_NAMES[unit]}, 1970 to 2100`)
 }
 
 /**
  * A count in a query string (`limit`): decimal digits only, within [min, max]. `z.coerce` took
  * `0x10`, `1e2` and ` 5` for numbers. A caller in code (the query functions' own users) may give
- * the number itself.
+ * the number itself. Documented as an integer within [min, max].
  */
 export function queryCount(min: number, max: number) {
   return z
     .union([z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number), z.number().int('must be a whole number')])
     .pipe(z.number().min(min).max(max))
+    // What the API document shows (the dashboard's openapi.ts): a query string carries it as text.
+    .meta({ type: 'integer', minimum: min, maximum: max })
 }
