@@ -144,27 +144,29 @@ async function engineStages(storage: Storage, spans: readonly Span[], counts: Re
     const t = threadCpu(process.pid)
     return t['libuv pool and V8 helpers'] + t['engine worker threads']
   }
+  /** `items` in as many statements as `sieve up` made, each as `run` makes it. */
+  const replay = async <T>(items: readonly T[], statements: number, run: (batch: T[]) => Promise<void>): Promise<EngineStage> => {
+    const perStatement = Math.ceil(items.length / Math.max(1, statements))
+    const batches = chunks(items, perStatement)
+    const before = engineSeconds()
+    for (const batch of batches) await run(batch)
+    return { seconds: engineSeconds() - before, statements: batches.length, perStatement }
+  }
   const byTrace = new Map<string, Span[]>()
-  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span])
+  for (const span of spans) {
+    const trace = byTrace.get(span.traceId)
+    if (trace) trace.push(span)
+    else byTrace.set(span.traceId, [span])
+  }
   const traces: Trace[] = [...byTrace.values()].map((s) => ({ projectId: s[0]!.projectId, traceId: s[0]!.traceId, spans: s, complete: true }))
   const checks = resolveChecksConfig(undefined)
   const records = traces.flatMap((trace) => traceScoreRecords(scoreTrace(trace, checks)))
   const sink = clickhouseScoreSink(storage)
-  const work: Record<StatementTable, [readonly unknown[], (batch: never[]) => Promise<void>]> = {
-    spans: [spans, (batch) => insertSpans(storage, batch)],
-    traces: [traces.map(({ projectId, traceId }) => ({ projectId, traceId })), (batch) => refreshTraceRollups(storage, batch)],
-    scores: [records, (batch) => sink.write(batch)],
-  }
-  const out = new Map<StatementTable, EngineStage>()
-  for (const table of Object.keys(STATEMENTS) as StatementTable[]) {
-    const [items, run] = work[table]
-    const perStatement = Math.ceil(items.length / Math.max(1, counts[table]))
-    const before = engineSeconds()
-    const batches = chunks(items, perStatement)
-    for (const batch of batches) await run(batch as never[])
-    out.set(table, { seconds: engineSeconds() - before, statements: batches.length, perStatement })
-  }
-  return out
+  return new Map<StatementTable, EngineStage>([
+    ['spans', await replay(spans, counts.spans, (batch) => insertSpans(storage, batch))],
+    ['traces', await replay(traces.map(({ projectId, traceId }) => ({ projectId, traceId })), counts.traces, (batch) => refreshTraceRollups(storage, batch))],
+    ['scores', await replay(records, counts.scores, (batch) => sink.write(batch))],
+  ])
 }
 
 interface Measured {
