@@ -14,10 +14,17 @@ export function parseYamlWithLines(text: string): YamlWithLines {
   const doc = parseDocument(text, { lineCounter: lines })
   const error = doc.errors[0]
   if (error) return { ok: false, line: error.linePos?.[0].line ?? 1, message: error.message.split('\n')[0]! }
+  let value: unknown
+  try {
+    value = doc.toJS()
+  } catch (err) {
+    // Thrown while building values: aliases that would expand past the parser's bound ("billion laughs").
+    return { ok: false, line: 1, message: (err as Error).message }
+  }
   const lineAt = (offset: number | undefined) => (offset === undefined ? 1 : lines.linePos(offset).line)
   return {
     ok: true,
-    value: doc.toJS(),
+    value,
     lineOf(path) {
       let node: unknown = doc.contents
       let line = lineAt((node as Node | null)?.range?.[0])

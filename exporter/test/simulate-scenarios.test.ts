@@ -161,6 +161,11 @@ test('a scenario file\'s problems name the file, the line and the field; expecte
 
   writeFileSync(join(dir, 'broken.yaml'), 'version: 1\nid: [unclosed\n')
   assert.match(readScenarios([join(dir, 'broken.yaml')]).problems[0]!, /broken\.yaml:\d+: not valid YAML: /)
+
+  // Aliases of aliases ("billion laughs") would expand to 9^9 items: a problem of the file, not a crash.
+  const levels = 'abcdefghi'.split('')
+  writeFileSync(join(dir, 'laughs.yaml'), levels.map((l, i) => `${l}: &${l} [${Array(9).fill(i ? `*${levels[i - 1]}` : '"lol"').join(', ')}]`).join('\n'))
+  assert.match(readScenarios([join(dir, 'laughs.yaml')]).problems[0]!, /laughs\.yaml:1: not valid YAML: Excessive alias count/)
 })
 
 test('the example scenarios are valid, their checks resolve, and ids are unique across a folder', () => {
