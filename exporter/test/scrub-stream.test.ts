@@ -105,3 +105,15 @@ test('an input error while the output is full rejects with that error instead of
   input.destroy(new Error('input went away'))
   await assert.rejects(done, /input went away/)
 })
+
+test('a JSONL line nested past the limit is named and left out, the lines around it scrubbed', async () => {
+  const deep = (levels: number) => `${'{"x":'.repeat(levels)}"jan@example.cz"${'}'.repeat(levels)}`
+  const out = sink()
+  const input = [deep(5000), deep(256), '{"a":"x@example.com"}'].join('\n')
+  const report = await scrubStream(createScrubber(), Readable.from([input]), out.stream, 'jsonl')
+  assert.deepEqual(report.problems, ['line 1: nested deeper than 256 levels'])
+  const lines = out.text().trim().split('\n')
+  assert.equal(lines.length, 2)
+  assert.ok(lines[0]!.endsWith('"<EMAIL_1>"' + '}'.repeat(256)))
+  assert.equal(lines[1], '{"a":"<EMAIL_1>"}')
+})

@@ -7,7 +7,7 @@ export type StreamFormat = 'jsonl' | 'text' | 'auto'
 export interface StreamReport {
   format: 'jsonl' | 'text'
   lines: number
-  /** JSONL lines that were not JSON: `line N: message`. They are not written. */
+  /** JSONL lines that were not JSON, or nested past MAX_NESTING: `line N: message`. They are not written. */
   problems: string[]
 }
 
@@ -19,6 +19,11 @@ export interface StreamReport {
  */
 export const BATCH_CHARS = 256 * 1024
 const IDLE_MS = 20
+/**
+ * Deepest arrays and objects a JSONL line may nest. JSON.parse takes thousands of levels, but the
+ * scrubber walks values recursively: far past anything an example holds, short of the stack.
+ */
+export const MAX_NESTING = 256
 const MAX_WAIT_MS = 100
 
 /**
@@ -49,13 +54,21 @@ export async function scrubStream(scrubber: Scrubber, input: Readable, output: W
         decided = true
       }
       if (report.format === 'jsonl' && line.trim()) {
+        let value: unknown
         try {
-          values.push(JSON.parse(line))
-          kinds.push('json')
+          value = JSON.parse(line)
         } catch (err) {
           report.problems.push(`line ${report.lines}: not valid JSON (${(err as Error).message})`)
           kinds.push('skip')
+          continue
         }
+        if (nestedDeeperThan(value, MAX_NESTING)) {
+          report.problems.push(`line ${report.lines}: nested deeper than ${MAX_NESTING} levels`)
+          kinds.push('skip')
+          continue
+        }
+        values.push(value)
+        kinds.push('json')
       } else {
         texts.push(line)
         kinds.push('text')
@@ -127,4 +140,16 @@ function parses(line: string): boolean {
   } catch {
     return false
   }
+}
+
+/** Whether arrays and objects in `value` nest more than `max` deep; walked with a stack of its own. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]]
+  while (pending.length) {
+    const [v, depth] = pending.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= max) return true
+    for (const item of Array.isArray(v) ? v : Object.values(v)) pending.push([item, depth + 1])
+  }
+  return false
 }
