@@ -37,6 +37,9 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
     assert.ok(url, output)
     const sent = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: scenarios.refundOutsidePolicy().otlpProtobuf() })
     assert.equal(sent.status, 200, await sent.text())
+    // A documented path in another method names the ones it takes (allowedMethods, wired in cli/src/parts.ts).
+    const wrongMethod = await fetch(`${url}/v1/traces`, { method: 'DELETE' })
+    assert.deepEqual([wrongMethod.status, wrongMethod.headers.get('allow')], [405, 'POST'])
 
     let text = ''
     for (let i = 0; i < 200 && metric(text, 'sieve_scored_traces_total{complete="true",rescore="false"}') < 1; i++) {
