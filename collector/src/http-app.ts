@@ -26,8 +26,9 @@ export interface HttpAppOptions {
 
 /**
  * Every Sieve HTTP server: request ids, `/healthz` (the process answers), `/readyz`, the role's
- * routers, then one 404 (405 for a served path in another method) and one error answer for all of them. Auth and project scoping belong to
- * the routers (`requireProject`), since what a key may read differs by route.
+ * routers, then one 404 (405 for a served path in another method) and one error answer for all of
+ * them. Auth and project scoping belong to the routers (`requireProject`), since what a key may
+ * read differs by route.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express()
@@ -49,7 +50,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     const allowed = options.allowedMethods?.(req.path)
     if (allowed && !allowed.includes(req.method)) {
       res.set('Allow', allowed.join(', ')).status(405)
-      res.json({ error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not served at ${req.path}; ${allowed.join(', ')} are` } })
+      res.json({ error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} ${req.path} is not served; it takes ${allowed.join(', ')}` } })
       return
     }
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })

@@ -96,7 +96,7 @@ test('a served path asked in another method is a 405 with the methods in Allow; 
     }
     const traces = await ask('up', 'DELETE', '/v1/traces')
     assert.deepEqual([traces.status, traces.allow], [405, 'POST'])
-    assert.match(traces.body, /"code":"METHOD_NOT_ALLOWED".*DELETE is not served at \/v1\/traces; POST are/)
+    assert.match(traces.body, /"code":"METHOD_NOT_ALLOWED".*DELETE \/v1\/traces is not served; it takes POST/)
     assert.deepEqual([(await ask('up', 'HEAD', '/v1/traces')).status, (await ask('up', 'PATCH', '/healthz')).allow], [405, 'GET, HEAD'])
     assert.deepEqual(await ask('up', 'PUT', `/api/traces/${'ab'.repeat(16)}/quality`).then((r) => [r.status, r.allow]), [405, 'GET, HEAD'])
     assert.equal((await ask('up', 'POST', '/api/nothing-here')).status, 404)
