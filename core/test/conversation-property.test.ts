@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { seededRandom } from '@sieve/testkit'
 import { conversationOf, type Span, type Trace } from '../src/index.js'
 
 /**
@@ -9,11 +10,6 @@ import { conversationOf, type Span, type Trace } from '../src/index.js'
  */
 
 type Step = { role: 'user' | 'assistant'; text: string } | { role: 'calls'; calls: { id: string; name: string; args: object; result: object }[] }
-
-function rng(seed: number) {
-  let s = seed >>> 0
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
-}
 
 function script(random: () => number): Step[] {
   const steps: Step[] = []
@@ -137,7 +133,7 @@ function invocations(steps: Step[]): [number, number][] {
 
 test('a session (a trace per user turn, full histories, one millisecond per trace) reads as the script', () => {
   for (let seed = 1; seed <= 300; seed++) {
-    const random = rng(seed)
+    const random = seededRandom(seed).float
     const steps = script(random)
     const traces = invocations(steps).map(([from, to], k) => {
       const traceId = `${k.toString(16).padStart(2, '0')}${'a'.repeat(30)}`
@@ -149,7 +145,7 @@ test('a session (a trace per user turn, full histories, one millisecond per trac
 
 test('a session whose model calls see only the current turn reads as the script', () => {
   for (let seed = 1; seed <= 300; seed++) {
-    const random = rng(seed * 7919)
+    const random = seededRandom(seed * 7919).float
     const steps = script(random)
     const traces = invocations(steps).map(([from, to], k) => {
       const traceId = `${k.toString(16).padStart(2, '0')}${'b'.repeat(30)}`
@@ -163,7 +159,7 @@ test('a session whose model calls see only the current turn reads as the script'
 
 test('one trace holding the last invocation, whose model calls carry every earlier turn, reads as the script', () => {
   for (let seed = 1; seed <= 300; seed++) {
-    const random = rng(seed * 104729)
+    const random = seededRandom(seed * 104729).float
     const steps = script(random)
     const [from, to] = invocations(steps).at(-1)!
     const traceId = 'c'.repeat(32)

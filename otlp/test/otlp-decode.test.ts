@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { seededRandom } from '@sieve/testkit'
 import { REMOTE_PARENT, SCOPE_ATTRIBUTES, otelSpans, exampleOtlpTrace } from '@sieve/testkit/otlp'
 import { decodeJsonRequest, decodeProtobufRequest, encodeJsonRequest, OtlpDecodeError, parseExactJson } from '../src/index.js'
 /** The repository's own OTLP/JSON example: one trace over three resources and four scopes, upper-case ids, every AnyValue kind. */
@@ -272,10 +273,9 @@ test('a protobuf body cut anywhere is reported as malformed, never half-read', a
 })
 
 test('random bytes either decode or fail as malformed protobuf, nothing else', () => {
-  let seed = 12345
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+  const { below } = seededRandom(12345)
   for (let i = 0; i < 2000; i++) {
-    const body = Buffer.from(Array.from({ length: next() % 64 }, () => next() % 256))
+    const body = Buffer.from(Array.from({ length: below(64) }, () => below(256)))
     try {
       decodeProtobufRequest(body, 'p')
     } catch (err) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { seededRandom } from '@sieve/testkit'
 import { exampleOtlpTrace, otelSpans } from '@sieve/testkit/otlp'
 import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, scanProtobufRequest } from '../src/index.js'
 
@@ -12,17 +13,6 @@ import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, scanProtobuf
 
 const json = exampleOtlpTrace()
 const protobuf = Buffer.from(ProtobufTraceSerializer.serializeRequest(await otelSpans())!)
-
-/** mulberry32: a small generator whose low bits are as random as its high ones. */
-function random(seed: number): (n: number) => number {
-  let s = seed >>> 0
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = Math.imul(s ^ (s >>> 15), 1 | s)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * n | 0
-  }
-}
 
 /** Values a field may wrongly hold: other types, edge numbers, long strings that are almost integers. */
 const ODD: unknown[] = [
@@ -62,7 +52,7 @@ test('OTLP/JSON with any field holding an odd value decodes or is refused by nam
   const paths = pathsOf(base).filter((p) => p.length > 0)
   // Half the mutations hit the numeric fields, where 64-bit integers arrive as strings.
   const numeric = paths.filter((p) => /Nano|intValue|doubleValue|Count|flags|kind|code/.test(String(p.at(-1))))
-  const pick = random(7)
+  const { below: pick } = seededRandom(7)
   const outcomes = tally()
   for (let i = 0; i < 3000; i++) {
     const request = structuredClone(base) as Record<string | number, unknown>
@@ -80,7 +70,7 @@ test('OTLP/JSON with any field holding an odd value decodes or is refused by nam
 })
 
 test('protobuf with bytes changed, cut or repeated decodes, or is refused by name, by the decoder and the scan', () => {
-  const pick = random(11)
+  const { below: pick } = seededRandom(11)
   const outcomes = tally()
   for (let i = 0; i < 3000; i++) {
     let body = Buffer.from(protobuf)

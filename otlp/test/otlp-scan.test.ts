@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { otelSpans, protobufRequest } from '@sieve/testkit/otlp'
-import { makeSpan, makeTraces } from '@sieve/testkit'
+import { makeSpan, makeTraces, seededRandom } from '@sieve/testkit'
 import { decodeProtobufRequest, scanProtobufRequest } from '../src/index.js'
 
 /*
@@ -60,12 +60,11 @@ test('a body cut anywhere fails the scan with the message decoding gives', async
 
 test('a body with bytes changed anywhere is kept, rejected or refused by the scan exactly as by decoding', async () => {
   const body = await mixedRequest()
-  let seed = 4242
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+  const { below } = seededRandom(4242)
   let refused = 0
   for (let i = 0; i < 3000; i++) {
     const changed = Buffer.from(body)
-    for (let n = 1 + (next() % 3); n > 0; n--) changed[next() % changed.length] = next() % 256
+    for (let n = 1 + below(3); n > 0; n--) changed[below(changed.length)] = below(256)
     const expected = decodeOutcome(changed)
     if ('error' in expected) refused++
     assert.deepEqual(scanOutcome(changed), expected, `change ${i}`)
