@@ -13,5 +13,5 @@ export * from './server.js'
 export * from './feedback/feedback-routes.js'
 export * from './feedback/feedback-rows.js'
 // The body /v1/feedback validates: the SDK's, which sends it (one schema for both ends).
-export { feedbackSchema } from '@sieve/protocol'
-export { listTracesQuerySchema, traceIdSchema } from './api/trace-query.js'
+export { feedbackSchema, traceIdSchema } from '@sieve/protocol'
+export { listTracesQuerySchema } from './api/trace-query.js'

@@ -58,7 +58,7 @@ describe('POST /v1/feedback', () => {
     const bad = await post(JSON.stringify({ traceId: 'xyz', score: 'great' }))
     assert.equal(bad.status, 400)
     const { error } = (await bad.json()) as { error: { message: string } }
-    assert.match(error.message, /traceId/)
+    assert.match(error.message, /traceId: must be 32 hex digits \(16 bytes\)/)
     assert.match(error.message, /score/)
     const notJson = await post('{"traceId":')
     assert.equal(notJson.status, 400)

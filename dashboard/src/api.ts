@@ -1,9 +1,10 @@
 import { Router, json, type Request, type RequestHandler, type Response } from 'express'
 import { zodProblems, type Storage } from '@sieve/core'
 import { requireProject, securityHeaders, type TraceDetails } from '@sieve/collector'
+import { traceIdSchema } from '@sieve/protocol'
 import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
-import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
+import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, worstQuery } from './params.js'
 import { openApiDocument } from './openapi.js'
 import { pipelineCounters, type MetricFamilies } from './pipeline.js'
 import { compare } from './queries/compare.js'
@@ -84,7 +85,7 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
 
   router.get(
     '/traces/:traceId/quality',
-    handle(async (req, res) => traceQuality(client, requestProject(res), parse(traceIdParam, req.params.traceId, 'trace id'))),
+    handle(async (req, res) => traceQuality(client, requestProject(res), parse(traceIdSchema, req.params.traceId, 'trace id'))),
   )
   // The traces sharing one session id and the conversation they hold together.
   router.get(

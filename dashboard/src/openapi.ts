@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { feedbackSchema, listTracesQuerySchema, traceIdSchema } from '@sieve/collector'
 import { z } from 'zod'
-import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, traceIdParam, worstQuery } from './params.js'
+import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, worstQuery } from './params.js'
 
 /**
  * The HTTP API of a Sieve server as an OpenAPI 3.1 document, generated from the zod schemas the
@@ -70,7 +70,7 @@ export const ROUTES: readonly RouteDoc[] = [
     summary: "A trace's span tree in causal order, its conversation, session id, scores and feedback.",
     responses: { 200: '`{trace, conversation, sessionId, scores, feedback}`', ...ERRORS, 404: 'no such trace in the project' },
   },
-  { method: 'get', path: '/api/traces/{traceId}/quality', tag: 'read', pathParams: { traceId: { ...TRACE_ID, schema: traceIdParam } }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
+  { method: 'get', path: '/api/traces/{traceId}/quality', tag: 'read', pathParams: { traceId: TRACE_ID }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
   {
     method: 'get', path: '/api/sessions/{sessionId}', tag: 'read', pathParams: { sessionId: { description: 'session id as sent (gen_ai.conversation.id or session.id), URL-encoded', schema: sessionIdParam } },
     summary: 'The traces of one session and the conversation they hold together.', responses: { 200: '`{sessionId, traces, earlierTracesOmitted, conversation}`', ...ERRORS, 404: 'no trace of that session in the project' },

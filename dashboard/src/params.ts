@@ -1,4 +1,5 @@
 import { queryCount, queryTime } from '@sieve/collector'
+import { traceIdSchema } from '@sieve/protocol'
 import { z } from 'zod'
 
 /**
@@ -151,8 +152,6 @@ export const compareQuery = z
   })
 export type CompareQuery = z.output<typeof compareQuery>
 
-export const traceIdParam = z.string().regex(/^[0-9a-fA-F]{32}$/, 'a trace id is 32 hex digits').transform((s) => s.toLowerCase())
-
 /**
  * A session id as senders write `gen_ai.conversation.id` / `session.id`: any text, compared exactly
  * (never trimmed or case-folded), within the length a path can carry.
@@ -164,6 +163,6 @@ export const sessionIdParam = z
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'a session id holds no control characters')
 
 export const exportBody = z
-  .object({ traceIds: z.array(traceIdParam).min(1).max(1000), note: z.string().max(2000).optional() })
+  .object({ traceIds: z.array(traceIdSchema).min(1).max(1000), note: z.string().max(2000).optional() })
   .strict()
 export type ExportBody = z.output<typeof exportBody>

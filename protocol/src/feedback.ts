@@ -1,12 +1,13 @@
 import { z } from 'zod'
+import { spanIdSchema, traceIdSchema } from './ids.js'
 
 /**
  * The body of `POST /v1/feedback`: one user judgement of a trace (thumbs, a rating, a comment).
  * The SDK sends it; the collector validates it with this schema and stores it.
  */
 export const feedbackSchema = z.object({
-  traceId: z.string().regex(/^[0-9a-fA-F]{32}$/, 'traceId must be 32 hex characters').transform((s) => s.toLowerCase()),
-  spanId: z.string().regex(/^[0-9a-fA-F]{16}$/, 'spanId must be 16 hex characters').transform((s) => s.toLowerCase()).optional(),
+  traceId: traceIdSchema,
+  spanId: spanIdSchema.optional(),
   /** Thumbs as 1 / -1 (or 1 / 0), ratings on the app's own scale. */
   score: z.number().finite(),
   comment: z.string().max(10_000).optional(),

@@ -1,2 +1,3 @@
 export * from './semconv.js'
 export * from './feedback.js'
+export * from './ids.js'

@@ -11,9 +11,3 @@ export const listTracesQuerySchema = z.strictObject({
 })
 
 export type ListTracesParams = z.infer<typeof listTracesQuerySchema>
-
-/** Path parameter of `GET /api/traces/:traceId`: 16 bytes of hex, any case. */
-export const traceIdSchema = z
-  .string()
-  .regex(/^[0-9a-fA-F]{32}$/, 'must be 32 hex characters (16 bytes)')
-  .transform((id) => id.toLowerCase())

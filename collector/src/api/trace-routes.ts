@@ -4,7 +4,8 @@ import { Router, type Response } from 'express'
 import type { z } from 'zod'
 import { requireProject } from './require-project.js'
 import { securityHeaders } from './security-headers.js'
-import { listTracesQuerySchema, traceIdSchema } from './trace-query.js'
+import { traceIdSchema } from '@sieve/protocol'
+import { listTracesQuerySchema } from './trace-query.js'
 import { traceTree } from './trace-tree.js'
 
 /** What a role adds to `GET /api/traces/:id` (the dashboard: scores and feedback), read beside the trace. */
