@@ -25,6 +25,13 @@ export interface HttpAppOptions {
 }
 
 /**
+ * The OTLP paths of the signals Sieve does not receive. OpenTelemetry SDKs pointed at Sieve with
+ * OTEL_EXPORTER_OTLP_ENDPOINT send metrics there by default (Python's auto-instrumentation, the
+ * Java agent), and GenAI instrumentations may send messages as log records: their 404 says why.
+ */
+const OTHER_SIGNAL = /^\/v1\/(logs|metrics|profiles)\/?$/
+
+/**
  * Every Sieve HTTP server: request ids, `/healthz` (the process answers), `/readyz`, the role's
  * routers, then one 404 (405 for a served path in another method) and one error answer for all of
  * them. Auth and project scoping belong to the routers (`requireProject`), since what a key may
@@ -53,7 +60,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
       res.json({ error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} ${req.path} is not served; it takes ${allowed.join(', ')}` } })
       return
     }
-    res.status(404).json({ error: { code: 'NOT_FOUND', message: `no route for ${req.method} ${req.path}` } })
+    const signal = OTHER_SIGNAL.exec(req.path)?.[1]
+    const message = signal
+      ? `${req.method} ${req.path}: Sieve receives OpenTelemetry traces (POST /v1/traces), not ${signal}; ` +
+        `turn the ${signal} exporter off (OTEL_${signal.toUpperCase()}_EXPORTER=none) or send ${signal} elsewhere`
+      : `no route for ${req.method} ${req.path}`
+    res.status(404).json({ error: { code: 'NOT_FOUND', message } })
   })
   app.use(jsonErrors(options.log, options.name))
   return app
