@@ -8,10 +8,10 @@ import { callTools, pythonAgents, say, startFakeOpenAI, type FakeOpenAI } from '
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 /*
- * Python agents instrumented by OpenInference and by OpenLLMetry (Traceloop) around the Python
- * openai client, exporting OTLP/HTTP protobuf to the real collector: the two-turn conversation,
- * model, tokens and checks come out as for an SDK trace. The instrumentations live in
- * .cache/python (.ci/run installs testkit/agents/python/requirements.txt there).
+ * Python agents instrumented by OpenInference, by OpenLLMetry (Traceloop) and by OpenTelemetry's own
+ * GenAI instrumentation around the Python openai client, exporting OTLP/HTTP protobuf to the real
+ * collector: the two-turn conversation, model, tokens and checks come out as for an SDK trace. The
+ * instrumentations live in .cache/python (.ci/run installs testkit/agents/python/requirements.txt there).
  */
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -34,9 +34,19 @@ after(async () => {
 const REFUNDED = 'Refunded A-1. A receipt goes to billing@acme-refunds.example.'
 const checks = resolveChecksConfig({ defaults: { prohibited_tools: { tools: ['process_refund'] } } })
 
+/** What each instrumentation needs set to record the messages (content is opt-in everywhere). */
+const CONTENT_ON: Record<string, Record<string, string>> = {
+  openinference: {},
+  openllmetry: {},
+  // OpenTelemetry's own records no content unless told where; its older conventions sent messages as
+  // log records (/v1/logs), which Sieve does not receive. These put the current ones on the span.
+  otel: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'span_only' },
+}
+
 function runAgent(instrumentation: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [AGENT, instrumentation], { env: { ...process.env, MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: sieve.url }, stdio: ['ignore', 'inherit', 'pipe'] })
+    const env = { ...process.env, ...CONTENT_ON[instrumentation], MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: sieve.url }
+    const child = spawn(PYTHON, [AGENT, instrumentation], { env, stdio: ['ignore', 'inherit', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
@@ -59,7 +69,7 @@ async function stored(service: string): Promise<Trace[]> {
   return Promise.all(rows.map(async (r) => (await readTrace(sieve.storage, 'default', r.trace_id))!))
 }
 
-for (const instrumentation of ['openinference', 'openllmetry']) {
+for (const instrumentation of Object.keys(CONTENT_ON)) {
   test(`Python openai client under ${instrumentation}: the conversation, model, tokens and checks`, { skip }, async () => {
     model.setScript([
       callTools([{ id: 'call_1', name: 'process_refund', arguments: { order_id: 'A-1' } }], { usage: { inputTokens: 40, outputTokens: 9 } }),

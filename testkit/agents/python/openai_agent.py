@@ -1,7 +1,11 @@
 """A two-turn support conversation through the Python openai client, traced by an ecosystem
 instrumentation (no Sieve SDK) and exported over OTLP/HTTP protobuf, as a Python team would.
 
-    openai_agent.py openinference|openllmetry
+    openai_agent.py openinference|openllmetry|otel
+
+`otel` is OpenTelemetry's own instrumentation (opentelemetry-instrumentation-openai-v2); it puts the
+messages on the span under OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only, which the caller sets.
 
 MODEL_BASE_URL: the OpenAI-compatible endpoint; OTEL_EXPORTER_OTLP_ENDPOINT: where traces go.
 """
@@ -27,6 +31,8 @@ trace.set_tracer_provider(provider)
 
 if instrumentation == "openinference":
     from openinference.instrumentation.openai import OpenAIInstrumentor
+elif instrumentation == "otel":
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 else:
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 OpenAIInstrumentor().instrument(tracer_provider=provider)
