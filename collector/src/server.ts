@@ -11,9 +11,22 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
+/** What an operator can do about a failed listen, by the error's code. */
+const LISTEN_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'the address is in use (another Sieve, or another server on that port)',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'no network interface of this machine has that address',
+}
+
+/** Listens on host:port; a failure names the address and, for the usual causes, what is wrong in words. */
 export async function listen(app: Express, host: string, port: number): Promise<RunningServer> {
   const server: Server = app.listen(port, host)
-  await once(server, 'listening')
+  try {
+    await once(server, 'listening')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? ''
+    throw new Error(`cannot listen on ${host}:${port}: ${LISTEN_PROBLEMS[code] ?? (err as Error).message}`, { cause: err })
+  }
   const address = server.address() as AddressInfo
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
