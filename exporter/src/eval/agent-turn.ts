@@ -87,8 +87,8 @@ export async function withReceivers<T>(
   try {
     if (http) {
       const port = target.otlpPort ?? DEFAULT_HTTP_AGENT_OTLP_PORT
-      const shared = await startSpanReceiver({ port, keepUnexpected: false }).catch((err: Error & { code?: string }) => {
-        throw setupError(`cannot receive the agent's traces on 127.0.0.1:${port}: ${err.code ?? err.message}; choose a free port with --otlp-port and start the agent with SIEVE_ENDPOINT=http://127.0.0.1:<port>`)
+      const shared = await startSpanReceiver({ port, keepUnexpected: false }).catch((err: Error) => {
+        throw setupError(`the agent's traces: ${err.message}; choose a free port with --otlp-port and start the agent with SIEVE_ENDPOINT=http://127.0.0.1:<port>`)
       })
       opened.push(shared)
     } else for (let i = 0; i < slots; i++) opened.push(await startSpanReceiver())

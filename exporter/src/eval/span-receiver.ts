@@ -1,10 +1,8 @@
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
 import express from 'express'
 import type { Span } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
-import { createOtlpRouter } from '@sieve/collector'
+import { createOtlpRouter, listen } from '@sieve/collector'
 
 /**
  * The collector's own OTLP/HTTP receiver on 127.0.0.1, keeping spans in memory: the agent under
@@ -77,13 +75,9 @@ export async function startSpanReceiver(options: SpanReceiverOptions = {}): Prom
   })
   const app = express()
   app.use(createOtlpRouter({ queue, apiKeys: new Map(), maxBodyBytes, metrics: createPipelineMetrics() }))
-  const server: Server = await new Promise((resolve, reject) => {
-    // Express 5 hands a listen error (EADDRINUSE) to this callback.
-    const s = app.listen(port, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)))
-  })
-  const { port: bound } = server.address() as AddressInfo
+  const server = await listen(app, '127.0.0.1', port)
   return {
-    endpoint: `http://127.0.0.1:${bound}`,
+    endpoint: server.url,
     take() {
       const spans = received
       received = []
@@ -110,7 +104,7 @@ export async function startSpanReceiver(options: SpanReceiverOptions = {}): Prom
     },
     strays: () => ({ ...strays }),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await server.stop()
       await subscription.close()
       await queue.close()
     },
