@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { loadConfig } from '@sieve/core'
 import { DEFAULT_CHECKS, resolveChecksConfig } from '@sieve/scorer'
-import { callTools, freePort, pythonAgents, say, startAgentService, startFakeOpenAI, tsxCommand } from '@sieve/testkit'
+import { callTools, freePort, probePoolingWindow, pythonAgents, say, startAgentService, startFakeOpenAI, tsxCommand } from '@sieve/testkit'
 import { GateConfigError, runGate, runSimulation, SimulateConfigError, type SimulateOptions } from '../src/index.js'
 import { startHttpEcho, type EchoBehaviour } from './agents/http-echo.js'
 
@@ -76,6 +76,20 @@ test('each turn is POSTed with the conversation, the call\'s context and a trace
     assert.deepEqual(second.body.fixtures, { orders: { 'A-1': 'x' } })
     assert.match(String(second.headers.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
     assert.equal(new Set(echo.requests.map((r) => r.headers.traceparent)).size, 12, 'a trace per call')
+  })
+})
+
+test('an agent service closing the connection as Node pools the socket is not thrown into the runner', async () => {
+  await withEcho('answers', async (url, otlpPort) => {
+    const probe = probePoolingWindow(url)
+    try {
+      const report = await simulate({ agent: url, otlpPort })
+      assert.equal(report.variants.flatMap((v) => v.runs).filter((r) => r.error).length, 0)
+      assert.ok(probe.raised() >= 2, `raised ${probe.raised()}`)
+      assert.deepEqual(probe.escaped, [])
+    } finally {
+      probe.stop()
+    }
   })
 })
 

@@ -1,5 +1,6 @@
 import http from 'node:http'
 import https from 'node:https'
+import { listenOnSockets } from '@sieve/protocol'
 
 /**
  * A `fetch` for the openai client over node:http(s) with keep-alive agents. The judge runs in the
@@ -7,7 +8,7 @@ import https from 'node:https'
  * keeps the judge's share of the scorer's core small. Non-streaming requests only (all the judge
  * makes): the body is a string or bytes, the answer is read whole.
  */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) }
+const agents = { 'http:': listenOnSockets(new http.Agent({ keepAlive: true })), 'https:': listenOnSockets(new https.Agent({ keepAlive: true })) }
 
 function abortError(signal: AbortSignal): Error {
   const err = new Error(signal.reason instanceof Error ? signal.reason.message : 'The operation was aborted')

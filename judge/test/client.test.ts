@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir, VERDICT_JSON_SCHEMA } from '../src/index.js'
-import { failWith, malformed, say, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { failWith, malformed, probePoolingWindow, say, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { conversation, traceId } from './fixtures.js'
 
 const rubric = loadRubricDir(BUILTIN_RUBRICS_DIR).get('customer-support')!
@@ -46,6 +46,20 @@ test('asks with temperature 0, the seed and the verdict schema, and returns the 
   assert.equal(body.model, 'judge-2025-01-01')
   assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: VERDICT_JSON_SCHEMA } })
   assert.deepEqual(Object.keys((VERDICT_JSON_SCHEMA as { properties: object }).properties), ['evidence', 'reasoning', 'score'])
+})
+
+test('a model server closing the connection as Node pools the socket is not thrown into the scorer', async () => {
+  // The judge runs in the scorer's process (and in sieve up's): an uncaught socket error would stop it.
+  server.setScript((r) => verdict(r, 4))
+  const probe = probePoolingWindow()
+  try {
+    const out = await client().judgeDimension(judge, rubric, accuracy, transcript)
+    assert.ok(out.ok)
+    assert.equal(probe.raised(), 1)
+    assert.deepEqual(probe.escaped, [])
+  } finally {
+    probe.stop()
+  }
 })
 
 test('an invalid answer is retried once and a valid second answer is used', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
+import { listenOnSockets } from '@sieve/protocol'
 import type { AgentTurn } from './run-agent.js'
 
 /** An agent given as an http(s) URL is a service answering each turn over HTTP. */
@@ -40,7 +41,7 @@ function answerOf(contentType: string | undefined, body: string): string | undef
 }
 
 // node:http rather than fetch: per call, fetch's web streams cost the runner more than the rest of a turn.
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) }
+const agents = { 'http:': listenOnSockets(new http.Agent({ keepAlive: true })), 'https:': listenOnSockets(new https.Agent({ keepAlive: true })) }
 
 /** Most of a response the runner reads: an answer, or the start of an error. */
 const MAX_RESPONSE_BYTES = 1024 * 1024
