@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import { openKafkaTopicWriter } from '@sieve/queue'
-import { type PipelineMetrics, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
+import { type PipelineMetrics, readSpanLogEvents, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
 import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
 import { allowedMethods, createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
@@ -79,6 +79,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics, log })
     options: loadScorerOptions(config.sections),
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
+    loadLogEvents: (projectId, traceIds) => readSpanLogEvents(storage, projectId, traceIds),
     ...(config.kafka ? {} : { recovery: { storage } }),
     log: (message) => log.info(message),
   })

@@ -59,6 +59,33 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
     assert.ok(results >= 2, text)
     assert.equal(metric(text, 'sieve_insert_rows_total{table="scores"}'), results, text)
     assert.equal(metric(text, 'sieve_insert_duration_seconds_count{table="scores"}'), 1, text)
+
+    // A call whose messages came as log records (/v1/logs), its span without content: the scorer
+    // joins them before the checks run, so the e-mail the answer gives away fails pii_echo.
+    const piiFailed = metric(text, 'sieve_check_results_total{check="pii_echo",outcome="failed"}')
+    const traceId = 'ab'.repeat(16)
+    const spanId = 'cd'.repeat(8)
+    const now = BigInt(Date.now()) * 1_000_000n
+    const kv = (key: string, value: string) => ({ key, value: { stringValue: value } })
+    const record = (eventName: string, body: unknown) => ({ eventName, traceId, spanId, timeUnixNano: String(now), body })
+    const logs = await fetch(`${url}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [
+        record('gen_ai.user.message', { kvlistValue: { values: [kv('content', 'Who handles refunds?')] } }),
+        record('gen_ai.choice', { kvlistValue: { values: [{ key: 'message', value: { kvlistValue: { values: [kv('role', 'assistant'), kv('content', 'Write to ann.lee@example.com, she decides.')] } } }] } }),
+      ] }] }] }),
+    })
+    assert.equal(logs.status, 200, await logs.text())
+    const span = { traceId, spanId, name: 'chat gpt-4o-mini', kind: 3, startTimeUnixNano: String(now), endTimeUnixNano: String(now + 1_000_000n), attributes: [kv('gen_ai.operation.name', 'chat')] }
+    const spans = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }) })
+    assert.equal(spans.status, 200, await spans.text())
+    for (let i = 0; i < 200 && metric(text, 'sieve_scored_traces_total{complete="true",rescore="false"}') < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      text = await (await fetch(`${url}/metrics`)).text()
+    }
+    assert.equal(metric(text, 'sieve_scored_traces_total{complete="true",rescore="false"}'), 2, text)
+    assert.equal(metric(text, 'sieve_check_results_total{check="pii_echo",outcome="failed"}'), piiFailed + 1, text)
   } finally {
     child.kill('SIGTERM')
     if (child.exitCode === null) await once(child, 'exit')

@@ -5,7 +5,7 @@ import { storageNotReady } from './api/storage-readiness.js'
 import { createTraceRoutes, type TraceDetails } from './api/trace-routes.js'
 import { createFeedbackRoutes } from './feedback/feedback-routes.js'
 import { metricsAccess } from './metrics-access.js'
-import { createOtlpRouter } from './receiver/index.js'
+import { createLogsRouter, createOtlpRouter } from './receiver/index.js'
 import { createHttpApp, type MountedRouter } from './http-app.js'
 
 export interface AppOptions {
@@ -43,6 +43,7 @@ export function createApp(options: AppOptions): Express {
   })
   const traffic: MountedRouter[] = [
     { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
+    { handler: createLogsRouter({ storage, apiKeys, maxBodyBytes: options.maxBodyBytes, log }) },
     ...(options.routes ?? []),
     { handler: createTraceRoutes({ storage, apiKeys, ...(options.traceDetails ? { details: options.traceDetails } : {}) }) },
     { handler: createFeedbackRoutes({ storage, apiKeys }) },

@@ -27,9 +27,9 @@ export interface HttpAppOptions {
 /**
  * The OTLP paths of the signals Sieve does not receive. OpenTelemetry SDKs pointed at Sieve with
  * OTEL_EXPORTER_OTLP_ENDPOINT send metrics there by default (Python's auto-instrumentation, the
- * Java agent), and GenAI instrumentations may send messages as log records: their 404 says why.
+ * Java agent): their 404 says why. (Logs are received for the GenAI events among them.)
  */
-const OTHER_SIGNAL = /^\/v1\/(logs|metrics|profiles)\/?$/
+const OTHER_SIGNAL = /^\/v1\/(metrics|profiles)\/?$/
 
 /**
  * Every Sieve HTTP server: request ids, `/healthz` (the process answers), `/readyz`, the role's

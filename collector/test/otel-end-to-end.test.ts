@@ -232,19 +232,16 @@ describe('OpenTelemetry SDK end to end', () => {
   })
 })
 
-test('metrics and logs sent to the same endpoint are a 404 that says Sieve takes traces and how to stop sending them', async () => {
+test('metrics sent to the same endpoint are a 404 that says Sieve takes traces and how to stop sending them', async () => {
   // An OpenTelemetry SDK pointed here with OTEL_EXPORTER_OTLP_ENDPOINT exports metrics too (Python's
   // auto-instrumentation and the Java agent by default): its log line is all its operator sees.
-  for (const signal of ['metrics', 'logs']) {
-    const res = await fetch(`${server.url}/v1/${signal}`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': API_KEY }, body: new Uint8Array(0) })
-    assert.equal(res.status, 404)
-    const { error } = (await res.json()) as { error: { message: string } }
-    assert.equal(
-      error.message,
-      `POST /v1/${signal}: Sieve receives OpenTelemetry traces (POST /v1/traces), not ${signal}; ` +
-        `turn the ${signal} exporter off (OTEL_${signal.toUpperCase()}_EXPORTER=none) or send ${signal} elsewhere`,
-    )
-  }
+  const res = await fetch(`${server.url}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': API_KEY }, body: new Uint8Array(0) })
+  assert.equal(res.status, 404)
+  const { error } = (await res.json()) as { error: { message: string } }
+  assert.equal(
+    error.message,
+    'POST /v1/metrics: Sieve receives OpenTelemetry traces (POST /v1/traces), not metrics; turn the metrics exporter off (OTEL_METRICS_EXPORTER=none) or send metrics elsewhere',
+  )
   const other = await fetch(`${server.url}/v1/spans`, { method: 'POST', headers: { 'x-api-key': API_KEY } })
   assert.deepEqual([other.status, ((await other.json()) as { error: { message: string } }).error.message], [404, 'no route for POST /v1/spans'])
 })

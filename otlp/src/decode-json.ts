@@ -15,7 +15,7 @@ import { MAX_NESTING, NestingError, serviceNameOf, spanProblem } from './span-ch
  */
 
 /** The first few zod issues as `path: message`, the path written as in the OTLP/JSON document. */
-const describe = (error: z.ZodError): string =>
+export const describe = (error: z.ZodError): string =>
   error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.map(String).join('.').replace(/\.(\d+)/g, '[$1]') || 'body'}: ${issue.message}`)
@@ -53,7 +53,7 @@ export function decodeJsonRequest(body: Buffer, projectId: string): DecodedReque
 }
 
 /** A field of one span (or of the resource or scope it sits in) that cannot be read. */
-class FieldError extends Error {}
+export class FieldError extends Error {}
 
 /** Resource and scope attributes: a bad one spoils every span beneath, so the whole request is refused. */
 function sharedAttributes(list: KeyValueJson[] | undefined, where: string): Attributes {
@@ -103,13 +103,13 @@ function toSpan(s: SpanJson, projectId: string, serviceName: string, resource: A
 }
 
 /** OTLP/JSON ids are hex (either case); Sieve's are lower-case. Length is checked with the span. */
-function hexId(value: string | undefined, what: string): string {
+export function hexId(value: string | undefined, what: string): string {
   if (value === undefined || value === '') return ''
   if (value.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(value)) throw new FieldError(`${what} '${value.slice(0, 40)}' is not hex`)
   return value.toLowerCase()
 }
 
-const nanos = (value: string | number | undefined): string => (value === undefined ? '0' : BigInt(value).toString())
+export const nanos = (value: string | number | undefined): string => (value === undefined ? '0' : BigInt(value).toString())
 
 function enumName<T extends string>(names: readonly T[], value: string | number | undefined, prefix: string): T {
   if (typeof value === 'number') return names[value] ?? names[0]!
@@ -118,7 +118,7 @@ function enumName<T extends string>(names: readonly T[], value: string | number 
 }
 
 /** `depth`: how many arrays and key-value lists enclose these attributes' values. */
-function attributesOf(list: KeyValueJson[] | undefined, depth = 0): Attributes {
+export function attributesOf(list: KeyValueJson[] | undefined, depth = 0): Attributes {
   const out: Attributes = {}
   if (list) for (const kv of list) setAttribute(out, wellFormed(kv.key), valueOf(kv.value, depth))
   return out
@@ -141,7 +141,7 @@ function nestedDepth(depth: number): number {
  * Mirrors the protobuf decoder: exact ints (string beyond 2^53), bytes as base64, empty as null,
  * NaN and the infinities by name (as OTLP/JSON writes them: JSON has no number for them).
  */
-function valueOf(v: AnyValueJson | undefined, depth: number): AttributeValue {
+export function valueOf(v: AnyValueJson | undefined, depth: number): AttributeValue {
   if (v === undefined) return null
   if (v.stringValue !== undefined) return wellFormed(v.stringValue)
   if (v.boolValue !== undefined) return v.boolValue

@@ -366,7 +366,7 @@ function readStatus(r: WireReader, end: number): Span['status'] {
  * A KeyValue into `into`; with `into` null, only checked for well-formedness. `depth`: how many
  * arrays and key-value lists enclose its value.
  */
-function readKeyValue(r: WireReader, end: number, into: Attributes | null, depth: number): void {
+export function readKeyValue(r: WireReader, end: number, into: Attributes | null, depth: number): void {
   let key = ''
   let value: AttributeValue = null
   while (r.pos < end) {
@@ -391,7 +391,7 @@ function readKeyValue(r: WireReader, end: number, into: Attributes | null, depth
  * NaN and the infinities their names. Without `build`, only walked (nested lists and maps too);
  * null comes back.
  */
-function readAnyValue(r: WireReader, end: number, build: boolean, depth: number): AttributeValue {
+export function readAnyValue(r: WireReader, end: number, build: boolean, depth: number): AttributeValue {
   if (!build) {
     skipAnyValue(r, end, depth)
     return null

@@ -3,10 +3,13 @@ import type { Span } from '@sieve/core'
 /** How many rejection reasons a response spells out; the count covers them all. */
 const MAX_REASONS = 5
 
-/** An account of the spans of one OTLP request that were rejected, and why. */
+/** An account of the items (spans, log records) of one OTLP request that were rejected, and why. */
 export class RequestAccount {
   rejected = 0
   readonly reasons: string[] = []
+
+  /** `noun`: what the request's items are, as the error message counts them. */
+  constructor(readonly noun = 'span') {}
 
   reject(where: string, why: string): void {
     this.rejected++
@@ -17,7 +20,7 @@ export class RequestAccount {
   get errorMessage(): string {
     if (this.rejected === 0) return ''
     const more = this.rejected - this.reasons.length
-    return `rejected ${this.rejected} span${this.rejected === 1 ? '' : 's'}: ${this.reasons.join('; ')}${more > 0 ? `; and ${more} more` : ''}`
+    return `rejected ${this.rejected} ${this.noun}${this.rejected === 1 ? '' : 's'}: ${this.reasons.join('; ')}${more > 0 ? `; and ${more} more` : ''}`
   }
 }
 

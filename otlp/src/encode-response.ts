@@ -1,6 +1,6 @@
 /*
- * What the receiver answers, in the format the request came in: an ExportTraceServiceResponse on
- * success (with partial_success when spans were rejected), a google.rpc.Status on failure.
+ * What the receivers answer, in the format the request came in: an export response on success
+ * (with partial_success when items were rejected), a google.rpc.Status on failure.
  */
 
 import { varintBytes } from './varint.js'
@@ -25,13 +25,18 @@ function numberAndText(num: number, text: string): Buffer {
   return Buffer.concat(parts)
 }
 
-export function encodeExportResponse(format: OtlpFormat, rejectedSpans: number, errorMessage: string): Buffer {
-  const partial = rejectedSpans > 0 || errorMessage !== ''
+/**
+ * An Export{Trace,Logs}ServiceResponse: the two share their wire form (partial_success, field 1,
+ * holding the rejected count and error_message); in JSON the count is `rejectedSpans` or
+ * `rejectedLogRecords`.
+ */
+export function encodeExportResponse(format: OtlpFormat, rejected: number, errorMessage: string, items: 'Spans' | 'LogRecords' = 'Spans'): Buffer {
+  const partial = rejected > 0 || errorMessage !== ''
   if (format === 'json') {
-    return Buffer.from(JSON.stringify(partial ? { partialSuccess: { rejectedSpans: String(rejectedSpans), errorMessage } } : {}))
+    return Buffer.from(JSON.stringify(partial ? { partialSuccess: { [`rejected${items}`]: String(rejected), errorMessage } } : {}))
   }
   if (!partial) return Buffer.alloc(0)
-  const inner = numberAndText(rejectedSpans, errorMessage)
+  const inner = numberAndText(rejected, errorMessage)
   return Buffer.concat([Buffer.of(0x0a), varintBytes(inner.length), inner])
 }
 

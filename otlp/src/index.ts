@@ -1,5 +1,6 @@
 export { DecodedRequest, RequestAccount } from './decoded-request.js'
 export { decodeJsonRequest } from './decode-json.js'
+export { decodeLogsRequest, DecodedLogs } from './decode-logs.js'
 export { encodeJsonRequest } from './encode-json.js'
 export { parseExactJson } from './parse-exact-json.js'
 export { decodeProtobufRequest, scanProtobufRequest, ScannedRequest } from './decode-protobuf.js'

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { context, trace, TraceFlags } from '@opentelemetry/api'
+import { ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
 import { seededRandom } from '@sieve/testkit'
 import { exampleOtlpTrace, otelSpans } from '@sieve/testkit/otlp'
-import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, scanProtobufRequest } from '../src/index.js'
+import { decodeJsonRequest, decodeLogsRequest, decodeProtobufRequest, OtlpDecodeError, scanProtobufRequest } from '../src/index.js'
 
 /*
  * Whatever a sender gets wrong, a decoder either returns (the spans it could read, the rest named
@@ -13,6 +15,16 @@ import { decodeJsonRequest, decodeProtobufRequest, OtlpDecodeError, scanProtobuf
 
 const json = exampleOtlpTrace()
 const protobuf = Buffer.from(ProtobufTraceSerializer.serializeRequest(await otelSpans())!)
+
+/** Two GenAI events of one span, with nested bodies, as the JavaScript SDK serializes them. */
+function genAiLogs(): Buffer {
+  const memory = new InMemoryLogRecordExporter()
+  const logger = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: memory })] }).getLogger('genai')
+  const inSpan = trace.setSpanContext(context.active(), { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', traceFlags: TraceFlags.SAMPLED })
+  logger.emit({ eventName: 'gen_ai.user.message', timestamp: 1_760_000_000_000, context: inSpan, attributes: { 'gen_ai.system': 'openai' }, body: { content: 'Where is order A-1?' } })
+  logger.emit({ eventName: 'gen_ai.choice', timestamp: 1_760_000_000_001, context: inSpan, body: { index: 0, message: { role: 'assistant', content: 'Today.', tool_calls: [{ id: 'c1', function: { name: 'f', arguments: '{}' } }] } } })
+  return Buffer.from(ProtobufLogsSerializer.serializeRequest(memory.getFinishedLogRecords())!)
+}
 
 /** Values a field may wrongly hold: other types, edge numbers, long strings that are almost integers. */
 const ODD: unknown[] = [
@@ -36,6 +48,20 @@ function decodesOrRefuses(decode: () => { rejected: number }, what: () => string
     assert.ok(err instanceof OtlpDecodeError, `${what()} threw ${(err as Error).stack}`)
     return 'refused'
   }
+}
+
+/** The body with one byte changed, cut short, a run repeated, or a field of overlong length put in. */
+function mutated(original: Buffer, pick: (n: number) => number): Buffer {
+  const at = pick(original.length)
+  const kind = pick(4)
+  if (kind === 0) {
+    const body = Buffer.from(original)
+    body[at] = pick(256)
+    return body
+  }
+  if (kind === 1) return original.subarray(0, at)
+  if (kind === 2) return Buffer.concat([original.subarray(0, at), original.subarray(at, at + pick(64)), original.subarray(at)])
+  return Buffer.concat([original.subarray(0, at), Buffer.from([pick(256), 0xff, 0xff, 0xff, 0xff, 0x0f]), original.subarray(at)])
 }
 
 /** Counts of each outcome, so a test shows its mutations reached every way out. */
@@ -73,15 +99,20 @@ test('protobuf with bytes changed, cut or repeated decodes, or is refused by nam
   const { below: pick } = seededRandom(11)
   const outcomes = tally()
   for (let i = 0; i < 3000; i++) {
-    let body = Buffer.from(protobuf)
-    const at = pick(body.length)
-    const kind = pick(4)
-    if (kind === 0) body[at] = pick(256)
-    else if (kind === 1) body = body.subarray(0, at)
-    else if (kind === 2) body = Buffer.concat([body.subarray(0, at), body.subarray(at, at + pick(64)), body.subarray(at)])
-    else body = Buffer.concat([body.subarray(0, at), Buffer.from([pick(256), 0xff, 0xff, 0xff, 0xff, 0x0f]), body.subarray(at)])
+    const body = mutated(protobuf, pick)
     outcomes.add(decodesOrRefuses(() => decodeProtobufRequest(body, 'p'), () => body.toString('hex')))
     decodesOrRefuses(() => scanProtobufRequest(body, 'p'), () => body.toString('hex'))
+  }
+  outcomes.assertEach()
+})
+
+test('an OTLP logs request with bytes changed, cut or repeated decodes, or is refused by name', () => {
+  const logs = genAiLogs()
+  const { below: pick } = seededRandom(13)
+  const outcomes = tally()
+  for (let i = 0; i < 3000; i++) {
+    const body = mutated(logs, pick)
+    outcomes.add(decodesOrRefuses(() => decodeLogsRequest('protobuf', body), () => body.toString('hex')))
   }
   outcomes.assertEach()
 })

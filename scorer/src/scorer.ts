@@ -1,7 +1,7 @@
 import type { Storage } from '@sieve/core'
 import {
-  FIRST_LOOKBACK_MS, ProgressRecorder, readProgress, readTraces, tracesArrivedSince,
-  type ArrivedTrace, type SpanQueue, type Subscription, type Trace,
+  FIRST_LOOKBACK_MS, ProgressRecorder, readProgress, readTraces, tracesArrivedSince, withSpanLogEvents,
+  type ArrivedTrace, type SpanEvent, type SpanQueue, type Subscription, type Trace,
 } from '@sieve/core'
 import { z } from 'zod'
 import { assemblerOptionsSchema, TraceAssembler, type ClosedTrace } from './assembler/trace-assembler.js'
@@ -48,6 +48,12 @@ export interface ScorerDeps {
    * scorer no longer holds: after a restart, or for a late span of a long-forgotten trace).
    */
   loadStoredTrace?: (projectId: string, traceId: string) => Promise<Trace | undefined>
+  /**
+   * The GenAI events stored for these traces' spans that came as log records (core's
+   * readSpanLogEvents): the queue carries spans only, so they are joined to each trace before it is
+   * scored, and the checks and the judge read the conversation the trace view shows.
+   */
+  loadLogEvents?: (projectId: string, traceIds: string[]) => Promise<ReadonlyMap<string, SpanEvent[]>>
   /** Told of every trace once its scores are stored (e.g. to offer it to the judge). */
   onScored?: (score: TraceScore, closed: ClosedTrace) => void
   /** Make `queue.publish()` wait until the scorer holds the spans (embedded queue; for tests and tools). */
@@ -228,8 +234,10 @@ export class Scorer {
     try {
       for (const closed of chunk) {
         if (this.deps.loadStoredTrace && !closed.trace.spans.some((s) => s.parentSpanId === '')) await this.completeFromStorage(closed)
-        scores.push(scoreTrace(closed.trace, checks))
       }
+      // Read before scoring, inside the try: a chunk scored without its events would be scored wrong, not late.
+      const logged = await this.logEventsOf(chunk)
+      for (const closed of chunk) scores.push(scoreTrace(withSpanLogEvents(closed.trace, logged.get(closed.trace.projectId)), checks))
       await sink.write(scores.flatMap(traceScoreRecords))
     } catch (err) {
       metrics?.writeFailed()
@@ -250,6 +258,21 @@ export class Scorer {
       onScored?.(score, closed)
     })
     return true
+  }
+
+  /** The chunk's log events by project (one read per project), none without `loadLogEvents`. */
+  private async logEventsOf(chunk: ClosedTrace[]): Promise<Map<string, ReadonlyMap<string, SpanEvent[]>>> {
+    const out = new Map<string, ReadonlyMap<string, SpanEvent[]>>()
+    const load = this.deps.loadLogEvents
+    if (!load) return out
+    const byProject = new Map<string, string[]>()
+    for (const { trace } of chunk) {
+      const ids = byProject.get(trace.projectId)
+      if (ids) ids.push(trace.traceId)
+      else byProject.set(trace.projectId, [trace.traceId])
+    }
+    for (const [projectId, ids] of byProject) out.set(projectId, await load(projectId, ids))
+    return out
   }
 
   private async completeFromStorage(closed: ClosedTrace): Promise<void> {

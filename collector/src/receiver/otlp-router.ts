@@ -1,13 +1,12 @@
 import type { LogFn, PublishOutcome, Span, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
-import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, encodeStatus, RPC_CODE, type OtlpFormat, OtlpDecodeError } from '@sieve/otlp'
+import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, RPC_CODE, type OtlpFormat, OtlpDecodeError } from '@sieve/otlp'
 import { forwardsProtobuf } from '@sieve/queue'
 import { requestIdOf } from '../api/request-id.js'
-import { projectOf } from './authenticate.js'
-import { gunzipBody, readBody } from './read-body.js'
+import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
 import { ReceiverError, badRequest } from './receiver-error.js'
-import { formatOf, isGzip, requireFormat } from './request-format.js'
+import { formatOf } from './request-format.js'
 
 export const otlpRouterOptionsSchema = z.object({
   queue: z.custom<SpanQueue>((q) => typeof (q as SpanQueue | null)?.publish === 'function', 'queue must be a SpanQueue'),
@@ -22,7 +21,6 @@ export const otlpRouterOptionsSchema = z.object({
 
 export type OtlpRouterOptions = z.infer<typeof otlpRouterOptionsSchema>
 
-const CONTENT_TYPE: Record<OtlpFormat, string> = { protobuf: 'application/x-protobuf', json: 'application/json' }
 /** Seconds a sender should wait before retrying when the queue fails for a reason it did not name. */
 const DEFAULT_RETRY_AFTER = 5
 
@@ -45,15 +43,11 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
     // Errors are answered in the request's format when it names one, else in JSON.
     const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
     try {
-      const project = projectOf(req.headers, apiKeys)
-      const format = requireFormat(req.headers)
-      const gzip = isGzip(req.headers)
-      let body = await readBody(req, maxBodyBytes)
-      if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
+      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes)
       // A zero-length body is the empty export request in protobuf; JSON senders get the same.
       const { account, kept, publish, spanAt } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
       if (kept === 0 && account.rejected === 0) {
-        send(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
+        sendOtlp(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
         return
       }
       metrics.spansReceived.inc({ project }, kept + account.rejected)
@@ -72,18 +66,9 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       for (const { index, reason } of quarantined) account.reject(spanAt(index), reason)
       if (quarantined.length > 0) metrics.spansRejected.inc({ project, reason: 'quarantined' }, quarantined.length)
       metrics.spansAccepted.inc({ project }, kept - quarantined.length)
-      send(res, 200, format, encodeExportResponse(format, account.rejected, account.errorMessage))
+      sendOtlp(res, 200, format, encodeExportResponse(format, account.rejected, account.errorMessage))
     } catch (err) {
-      if (res.headersSent || res.destroyed) return
-      let failure: ReceiverError
-      if (err instanceof ReceiverError) failure = err
-      else {
-        log(`sieve collector: /v1/traces failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res) })
-        failure = new ReceiverError(500, RPC_CODE.INTERNAL, 'internal error')
-      }
-      if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds))
-      if (failure.status === 401) res.setHeader('WWW-Authenticate', 'Bearer')
-      send(res, failure.status, replyFormat, encodeStatus(replyFormat, failure.rpcCode, failure.message))
+      sendOtlpFailure(res, err, replyFormat, log, '/v1/traces')
     }
   })
   return router
@@ -138,9 +123,4 @@ function queueError(err: unknown, project: string, spans: number, metrics: Pipel
   if (code === 'QUEUE_UNAVAILABLE') return new ReceiverError(503, RPC_CODE.UNAVAILABLE, `queue is unavailable: ${message}`, retryAfter)
   log(`sieve collector: publishing spans of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`)
   return new ReceiverError(503, RPC_CODE.UNAVAILABLE, 'queue is unavailable: it failed to take the spans; retry later', retryAfter)
-}
-
-function send(res: Response, status: number, format: OtlpFormat, body: Buffer): void {
-  res.writeHead(status, { 'Content-Type': CONTENT_TYPE[format], 'Content-Length': body.length })
-  res.end(body)
 }

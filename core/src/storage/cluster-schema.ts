@@ -23,6 +23,7 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   feedback: 'cityHash64(trace_id)',
   exports: 'cityHash64(trace_id)',
   dead_letters: 'cityHash64(trace_id)',
+  span_log_events: 'cityHash64(trace_id)',
   quality_5m: 'rand()',
   quality_1h: 'rand()',
   judge_budget: 'cityHash64(utc_day, slice, instance_id)',

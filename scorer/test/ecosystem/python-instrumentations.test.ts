@@ -34,18 +34,20 @@ after(async () => {
 const REFUNDED = 'Refunded A-1. A receipt goes to billing@acme-refunds.example.'
 const checks = resolveChecksConfig({ defaults: { prohibited_tools: { tools: ['process_refund'] } } })
 
-/** What each instrumentation needs set to record the messages (content is opt-in everywhere). */
-const CONTENT_ON: Record<string, Record<string, string>> = {
-  openinference: {},
-  openllmetry: {},
-  // OpenTelemetry's own records no content unless told where; its older conventions sent messages as
-  // log records (/v1/logs), which Sieve does not receive. These put the current ones on the span.
-  otel: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'span_only' },
+/** Each agent run: the instrumentation, and what it needs set to record the messages (content is opt-in everywhere). */
+const RUNS: Record<string, { instrumentation: string; env: Record<string, string> }> = {
+  openinference: { instrumentation: 'openinference', env: {} },
+  openllmetry: { instrumentation: 'openllmetry', env: {} },
+  // OpenTelemetry's own records no content unless told where: on the span, or as a log record of the
+  // call (`gen_ai.client.inference.operation.details`), which Sieve joins to the span.
+  'otel, messages on the span': { instrumentation: 'otel', env: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'span_only' } },
+  'otel, messages as log records': { instrumentation: 'otel', env: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'event_only' } },
 }
 
-function runAgent(instrumentation: string): Promise<void> {
+function runAgent(run: string): Promise<void> {
+  const { instrumentation, env: settings } = RUNS[run]!
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, ...CONTENT_ON[instrumentation], MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: sieve.url }
+    const env = { ...process.env, ...settings, MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: sieve.url, SERVICE_NAME: `support-${run}` }
     const child = spawn(PYTHON, [AGENT, instrumentation], { env, stdio: ['ignore', 'inherit', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
@@ -69,15 +71,15 @@ async function stored(service: string): Promise<Trace[]> {
   return Promise.all(rows.map(async (r) => (await readTrace(sieve.storage, 'default', r.trace_id))!))
 }
 
-for (const instrumentation of Object.keys(CONTENT_ON)) {
-  test(`Python openai client under ${instrumentation}: the conversation, model, tokens and checks`, { skip }, async () => {
+for (const run of Object.keys(RUNS)) {
+  test(`Python openai client under ${run}: the conversation, model, tokens and checks`, { skip }, async () => {
     model.setScript([
       callTools([{ id: 'call_1', name: 'process_refund', arguments: { order_id: 'A-1' } }], { usage: { inputTokens: 40, outputTokens: 9 } }),
       say(REFUNDED, { usage: { inputTokens: 61, outputTokens: 14 } }),
       say('Within five business days.', { usage: { inputTokens: 80, outputTokens: 6 } }),
     ])
-    await runAgent(instrumentation)
-    const traces = await stored(`support-${instrumentation}`)
+    await runAgent(run)
+    const traces = await stored(`support-${run}`)
     assert.equal(traces.length, 2, 'one trace per turn')
     const turns = conversationOf(traces).turns.map((t) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.role.startsWith('tool') ? JSON.stringify(JSON.parse(t.text)) : t.text}`)
     assert.deepEqual(turns, [

@@ -3,11 +3,12 @@ instrumentation (no Sieve SDK) and exported over OTLP/HTTP protobuf, as a Python
 
     openai_agent.py openinference|openllmetry|otel
 
-`otel` is OpenTelemetry's own instrumentation (opentelemetry-instrumentation-openai-v2); it puts the
-messages on the span under OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and
-OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only, which the caller sets.
+`otel` is OpenTelemetry's own instrumentation (opentelemetry-instrumentation-openai-v2); where it puts
+the messages is OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT's (span_only: on the span;
+event_only: a log record, exported to /v1/logs), which the caller sets.
 
-MODEL_BASE_URL: the OpenAI-compatible endpoint; OTEL_EXPORTER_OTLP_ENDPOINT: where traces go.
+MODEL_BASE_URL: the OpenAI-compatible endpoint; OTEL_EXPORTER_OTLP_ENDPOINT: where traces and logs go;
+SERVICE_NAME: service.name (default support-<instrumentation>).
 """
 import json
 import os
@@ -19,15 +20,22 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry._logs import set_logger_provider
+from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 
 SYSTEM = "You are the support agent of Acme."
 FIRST = "Hi, I am ann@example.com. Please refund order A-1."
 SECOND = "Thanks! When will I see the money?"
 
 instrumentation = sys.argv[1]
-provider = TracerProvider(resource=Resource.create({"service.name": f"support-{instrumentation}"}))
+provider = TracerProvider(resource=Resource.create({"service.name": os.environ.get("SERVICE_NAME", f"support-{instrumentation}")}))
 provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{os.environ['OTEL_EXPORTER_OTLP_ENDPOINT']}/v1/traces")))
 trace.set_tracer_provider(provider)
+logger_provider = LoggerProvider(resource=provider.resource)
+logger_provider.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(endpoint=f"{os.environ['OTEL_EXPORTER_OTLP_ENDPOINT']}/v1/logs")))
+set_logger_provider(logger_provider)
 
 if instrumentation == "openinference":
     from openinference.instrumentation.openai import OpenAIInstrumentor
@@ -35,7 +43,7 @@ elif instrumentation == "otel":
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 else:
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-OpenAIInstrumentor().instrument(tracer_provider=provider)
+OpenAIInstrumentor().instrument(tracer_provider=provider, logger_provider=logger_provider)
 
 client = OpenAI(base_url=os.environ["MODEL_BASE_URL"], api_key="k", max_retries=0)
 tools = [{"type": "function", "function": {"name": "process_refund", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}}]
@@ -55,3 +63,4 @@ with tracer.start_as_current_span("turn 2"):
     client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
 
 provider.shutdown()
+logger_provider.shutdown()

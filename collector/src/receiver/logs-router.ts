@@ -1,0 +1,62 @@
+import { insertSpanLogEvents, type LogFn, type Storage } from '@sieve/core'
+import { decodeLogsRequest, DecodedLogs, encodeExportResponse, OtlpDecodeError, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
+import { Router, type Request, type Response } from 'express'
+import { requestIdOf } from '../api/request-id.js'
+import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
+import { badRequest, ReceiverError } from './receiver-error.js'
+import { formatOf } from './request-format.js'
+
+export interface LogsRouterOptions {
+  storage: Storage
+  apiKeys: ReadonlyMap<string, string>
+  maxBodyBytes: number
+  log: LogFn
+}
+
+/** Seconds a sender should wait before retrying when storage refused the events. */
+const RETRY_AFTER = 5
+
+/**
+ * `POST /v1/logs` for the log records Sieve keeps: GenAI events of traced calls, which some
+ * instrumentations emit through the Logs API instead of on the span (OpenTelemetry's own, on their
+ * event settings). They are stored beside the spans (`span_log_events`) and read back as events of
+ * the span each names. Any other record is rejected and counted in partial_success; a request of
+ * nothing else is a 400 saying so. Written to storage before the 200, like feedback: they carry
+ * no work for the pipeline, only content its readers join to the span.
+ */
+export function createLogsRouter(options: LogsRouterOptions): Router {
+  const { storage, apiKeys, maxBodyBytes, log } = options
+  const router = Router()
+  router.post('/v1/logs', async (req: Request, res: Response) => {
+    const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
+    try {
+      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes)
+      const decoded = body.length === 0 ? new DecodedLogs() : decodeLogs(format, body)
+      if (decoded.events.length === 0 && decoded.rejected === 0) {
+        sendOtlp(res, 200, format, encodeExportResponse(format, 0, 'empty request: no log records received', 'LogRecords'))
+        return
+      }
+      if (decoded.events.length === 0) throw badRequest(decoded.errorMessage)
+      try {
+        await insertSpanLogEvents(storage, project, decoded.events)
+      } catch (err) {
+        // Its text may quote rows: the log gets it, the sender the problem.
+        log(`sieve collector: storing GenAI log events of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res), project })
+        throw new ReceiverError(503, RPC_CODE.UNAVAILABLE, 'storage is unavailable: the events were not stored; retry later', RETRY_AFTER)
+      }
+      sendOtlp(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage, 'LogRecords'))
+    } catch (err) {
+      sendOtlpFailure(res, err, replyFormat, log, '/v1/logs')
+    }
+  })
+  return router
+}
+
+function decodeLogs(format: OtlpFormat, body: Buffer): DecodedLogs {
+  try {
+    return decodeLogsRequest(format, body)
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw badRequest(err.message)
+    throw err
+  }
+}

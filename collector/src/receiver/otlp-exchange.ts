@@ -1,0 +1,55 @@
+import type { LogFn } from '@sieve/core'
+import { encodeStatus, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
+import type { Request, Response } from 'express'
+import { requestIdOf } from '../api/request-id.js'
+import { projectOf } from './authenticate.js'
+import { gunzipBody, readBody } from './read-body.js'
+import { ReceiverError } from './receiver-error.js'
+import { isGzip, requireFormat } from './request-format.js'
+
+/*
+ * What every OTLP/HTTP signal route does around its own decoding: authenticate, read the body
+ * within the limit (as sent and decompressed), and answer in the request's format.
+ */
+
+const CONTENT_TYPE: Record<OtlpFormat, string> = { protobuf: 'application/x-protobuf', json: 'application/json' }
+
+export interface OtlpRequest {
+  project: string
+  format: OtlpFormat
+  /** Decompressed; empty for the empty export request. */
+  body: Buffer
+}
+
+/** The project by API key, the format by Content-Type, and the body; throws ReceiverError (401, 413, 415, 400). */
+export async function readOtlpRequest(req: Request, apiKeys: ReadonlyMap<string, string>, maxBodyBytes: number): Promise<OtlpRequest> {
+  const project = projectOf(req.headers, apiKeys)
+  const format = requireFormat(req.headers)
+  const gzip = isGzip(req.headers)
+  let body = await readBody(req, maxBodyBytes)
+  if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
+  return { project, format, body }
+}
+
+export function sendOtlp(res: Response, status: number, format: OtlpFormat, body: Buffer): void {
+  res.writeHead(status, { 'Content-Type': CONTENT_TYPE[format], 'Content-Length': body.length })
+  res.end(body)
+}
+
+/**
+ * Answers a failed request with a google.rpc.Status in `format`: a ReceiverError as it says, with
+ * Retry-After or WWW-Authenticate where it calls for one; anything else logged in full and
+ * answered as a 500 `internal error`.
+ */
+export function sendOtlpFailure(res: Response, err: unknown, format: OtlpFormat, log: LogFn, route: string): void {
+  if (res.headersSent || res.destroyed) return
+  let failure: ReceiverError
+  if (err instanceof ReceiverError) failure = err
+  else {
+    log(`sieve collector: ${route} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res) })
+    failure = new ReceiverError(500, RPC_CODE.INTERNAL, 'internal error')
+  }
+  if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds))
+  if (failure.status === 401) res.setHeader('WWW-Authenticate', 'Bearer')
+  sendOtlp(res, failure.status, format, encodeStatus(format, failure.rpcCode, failure.message))
+}
