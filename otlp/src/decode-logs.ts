@@ -40,6 +40,8 @@ interface RawRecord {
   droppedAttributesCount: number
 }
 
+const MAX_EVENT_NAME = 256
+
 const recordPath = (resource: number, scope: number, record: number): string =>
   `resourceLogs[${resource}].scopeLogs[${scope}].logRecords[${record}]`
 
@@ -62,6 +64,8 @@ function toLogEvent(record: RawRecord, seq: number): SpanLogEvent | string {
   if (!name.startsWith('gen_ai.')) {
     return `${name ? `event '${name.slice(0, 100)}'` : 'a log record without an event name'} is not a GenAI event; Sieve keeps the GenAI events of traced calls only`
   }
+  // The conventions' names are short; the column keeps a dictionary of them.
+  if (name.length > MAX_EVENT_NAME) return `event name '${name.slice(0, 100)}...' is longer than ${MAX_EVENT_NAME} characters`
   if (record.traceId.length !== 32 || record.spanId.length !== 16 || /^0+$/.test(record.traceId) || /^0+$/.test(record.spanId)) {
     return `GenAI event '${name}' names no span (a 16-byte trace id and an 8-byte span id): Sieve keeps an event with its span`
   }

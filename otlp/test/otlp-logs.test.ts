@@ -70,15 +70,15 @@ test('a body that is not a logs export request is refused whole; the response na
   assert.deepEqual(JSON.parse(encodeExportResponse('json', 2, 'why', 'LogRecords').toString()), { partialSuccess: { rejectedLogRecords: '2', errorMessage: 'why' } })
 })
 
-test('a record with a malformed id, an event time outside what Sieve stores, or a value nested too deep is rejected alone', () => {
+test('a record with a malformed id, an event time outside what Sieve stores, a value nested too deep or an overlong name is rejected alone', () => {
   let deep: unknown = { stringValue: 'x' }
   for (let i = 0; i < 70; i++) deep = { kvlistValue: { values: [{ key: 'k', value: deep }] } }
   const record = (extra: object) => ({ eventName: 'gen_ai.user.message', traceId: TRACE, spanId: SPAN, timeUnixNano: '1760000000000000000', ...extra })
   const body = {
-    resourceLogs: [{ scopeLogs: [{ logRecords: [record({ spanId: 'zz' }), record({ timeUnixNano: '5' }), record({ body: deep }), record({ timeUnixNano: '0', observedTimeUnixNano: '1760000000000000007' })] }] }],
+    resourceLogs: [{ scopeLogs: [{ logRecords: [record({ spanId: 'zz' }), record({ timeUnixNano: '5' }), record({ body: deep }), record({ timeUnixNano: '0', observedTimeUnixNano: '1760000000000000007' }), record({ eventName: `gen_ai.${'x'.repeat(300)}` })] }] }],
   }
   const out = decodeLogsRequest('json', Buffer.from(JSON.stringify(body)))
   assert.deepEqual(out.events.map((e) => e.event.timeUnixNano), ['1760000000000000007'])
-  assert.equal(out.rejected, 3)
-  assert.match(out.errorMessage, /logRecords\[0\]: span id 'zz' is not hex; .*logRecords\[1\]: GenAI event 'gen_ai.user.message' at 5 ns is outside the times Sieve stores; .*logRecords\[2\]: attribute value nested deeper than 64 levels/)
+  assert.equal(out.rejected, 4)
+  assert.match(out.errorMessage, /logRecords\[0\]: span id 'zz' is not hex; .*logRecords\[1\]: GenAI event 'gen_ai.user.message' at 5 ns is outside the times Sieve stores; .*logRecords\[2\]: attribute value nested deeper than 64 levels; .*logRecords\[4\]: event name 'gen_ai.x+\.\.\.' is longer than 256 characters/)
 })
