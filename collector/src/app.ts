@@ -43,7 +43,7 @@ export function createApp(options: AppOptions): Express {
   })
   const traffic: MountedRouter[] = [
     { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
-    { handler: createLogsRouter({ storage, apiKeys, maxBodyBytes: options.maxBodyBytes, log }) },
+    { handler: createLogsRouter({ storage, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
     ...(options.routes ?? []),
     { handler: createTraceRoutes({ storage, apiKeys, ...(options.traceDetails ? { details: options.traceDetails } : {}) }) },
     { handler: createFeedbackRoutes({ storage, apiKeys }) },

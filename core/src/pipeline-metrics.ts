@@ -17,6 +17,8 @@ export interface PipelineMetrics {
   spansRejected: Counter<'project' | 'reason'>
   /** Spans written to the `dead_letters` table (embedded queue), by project. */
   deadLetters: Counter<'project'>
+  /** OTLP log records in decodable `/v1/logs` requests: `kept` (GenAI events of spans, stored) or `rejected`. */
+  logRecords: Counter<'project' | 'outcome'>
   /** Time from request to response on `/v1/traces`, by HTTP status. */
   requestDuration: Histogram<'status'>
   /** Spans published but not yet stored, as the queue reports it. */
@@ -67,6 +69,12 @@ export function createPipelineMetrics(): PipelineMetrics {
       name: 'sieve_dead_letter_spans_total',
       help: 'Spans storage refused, written to the dead_letters table, by project',
       labelNames: ['project'],
+      registers: [registry],
+    }),
+    logRecords: new Counter({
+      name: 'sieve_log_records_total',
+      help: 'OTLP log records received on /v1/logs: kept (GenAI events of spans, stored) or rejected',
+      labelNames: ['project', 'outcome'],
       registers: [registry],
     }),
     requestDuration: new Histogram({

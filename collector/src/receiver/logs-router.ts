@@ -1,4 +1,4 @@
-import { insertSpanLogEvents, type LogFn, type Storage } from '@sieve/core'
+import { insertSpanLogEvents, type LogFn, type PipelineMetrics, type Storage } from '@sieve/core'
 import { decodeLogsRequest, DecodedLogs, encodeExportResponse, OtlpDecodeError, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import { Router, type Request, type Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'
@@ -10,6 +10,7 @@ export interface LogsRouterOptions {
   storage: Storage
   apiKeys: ReadonlyMap<string, string>
   maxBodyBytes: number
+  metrics: PipelineMetrics
   log: LogFn
 }
 
@@ -25,7 +26,7 @@ const RETRY_AFTER = 5
  * no work for the pipeline, only content its readers join to the span.
  */
 export function createLogsRouter(options: LogsRouterOptions): Router {
-  const { storage, apiKeys, maxBodyBytes, log } = options
+  const { storage, apiKeys, maxBodyBytes, metrics, log } = options
   const router = Router()
   router.post('/v1/logs', async (req: Request, res: Response) => {
     const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
@@ -36,9 +37,14 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
         sendOtlp(res, 200, format, encodeExportResponse(format, 0, 'empty request: no log records received', 'LogRecords'))
         return
       }
+      if (decoded.rejected > 0) metrics.logRecords.inc({ project, outcome: 'rejected' }, decoded.rejected)
       if (decoded.events.length === 0) throw badRequest(decoded.errorMessage)
       try {
+        const stopTimer = metrics.insertDuration.startTimer({ table: 'span_log_events' })
         await insertSpanLogEvents(storage, project, decoded.events)
+        stopTimer()
+        metrics.insertRows.inc({ table: 'span_log_events' }, decoded.events.length)
+        metrics.logRecords.inc({ project, outcome: 'kept' }, decoded.events.length)
       } catch (err) {
         // Its text may quote rows: the log gets it, the sender the problem.
         log(`sieve collector: storing GenAI log events of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res), project })
