@@ -71,15 +71,15 @@ for (const [format, make] of [
   })
 }
 
-test('a request without a GenAI event is a 400 naming why; one with some is a 200 counting the rest as rejected', async () => {
+test('records that are not GenAI events of spans are counted as rejected in a 200, never kept; a body that is no logs request is a 400', async () => {
   const post = (body: unknown, key = 'key-a') =>
     fetch(`${sieve.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) })
   const appLog = { timeUnixNano: '1760000000000000000', body: { stringValue: 'user 42 logged in' } }
+  // An app's own logs, as the Java agent exports them by default: not an error, not kept.
   const onlyApp = await post({ resourceLogs: [{ scopeLogs: [{ logRecords: [appLog] }] }] })
-  assert.equal(onlyApp.status, 400)
+  assert.equal(onlyApp.status, 200)
   assert.deepEqual(await onlyApp.json(), {
-    code: 3,
-    message: 'rejected 1 log record: resourceLogs[0].scopeLogs[0].logRecords[0]: a log record without an event name is not a GenAI event; Sieve keeps the GenAI events of traced calls only',
+    partialSuccess: { rejectedLogRecords: '1', errorMessage: 'rejected 1 log record: resourceLogs[0].scopeLogs[0].logRecords[0]: a log record without an event name is not a GenAI event; Sieve keeps the GenAI events of traced calls only' },
   })
   const event = { eventName: 'gen_ai.user.message', traceId: 'AB'.repeat(16), spanId: 'CD'.repeat(8), timeUnixNano: '1760000000000000000', body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'hi' } }] } } }
   const mixed = await post({ resourceLogs: [{ scopeLogs: [{ logRecords: [appLog, event] }] }] })

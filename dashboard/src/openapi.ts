@@ -65,8 +65,8 @@ export const ROUTES: readonly RouteDoc[] = [
     summary: 'OTLP/HTTP logs export (ExportLogsServiceRequest), protobuf or JSON, gzip optional, for the GenAI events instrumentations send as log records: each is stored as an event of the span it names. 200 means stored.',
     body: { contentTypes: { 'application/x-protobuf': 'binary ExportLogsServiceRequest', 'application/json': 'ExportLogsServiceRequest in OTLP/JSON' } },
     responses: {
-      200: 'stored; `partialSuccess.rejectedLogRecords` and `errorMessage` name the records not kept: any that is not a GenAI event of a span (never retried)',
-      400: 'no record in the request is a GenAI event of a span, or the body is not a logs export request (google.rpc.Status in the request\'s format)',
+      200: 'the GenAI events stored; `partialSuccess.rejectedLogRecords` and `errorMessage` name the records not kept, any that is not a GenAI event of a span (never retried), even when that is every record',
+      400: 'the body is not a logs export request (google.rpc.Status in the request\'s format)',
       401: 'no or unknown API key',
       413: 'body larger than SIEVE_MAX_BODY_BYTES, as sent or decompressed',
       415: 'content type other than application/x-protobuf or application/json',

@@ -21,9 +21,12 @@ const RETRY_AFTER = 5
  * `POST /v1/logs` for the log records Sieve keeps: GenAI events of traced calls, which some
  * instrumentations emit through the Logs API instead of on the span (OpenTelemetry's own, on their
  * event settings). They are stored beside the spans (`span_log_events`) and read back as events of
- * the span each names. Any other record is rejected and counted in partial_success; a request of
- * nothing else is a 400 saying so. Written to storage before the 200, like feedback: they carry
- * no work for the pipeline, only content its readers join to the span.
+ * the span each names. Any other record is rejected and counted in partial_success, also when no
+ * record is kept: an app's own logs are not malformed (SDKs such as the Java agent export them to
+ * the same endpoint by default), so they get OTLP's partial success, which nobody retries, rather
+ * than an error status per batch. Only a body that is not a logs export request is a 400. Written
+ * to storage before the 200, like feedback: they carry no work for the pipeline, only content its
+ * readers join to the span.
  */
 export function createLogsRouter(options: LogsRouterOptions): Router {
   const { storage, apiKeys, maxBodyBytes, metrics, log } = options
@@ -38,23 +41,26 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
         return
       }
       if (decoded.rejected > 0) metrics.logRecords.inc({ project, outcome: 'rejected' }, decoded.rejected)
-      if (decoded.events.length === 0) throw badRequest(decoded.errorMessage)
-      try {
-        const stopTimer = metrics.insertDuration.startTimer({ table: 'span_log_events' })
-        await insertSpanLogEvents(storage, project, decoded.events)
-        stopTimer()
-        metrics.insertRows.inc({ table: 'span_log_events' }, decoded.events.length)
-        metrics.logRecords.inc({ project, outcome: 'kept' }, decoded.events.length)
-      } catch (err) {
-        // Its text may quote rows: the log gets it, the sender the problem.
-        log(`sieve collector: storing GenAI log events of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res), project })
-        throw new ReceiverError(503, RPC_CODE.UNAVAILABLE, 'storage is unavailable: the events were not stored; retry later', RETRY_AFTER)
-      }
+      if (decoded.events.length > 0) await store(project, decoded.events, res)
       sendOtlp(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage, 'LogRecords'))
     } catch (err) {
       sendOtlpFailure(res, err, replyFormat, log, '/v1/logs')
     }
   })
+
+  const store = async (project: string, events: DecodedLogs['events'], res: Response): Promise<void> => {
+    try {
+      const stopTimer = metrics.insertDuration.startTimer({ table: 'span_log_events' })
+      await insertSpanLogEvents(storage, project, events)
+      stopTimer()
+      metrics.insertRows.inc({ table: 'span_log_events' }, events.length)
+      metrics.logRecords.inc({ project, outcome: 'kept' }, events.length)
+    } catch (err) {
+      // Its text may quote rows: the log gets it, the sender the problem.
+      log(`sieve collector: storing GenAI log events of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res), project })
+      throw new ReceiverError(503, RPC_CODE.UNAVAILABLE, 'storage is unavailable: the events were not stored; retry later', RETRY_AFTER)
+    }
+  }
   return router
 }
 
