@@ -7,7 +7,10 @@ import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-log
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter, type ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { createPipelineMetrics, type Storage } from '@sieve/core'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
+import express from 'express'
+import { createLogsRouter, listen } from '../src/index.js'
 
 /*
  * GenAI events sent as OTLP log records, by the OpenTelemetry JavaScript SDK's own log exporters
@@ -94,4 +97,24 @@ test('records that are not GenAI events of spans are counted as rejected in a 20
   assert.match(metrics, /^sieve_log_records_total\{project="proj-a",outcome="kept"\} [1-9]/m)
   const empty = await fetch(`${sieve.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': 'key-a' }, body: new Uint8Array(0) })
   assert.equal(empty.status, 200)
+})
+
+test('storage refusing the events is a 503 with Retry-After that never quotes the storage error, which goes to the log', async () => {
+  const logged: string[] = []
+  const refusing: Storage = { ...sieve.storage, insert: () => Promise.reject(new Error('Code: 241. DB::Exception: Memory limit exceeded while inserting row (proj-b secret)')) }
+  const app = express().use(createLogsRouter({ storage: refusing, apiKeys: KEYS, maxBodyBytes: 1 << 20, metrics: createPipelineMetrics(), log: (message) => void logged.push(message) }))
+  const server = await listen(app, '127.0.0.1', 0)
+  try {
+    const event = { eventName: 'gen_ai.user.message', traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), timeUnixNano: '1760000000000000000' }
+    const res = await fetch(`${server.url}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'key-a' },
+      body: JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [event] }] }] }),
+    })
+    assert.deepEqual([res.status, res.headers.get('retry-after')], [503, '5'])
+    assert.deepEqual(await res.json(), { code: 14, message: 'storage is unavailable: the events were not stored; retry later' })
+    assert.ok(logged.some((line) => line.includes('Memory limit exceeded')), logged.join('\n'))
+  } finally {
+    await server.stop()
+  }
 })
