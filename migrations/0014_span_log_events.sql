@@ -4,7 +4,9 @@
 -- names, as a span event in JSON (core's SpanEvent); readTraces adds them to their span's events, so
 -- every reader (conversation, checks, judge, export, trace view) finds them where it finds span events.
 -- An export retried after a lost answer writes the same rows again: they collapse on the key, which
--- ends in a hash of the event.
+-- holds the event's place in its request (`seq`) and a hash of it, so the same message twice in one
+-- call (two "ok"s within one clock tick) stays twice. Partitioned by arrival: one request is one
+-- partition, whatever times its events carry.
 CREATE TABLE IF NOT EXISTS span_log_events
 (
     project_id          LowCardinality(String),
@@ -17,6 +19,6 @@ CREATE TABLE IF NOT EXISTS span_log_events
     received_at         DateTime64(3, 'UTC') DEFAULT now64(3)
 )
 ENGINE = ReplacingMergeTree(received_at)
-PARTITION BY toDate(time)
-ORDER BY (project_id, trace_id, span_id, time, name, cityHash64(event))
+PARTITION BY toYYYYMM(received_at)
+ORDER BY (project_id, trace_id, span_id, time, seq, cityHash64(event))
 TTL toDateTime(greatest(time, received_at)) + INTERVAL {retention_days} DAY;

@@ -39,6 +39,10 @@ async function chatCall(key: string, logExporter: LogRecordExporter): Promise<{ 
   const at = Date.now()
   // One clock reading for all: the order they were sent in is what orders them.
   logger.emit({ eventName: 'gen_ai.system.message', timestamp: at, context: inSpan, body: { content: 'You are the support agent of Acme.' } })
+  logger.emit({ eventName: 'gen_ai.user.message', timestamp: at, context: inSpan, body: { content: 'ok' } })
+  logger.emit({ eventName: 'gen_ai.assistant.message', timestamp: at, context: inSpan, body: { content: 'Anything else?' } })
+  // The same message again within the tick: a second turn, not a retry.
+  logger.emit({ eventName: 'gen_ai.user.message', timestamp: at, context: inSpan, body: { content: 'ok' } })
   logger.emit({ eventName: 'gen_ai.user.message', timestamp: at, context: inSpan, body: { content: 'Where is order A-1?' } })
   logger.emit({ eventName: 'gen_ai.choice', timestamp: at, context: inSpan, body: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'It ships today.' } } })
   logger.emit({ timestamp: at, context: inSpan, body: 'GET /orders/A-1 200' })
@@ -56,13 +60,13 @@ async function conversation(key: string, traceId: string): Promise<{ status: num
   return { status: 200, turns: body.conversation.turns.map((t) => `${t.role}: ${t.text}`) }
 }
 
-const TURNS = ['system: You are the support agent of Acme.', 'user: Where is order A-1?', 'assistant: It ships today.']
+const TURNS = ['system: You are the support agent of Acme.', 'user: ok', 'assistant: Anything else?', 'user: ok', 'user: Where is order A-1?', 'assistant: It ships today.']
 
 for (const [format, make] of [
   ['protobuf', () => new ProtoLogExporter({ url: `${sieve.url}/v1/logs`, headers: { 'x-api-key': 'key-a' } })],
   ['JSON', () => new JsonLogExporter({ url: `${sieve.url}/v1/logs`, headers: { authorization: 'Bearer key-a' } })],
 ] as const) {
-  test(`GenAI events exported as OTLP logs (${format}) are the conversation of their span, in the order sent, for their project only`, async () => {
+  test(`GenAI events exported as OTLP logs (${format}) are the conversation of their span, in the order sent, repeats kept, for their project only`, async () => {
     const exporter = make()
     const { traceId, records } = await chatCall('key-a', exporter)
     assert.deepEqual(await conversation('key-a', traceId), { status: 200, turns: TURNS })

@@ -236,12 +236,14 @@ export class Scorer {
         if (this.deps.loadStoredTrace && !closed.trace.spans.some((s) => s.parentSpanId === '')) await this.completeFromStorage(closed)
       }
       // Read before scoring, inside the try: a chunk scored without its events would be scored wrong, not late.
-      const logged = await this.logEventsOf(chunk)
+      const logged = await this.logEventsOf(chunk).catch((err: Error) => {
+        throw new Error(`reading their GenAI events sent as logs failed (nothing scored): ${err.message}`)
+      })
       for (const closed of chunk) scores.push(scoreTrace(withSpanLogEvents(closed.trace, logged.get(closed.trace.projectId)), checks))
       await sink.write(scores.flatMap(traceScoreRecords))
     } catch (err) {
       metrics?.writeFailed()
-      this.deps.log?.(`scorer: storing scores of ${chunk.length} traces failed, will retry: ${(err as Error).message}`)
+      this.deps.log?.(`scorer: scores of ${chunk.length} traces not stored, will retry: ${(err as Error).message}`)
       this.assembler.failed(chunk)
       return false
     }

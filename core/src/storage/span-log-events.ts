@@ -32,13 +32,13 @@ export async function insertSpanLogEvents(client: Storage, projectId: string, ev
   })
 }
 
-/** The log events of these traces, by `traceId \0 spanId`, each span's in time order, then as sent. */
+/** The log events of these traces, by `traceId \0 spanId`, each span's in time order, then as they arrived: by request, then as sent in it. */
 export async function readSpanLogEvents(client: Storage, projectId: string, traceIds: readonly string[]): Promise<Map<string, SpanEvent[]>> {
   const rows = await (
     await client.query({
       query: `SELECT trace_id, span_id, event FROM span_log_events FINAL
         WHERE project_id = {projectId:String} AND trace_id IN {traceIds:Array(String)}
-        ORDER BY time, seq`,
+        ORDER BY time, received_at, seq`,
       query_params: { projectId, traceIds },
       format: 'JSONEachRow',
     })
