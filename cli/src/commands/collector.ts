@@ -6,7 +6,7 @@ export const collectorCommand: Command = {
   summary: 'Run only the OTLP/HTTP collector (and read API), producing to Kafka; run as many as needed',
   options: {},
   details: [
-    'Needs KAFKA_BROKERS. Accepts OTLP/HTTP on SIEVE_HOST:SIEVE_PORT (/v1/traces, /v1/feedback), answers ' +
+    'Needs KAFKA_BROKERS. Accepts OTLP/HTTP on SIEVE_HOST:SIEVE_PORT (/v1/traces, /v1/logs for GenAI events, /v1/feedback), answers ' +
       'once Kafka has the spans, and serves the read API, the dashboard and /metrics from the ClickHouse the ' +
       'ingesters write to. Migrations are left to `sieve migrate`.',
   ],

@@ -6,7 +6,7 @@ export const upCommand: Command = {
   summary: 'Run Sieve on one machine: collector, ingester, scorer (+ judge), dashboard, over one queue and one storage',
   options: {},
   details: [
-    'Starts, in one process: the OTLP/HTTP collector (POST /v1/traces, /v1/feedback), the ingester, the scorer ' +
+    'Starts, in one process: the OTLP/HTTP collector (POST /v1/traces, /v1/logs for GenAI events, /v1/feedback), the ingester, the scorer ' +
       'with the deterministic checks (and the LLM judge when JUDGE_MODEL is set), the read API (/api), the ' +
       'dashboard (/ui) and /metrics, all on SIEVE_HOST:SIEVE_PORT (127.0.0.1:4318 by default), and prints where ' +
       'to send traces. Pending migrations are applied at start.',
