@@ -1,9 +1,10 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span as OtelSpan } from '@opentelemetry/api'
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
-import { decodeProtobufRequest } from '@sieve/otlp'
-import type { Span, Trace } from '@sieve/core'
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
+import { decodeLogsRequest, decodeProtobufRequest } from '@sieve/otlp'
+import { bySpanOf, type Span, type SpanEvent, type Trace } from '@sieve/core'
 
 /**
  * Agent traces recorded with the real OpenTelemetry SDK, the way an instrumented agent emits them
@@ -18,6 +19,15 @@ export function asReceived(spans: ReadableSpan[], projectId = 'default'): Span[]
   const decoded = decodeProtobufRequest(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!), projectId)
   if (decoded.rejected) throw new Error(`collector rejected test spans: ${decoded.errorMessage}`)
   return decoded.spans
+}
+
+/**
+ * Log records an OpenTelemetry SDK emitted, as Sieve keeps them: encoded as its OTLP/HTTP protobuf
+ * log exporter encodes them, the GenAI events read by the collector's decoder, by span (core's
+ * withSpanLogEvents joins them to the traces).
+ */
+export function logEventsAsReceived(records: ReadableLogRecord[]): Map<string, SpanEvent[]> {
+  return bySpanOf(decodeLogsRequest('protobuf', Buffer.from(ProtobufLogsSerializer.serializeRequest(records)!)).events)
 }
 
 /** Received spans grouped into traces, in the order their first span arrived. */

@@ -43,12 +43,16 @@ export async function readSpanLogEvents(client: Storage, projectId: string, trac
       format: 'JSONEachRow',
     })
   ).json<{ trace_id: string; span_id: string; event: string }>()
+  return bySpanOf(rows.map((row) => ({ traceId: row.trace_id, spanId: row.span_id, event: JSON.parse(row.event) as SpanEvent })))
+}
+
+/** Events by `traceId \0 spanId`, each span's in the order given: what withSpanLogEvents takes. */
+export function bySpanOf(events: Iterable<Pick<SpanLogEvent, 'traceId' | 'spanId' | 'event'>>): Map<string, SpanEvent[]> {
   const bySpan = new Map<string, SpanEvent[]>()
-  for (const row of rows) {
-    const key = `${row.trace_id}\u0000${row.span_id}`
-    const events = bySpan.get(key)
-    const event = JSON.parse(row.event) as SpanEvent
-    if (events) events.push(event)
+  for (const { traceId, spanId, event } of events) {
+    const key = `${traceId}\u0000${spanId}`
+    const held = bySpan.get(key)
+    if (held) held.push(event)
     else bySpan.set(key, [event])
   }
   return bySpan

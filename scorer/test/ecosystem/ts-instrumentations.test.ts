@@ -6,18 +6,22 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel'
 import { OpenAIInstrumentation } from '@arizeai/openinference-instrumentation-openai'
+import { OpenAIInstrumentation as OpenTelemetryOpenAIInstrumentation } from '@opentelemetry/instrumentation-openai'
+import { InMemoryLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
 import { generateText, stepCountIs, tool, type ModelMessage } from 'ai'
 import OpenAI from 'openai'
+import * as openaiModule from 'openai'
 import { z } from 'zod'
-import { conversationOf, genAiFields, type Conversation, type Span, type Trace } from '@sieve/core'
+import { conversationOf, genAiFields, withSpanLogEvents, type Conversation, type Span, type Trace } from '@sieve/core'
 import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
 import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
-import { asReceived, tracesOf } from '@sieve/testkit/agent-trace'
+import { asReceived, logEventsAsReceived, tracesOf } from '@sieve/testkit/agent-trace'
 
 /*
  * Traces as the ecosystem's own instrumentations write them, with no Sieve SDK: the Vercel AI SDK
- * (its ai.* telemetry and its GenAI-conventions integration) and OpenInference around the openai
- * client, against testkit's model server, sent through the collector's OTLP decoder. The same
+ * (its ai.* telemetry and its GenAI-conventions integration), OpenInference and OpenTelemetry's own
+ * instrumentation (whose messages are log records) around the openai client, against testkit's
+ * model server, sent through the collector's OTLP decoders. The same
  * two-turn conversation each time: the conversation, facts, checks and judge transcript must be
  * those of an SDK trace.
  */
@@ -120,34 +124,60 @@ describe('the Vercel AI SDK', () => {
   })
 })
 
+/** Both turns through the openai client, each under the agent's own turn span, as an app with an instrumented client has them. */
+async function runTurns(): Promise<void> {
+  script()
+  const openai = new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 })
+  const tools = [{ type: 'function' as const, function: { name: 'process_refund', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } }]
+  const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: FIRST }]
+  const tracer = otelTrace.getTracer('agent')
+  await tracer.startActiveSpan('turn 1', async (span) => {
+    const first = (await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })).choices[0]!.message
+    const call = first.tool_calls![0]!
+    messages.push(first, { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ order_id: 'A-1', status: 'refunded' }) })
+    messages.push((await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })).choices[0]!.message)
+    span.end()
+  })
+  await tracer.startActiveSpan('turn 2', async (span) => {
+    messages.push({ role: 'user', content: SECOND })
+    await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })
+    span.end()
+  })
+}
+
 describe('OpenInference around the openai client', () => {
   test('llm.input_messages / llm.output_messages: conversation, tool calls from the messages, model, tokens, checks and transcript', async () => {
     const instrumentation = new OpenAIInstrumentation()
     instrumentation.setTracerProvider(provider)
     instrumentation.manuallyInstrument(OpenAI)
-    script()
-    const openai = new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 })
-    const tools = [{ type: 'function' as const, function: { name: 'process_refund', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } }]
-    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: FIRST }]
-    const tracer = otelTrace.getTracer('agent')
-    // The agent's own turn spans, as an app with OpenInference around its client has them.
-    await tracer.startActiveSpan('turn 1', async (span) => {
-      const first = (await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })).choices[0]!.message
-      const call = first.tool_calls![0]!
-      messages.push(first, { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ order_id: 'A-1', status: 'refunded' }) })
-      messages.push((await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })).choices[0]!.message)
-      span.end()
-    })
-    await tracer.startActiveSpan('turn 2', async (span) => {
-      messages.push({ role: 'user', content: SECOND })
-      await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })
-      span.end()
-    })
+    await runTurns()
     await provider.forceFlush()
     instrumentation.disable()
     const traces = received()
     assert.ok(traces[0]!.spans.some((s) => s.attributes['openinference.span.kind'] === 'LLM'), 'OpenInference attributes')
     assertReadLikeAnSdkTrace(traces, { toolSpans: false })
+  })
+})
+
+describe("OpenTelemetry's own instrumentation of the openai client (@opentelemetry/instrumentation-openai)", () => {
+  test('the messages it sends as log records, one per message within one clock tick, are the conversation; model, tokens, checks and transcript', async () => {
+    const logs = new InMemoryLogRecordExporter()
+    const instrumentation = new OpenTelemetryOpenAIInstrumentation({ captureMessageContent: true })
+    instrumentation.setTracerProvider(provider)
+    instrumentation.setLoggerProvider(new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: logs })] }))
+    // Patched in place, as its module hook would patch the openai module an app loads.
+    for (const definition of instrumentation.getModuleDefinitions()) definition.patch?.(openaiModule)
+    try {
+      await runTurns()
+      await provider.forceFlush()
+    } finally {
+      for (const definition of instrumentation.getModuleDefinitions()) definition.unpatch?.(openaiModule)
+    }
+    const spans = received()
+    const first = spans[0]!.spans.find((s) => genAiFields(s).operation === 'chat')!
+    assert.ok(!first.attributes['gen_ai.input.messages'] && first.events.length === 0, 'no content on the spans themselves')
+    const events = logEventsAsReceived(logs.getFinishedLogRecords())
+    assertReadLikeAnSdkTrace(spans.map((trace) => withSpanLogEvents(trace, events)), { toolSpans: false })
   })
 })
 
