@@ -1,13 +1,12 @@
 import { setAttribute, wellFormed, type AttributeValue, type Attributes, type SpanLogEvent } from '@sieve/core'
-import { z } from 'zod'
 import { RequestAccount } from './decoded-request.js'
 import { attributesOf, describe, FieldError, hexId, nanos, valueOf } from './decode-json.js'
 import { readAnyValue, readKeyValue } from './decode-protobuf.js'
 import type { OtlpFormat } from './encode-response.js'
 import { OtlpDecodeError } from './otlp-error.js'
-import { anyValueSchema, keyValueSchema } from './otlp-json-schema.js'
+import { logRecordSchema, logsRequestSchema } from './otlp-json-schema.js'
 import { parseExactJson } from './parse-exact-json.js'
-import { EARLIEST_NANOS, LATEST_NANOS, NestingError } from './span-checks.js'
+import { decimalLess, EARLIEST_NANOS, LATEST_NANOS, NestingError } from './span-checks.js'
 import { WireReader } from './wire-reader.js'
 
 /*
@@ -71,9 +70,7 @@ function toLogEvent(record: RawRecord, seq: number): SpanLogEvent | string {
   }
   const time = record.time !== '0' ? record.time : record.observedTime
   if (time === '0') return `GenAI event '${name}' has no time`
-  if (time.length < EARLIEST_NANOS.length || time.length > LATEST_NANOS.length || (time.length === LATEST_NANOS.length && time >= LATEST_NANOS)) {
-    return `GenAI event '${name}' at ${time} ns is outside the times Sieve stores`
-  }
+  if (decimalLess(time, EARLIEST_NANOS) || !decimalLess(time, LATEST_NANOS)) return `GenAI event '${name}' at ${time} ns is outside the times Sieve stores`
   const attributes: Attributes = {}
   for (const key in record.attributes) if (key !== 'event.name') setAttribute(attributes, key, record.attributes[key] as AttributeValue)
   if (record.body !== undefined && record.body !== null) setAttribute(attributes, 'event.body', record.body)
@@ -150,26 +147,6 @@ function readRecord(r: WireReader, end: number): RawRecord {
   }
   return record
 }
-
-const uint64 = z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()])
-
-const logRecordSchema = z.object({
-  timeUnixNano: uint64.optional(),
-  observedTimeUnixNano: uint64.optional(),
-  eventName: z.string().optional(),
-  traceId: z.string().optional(),
-  spanId: z.string().optional(),
-  body: anyValueSchema.optional(),
-  attributes: z.array(keyValueSchema).optional(),
-  droppedAttributesCount: z.number().int().min(0).max(0xffffffff).optional(),
-})
-
-/** The request down to the records, which are checked one by one so a bad record does not sink the rest. */
-const logsRequestSchema = z.object({
-  resourceLogs: z
-    .array(z.object({ scopeLogs: z.array(z.object({ logRecords: z.array(z.unknown()).optional() })).optional() }))
-    .optional(),
-})
 
 function walkJson(body: Buffer, keep: (where: string, record: RawRecord | string) => void): void {
   const parsed = logsRequestSchema.safeParse(parseExactJson(body.toString('utf8')))

@@ -120,6 +120,25 @@ export const exportRequestSchema = z.object({
     .optional(),
 })
 
+/** A LogRecord, down to the fields `decode-logs.ts` reads (a GenAI event of a span). */
+export const logRecordSchema = z.object({
+  timeUnixNano: uint64.optional(),
+  observedTimeUnixNano: uint64.optional(),
+  eventName: z.string().optional(),
+  traceId: z.string().optional(),
+  spanId: z.string().optional(),
+  body: anyValueSchema.optional(),
+  attributes,
+  droppedAttributesCount: uint32.optional(),
+})
+
+/** The logs request down to the records, which are checked one by one as spans are. */
+export const logsRequestSchema = z.object({
+  resourceLogs: z
+    .array(z.object({ scopeLogs: z.array(z.object({ logRecords: z.array(z.unknown()).optional() })).optional() }))
+    .optional(),
+})
+
 export type AnyValueJson = z.infer<typeof anyValueSchema>
 export type KeyValueJson = z.infer<typeof keyValueSchema>
 export type SpanJson = z.infer<typeof spanSchema>

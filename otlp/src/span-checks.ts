@@ -28,7 +28,7 @@ export class NestingError extends Error {
 }
 
 /** `a < b` for decimal strings without leading zeros, without parsing them. */
-function decimalLess(a: string, b: string): boolean {
+export function decimalLess(a: string, b: string): boolean {
   return a.length !== b.length ? a.length < b.length : a < b
 }
 
