@@ -1,9 +1,9 @@
 import { insertSpanLogEvents, type LogFn, type PipelineMetrics, type Storage } from '@sieve/core'
-import { decodeLogsRequest, DecodedLogs, encodeExportResponse, OtlpDecodeError, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
+import { decodeLogsRequest, DecodedLogs, encodeExportResponse, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import { Router, type Request, type Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'
 import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
-import { badRequest, ReceiverError } from './receiver-error.js'
+import { ReceiverError } from './receiver-error.js'
 import { formatOf } from './request-format.js'
 
 export interface LogsRouterOptions {
@@ -35,7 +35,7 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
     const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
     try {
       const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes)
-      const decoded = body.length === 0 ? new DecodedLogs() : decodeLogs(format, body)
+      const decoded = body.length === 0 ? new DecodedLogs() : decodeLogsRequest(format, body)
       if (decoded.events.length === 0 && decoded.rejected === 0) {
         sendOtlp(res, 200, format, encodeExportResponse(format, 0, 'empty request: no log records received', 'LogRecords'))
         return
@@ -62,13 +62,4 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
     }
   }
   return router
-}
-
-function decodeLogs(format: OtlpFormat, body: Buffer): DecodedLogs {
-  try {
-    return decodeLogsRequest(format, body)
-  } catch (err) {
-    if (err instanceof OtlpDecodeError) throw badRequest(err.message)
-    throw err
-  }
 }

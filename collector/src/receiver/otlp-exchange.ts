@@ -1,10 +1,10 @@
 import type { LogFn } from '@sieve/core'
-import { encodeStatus, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
+import { encodeStatus, OtlpDecodeError, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import type { Request, Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'
 import { projectOf } from './authenticate.js'
 import { gunzipBody, readBody } from './read-body.js'
-import { ReceiverError } from './receiver-error.js'
+import { badRequest, ReceiverError } from './receiver-error.js'
 import { isGzip, requireFormat } from './request-format.js'
 
 /*
@@ -38,13 +38,15 @@ export function sendOtlp(res: Response, status: number, format: OtlpFormat, body
 
 /**
  * Answers a failed request with a google.rpc.Status in `format`: a ReceiverError as it says, with
- * Retry-After or WWW-Authenticate where it calls for one; anything else logged in full and
- * answered as a 500 `internal error`.
+ * Retry-After or WWW-Authenticate where it calls for one; a body the decoders refused
+ * (OtlpDecodeError) as a 400 naming why; anything else logged in full and answered as a 500
+ * `internal error`.
  */
 export function sendOtlpFailure(res: Response, err: unknown, format: OtlpFormat, log: LogFn, route: string): void {
   if (res.headersSent || res.destroyed) return
   let failure: ReceiverError
   if (err instanceof ReceiverError) failure = err
+  else if (err instanceof OtlpDecodeError) failure = badRequest(err.message)
   else {
     log(`sieve collector: ${route} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res) })
     failure = new ReceiverError(500, RPC_CODE.INTERNAL, 'internal error')

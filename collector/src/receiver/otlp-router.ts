@@ -1,7 +1,7 @@
 import type { LogFn, PublishOutcome, Span, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
-import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, RPC_CODE, type OtlpFormat, OtlpDecodeError } from '@sieve/otlp'
+import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import { forwardsProtobuf } from '@sieve/queue'
 import { requestIdOf } from '../api/request-id.js'
 import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
@@ -88,22 +88,18 @@ const NO_SPANS: ReadSpans = { account: new RequestAccount(), kept: 0, publish: (
 const nameOf = (span: Span | undefined, index: number): string =>
   span ? `span ${span.spanId} of trace ${span.traceId}` : `span ${index}`
 
+/** Throws OtlpDecodeError for a body that is not an export request (answered 400 by sendOtlpFailure). */
 function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: SpanQueue): ReadSpans {
-  try {
-    if (format === 'protobuf' && forwardsProtobuf(queue)) {
-      const scanned = scanProtobufRequest(body, project)
-      return { account: scanned, kept: scanned.traceIds.length, publish: () => queue.publishScanned(scanned), spanAt: (i) => `span ${i}` }
-    }
-    const decoded = format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
-    return {
-      account: decoded,
-      kept: decoded.spans.length,
-      publish: () => queue.publish(decoded.spans),
-      spanAt: (i) => nameOf(decoded.spans[i], i),
-    }
-  } catch (err) {
-    if (err instanceof OtlpDecodeError) throw badRequest(err.message)
-    throw err
+  if (format === 'protobuf' && forwardsProtobuf(queue)) {
+    const scanned = scanProtobufRequest(body, project)
+    return { account: scanned, kept: scanned.traceIds.length, publish: () => queue.publishScanned(scanned), spanAt: (i) => `span ${i}` }
+  }
+  const decoded = format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
+  return {
+    account: decoded,
+    kept: decoded.spans.length,
+    publish: () => queue.publish(decoded.spans),
+    spanAt: (i) => nameOf(decoded.spans[i], i),
   }
 }
 
