@@ -267,13 +267,7 @@ export class Scorer {
     const out = new Map<string, ReadonlyMap<string, SpanEvent[]>>()
     const load = this.deps.loadLogEvents
     if (!load) return out
-    const byProject = new Map<string, string[]>()
-    for (const { trace } of chunk) {
-      const ids = byProject.get(trace.projectId)
-      if (ids) ids.push(trace.traceId)
-      else byProject.set(trace.projectId, [trace.traceId])
-    }
-    for (const [projectId, ids] of byProject) out.set(projectId, await load(projectId, ids))
+    for (const [projectId, ids] of traceIdsByProject(chunk.map((c) => c.trace))) out.set(projectId, await load(projectId, ids))
     return out
   }
 
@@ -340,15 +334,20 @@ export class Scorer {
 
 /** The spans of a page of traces, read one statement per project, by trace key. */
 async function readPage(storage: Storage, page: ArrivedTrace[]): Promise<Map<string, Trace>> {
+  const traces = new Map<string, Trace>()
+  for (const [projectId, ids] of traceIdsByProject(page)) {
+    for (const trace of await readTraces(storage, projectId, ids)) traces.set(`${projectId}\u0000${trace.traceId}`, trace)
+  }
+  return traces
+}
+
+/** Trace ids by project, for reads that take one project a statement. */
+function traceIdsByProject(traces: readonly { projectId: string; traceId: string }[]): Map<string, string[]> {
   const byProject = new Map<string, string[]>()
-  for (const { projectId, traceId } of page) {
+  for (const { projectId, traceId } of traces) {
     const ids = byProject.get(projectId)
     if (ids) ids.push(traceId)
     else byProject.set(projectId, [traceId])
   }
-  const traces = new Map<string, Trace>()
-  for (const [projectId, ids] of byProject) {
-    for (const trace of await readTraces(storage, projectId, ids)) traces.set(`${projectId}\u0000${trace.traceId}`, trace)
-  }
-  return traces
+  return byProject
 }
