@@ -143,3 +143,20 @@ export function createPipelineMetrics(): PipelineMetrics {
     }),
   }
 }
+
+/**
+ * Runs one insert of `rows` rows into `table` and, once it has succeeded, counts it in
+ * `sieve_insert_duration_seconds` and `sieve_insert_rows_total` under that table: every writer
+ * (spans, scores, GenAI log events) is measured the same way.
+ */
+export async function countedInsert(
+  metrics: Pick<PipelineMetrics, 'insertDuration' | 'insertRows'> | undefined,
+  table: string,
+  rows: number,
+  insert: () => Promise<void>,
+): Promise<void> {
+  const stopTimer = metrics?.insertDuration.startTimer({ table })
+  await insert()
+  stopTimer?.()
+  metrics?.insertRows.inc({ table }, rows)
+}

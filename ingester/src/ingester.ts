@@ -1,6 +1,6 @@
 import type { Storage, PipelineMetrics } from '@sieve/core'
 import {
-  FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
+  countedInsert, FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
   type QueuedSpan, type SpanQueue, type Subscription, type TraceKey,
 } from '@sieve/core'
 import { classifyInsertError } from './insert-errors.js'
@@ -146,14 +146,13 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     onBatch: async (batch) => {
       const admitted = replays ? await replays.admit(batch) : { insert: batch, replayed: 0 }
       const covered = uncovered?.begin()
-      const stopTimer = metrics?.insertDuration.startTimer({ table: 'spans' })
-      await insertSpans(storage, admitted.insert.map((q) => q.span)).catch((err: unknown) => {
-        covered?.()
-        throw classifyInsertError(err)
-      })
+      await countedInsert(metrics, 'spans', admitted.insert.length, () =>
+        insertSpans(storage, admitted.insert.map((q) => q.span)).catch((err: unknown) => {
+          covered?.()
+          throw classifyInsertError(err)
+        }),
+      )
       replays?.inserted(batch)
-      stopTimer?.()
-      metrics?.insertRows.inc({ table: 'spans' }, admitted.insert.length)
       metrics?.kafkaReplayedSpans.inc(admitted.replayed)
       const rolled = rollups.mark(touchedTraces(batch))
       if (covered) void rolled.then(covered)

@@ -1,4 +1,4 @@
-import { insertSpanLogEvents, type LogFn, type PipelineMetrics, type Storage } from '@sieve/core'
+import { countedInsert, insertSpanLogEvents, type LogFn, type PipelineMetrics, type Storage } from '@sieve/core'
 import { decodeLogsRequest, DecodedLogs, encodeExportResponse, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import { Router, type Request, type Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'
@@ -50,10 +50,7 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
 
   const store = async (project: string, events: DecodedLogs['events'], res: Response): Promise<void> => {
     try {
-      const stopTimer = metrics.insertDuration.startTimer({ table: 'span_log_events' })
-      await insertSpanLogEvents(storage, project, events)
-      stopTimer()
-      metrics.insertRows.inc({ table: 'span_log_events' }, events.length)
+      await countedInsert(metrics, 'span_log_events', events.length, () => insertSpanLogEvents(storage, project, events))
       metrics.logRecords.inc({ project, outcome: 'kept' }, events.length)
     } catch (err) {
       // Its text may quote rows: the log gets it, the sender the problem.

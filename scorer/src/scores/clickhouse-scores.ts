@@ -1,4 +1,4 @@
-import type { PipelineMetrics, Storage } from '@sieve/core'
+import { countedInsert, type PipelineMetrics, type Storage } from '@sieve/core'
 import type { ScoreRecord } from './score-record.js'
 import type { ScoreSink } from './score-sink.js'
 
@@ -52,10 +52,9 @@ export function clickhouseScoreSink(client: Storage, metrics?: Pick<PipelineMetr
   return {
     async write(records) {
       if (!records.length) return
-      const stopTimer = metrics?.insertDuration.startTimer({ table: 'scores' })
-      await client.insert({ table: 'scores', values: records.map(scoreRow), format: 'JSONEachRow' })
-      stopTimer?.()
-      metrics?.insertRows.inc({ table: 'scores' }, records.length)
+      await countedInsert(metrics, 'scores', records.length, async () => {
+        await client.insert({ table: 'scores', values: records.map(scoreRow), format: 'JSONEachRow' })
+      })
     },
   }
 }
