@@ -42,6 +42,12 @@ const inputSchema = (schema: z.ZodType): JsonSchema => {
 }
 
 const TRACE_ID = { description: 'trace id, 32 hex digits', schema: traceIdSchema }
+/** What both OTLP routes answer a request they refuse before reading it (the receiver's shared checks, otlp-exchange.ts). */
+const OTLP_REFUSALS = {
+  401: 'no or unknown API key',
+  413: 'body larger than SIEVE_MAX_BODY_BYTES, as sent or decompressed',
+  415: 'content type other than application/x-protobuf or application/json',
+}
 const ERRORS = { 400: 'a parameter or the body is invalid: `{error: {code, message}}` naming it', 401: 'no or unknown API key' }
 const RANGE = 'Times: ISO 8601 (a date first) or Unix milliseconds; `from` defaults to `to` minus 24 h, `to` to now; at most 93 days.'
 
@@ -53,9 +59,7 @@ export const ROUTES: readonly RouteDoc[] = [
     responses: {
       200: 'stored; `partialSuccess.rejectedSpans` and `errorMessage` name spans refused for their content (never retried)',
       400: 'nothing in the request could be stored (google.rpc.Status in the request\'s format)',
-      401: 'no or unknown API key',
-      413: 'body larger than SIEVE_MAX_BODY_BYTES, as sent or decompressed',
-      415: 'content type other than application/x-protobuf or application/json',
+      ...OTLP_REFUSALS,
       429: 'the queue is full: retry after `Retry-After` seconds',
       503: 'storage or the queue cannot take spans now: retry',
     },
@@ -67,9 +71,7 @@ export const ROUTES: readonly RouteDoc[] = [
     responses: {
       200: 'the GenAI events stored; `partialSuccess.rejectedLogRecords` and `errorMessage` name the records not kept, any that is not a GenAI event of a span (never retried), even when that is every record',
       400: 'the body is not a logs export request (google.rpc.Status in the request\'s format)',
-      401: 'no or unknown API key',
-      413: 'body larger than SIEVE_MAX_BODY_BYTES, as sent or decompressed',
-      415: 'content type other than application/x-protobuf or application/json',
+      ...OTLP_REFUSALS,
       503: 'storage cannot take the events now: retry',
     },
   },

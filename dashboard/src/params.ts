@@ -16,14 +16,15 @@ export const MAX_BUCKETS = 2000
 const DAY_MS = 86_400_000
 
 /** ISO 8601 or Unix milliseconds, 1970 to 2100 (the read API's rule, collector's query-params.ts). */
-const instant = queryTime('ms').transform((nanos) => new Date(Number(nanos / 1_000_000n)))
+const msTime = queryTime('ms')
+const instant = msTime.transform((nanos) => new Date(Number(nanos / 1_000_000n)))
 
 /**
  * `from` or `to` as sent, which resolveRange reads as an instant once both are known: here only
  * what any time takes, so the API document shows it.
  */
 const rangeBound = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
-  .describe('ISO 8601 (a date first) or Unix milliseconds, 1970 to 2100').optional()
+  .describe(msTime.description!).optional()
 
 export const DIMENSIONS = ['agent_version', 'prompt_version', 'model', 'service'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
