@@ -2,13 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, type Storage, type Trace } from '@sieve/core'
+import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, type Storage } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
 import {
   chunks, freshTraceIds, measureStorageCeiling, metricValue, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu,
   type ThreadGroup,
 } from '@sieve/testkit/bench'
+import { tracesOf } from '@sieve/testkit/agent-trace'
 
 /**
  * `npm run bench:pipeline`: what `sieve up` spends per 1,000 spans, stage by stage, under a fixed
@@ -152,13 +153,8 @@ async function engineStages(storage: Storage, spans: readonly Span[], counts: Re
     for (const batch of batches) await run(batch)
     return { seconds: engineSeconds() - before, statements: batches.length, perStatement }
   }
-  const byTrace = new Map<string, Span[]>()
-  for (const span of spans) {
-    const trace = byTrace.get(span.traceId)
-    if (trace) trace.push(span)
-    else byTrace.set(span.traceId, [span])
-  }
-  const traces: Trace[] = [...byTrace.values()].map((s) => ({ projectId: s[0]!.projectId, traceId: s[0]!.traceId, spans: s, complete: true }))
+  // Complete, as sieve up scored them: it held the spans the warm-up sent of a trace cut at the window's start.
+  const traces = tracesOf([...spans]).map((trace) => ({ ...trace, complete: true }))
   const checks = resolveChecksConfig(undefined)
   const records = traces.flatMap((trace) => traceScoreRecords(scoreTrace(trace, checks)))
   const sink = clickhouseScoreSink(storage)
