@@ -4,8 +4,10 @@
  *
  *   <out>/<case>/<scenario>.json       the stored traces (spans with every attribute, events, resource, scope)
  *   <out>/<case>/<scenario>.sieve.txt  what the current code reads from them: the conversation per trace
- *                                      and for the scenario's traces together, genAiFields per span, checks
- *   <out>/<case>/run.txt               how long the agent ran, and what it printed
+ *                                      and for the scenario's traces together, genAiFields per span, what
+ *                                      the checks' trace view takes (LLM calls, tool calls, final answer),
+ *                                      the checks' results
+ *   <out>/<case>/run.txt               how long the agent ran, the model requests it made, what it printed
  *   <out>/timings.tsv                  seconds per case
  *
  *   node --conditions=sieve-source --import tsx testkit/scripts/capture-corpus.ts <out> [case ...]
@@ -16,7 +18,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { conversationOf, genAiFields, type Trace } from '@sieve/core'
-import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
+import { resolveChecksConfig, scoreTrace, traceView } from '@sieve/scorer'
 import { startFakeOpenAI } from '@sieve/testkit'
 import { CORPUS_CASES, corpusSkip, runCorpusCase, type CorpusScenarioName } from '@sieve/testkit/corpus'
 import { startSieve } from '@sieve/testkit/sieve'
@@ -64,6 +66,13 @@ function readingOf(traces: Trace[]): string {
       ].filter(Boolean)
       lines.push(`  ${span.spanId} ${span.parentSpanId || '(root)'} ${span.name}: ${fields.join(' ') || '-'}`)
     }
+    const view = traceView(trace)
+    lines.push('traceView:')
+    lines.push(`  agentName=${view.agentName || '-'} llmCalls=${view.llmCalls.length} (${view.llmCalls.map((c) => c.span.spanId).join(' ')})`)
+    lines.push(`  toolCalls from ${view.toolCallsFrom}: ${view.toolCalls.map((c) => `${c.name}(${cut(c.rawArguments ?? JSON.stringify(c.arguments) ?? '', 80)}) callId=${c.callId || '-'} @${c.spanId}`).join('; ') || '-'}`)
+    lines.push(`  toolDefinitions: ${[...view.toolDefinitions.keys()].join(', ') || '-'}`)
+    lines.push(`  systemPrompt: ${cut(view.systemPrompt, 60) || '-'}`)
+    lines.push(`  finalAnswer: ${view.finalAnswer ? `${JSON.stringify(cut(view.finalAnswer.text, 100))} @${view.finalAnswer.spanId}` : '-'}`)
     const scored = scoreTrace(trace, checks)
     lines.push(`scoreTrace (agent ${scored.agentName || '-'}, profile ${scored.profile}):`)
     for (const r of scored.results) lines.push(`  ${r.passed ? 'pass' : 'FAIL'} ${r.name}: ${cut(String(r.detail?.message ?? ''), 200)}`)
@@ -92,7 +101,14 @@ try {
         writeFileSync(join(dir, `${scenario}.json`), `${JSON.stringify(traces, null, 2)}\n`)
         writeFileSync(join(dir, `${scenario}.sieve.txt`), readingOf(traces))
       }
-      writeFileSync(join(dir, 'run.txt'), `seconds ${run.seconds.toFixed(1)}\n\n${run.stderr}`)
+      const requests = run.requests.map((r) => {
+        const body = r.body ?? {}
+        const items: unknown[] = body.messages ?? (typeof body.input === 'string' ? [body.input] : body.input ?? [])
+        const user = [...items].reverse().find((m: any) => typeof m === 'string' || m?.role === 'user') as any
+        const text = typeof user === 'string' ? user : typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '')
+        return `  #${r.index} ${r.api}${r.stream ? ' stream' : ''} ${items.length} items, tools ${(body.tools ?? []).length}, last user ${JSON.stringify(cut(text, 60))}`
+      })
+      writeFileSync(join(dir, 'run.txt'), `seconds ${run.seconds.toFixed(1)}\n\nmodel requests (${run.requests.length}):\n${requests.join('\n')}\n\noutput:\n${run.stderr}`)
       timings.push(`${c.name}\t${run.seconds.toFixed(1)}\t${Object.keys(run.traces).length}`)
       console.log(`${c.name}: ${run.seconds.toFixed(1)} s, ${Object.entries(run.traces).map(([s, t]) => `${s} ${t!.length}`).join(', ')} traces`)
     } catch (err) {

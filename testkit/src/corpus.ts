@@ -259,8 +259,10 @@ export interface CorpusRun {
   traces: Partial<Record<CorpusScenarioName, Trace[]>>
   /** How long the agent process ran. */
   seconds: number
-  /** What it printed on stderr (warnings, the libraries' own logging). */
+  /** What it printed (warnings, the libraries' own logging). */
   stderr: string
+  /** The requests the model received from it, in order: what each scenario really cost in model calls. */
+  requests: ModelRequest[]
 }
 
 /**
@@ -270,7 +272,7 @@ export interface CorpusRun {
  */
 export async function runCorpusCase(
   c: CorpusCase,
-  servers: { sieve: RunningSieve; model: { baseURL: string; setScript(script: (r: ModelRequest) => Step): void } },
+  servers: { sieve: RunningSieve; model: { baseURL: string; requests: ModelRequest[]; setScript(script: (r: ModelRequest) => Step): void } },
   options: { scenarios?: readonly CorpusScenarioName[]; timeoutMs?: number; projectId?: string } = {},
 ): Promise<CorpusRun> {
   const skip = corpusSkip(c)
@@ -296,6 +298,7 @@ export async function runCorpusCase(
     PYTHONDONTWRITEBYTECODE: '1',
     PYTHONUNBUFFERED: '1',
   }
+  const firstRequest = servers.model.requests.length
   const started = performance.now()
   const stderr = await new Promise<string>((resolve, reject) => {
     const child = spawn(program!, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -313,7 +316,7 @@ export async function runCorpusCase(
   const seconds = (performance.now() - started) / 1000
   const traces: CorpusRun['traces'] = {}
   for (const scenario of scenarios) traces[scenario] = await storedTraces(servers.sieve, corpusServiceName(c, scenario), options.projectId)
-  return { traces, seconds, stderr }
+  return { traces, seconds, stderr, requests: servers.model.requests.slice(firstRequest) }
 }
 
 /** A service's stored traces, in start order (each with the GenAI events its logs carried). */
