@@ -14,7 +14,7 @@ import { CorpusTelemetry } from './corpus-telemetry.js'
  *
  * A session resends the conversation: each turn's messages are the earlier turns' plus the response
  * messages. Its ids are runtime context the telemetry is told to include (includeRuntimeContext), the
- * AI SDK 7 successor of telemetry metadata.
+ * AI SDK 7 successor of telemetry metadata (the GenAI integration emits it only with `runtimeContext: true`).
  */
 
 const corpus = new CorpusTelemetry('js-ai-sdk')
@@ -33,7 +33,7 @@ const tools = Object.fromEntries(
 
 await corpus.eachScenario(async ({ scenario, tracerProvider }) => {
   const tracer = tracerProvider.getTracer('ai')
-  const integration = corpus.instrumentation === 'legacy' ? new LegacyOpenTelemetry({ tracer }) : new OpenTelemetry({ tracer })
+  const integration = corpus.instrumentation === 'legacy' ? new LegacyOpenTelemetry({ tracer }) : new OpenTelemetry({ tracer, runtimeContext: true })
   const session = scenario.session
   const runtimeContext = session ? { sessionId: session.id, userId: session.userId } : {}
   const telemetry = {

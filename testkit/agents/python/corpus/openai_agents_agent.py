@@ -54,7 +54,7 @@ async def main():
     for name, scenario in corpus.scenarios():
         session = scenario.get("session")
         memory = SQLiteSession(session["id"]) if session else None
-        run_config = RunConfig(workflow_name="support", group_id=session["id"] if session else None)
+        run_config = RunConfig(group_id=session["id"] if session else None)
         for turn in scenario["turns"]:
             context = using_attributes(session_id=session["id"], user_id=session["userId"]) if session else nullcontext()
             with context:
