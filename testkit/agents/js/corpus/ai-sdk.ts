@@ -12,8 +12,8 @@ import { CorpusTelemetry } from './corpus-telemetry.js'
  *
  *   ai-sdk.ts legacy|otel [scenario ...]
  *
- * A session resends the conversation: each turn's messages are the earlier turns' plus the response
- * messages. Its ids are runtime context the telemetry is told to include (includeRuntimeContext), the
+ * A session resends the conversation: each turn's messages are the earlier turns' plus all their steps'
+ * response messages (`responseMessages`: in AI SDK 7 `response.messages` holds the last step's only). Its ids are runtime context the telemetry is told to include (includeRuntimeContext), the
  * AI SDK 7 successor of telemetry metadata (the GenAI integration emits it only with `runtimeContext: true`).
  */
 
@@ -49,9 +49,9 @@ await corpus.eachScenario(async ({ scenario, tracerProvider }) => {
     if (scenario.stream) {
       const result = streamText(options)
       for await (const _ of result.textStream);
-      messages.push(...(await result.response).messages)
+      messages.push(...(await result.responseMessages))
     } else {
-      messages.push(...(await generateText(options)).response.messages)
+      messages.push(...(await generateText(options)).responseMessages)
     }
   }
 })
