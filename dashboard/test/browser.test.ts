@@ -154,12 +154,15 @@ test('the prompt version comparison flags the broken prompt', async () => {
   await page.screenshot({ path: join(artifacts, '4-compare.png'), fullPage: true })
 })
 
-/** One more trace of a session, as any OpenTelemetry SDK sends it (OTLP/JSON): the customer's next message. */
-async function sendFollowUp(url: string, sessionId: string): Promise<string> {
+/**
+ * One more trace of a session, as any OpenTelemetry SDK sends it (OTLP/JSON): the customer's next
+ * message, sent to the model with the conversation so far (`earlier`), as chat agents send it.
+ */
+async function sendFollowUp(url: string, sessionId: string, earlier: { role: string; content: string }[]): Promise<string> {
   const traceId = randomBytes(16).toString('hex')
   const start = BigInt(Date.now()) * 1_000_000n
   const text = (key: string, value: string) => ({ key, value: { stringValue: value } })
-  const said = (role: string, content: string) => JSON.stringify([{ role, parts: [{ type: 'text', content }] }])
+  const said = (...messages: { role: string; content: string }[]) => JSON.stringify(messages.map(({ role, content }) => ({ role, parts: [{ type: 'text', content }] })))
   const body = {
     resourceSpans: [{
       resource: { attributes: [text('service.name', 'support-agent')] },
@@ -170,8 +173,8 @@ async function sendFollowUp(url: string, sessionId: string): Promise<string> {
           startTimeUnixNano: String(start), endTimeUnixNano: String(start + 40_000_000n),
           attributes: [
             text('gen_ai.operation.name', 'invoke_agent'), text('gen_ai.agent.name', 'support-agent'), text('gen_ai.conversation.id', sessionId),
-            text('gen_ai.input.messages', said('user', 'Thanks! When will I see the money?')),
-            text('gen_ai.output.messages', said('assistant', 'Within three to five business days.')),
+            text('gen_ai.input.messages', said(...earlier, { role: 'user', content: 'Thanks! When will I see the money?' })),
+            text('gen_ai.output.messages', said({ role: 'assistant', content: 'Within three to five business days.' })),
           ],
         }],
       }],
@@ -184,7 +187,7 @@ async function sendFollowUp(url: string, sessionId: string): Promise<string> {
 
 /** Each top-level turn of a conversation panel: its role, and the tool's name for a tool call. */
 const turnsOf = (panel: ReturnType<Page['locator']>) =>
-  panel.locator('.turns > .turn').evaluateAll((els) =>
+  panel.locator(':scope > .turns > .turn').evaluateAll((els) =>
     els.map((e) => `${e.getAttribute('data-role')}${e.querySelector('summary strong') ? ` ${e.querySelector('summary strong')!.textContent}` : ''}`),
   )
 
@@ -224,11 +227,15 @@ test('the trace page shows the conversation beside the waterfall, in order, each
   await page.screenshot({ path: join(artifacts, '5-conversation.png'), fullPage: true })
 })
 
+let followUp = ''
+
 test('the session page lists the session\'s traces and their whole conversation', async () => {
   const link = page.locator('a.session-link')
   const sessionId = await link.innerText()
   assert.match(sessionId, /^session-/, 'the example agent names a session per turn')
-  const followUp = await sendFollowUp(sieve.url, sessionId)
+  const first = (await (await fetch(`${sieve.url}/api/traces/${broken}`)).json()) as { conversation: { turns: { role: string; text: string }[] } }
+  const earlier = first.conversation.turns.filter((t) => t.role === 'user' || t.role === 'assistant').map((t) => ({ role: t.role, content: t.text }))
+  followUp = await sendFollowUp(sieve.url, sessionId, earlier)
   await link.click()
   const rows = page.locator('.session-traces tr[data-trace]')
   await rows.nth(1).waitFor()
@@ -249,6 +256,20 @@ test('the session page lists the session\'s traces and their whole conversation'
   await page.locator(`.session-traces tr[data-trace="${broken}"] a`).click()
   await page.locator('.trace-layout .conversation .turn-assistant').waitFor()
   assert.match(page.url(), new RegExp(`#/trace/${broken}$`))
+})
+
+test('a later trace of the session shows what it was sent again as history, folded apart from what it did', async () => {
+  await page.goto(`${sieve.dashboard}#/trace/${followUp}`)
+  const panel = page.locator('.trace-layout .conversation')
+  await panel.locator('.turn-history').waitFor()
+  assert.deepEqual(await turnsOf(panel), ['history', 'user', 'assistant'], 'the history fold, then the turn\'s request and answer')
+  const history = panel.locator('.turn-history')
+  assert.equal(await history.getAttribute('open'), null, 'history is collapsed')
+  assert.match(await history.locator('summary').innerText(), /History: 2 entries said before this trace/)
+  await history.locator('summary').click()
+  assert.deepEqual(await history.locator('.turns > .turn').evaluateAll((els) => els.map((e) => e.getAttribute('data-role'))), ['user', 'assistant'])
+  assert.match(await panel.locator(':scope > .turns > .turn-assistant .bubble').innerText(), /Within three to five business days/)
+  await page.screenshot({ path: join(artifacts, '7-history.png'), fullPage: true })
 })
 
 test('the UI ran under its Content-Security-Policy with nothing refused, and the policy is enforced', async () => {

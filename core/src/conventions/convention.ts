@@ -10,6 +10,8 @@ import type { AttributeValue, Attributes, Span } from '../span.js'
 export interface Convention {
   /** The scheme and the version of it the reader follows. */
   name: string
+  /** The setting that makes its instrumentations send message content (opt-in everywhere), for people told none arrived. */
+  contentSetting: string
   /** Whether the span carries this scheme (cheap: one or two attribute lookups). */
   marks(span: Span): boolean
   /** The GenAI operation the span is (`chat`, `execute_tool`, `invoke_agent`, ...), '' when it says none. */

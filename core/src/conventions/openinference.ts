@@ -64,6 +64,7 @@ function textValue(span: Span, key: 'input' | 'output'): string | undefined {
 
 export const openInference: Convention = {
   name: 'OpenInference 2.x',
+  contentSetting: 'OpenInference: leave OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTPUTS unset (TraceConfig hide_inputs / hide_outputs false)',
   marks: (span) => span.attributes[KIND] !== undefined,
   operation: (span) => OPERATION[String(span.attributes[KIND] ?? '').toUpperCase()] ?? '',
   keys: {

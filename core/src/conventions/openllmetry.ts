@@ -25,6 +25,7 @@ function entityArguments(value: unknown): unknown {
 
 export const openLlmetry: Convention = {
   name: 'OpenLLMetry (Traceloop) 0.x',
+  contentSetting: 'OpenLLMetry: TRACELOOP_TRACE_CONTENT=true',
   marks: (span) => span.attributes['llm.request.type'] !== undefined || span.attributes['traceloop.span.kind'] !== undefined,
   operation(span) {
     const kind = SPAN_KIND[String(span.attributes['traceloop.span.kind'] ?? '')]

@@ -41,6 +41,7 @@ function answer(span: Span, parse: (value: unknown, attribute: string) => unknow
 
 export const vercelAi: Convention = {
   name: 'Vercel AI SDK telemetry (ai.*), AI SDK 3-7',
+  contentSetting: 'the Vercel AI SDK: experimental_telemetry { isEnabled: true, recordInputs: true, recordOutputs: true }',
   marks: (span) => span.attributes[OPERATION_ID] !== undefined || span.name.startsWith('ai.'),
   operation(span) {
     const id = operationId(span)

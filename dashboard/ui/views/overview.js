@@ -46,7 +46,7 @@ export async function overview({ params, navigate }) {
   const checkTable = h(
     'table',
     { class: 'checks' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Check'), h('th', {}, 'Kind'), h('th', {}, 'Scored'), h('th', {}, 'Pass rate'), h('th', {}, 'Mean score'), h('th', {}, 'Judge errors'))),
+    h('thead', {}, h('tr', {}, h('th', {}, 'Check'), h('th', {}, 'Kind'), h('th', {}, 'Scored'), h('th', {}, 'Pass rate'), h('th', {}, 'Mean score'), h('th', { title: "Traces it could not measure: for a check, what it reads was absent (content not captured, no token counts, tool calls not visible) or it failed to run; for the judge, its call failed" }, 'Not measured'), h('th', { title: 'Share of the traces it ran on that it measured' }, 'Coverage'))),
     h(
       'tbody',
       {},
@@ -61,6 +61,7 @@ export async function overview({ params, navigate }) {
           h('td', {}, t.passRate === null ? '–' : badge(t.passRate >= 0.95, pct(t.passRate))),
           h('td', {}, t.meanValue === null ? '–' : t.meanValue.toFixed(3)),
           h('td', {}, num(t.errors)),
+          h('td', {}, t.scored + t.errors ? pct(t.scored / (t.scored + t.errors)) : '–'),
         )
       }),
     ),

@@ -16,8 +16,11 @@ const CONTENT = [
 
 const nanos = (s) => BigInt(s)
 
-/** Verdicts stored but kept out of every mean (judge/README.md, "One judge call"), by their label. */
-const KEPT_OUT = { unverified_evidence: 'unverified evidence', truncated: 'truncated transcript' }
+/**
+ * Verdicts stored but kept out of every mean, by their label: the judge's (judge/README.md, "One judge
+ * call"), and checks whose input the trace lacks (scorer/README.md, "Not measured").
+ */
+const KEPT_OUT = { unverified_evidence: 'unverified evidence', truncated: 'truncated transcript', not_measured: 'not measured' }
 
 function flatten(nodes, depth = 0, out = []) {
   for (const n of nodes) {
@@ -102,7 +105,7 @@ export async function traceView({ match, params }) {
       h(
         'details',
         { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
-        h('summary', {}, s.error ? badge(false, KEPT_OUT[s.label] ?? 'judge error') : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
+        h('summary', {}, s.error ? badge(false, KEPT_OUT[s.label] ?? (s.kind === 'judge' ? 'judge error' : 'error')) : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
         s.error ? h('p', { class: 'error' }, s.error) : null,
         s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
         s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
+import { contentAbsent } from './absent-inputs.js'
 import { defineCheck } from './check.js'
 import { regexParam } from './regex-param.js'
 
@@ -26,15 +27,16 @@ const excerpt = (text: string, at: number, length: number): string =>
 
 export const bannedContent = defineCheck({
   name: 'banned_content',
-  version: '1',
+  version: '2',
   description: 'No assistant output contains a banned phrase (case-insensitive) or matches a banned pattern.',
   params: z.object({
     phrases: z.array(z.string().min(1)).default(DEFAULT_BANNED_PHRASES),
     patterns: z.array(regexParam).default(DEFAULT_BANNED_PATTERNS),
   }),
   evaluate(trace, { phrases, patterns }) {
-    const texts = traceView(trace).assistantTexts
-    if (!texts.length) return { skipped: 'no assistant output captured' }
+    const view = traceView(trace)
+    const texts = view.assistantTexts
+    if (!texts.length) return contentAbsent(view) ?? { skipped: 'the agent said nothing in this trace' }
     const lowered = phrases.map((p) => p.toLowerCase())
     const matches: { spanId: string; phrase: string; excerpt: string }[] = []
     // The agent's answer is usually on the root span and on the last model call: scan each text once.

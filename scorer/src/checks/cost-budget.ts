@@ -1,11 +1,12 @@
 import { z } from 'zod'
 import { costUsd, priceTableSchema } from '../pricing.js'
 import { traceView } from '../trace/view.js'
+import { tokensAbsent } from './absent-inputs.js'
 import { defineCheck } from './check.js'
 
 export const costBudget = defineCheck({
   name: 'cost_budget',
-  version: '1',
+  version: '2',
   description: 'The model calls of the trace cost at most maxUsd, priced by the per-model price table.',
   params: z.object({
     maxUsd: z.number().positive().default(1),
@@ -13,8 +14,10 @@ export const costBudget = defineCheck({
     prices: priceTableSchema.default({}),
   }),
   evaluate(trace, { maxUsd, prices }) {
-    const calls = traceView(trace).llmCalls
-    if (!calls.length) return { skipped: 'no model calls' }
+    const view = traceView(trace)
+    const absent = tokensAbsent(view)
+    if (absent) return absent
+    const calls = view.llmCalls
     let usd = 0
     let priced = 0
     const unpriced = new Set<string>()

@@ -1,6 +1,7 @@
 import {
   asText,
   compareNanos,
+  contentHint,
   ContentReader,
   conversationOf,
   finishReasons,
@@ -33,6 +34,8 @@ export interface LlmCall {
 export interface TextAt {
   spanId: string
   text: string
+  /** Said before this trace began (the history its model calls were sent again): see core's `Turn.history`. */
+  history?: true
 }
 
 export interface TraceView {
@@ -50,19 +53,31 @@ export interface TraceView {
   promptVersion: string
   environment: string
   llmCalls: LlmCall[]
-  /** `execute_tool` spans; when a trace has none, the tool calls the model asked for in its output. */
+  /**
+   * What this trace called: its `execute_tool` spans; when it has none, the tool calls its model
+   * calls asked for in their output. Calls in the history its model calls were sent are not here.
+   */
   toolCalls: ToolInvocation[]
   toolCallsFrom: 'spans' | 'messages'
+  /** Tool calls of the history the trace's model calls were sent (earlier turns of its session), for checks in session scope. */
+  historyToolCalls: ToolInvocation[]
+  /**
+   * Whether the trace shows what it called: it has tool spans, or some model call's output was
+   * captured (where the calls it asked for would be). Without either, "called nothing" is unknown.
+   */
+  toolCallsVisible: boolean
+  /** Why the trace lacks message content and which setting of its instrumentation sends it; '' when it has content. */
+  contentHint: string
   /** Tool name → JSON schema of its parameters, as offered to the model (`gen_ai.tool.definitions`). */
   toolDefinitions: Map<string, unknown>
   systemPrompt: string
-  /** The conversation's user turns, in order. */
+  /** The conversation's user turns, in order, those of its history included (and marked). */
   userTexts: TextAt[]
-  /** The conversation's assistant texts, in order. */
+  /** What the agent said in this trace, in order (its history's assistant texts are not here). */
   assistantTexts: TextAt[]
-  /** The assistant text the conversation ends on; empty text when it ends on the user or on tool calls. */
+  /** The assistant text this trace ends on; empty text when it ends on the user or on tool calls. */
   finalAnswer: TextAt | undefined
-  /** Text the agent was given rather than produced: system prompt, user turns, tool calls and results, retrieved documents. */
+  /** Text the agent was given rather than produced in this trace: system prompt, user turns, its history, tool calls and results, retrieved documents. */
   sourceTexts: string[]
   /** Document ids present in retrieved context (retrieval spans, tool results). */
   retrievedDocIds: Set<string>
@@ -124,6 +139,7 @@ function buildView(trace: Trace): TraceView {
   const fromSpans = readSpans(spans, root, reader)
   const fromTurns = readTurns(conversation.turns, fromSpans.sourceTexts, fromSpans.retrievedDocIds)
   const useSpans = fromSpans.toolSpans.length > 0
+  const outputSeen = fromSpans.llmCalls.some((c) => c.output.length > 0)
   return {
     trace,
     conversation,
@@ -137,6 +153,9 @@ function buildView(trace: Trace): TraceView {
     llmCalls: fromSpans.llmCalls,
     toolCalls: useSpans ? fromSpans.toolSpans : fromTurns.requestedCalls,
     toolCallsFrom: useSpans ? 'spans' : 'messages',
+    historyToolCalls: fromTurns.historyCalls,
+    toolCallsVisible: useSpans || outputSeen,
+    contentHint: fromSpans.hasContent ? '' : contentHint(spans),
     toolDefinitions: fromSpans.toolDefinitions,
     systemPrompt: fromTurns.systemPrompt,
     userTexts: fromTurns.userTexts,
@@ -216,8 +235,9 @@ function readRetrieval(span: Span, reader: ContentReader, sourceTexts: string[],
 }
 
 type TurnFacts = Pick<TraceView, 'systemPrompt' | 'userTexts' | 'assistantTexts'> & {
-  /** Tool calls the model asked for; only read when the trace has no tool spans. */
+  /** Tool calls the model asked for in this trace; only read when the trace has no tool spans. */
   requestedCalls: ToolInvocation[]
+  historyCalls: ToolInvocation[]
 }
 
 /** The conversation's texts by role; what the agent was given is added to `sourceTexts`, system prompts last. */
@@ -226,21 +246,24 @@ function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocId
   const userTexts: TextAt[] = []
   const assistantTexts: TextAt[] = []
   const requestedCalls: ToolInvocation[] = []
+  const historyCalls: ToolInvocation[] = []
   for (const turn of turns) {
     switch (turn.role) {
       case 'system':
         systemPrompts.add(turn.text)
         break
       case 'user':
-        userTexts.push({ spanId: turn.spanId, text: turn.text })
+        userTexts.push(turn.history ? { spanId: turn.spanId, text: turn.text, history: true } : { spanId: turn.spanId, text: turn.text })
         sourceTexts.push(turn.text)
         break
       case 'assistant':
-        assistantTexts.push({ spanId: turn.spanId, text: turn.text })
+        // What the agent said before this trace is context it was given, not its output now.
+        if (turn.history) sourceTexts.push(turn.text)
+        else assistantTexts.push({ spanId: turn.spanId, text: turn.text })
         break
       case 'tool_call':
         if (turn.text) sourceTexts.push(turn.text)
-        requestedCalls.push(requestedCall(turn))
+        ;(turn.history ? historyCalls : requestedCalls).push(requestedCall(turn))
         break
       case 'tool_result':
         if (turn.text) sourceTexts.push(turn.text)
@@ -248,7 +271,7 @@ function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocId
     }
   }
   for (const prompt of systemPrompts) sourceTexts.push(prompt)
-  return { systemPrompt: [...systemPrompts].join('\n'), userTexts, assistantTexts, requestedCalls }
+  return { systemPrompt: [...systemPrompts].join('\n'), userTexts, assistantTexts, requestedCalls, historyCalls }
 }
 
 /** A tool call the model asked for, as an invocation (the trace has no tool span for it). */
@@ -267,13 +290,13 @@ function requestedCall(turn: Turn): ToolInvocation {
 
 /**
  * The agent's last word: the assistant text that ends the conversation. When the conversation ends
- * on the user or on tool calls, the agent answered nothing: an empty answer of the last model call
- * that produced output (none when no call did).
+ * on the user, on tool calls or on its history, the agent answered nothing in this trace: an empty
+ * answer of the last model call that produced output (none when no call did).
  */
 function finalAnswerOf(turns: readonly Turn[], llmCalls: LlmCall[]): TextAt | undefined {
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i]!
-    if (turn.role === 'assistant') return { spanId: turn.spanId, text: turn.text }
+    if (turn.role === 'assistant' && !turn.history) return { spanId: turn.spanId, text: turn.text }
     if (turn.role !== 'system') break
   }
   for (let i = llmCalls.length - 1; i >= 0; i--) {
