@@ -18,7 +18,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { conversationOf, genAiFields, type Trace } from '@sieve/core'
-import { resolveChecksConfig, scoreTrace, traceView } from '@sieve/scorer'
+import { checkOutcome, resolveChecksConfig, scoreTrace, traceView } from '@sieve/scorer'
 import { startFakeOpenAI } from '@sieve/testkit'
 import { CORPUS_CASES, corpusSkip, runCorpusCase, type CorpusScenarioName } from '@sieve/testkit/corpus'
 import { startSieve } from '@sieve/testkit/sieve'
@@ -75,7 +75,7 @@ function readingOf(traces: Trace[]): string {
     lines.push(`  finalAnswer: ${view.finalAnswer ? `${JSON.stringify(cut(view.finalAnswer.text, 100))} @${view.finalAnswer.spanId}` : '-'}`)
     const scored = scoreTrace(trace, checks)
     lines.push(`scoreTrace (agent ${scored.agentName || '-'}, profile ${scored.profile}):`)
-    for (const r of scored.results) lines.push(`  ${r.passed ? 'pass' : 'FAIL'} ${r.name}: ${cut(String(r.detail?.message ?? ''), 200)}`)
+    for (const r of scored.results) lines.push(`  ${{ passed: 'pass', failed: 'FAIL', error: 'ERROR', not_measured: 'N/M ' }[checkOutcome(r)]} ${r.name}: ${cut(String(r.detail?.message ?? ''), 200)}`)
     for (const s of scored.skipped) lines.push(`  skip ${s.name}: ${cut(s.skipped, 200)}`)
   })
   if (traces.length > 1) lines.push('', ...turnsOf('== conversationOf(all traces).turns', traces))

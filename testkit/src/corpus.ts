@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { readTrace, type Trace } from '@sieve/core'
+import { genAiFields, readTrace, type Trace } from '@sieve/core'
 import { pythonAgents, tsxCommand } from './agent-service.js'
 import { callTools, say, type ModelRequest, type Step } from './fake-openai/script.js'
 import type { RunningSieve } from './sieve.js'
@@ -113,6 +113,15 @@ export const CORPUS_SCENARIOS = {
 } satisfies Record<string, CorpusScenario>
 
 export type CorpusScenarioName = keyof typeof CORPUS_SCENARIOS
+
+/** The tool the corpus's checks configuration prohibits: a turn that calls it must fail, and only that turn. */
+export const CORPUS_PROHIBITED: CorpusToolName = 'process_refund'
+
+/**
+ * A scenario's traces that are turns of the agent, in order: OpenLLMetry's LangChain instrumentation
+ * also sends a one-span `create_agent` trace for each agent the program builds.
+ */
+export const turnTraces = (traces: readonly Trace[]): Trace[] => traces.filter((t) => t.spans.some((s) => genAiFields(s).operation !== 'create_agent'))
 export const CORPUS_SCENARIO_NAMES = Object.keys(CORPUS_SCENARIOS) as CorpusScenarioName[]
 
 /** What every corpus agent reads from CORPUS_SPEC. */

@@ -1,23 +1,11 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
-import { startFakeOpenAI, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
-import {
-  CORPUS_CASES,
-  CORPUS_SCENARIOS,
-  CORPUS_SCENARIO_NAMES,
-  corpusModelStep,
-  corpusServiceName,
-  corpusSkip,
-  runCorpusCase,
-  type CorpusCase,
-} from '@sieve/testkit/corpus'
-import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
+import { describe, test } from 'node:test'
+import type { ModelRequest } from '@sieve/testkit'
+import { corpusModelStep } from '@sieve/testkit/corpus'
 
 /*
- * The corpus harness itself (what the conventions tests run on): the model's script answers every
- * scenario through both APIs, and a case's agent runs all scenarios in one process, each under its
- * own service name, each turn a trace, making exactly the model calls the scenario needs. One Python
- * and one JavaScript case; the corpus tests run them all.
+ * The corpus model's script (what every conventions corpus case runs against): it answers every
+ * scenario through both APIs. The cases themselves run in scorer/test/ecosystem/conventions-corpus.test.ts.
  */
 
 const request = (api: ModelRequest['api'], body: object): ModelRequest => ({ index: 0, api, method: 'POST', path: '', headers: {}, body, stream: false })
@@ -58,35 +46,4 @@ describe('the corpus model script', () => {
   test('a request the corpus does not expect is answered with a text saying so', () => {
     assert.match((corpusModelStep(request('chat.completions', { messages: [{ role: 'user', content: 'hello' }] })) as { text: string }).text, /did not expect/)
   })
-})
-
-const pick = (name: string): CorpusCase => CORPUS_CASES.find((c) => c.name === name)!
-const CASES = [pick('openai-openinference'), pick('js-sieve-sdk')]
-
-describe('a corpus case run against Sieve', () => {
-  let sieve: RunningSieve
-  let model: FakeOpenAI
-  before(async () => {
-    sieve = await startSieve()
-    model = await startFakeOpenAI({ script: [] })
-  })
-  after(async () => {
-    await model?.close()
-    await sieve?.stop()
-  })
-
-  for (const c of CASES) {
-    test(`${c.name}: every scenario stored under its own service, a trace per turn, the model calls it needs`, { skip: corpusSkip(c) }, async () => {
-      const run = await runCorpusCase(c, { sieve, model })
-      for (const scenario of CORPUS_SCENARIO_NAMES) {
-        const traces = run.traces[scenario]!
-        assert.equal(traces.length, CORPUS_SCENARIOS[scenario].turns.length, `${scenario}: one trace per turn`)
-        for (const trace of traces) assert.ok(trace.spans.every((s) => s.serviceName === corpusServiceName(c, scenario)))
-      }
-      // clean and streamed: a tool call and an answer; forbidden the same; the session 2 + 1 + 1.
-      assert.equal(run.requests.length, 10)
-      assert.deepEqual(run.requests.map((r) => r.stream), [...Array(8).fill(false), true, true])
-      assert.ok(run.requests.every((r) => JSON.stringify(r.body).includes('process_refund')), 'both tools offered on every call')
-    })
-  }
 })
