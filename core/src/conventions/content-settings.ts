@@ -10,7 +10,7 @@ import { conventionOf } from './index.js'
 const BY_SCOPE: readonly [RegExp, string][] = [
   [/^@sieve\/sdk$/, '@sieve/sdk: init({ captureContent: true })'],
   [
-    /^opentelemetry\.instrumentation\.openai_v2$/,
+    /^opentelemetry\.(instrumentation\.openai_v2|util\.genai\.)/,
     'OpenTelemetry openai-v2: OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (on the span) or event_only (as log records, exported to /v1/logs)',
   ],
   [/^@opentelemetry\/instrumentation-openai$/, "OpenTelemetry's openai instrumentation: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true and a log exporter to /v1/logs"],

@@ -87,6 +87,15 @@ export const vercelAi: Convention = {
     }
     return undefined
   },
+  toolDefinitions(span, parse) {
+    // `ai.prompt.tools`: an array attribute, each element one tool's definition as JSON text.
+    const tools = span.attributes['ai.prompt.tools']
+    if (!Array.isArray(tools)) return undefined
+    return tools.flatMap((t) => {
+      const d = parse(t, 'gen_ai.tool.definitions')
+      return d && typeof d === 'object' ? [d] : []
+    })
+  },
   toolCall(span) {
     const a = span.attributes
     if (operationId(span) !== 'ai.toolCall') return undefined

@@ -145,8 +145,8 @@ function spanSaying(reader: ContentReader, unwritten: Map<Turn, unknown>): (span
       const call = reader.tool(span)
       const base = { traceId: span.traceId, spanId: span.spanId, ...(call.callId ? { callId: call.callId } : {}), ...(call.name ? { name: call.name } : {}) }
       const before = [entry({ role: 'tool_call', text: call.rawArguments ?? '', arguments: call.arguments, ...base })]
-      // The result's text is the attribute as sent when it was text (no need to write it again).
-      const raw = span.attributes['gen_ai.tool.call.result']
+      // The result's text is the text as sent, when it was text (no need to write it again).
+      const raw = call.rawResult
       const after =
         call.result === undefined && !call.error
           ? []

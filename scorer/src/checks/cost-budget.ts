@@ -15,9 +15,8 @@ export const costBudget = defineCheck({
   }),
   evaluate(trace, { maxUsd, prices }) {
     const view = traceView(trace)
-    const absent = tokensAbsent(view)
-    if (absent) return absent
     const calls = view.llmCalls
+    if (!calls.length) return { skipped: 'no model calls' }
     let usd = 0
     let priced = 0
     const unpriced = new Set<string>()
@@ -31,6 +30,9 @@ export const costBudget = defineCheck({
       }
     }
     if (!priced) return { skipped: `no price for ${[...unpriced].join(', ')}; add it under cost_budget.prices` }
+    // Priced, but no token counts to price: $0 would be a pass the trace never earned.
+    const absent = tokensAbsent(view)
+    if (absent) return absent
     const rounded = Math.round(usd * 1e6) / 1e6
     const note = unpriced.size ? ` (not priced: ${[...unpriced].join(', ')})` : ''
     return {

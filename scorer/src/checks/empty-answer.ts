@@ -13,6 +13,8 @@ export const emptyAnswer = defineCheck({
     const absent = contentAbsent(view)
     if (absent) return absent
     const answer = view.finalAnswer
+    // A trace that called no model (an agent being built: OpenLLMetry's create_agent) had nothing to answer.
+    if (!answer && !view.llmCalls.length) return { skipped: 'no model call in the trace' }
     const length = answer ? answer.text.replace(/[\s\p{P}]/gu, '').length : 0
     const passed = length >= minChars
     return {

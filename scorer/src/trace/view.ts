@@ -8,6 +8,7 @@ import {
   GENAI_ATTR,
   genAiFields,
   isLlmCall,
+  offeredTools,
   toolDefinitions,
   type ChatMessage,
   type Conversation,
@@ -151,7 +152,7 @@ function buildView(trace: Trace): TraceView {
     promptVersion: fromSpans.promptVersion,
     environment: fromSpans.environment,
     llmCalls: fromSpans.llmCalls,
-    toolCalls: useSpans ? fromSpans.toolSpans : fromTurns.requestedCalls,
+    toolCalls: useSpans ? withRequestedArguments(fromSpans.toolSpans, conversation.turns) : fromTurns.requestedCalls,
     toolCallsFrom: useSpans ? 'spans' : 'messages',
     historyToolCalls: fromTurns.historyCalls,
     toolCallsVisible: useSpans || outputSeen,
@@ -200,7 +201,6 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
     agentVersion ||= fields.agentVersion
     promptVersion ||= fields.promptVersion
     environment ||= fields.environment
-    if (span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) mergeToolDefinitions(span, reader, definitions, mergedDefinitions)
     if (fields.operation === 'execute_tool') {
       toolSpans.push(reader.tool(span))
       continue
@@ -208,6 +208,7 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
     if (fields.operation === 'retrieval') readRetrieval(span, reader, sourceTexts, retrievedDocIds)
     const content = reader.of(span)
     if (content.systemInstructions || content.input.length || content.output.length) hasContent = true
+    if (isLlmCall(fields) || span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) mergeToolDefinitions(span, reader, definitions, mergedDefinitions)
     if (isLlmCall(fields)) {
       llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
     }
@@ -219,10 +220,10 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
 function mergeToolDefinitions(span: Span, reader: ContentReader, into: Map<string, unknown>, merged: Set<unknown>): void {
   // Every model call of an agent usually offers the same tools: the shared parse returns the
   // same value for the same text, and merging it again would change nothing.
-  const offered = reader.parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
-  if (merged.has(offered)) return
+  const offered = offeredTools(span, reader.parse)
+  if (!offered || merged.has(offered)) return
   merged.add(offered)
-  for (const [name, schema] of toolDefinitions(span, () => offered)) if (!into.has(name)) into.set(name, schema)
+  for (const [name, schema] of toolDefinitions(span, reader.parse, offered)) if (!into.has(name)) into.set(name, schema)
 }
 
 /** A retrieval span's documents: their text is a source, their ids are retrieved. */
@@ -274,6 +275,20 @@ function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocId
   return { systemPrompt: [...systemPrompts].join('\n'), userTexts, assistantTexts, requestedCalls, historyCalls }
 }
 
+/**
+ * Tool spans whose instrumentation kept no usable arguments (LangChain's tool span holds the tool's
+ * input string, `"A-1"`) take those the model asked for in the call with the same id.
+ */
+function withRequestedArguments(calls: ToolInvocation[], turns: readonly Turn[]): ToolInvocation[] {
+  if (calls.every((c) => !c.callId || (c.arguments !== null && typeof c.arguments === 'object'))) return calls
+  const requested = new Map<string, Turn>()
+  for (const t of turns) if (t.role === 'tool_call' && t.callId && !t.history && t.arguments !== null && typeof t.arguments === 'object') requested.set(t.callId, t)
+  return calls.map((c) => {
+    const asked = c.callId && (c.arguments === null || typeof c.arguments !== 'object') ? requested.get(c.callId) : undefined
+    return asked ? { ...c, arguments: asked.arguments, rawArguments: asked.text } : c
+  })
+}
+
 /** A tool call the model asked for, as an invocation (the trace has no tool span for it). */
 function requestedCall(turn: Turn): ToolInvocation {
   return {
@@ -283,6 +298,7 @@ function requestedCall(turn: Turn): ToolInvocation {
     arguments: turn.arguments,
     rawArguments: turn.arguments === undefined ? undefined : turn.text,
     result: undefined,
+    rawResult: undefined,
     error: '',
     startTimeUnixNano: '',
   }
