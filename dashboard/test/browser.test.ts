@@ -118,9 +118,19 @@ test('opened without a range, the overview and worst traces fit the data; judge 
   assert.equal(await page.locator('[aria-label="traffic"] button.on').innerText(), 'without simulations')
   assert.match(await page.locator('.tile', { hasText: 'Judge coverage' }).innerText(), /judge off/)
   assert.match(await page.locator('figure.chart', { hasText: 'Judge cost' }).innerText(), /Judge off: no JUDGE_MODEL is configured/)
-  await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools`)
-  await page.locator(`tr[data-trace="${broken}"]`).waitFor()
+  await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools&sort=judge`)
+  const brokenRow = page.locator(`tr[data-trace="${broken}"]`)
+  await brokenRow.waitFor()
   assert.equal(await page.locator('[aria-label="time range"] button.on').innerText(), '1h')
+  // The worst list says the judge is off, offers no judge sort and no judge column.
+  assert.match(await page.locator('.worst p.judge-off').innerText(), /^Judge off: no JUDGE_MODEL is configured, so traces are ranked by their failed checks/)
+  assert.equal(await page.locator('.worst select[name=sort]').count(), 0, 'no sort by judge score')
+  const headers = await page.locator('.worst thead th').allInnerTexts()
+  assert.ok(!headers.includes('Judge mean'), headers.join(' | '))
+  // The prompt version is what separates the example's broken trace from the others.
+  const promptColumn = headers.indexOf('Prompt version')
+  assert.ok(promptColumn > 0, headers.join(' | '))
+  assert.equal(await brokenRow.locator('td').nth(promptColumn).innerText(), 'refund-v4-broken')
   // The agent's traces are not simulations: shown alone, simulations hold none of them.
   await page.locator('[aria-label="traffic"] button[data-traffic="simulation"]').click()
   await page.locator('.worst p.empty').waitFor()
