@@ -78,6 +78,11 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   const scorecard = page.locator('section.scorecard')
   assert.match(await scorecard.innerText(), /2 of 3 traces passed their agent's scorecard/)
   assert.match(await scorecard.locator('tr[data-gate="prohibited_tools"]').innerText(), /prohibited_tools\s+1/)
+  // The pipeline's counters as people read them, the Prometheus name in the tooltip.
+  const counter = page.locator('section.pipeline td', { hasText: /^Spans received$/ })
+  assert.match(await counter.getAttribute('title') ?? '', /sieve_spans_received_total/)
+  assert.deepEqual((await page.locator('section.pipeline tr td:first-child').allInnerTexts()).filter((t) => /sieve_|_total|_/.test(t)), [])
+  assert.equal(await page.locator('section.first-trace').count(), 0, 'with traces, no first-trace hint')
   await page.screenshot({ path: join(artifacts, '1-overview.png'), fullPage: true })
 
   await checkRow.click()
@@ -106,6 +111,18 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   assert.equal(await cited.count(), 1, 'the refund span is marked')
   assert.match(await cited.innerText(), /process_refund/)
   assert.match(await page.locator('.span-detail').innerText(), /Tool arguments[\s\S]*"order_id": "A-1001"/i, 'the tool call of the cited span is shown')
+  // The conversation marks the cited call too, open, and keeps it in view while other calls open.
+  const refund = page.locator('.conversation .turn-tool.cited')
+  assert.equal(await refund.count(), 1)
+  assert.match(await refund.locator('summary').innerText(), /process_refund/)
+  assert.equal(await refund.getAttribute('open'), '', 'the cited call is open')
+  // A short window (a laptop's), where each call opening above pushes the cited one down.
+  await page.setViewportSize({ width: 1400, height: 420 })
+  await refund.scrollIntoViewIfNeeded()
+  for (const name of ['check_order_status', 'lookup_customer_history']) await page.locator('.conversation .turn-tool summary', { hasText: name }).click()
+  const box = (await refund.boundingBox())!
+  assert.ok(box.y >= 0 && box.y < 420, `the cited call is still in view (top at ${box.y} of 420)`)
+  await page.setViewportSize({ width: 1400, height: 1000 })
   assert.match(await page.locator('.feedback').innerText(), /refunded an order outside the window/)
   await page.screenshot({ path: join(artifacts, '3-trace.png'), fullPage: true })
 })
@@ -136,6 +153,12 @@ test('opened without a range, the overview and worst traces fit the data; judge 
   await page.locator('.worst p.empty').waitFor()
   assert.match(page.url(), /environment=simulation/)
   assert.match(page.url(), /check=prohibited_tools/, 'the other filters stay')
+  // An overview with no traces says how to send one, to this Sieve.
+  await page.goto(`${sieve.dashboard}#/?environment=simulation`)
+  const hint = page.locator('section.first-trace')
+  await hint.waitFor()
+  const origin = new URL(sieve.dashboard).origin
+  assert.deepEqual(await hint.locator('pre').allInnerTexts(), [`SIEVE_ENDPOINT=${origin} npm run example`, `OTEL_EXPORTER_OTLP_ENDPOINT=${origin}`])
 })
 
 test('exporting a trace again says why it was skipped', async () => {
@@ -221,8 +244,9 @@ test('the trace page shows the conversation beside the waterfall, in order, each
     'chat gpt-4o-mini',
   ])
 
+  // The failed check cites the refund: its fold is open already.
   const refund = panel.locator('.turn-tool', { hasText: 'process_refund' })
-  await refund.locator('summary').click()
+  assert.equal(await refund.getAttribute('open'), '')
   assert.match(await refund.locator('.tool-part[data-role=tool_call] pre').innerText(), /"order_id": "A-1001"/)
   const result = refund.locator('.tool-part[data-role=tool_result]')
   assert.match(await result.innerText(), /RF-A-1001/)
@@ -279,6 +303,7 @@ test('a later trace of the session shows what it was sent again as history, fold
   await history.locator('summary').click()
   assert.deepEqual(await history.locator('.turns > .turn').evaluateAll((els) => els.map((e) => e.getAttribute('data-role'))), ['user', 'assistant'])
   assert.match(await panel.locator(':scope > .turns > .turn-assistant .bubble').innerText(), /Within three to five business days/)
+  assert.match(await page.locator('.trace > p.meta').innerText(), /^1 span · /)
   await page.screenshot({ path: join(artifacts, '7-history.png'), fullPage: true })
 })
 

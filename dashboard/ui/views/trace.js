@@ -1,5 +1,5 @@
 import { get, post } from '../api.js'
-import { badge, errorBox, h, ms, num, pretty, when } from '../dom.js'
+import { badge, errorBox, h, ms, num, plural, pretty, when } from '../dom.js'
 import { conversationPanel } from './conversation.js'
 import { exportOutcome } from './export-outcome.js'
 
@@ -87,10 +87,22 @@ export async function traceView({ match, params }) {
     }),
   )
 
+  // The conversation's turn a failed check points at: marked, its tool fold open, and kept in view
+  // while other folds open and close around it.
+  let citedTurn = null
+  const keepCitedInView = () => citedTurn?.scrollIntoView({ block: 'nearest' })
+  conversation.addEventListener('toggle', () => queueMicrotask(keepCitedInView), true)
   const highlight = (ids) => {
     for (const [id, row] of spanRows) row.classList.toggle('cited', ids.has(id))
     const first = [...ids].find((id) => spanRows.has(id))
     if (first) select(rows.find((r) => r.span.spanId === first).span)
+    const turns = [...conversation.querySelectorAll('[data-span]')].filter((t) => ids.has(t.dataset.span))
+    for (const turn of conversation.querySelectorAll('.cited')) turn.classList.remove('cited')
+    for (const turn of turns) turn.classList.add('cited')
+    citedTurn = turns[0]?.closest('.turn') ?? null
+    citedTurn?.classList.add('cited')
+    if (citedTurn?.tagName === 'DETAILS' && !citedTurn.classList.contains('turn-history')) citedTurn.open = true
+    keepCitedInView()
   }
   // The scorecard is the verdict over the scores below: shown above them, not as one of them.
   const card = data.scores.find((s) => s.kind === 'scorecard')
@@ -144,7 +156,7 @@ export async function traceView({ match, params }) {
     'div',
     { class: 'trace' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Trace ', h('span', { class: 'mono' }, traceId)), exportButton, status),
-    h('p', { class: 'meta' }, `${data.trace.spanCount} spans · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`, session),
+    h('p', { class: 'meta' }, `${plural(data.trace.spanCount, 'span')} · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`, session),
     h('div', { class: 'trace-layout' }, h('div', {}, tree, detail), h('div', {}, conversation, scores, feedback)),
   )
 }
