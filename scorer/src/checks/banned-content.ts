@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
 import { contentAbsent } from './absent-inputs.js'
-import { defineCheck } from './check.js'
+import { counted, defineCheck } from './check.js'
 import { regexParam } from './regex-param.js'
 
 /** Defaults that are wrong in any product's answers: boilerplate refusals of old models and leaked secrets. */
@@ -64,7 +64,7 @@ export const bannedContent = defineCheck({
       detail: {
         message: matches.length
           ? matches.map((m) => `banned '${m.phrase}' in span ${m.spanId}: "${m.excerpt}"`).join('; ')
-          : `no banned phrase in ${texts.length} assistant outputs`,
+          : `no banned phrase in ${counted(texts.length, 'assistant output')}`,
         matches,
       },
     }

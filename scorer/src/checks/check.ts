@@ -79,3 +79,6 @@ export function defineCheck<P extends z.ZodType>(definition: {
 export function ratioVerdict(total: number, failures: number, detail: CheckDetail): Verdict {
   return { value: total === 0 ? (failures === 0 ? 1 : 0) : 1 - failures / total, passed: failures === 0, detail }
 }
+
+/** `1 tool call`, `2 tool calls`: a count in a detail message. */
+export const counted = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
