@@ -23,7 +23,10 @@ mode="${mode#--}"
 
 die() { echo "install-helm.sh: $*" >&2; exit 1; }
 
-if [ -x "$bin/helm" ] && "$bin/helm" version >/dev/null 2>&1; then
+# The launcher is compiled from HelmCli.java: a checkout that changed it (or the pom) builds it again.
+stamp="$root/.cache/helm-java/source.sha256"
+sources="$(cat "$here/HelmCli.java" "$here/pom.xml" | sha256sum | cut -d' ' -f1)"
+if [ -x "$bin/helm" ] && "$bin/helm" version >/dev/null 2>&1 && { [ "$mode" != java ] || [ "$(cat "$stamp" 2>/dev/null)" = "$sources" ]; }; then
   echo "install-helm.sh: $("$bin/helm" version) already in $bin"
   exit 0
 fi
@@ -57,6 +60,7 @@ case "$mode" in
     fi
     rm -f "$log"
     javac -d "$classes" -cp "$lib/*" "$here/HelmCli.java"
+    echo "$sources" > "$stamp"
     # JNA unpacks the native library into java.io.tmpdir on every run; a folder of our own keeps /tmp clean.
     cat > "$bin/helm" <<SHIM
 #!/usr/bin/env bash
