@@ -59,6 +59,9 @@ test('runs that crash are errored: out of the means, counted, and fail the gate 
   const e = strict.examples[0]!
   assert.deepEqual([e.errored, e.passRate, e.mean, e.status], [2, 1, 1, 'pass'], 'two answers scored and passed; two crashes counted apart')
   assert.deepEqual([strict.overall.runs, strict.overall.errored], [4, 2])
+  // A crash says nothing of the checks: an errored run lists none, and the summary names the crash alone.
+  assert.deepEqual(e.runs.filter((r) => r.errored).map((r) => r.checks), [[], []])
+  assert.match(summaryMarkdown(strict), /^\| ex_0000000000000003 \|.*\| agent error \|$/m)
   assert.equal(strict.exitCode, 1)
   assert.match(strict.reasons.join('\n'), /2 of 4 run\(s\) errored .* more than the allowed share 0\.2/)
   const lenient = await gate({ dataset: path, agent: agent(join(dir, 'count-2')), repeats: 4, maxErroredShare: 0.5 })
