@@ -84,6 +84,25 @@ test('exits 2 on configuration errors: missing dataset, invalid dataset, an agen
   assert.match(missing.stderr, /cannot run the agent/)
 })
 
+test('an agent that cannot run is exit 2 with the lines of its stderr that say why: not executable, a missing file, a crash at import', async () => {
+  const notExecutable = join(dir, 'not-executable.sh')
+  writeFileSync(notExecutable, `exec ${node}\n`)
+  const crashing = join(dir, 'crashing-agent.ts')
+  writeFileSync(crashing, "const url = process.env.ORDER_SERVICE_URL\nif (!url) throw new Error('ORDER_SERVICE_URL is not set')\n")
+  const cases: [string, RegExp][] = [
+    [`${notExecutable} --broken`, /exit code 126: .*Permission denied/],
+    [join(dir, 'no-such-agent.ts'), /exit code 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module '.*no-such-agent\.ts'/],
+    [crashing, /exit code 1: Error: ORDER_SERVICE_URL is not set$/m],
+  ]
+  for (const [agent, why] of cases) {
+    const r = await sieveEval(['--dataset', known, '--agent', agent, '--repeats', '1', '--out', join(dir, 'cannot.json'), '--summary', join(dir, 'cannot.md')])
+    assert.equal(r.code, 2, `${agent}: ${r.stdout}${r.stderr}`)
+    assert.match(r.stderr, /cannot run the agent/)
+    assert.match(r.stderr, why)
+    assert.doesNotMatch(r.stderr, /Node\.js v\d/)
+  }
+})
+
 test('--now reaches the agent as SIEVE_EVAL_NOW and stamps the report; a typo in an expected check is exit 2 before any run', async () => {
   const out = join(dir, 'stamped.json')
   const received = join(dir, 'agent-now.txt')
