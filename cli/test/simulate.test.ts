@@ -99,10 +99,11 @@ test('an agent given as a URL: nothing listening there, --otlp-port with a comma
   assert.match(command.stderr, /--otlp-port is for an agent given as an http\(s\) URL/)
 })
 
-test('--send stores every run in a Sieve under the key\'s project, each span tagged sieve.simulation.* and in the environment simulation; an unreachable Sieve is exit 2', async () => {
+test('--send stores every run in a Sieve under the key\'s project (runs in flight at once counted apart), each span tagged sieve.simulation.* and in the environment simulation; an unreachable Sieve is exit 2', async () => {
   const sieve = await startSieve({ apiKeys: new Map([['sim-key', 'support-simulation'], ['prod-key', 'support']]) })
   try {
-    const sent = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--send', sieve.url, ...outputs('sent')], { ...env, SIEVE_API_KEY: 'sim-key' })
+    // Four runs in flight at once: each run's stored spans are counted, none lost to another's.
+    const sent = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--concurrency', '4', '--send', sieve.url, ...outputs('sent')], { ...env, SIEVE_API_KEY: 'sim-key' })
     assert.equal(sent.code, 0, sent.stdout + sent.stderr)
     const report = JSON.parse(readFileSync(join(dir, 'sent.json'), 'utf8'))
     const runs = report.variants.flatMap((v: { runs: { traceIds: string[] }[] }) => v.runs)

@@ -222,7 +222,9 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   /** A Sieve that cannot be reached, or refuses the key, before any run was stored is a setup problem; other failures are counted. */
   const store = async (target: ForwardTarget, traces: Parameters<typeof forwardRun>[1], tags: Parameters<typeof forwardRun>[2]) => {
     try {
-      state.stored.spans += await forwardRun(target, traces, tags)
+      // Awaited first: `spans += await ...` would add to the count read before other runs added theirs.
+      const spans = await forwardRun(target, traces, tags)
+      state.stored.spans += spans
       state.stored.traces += traces.length
     } catch (err) {
       const message = (err as Error).message
