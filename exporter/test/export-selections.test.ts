@@ -259,7 +259,8 @@ test('--failed-gate <name> and any: the gate\'s score is expected (a check with 
   assert.deepEqual(refundExample.expected.checks, { prohibited_tools: { tools: [{ name: 'process_refund' }] } })
   assert.deepEqual(refundExample.expected.judge, { rubric: 'customer-support' })
   assert.deepEqual(refundExample.selected, [{ by: 'failed_gate', name: 'prohibited_tools', card: 'support-agent', gates: ['prohibited_tools'] }])
-  assert.deepEqual(refundExample.tags, ['failed:prohibited_tools', 'failed:customer-support', 'gate:prohibited_tools', 'gate:customer-support.policy_adherence', 'selected:failed_gate'])
+  // The rubric's weighted score passed; its policy_adherence dimension failed, and the tag names it.
+  assert.deepEqual(refundExample.tags, ['failed:prohibited_tools', 'failed:customer-support.policy_adherence', 'gate:prohibited_tools', 'gate:customer-support.policy_adherence', 'selected:failed_gate'])
 
   const byJudge = await exported(options('gates', 'gate-judge', { failedGate: 'customer-support.accuracy' }))
   assert.deepEqual(byJudge.examples.map((e) => [e.source.traceId, e.expected]), [[vague.traceId, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.8 } } }]])

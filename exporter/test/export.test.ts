@@ -198,7 +198,9 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   const example = examples[0]!.example
   // --below is honoured: the replay must reach 0.7 again (here the rubric's own threshold too).
   assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support': 0.7 } } })
-  assert.deepEqual(example.tags, ['failed:customer-support', 'selected:score_below', 'below:customer-support'])
+  // Every dimension at level 2 failed, and the weighted score with them: each is tagged.
+  const judged = ['customer-support', ...rubric.dimensions.map((d) => `customer-support.${d.id}`)].sort()
+  assert.deepEqual(example.tags, [...judged.map((name) => `failed:${name}`), 'selected:score_below', 'below:customer-support'])
   assert.deepEqual(example.selected, [{ by: 'score_below', name: 'customer-support', below: 0.7 }])
   const overall = example.scores.find((s) => s.name === 'customer-support')
   assert.deepEqual(overall && { kind: overall.kind, passed: overall.passed }, { kind: 'judge', passed: false })
