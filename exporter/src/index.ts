@@ -8,6 +8,7 @@ export { DATASET_VERSION, BUCKETS, goldenExampleSchema, selectionReasonSchema, t
 export { parseDataset, readDataset, formatProblem, type DatasetProblem, type DatasetContents } from './dataset/validate-dataset.js'
 export { buildExample, exampleId, inputHash, type Built, type StoredScore } from './export/build-example.js'
 export { exportDataset, DatasetFileError, type ExportOptions, type ExportReport } from './export/export-dataset.js'
+export { SelectionError } from './export/score-names.js'
 export { selectTraces, type Selection, type Candidate, type FeedbackFilter, type StoredScorecard } from './export/select-traces.js'
 export { sinceUnixNano } from './export/since.js'
 export { projectDatasetPath, projectSegment } from './export/dataset-path.js'

@@ -171,9 +171,12 @@ test('--score <rubric> --below 0.9 exports a trace the judge passed at 0.85, wit
   })
 })
 
-test('--score <rubric.dimension> --below: the dimension floor, combined with --judge-floor, the stricter winning', async () => {
+test('--score <rubric.dimension> --below: the dimension floor, combined with --judge-floor, the stricter winning; calibration rows are no trace', async () => {
   const trace = await store(answered('Has order A-1001 shipped yet?', 'Yes, it arrives Thursday.'), 'below-dimension', { accuracy: 4 })
-  const { examples } = await exported(options('below-dimension', 'below-dimension', { score: 'customer-support.accuracy', below: 0.9 }))
+  // `sieve judge calibrate` stores its verdict on the dimension under the same name, on no trace.
+  await clickhouseScoreSink(storage).write([{ ...judgeRows(trace, {}).find((r) => r.scorerName === 'customer-support.accuracy')!, traceId: '', kind: 'calibration', value: 0.5, passed: false, sampleReason: 'calibration' }])
+  const { examples, skipped } = await exported(options('below-dimension', 'below-dimension', { score: 'customer-support.accuracy', below: 0.9 }))
+  assert.deepEqual(skipped, [], 'the calibration row selected nothing')
   assert.deepEqual(examples.map((e) => e.expected), [{ checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.9 } } }])
   const floors = examples[0]!.expected.judge!.floors
   // accuracy at 4 is 0.75: above a --judge-floor of 0.5, below the example's 0.9.

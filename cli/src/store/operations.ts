@@ -68,7 +68,7 @@ export class OperationError extends Error {
  * broken store: 4xx over HTTP, exit 2 in the CLI (the judge's codes are scorer's JudgeErrorCode).
  */
 export const USER_ERROR_CODES = new Set([
-  'DATASET_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE', 'NO_JUDGE',
+  'DATASET_INVALID', 'SELECTION_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE', 'NO_JUDGE',
   'LABELS_INVALID', 'INVALID_ANSWER', 'PROVIDER_UNAVAILABLE', 'REQUEST_REJECTED', 'PANEL_NO_MAJORITY',
 ])
 
