@@ -139,11 +139,11 @@ export function configErrorExit(command: string, err: unknown, codes: readonly s
   return 2
 }
 
-/** A report as JSON to --out and its Markdown summary to --summary (then printed); the report's exit code. */
-export function writeReport(values: OptionValues, report: { exitCode: number }, summary: string): number {
+/** A report as JSON to --out and its Markdown summary to --summary, `terminal` printed; the report's exit code. */
+export function writeReport(values: OptionValues, report: { exitCode: number }, summary: string, terminal: string): number {
   writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
   writeFileSync(String(values.summary), summary)
-  console.log(`\n${summary}`)
+  console.log(`\n${terminal}\n\nReport: ${String(values.out)}, summary: ${String(values.summary)}`)
   return report.exitCode
 }
 

@@ -56,7 +56,9 @@ test('sieve eval --help: each flag with its value type, default and setting; exi
   assert.ok(!stdout.includes('<value>'), 'no flag is a bare <value>')
   // One line per flag, wrapped descriptions joined.
   const flat = stdout.replace(/\n {20,}/g, ' ')
-  assert.match(flat, /^ {2}--repeats <n> .*\[default: 3\]$/m)
+  assert.match(flat, /^ {2}--repeats <n\|auto> .*\[default: 3\]$/m)
+  assert.match(flat, /^ {2}--fail-threshold <0\.\.1> .*\[default: 0\.1\]$/m)
+  assert.match(flat, /^ {2}--zero-tolerance <check> .*\[repeatable\]$/m)
   assert.match(flat, /^ {2}--timeout <seconds> .*\[default: 120\]$/m)
   assert.match(flat, /^ {2}--fail-below <0\.\.1> /m)
   assert.match(flat, /^ {2}--judge-floor <dim=x> .*\[repeatable\]$/m)

@@ -33,7 +33,7 @@ test('--list-templates prints each edge-case template and what it changes', asyn
   assert.match(stdout, /^Combine templates into one variant with \+, applied in the order written/m)
 })
 
-test('the example scenarios pass against the fixed support agent (exit 0); the broken one fails the refund scenario through prohibited_tools and its gate, a regression (exit 1)', async () => {
+test('the example scenarios pass against the fixed support agent (exit 0); the broken one fails the refund scenario through prohibited_tools and its gate, zero tolerance (exit 1)', async () => {
   const baseline = join(dir, 'baseline.json')
   const fixed = await simulate(['--scenarios', SCENARIOS, '--agent', AGENT, '--concurrency', '2', '--baseline', baseline, '--update-baseline', ...outputs('fixed')])
   assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr)
@@ -51,7 +51,10 @@ test('the example scenarios pass against the fixed support agent (exit 0); the b
   const broken = await simulate(['--scenarios', SCENARIOS, '--agent', `"${process.execPath}" --conditions=sieve-source --import tsx ${AGENT} --broken`, '--scenario', 'refund-outside-policy', '--template', 'base', '--baseline', baseline, ...outputs('broken')])
   assert.equal(broken.code, 1, broken.stdout + broken.stderr)
   assert.match(broken.stdout, /refund-outside-policy@base fails: pass rate 0 \(failing: prohibited_tools, prohibited_tools \(gate\)\)/)
-  assert.match(broken.stdout, /regression on refund-outside-policy@base: pass rate 1 → 0/)
+  assert.match(broken.stdout, /prohibited_tools \(zero tolerance\): 1 of 1 runs failed, in refund-outside-policy@base/)
+  // Paired with the baseline on the one scenario × template both ran: one run a side cannot tell a drop from noise.
+  assert.match(broken.stdout, /pass rate 1 → 0 \(Δ −1, .*\): a drop past the fail threshold not yet distinguishable from noise/)
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'broken.json'), 'utf8')).baseline.onlyBaseline, ['injection-in-order-note@base', 'pii-overshare@base', 'refund-outside-policy@impatient', 'refund-outside-policy@out-of-policy'])
   const run = JSON.parse(readFileSync(join(dir, 'broken.json'), 'utf8')).variants[0].runs[0]
   const gate = run.failures.find((f: { kind: string }) => f.kind === 'gate')
   assert.deepEqual([gate.name, gate.turn], ['prohibited_tools', 1], 'the gate names the turn')

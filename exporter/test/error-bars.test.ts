@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { normalCdf, normalQuantile, rateUpperBound } from '../src/eval/distributions.js'
 import { clusteredMean, detectableDrop, dropPValue, isDistinguishableDrop, pairedDifference, repeatsToDetect, rerunNoise, seAt } from '../src/eval/error-bars.js'
+import { gradedVerdict } from '../src/eval/metric-verdicts.js'
 
 const close = (actual: number, expected: number, within = 1e-3) => assert.ok(Math.abs(actual - expected) <= within, `${actual} is not ${expected} ± ${within}`)
 const clusters = (o: Record<string, number[]>) => new Map(Object.entries(o))
@@ -63,6 +64,7 @@ test('pairing takes out how examples differ from each other: the same small drop
   const unpaired = Math.hypot(clusteredMean(now, 'graded')!.se!, clusteredMean(base, 'graded')!.se!)
   assert.ok(paired.se! < unpaired / 5, `paired ${paired.se} against ${unpaired} unpaired`)
   assert.equal(isDistinguishableDrop(paired.delta, paired.se!), true)
+  assert.equal(gradedVerdict(paired.delta, paired.se!, paired.noise, { failThreshold: 0.05, warnThreshold: 0.02, significance: 0.05 }).verdict, 'fail')
 })
 
 test('a baseline with per-example figures only is compared on the spread of the differences alone', () => {
@@ -93,4 +95,21 @@ test('a drop is distinguishable when the one-sided test rejects "no drop" at the
   assert.equal(isDistinguishableDrop(-0.07, 0.05, { alpha: 0.1, power: 0.8 }), true)
   assert.equal(isDistinguishableDrop(0.3, 0.01), false)
   assert.equal(isDistinguishableDrop(-0.01, 0), true, 'no noise at all: any drop is real')
+})
+
+test('the verdict: fail past the fail threshold and distinguishable; warn past the warn threshold, with the repeats that would settle it; pass within it', () => {
+  const t = { failThreshold: 0.1, warnThreshold: 0.05, significance: 0.05 }
+  const noise = { examples: 10, omega2: 0, sigma2: 0.2, baselineVariance: 0.002 }
+  assert.deepEqual(gradedVerdict(-0.2, 0.05, noise, t), { verdict: 'fail', distinguishable: true })
+  const unsettled = gradedVerdict(-0.2, 0.15, noise, t)
+  assert.equal(unsettled.verdict, 'warn')
+  assert.deepEqual(unsettled.settle, { repeats: repeatsToDetect(noise, 0.2), withBaseline: false })
+  assert.deepEqual(gradedVerdict(-0.08, 0.02, noise, t), { verdict: 'warn', distinguishable: true }, 'real, but within the fail threshold')
+  assert.deepEqual(gradedVerdict(-0.04, 0.01, noise, t), { verdict: 'pass', distinguishable: true }, 'real, within the warn threshold')
+  assert.equal(gradedVerdict(-0.05, 0.2, noise, t).verdict, 'pass', 'a drop equal to the warn threshold is not past it')
+  // The baseline's own noise in the way: this run and a baseline recorded again, both with as many repeats.
+  const noisyBaseline = { ...noise, baselineVariance: 1 }
+  assert.deepEqual(gradedVerdict(-0.3, 0.3, noisyBaseline, t).settle, { repeats: repeatsToDetect({ ...noisyBaseline, baselineVariance: 'rerun' }, 0.3), withBaseline: true })
+  // The change's own spread across examples does not shrink with repeats.
+  assert.equal(gradedVerdict(-0.3, 0.3, { ...noise, omega2: 10 }, t).settle, null, 'no number of repeats would')
 })

@@ -115,7 +115,7 @@ test('a scorecard gate fails a run the checks and the rubric pass: policy adhere
     assert.deepEqual([ungated.examples[0]!.status, ungated.exitCode], ['pass', 0], 'without a scorecard the run passes')
     const gated = await run((trace) => cards.cardFor(traceView(trace).agentName, traceView(trace).serviceName))
     const r = gated.examples[0]!.runs[0]!
-    assert.deepEqual(r.scorecard, { card: 'support', value: 0.9, passed: false, failedGates: ['customer-support.policy_adherence'], missing: [] })
+    assert.deepEqual(r.scorecard, { card: 'support', value: 0.9, passed: false, failedGates: ['customer-support.policy_adherence'], gates: ['prohibited_tools', 'customer-support.policy_adherence'], missing: [] })
     assert.deepEqual([r.passed, gated.examples[0]!.status, gated.exitCode], [false, 'fail', 1])
     assert.match(summaryMarkdown(gated), /customer-support\.policy_adherence \(gate\)/)
   } finally {
