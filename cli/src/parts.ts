@@ -5,10 +5,11 @@ import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
 import { allowedMethods, createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
 import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
-import { createJudge } from '@sieve/judge'
+import { checkJudgeConfig, createJudge } from '@sieve/judge'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
 import { createOperationsRoutes } from './store/operations-routes.js'
+import { checkPort } from './preflight.js'
 
 /** What every part of `sieve up` is started with. */
 export interface UpContext {
@@ -36,7 +37,13 @@ export interface RunningPart {
   url?: string
 }
 
-export type Part = (context: UpContext) => Promise<RunningPart>
+export type Part = ((context: UpContext) => Promise<RunningPart>) & {
+  /**
+   * What the part checks before storage is opened or anything written (its config sections, the
+   * port it listens on), throwing an error whose code says it is a setup problem (preflight.ts).
+   */
+  check?: (config: Config) => Promise<void>
+}
 
 /**
  * Stores spans and keeps the `traces` rollup. With Kafka it commits a batch once the rollup covers
@@ -95,6 +102,12 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics, log })
   }
 }
 
+scorerPart.check = async (config) => {
+  const checks = await loadChecksConfig(config.sections)
+  loadScorerOptions(config.sections)
+  checkJudgeConfig(config, checks.scorecards)
+}
+
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, log, ownerToken }) => {
   const dashboardApi = createDashboardApi({
     client: storage, apiKeys: config.apiKeys, metrics: () => metrics.registry.getMetricsAsJSON(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
@@ -127,6 +140,8 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
   }
 }
 
+collectorPart.check = (config) => checkPort(config.host, config.port)
+
 /** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
 export const opsPart: Part = async ({ config, queue, storage, metrics, log }) => {
   const app = createApp({
@@ -136,6 +151,7 @@ export const opsPart: Part = async ({ config, queue, storage, metrics, log }) =>
   const server = await listen(app, config.host, config.port)
   return { name: 'ops', banner: [`Metrics:          ${server.url}/metrics`], stop: () => server.stop() }
 }
+opsPart.check = (config) => checkPort(config.host, config.port)
 
 /**
  * The parts `sieve up` runs, in start order. The ingester and the scorer subscribe before the

@@ -5,8 +5,9 @@ import { createLogger, createStorage, loadConfig, migrate, migrateOptionsOf, typ
 import { InProcessQueue } from '@sieve/queue'
 import { profileOnSignal } from './cpu-profile.js'
 import { openQueue } from './queue.js'
+import { preflight, StartUpError } from './preflight.js'
 import type { Part, RunningPart } from './parts.js'
-import { newOwnerToken, removeOwner, writeOwner } from './store/owner.js'
+import { findOwner, newOwnerToken, removeOwner, writeOwner } from './store/owner.js'
 import { versionText } from './version.js'
 
 const DRAIN_TIMEOUT_MS = 30_000
@@ -24,6 +25,14 @@ export function bindingProblem(config: Config): { refuse?: string; warn?: string
     }
   }
   return { warn: 'No SIEVE_API_KEYS set: listening on loopback only; all traffic goes to project `default`.' }
+}
+
+/** chDB lets one process open a data directory: another `sieve up` holding it is said before anything is opened. */
+async function storeFree(config: Config): Promise<void> {
+  const owner = findOwner(config.dataDir)
+  if (owner) {
+    throw new StartUpError(`another \`sieve up\` (pid ${owner.pid}, ${owner.url}) is running with SIEVE_DATA_DIR=${config.dataDir}: stop it, or give this one another SIEVE_DATA_DIR`)
+  }
 }
 
 export interface Role {
@@ -47,6 +56,15 @@ export async function serve(role: Role): Promise<number> {
     console.error(`${name}: set KAFKA_BROKERS (e.g. KAFKA_BROKERS=kafka:9092); without Kafka run \`sieve up\`, which holds every part in one process.`)
     return 2
   }
+  // Everything the person starting it can get wrong is found before storage is opened: a data
+  // directory is never created (nor a schema migrated) for a start that cannot succeed. What is
+  // missing comes first (an image without the embedded engine), then how it would listen.
+  const ownsStore = role.name === 'up' && config.clickhouse.kind === 'embedded'
+  const problem = await preflight([...(ownsStore ? [storeFree] : []), ...role.parts.map((p) => p.check)], config)
+  if (problem) {
+    console.error(`${name}: ${problem}`)
+    return 2
+  }
   const binding = bindingProblem(config)
   if (binding.refuse) {
     console.error(`${name}: ${binding.refuse}`)
@@ -66,7 +84,7 @@ export async function serve(role: Role): Promise<number> {
   const running: RunningPart[] = []
   let queue: SpanQueue | undefined
   // Only `sieve up` on an embedded store owns it: chDB lets one process open the directory.
-  const ownerToken = role.name === 'up' && config.clickhouse.kind === 'embedded' ? newOwnerToken() : undefined
+  const ownerToken = ownsStore ? newOwnerToken() : undefined
   const stop = async (): Promise<void> => {
     if (ownerToken) removeOwner(config.dataDir, ownerToken)
     for (const part of running.reverse()) await part.stop()

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '@sieve/testkit'
+import { spawnClickHouseHttp } from '@sieve/testkit/clickhouse-http'
 import { importLog } from './support/import-log.js'
 
 /*
@@ -99,12 +101,60 @@ test('server roles run without chDB: an unreachable CLICKHOUSE_URL is a storage 
   }
 })
 
-test('sieve up without chDB says how to get it, without a stack trace', async () => {
-  const result = await run(sieve, ['up'], { env: cleanEnv({ SIEVE_DATA_DIR: join(scratch, 'data'), SIEVE_PORT: String(await freePort()) }) })
-  assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`)
-  assert.match(result.stderr, /sieve up: the embedded engine \(chdb\) is not installed: npm install chdb, or set CLICKHOUSE_URL/)
-  assert.doesNotMatch(result.stderr, /^\s+at /m)
+/** What deploy/Dockerfile's runtime stage says a container runs: its ENV, ENTRYPOINT, CMD and HEALTHCHECK command. */
+function dockerfileRuntime() {
+  const text = readFileSync(join(root, 'deploy/Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ')
+  const runtime = text.slice(text.lastIndexOf('\nFROM '))
+  const json = (instruction: string) => JSON.parse(new RegExp(`^${instruction}\\s+(?:--\\S+\\s+)*(?:CMD\\s+)?(\\[.*\\])\\s*$`, 'm').exec(runtime)![1]!) as string[]
+  const env: Record<string, string> = {}
+  for (const [, pairs] of runtime.matchAll(/^ENV\s+(.*)$/gm)) for (const [, k, v] of pairs!.matchAll(/(\w+)=(\S+)/g)) env[k!] = v!
+  return { env, entrypoint: json('ENTRYPOINT'), cmd: json('CMD'), healthcheck: json('HEALTHCHECK') }
+}
+
+test('the image\'s default command says in one line what it lacks, exit 2, and writes nothing', async () => {
+  const image = dockerfileRuntime()
+  assert.deepEqual(image.cmd, ['up'])
+  const [node, ...args] = image.entrypoint
+  assert.equal(node, 'node')
+  // The container's environment, its data directory somewhere this test may write.
+  const dataDir = join(scratch, 'image-data')
+  const env = cleanEnv({ ...image.env, PATH: process.env.PATH!, SIEVE_DATA_DIR: dataDir, SIEVE_PORT: String(await freePort()) })
+  const result = await run(process.execPath, [...args, ...image.cmd], { env })
+  assert.equal(result.code, 2, `${result.stdout}\n${result.stderr}`)
+  assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
+  assert.match(result.stderr, /^sieve up: the embedded engine \(chdb\) is not installed \(Sieve's Docker image has it only when built with --build-arg WITH_CHDB=1\): npm install chdb, or set CLICKHOUSE_URL/)
   assert.doesNotMatch(result.stdout, /Sieve is up/)
+  assert.equal(existsSync(dataDir), false, 'no data directory created')
+})
+
+test('the image\'s default command runs given CLICKHOUSE_URL and SIEVE_API_KEYS, and its HEALTHCHECK passes', { timeout: 120_000 }, async () => {
+  const image = dockerfileRuntime()
+  const [, ...args] = image.entrypoint
+  const clickhouse = await spawnClickHouseHttp({ path: join(scratch, 'image-engine') })
+  const port = await freePort()
+  const env = cleanEnv({ ...image.env, PATH: process.env.PATH!, SIEVE_DATA_DIR: join(scratch, 'image-data-2'), SIEVE_PORT: String(port), CLICKHOUSE_URL: clickhouse.url, SIEVE_API_KEYS: 'image-key:image' })
+  const child = spawn(process.execPath, [...args, ...image.cmd], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => (output += d))
+  child.stderr.on('data', (d: Buffer) => (output += d))
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', () => /Sieve is up/.test(output) && resolve())
+      child.once('exit', (code) => reject(new Error(`sieve up exited ${code}:\n${output}`)))
+    })
+    // The health check as Docker runs it inside the container: the image's command, its environment.
+    const [healthNode, ...healthArgs] = image.healthcheck
+    assert.equal(healthNode, 'node')
+    const health = await run(process.execPath, healthArgs, { env })
+    assert.equal(health.code, 0, `HEALTHCHECK: ${health.stderr}`)
+    assert.match(readFileSync(join(root, 'deploy/Dockerfile'), 'utf8'), /^EXPOSE 4318$/m)
+  } finally {
+    child.kill('SIGTERM')
+    if (child.exitCode === null) await once(child, 'exit')
+    await clickhouse.close()
+  }
+  const stopped = await run(process.execPath, image.healthcheck.slice(1), { env })
+  assert.equal(stopped.code, 1, 'the health check fails once nothing answers')
 })
 
 test('the builds find what they read at run time: migrations, rubrics, the judge\'s worker, the UI and uPlot, the PII lexicon', async () => {

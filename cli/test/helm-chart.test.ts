@@ -367,3 +367,18 @@ test('ingesters and scorers beyond the partitions are refused; autoscaling can b
   assert.equal(objects.find((o) => o.kind === 'HorizontalPodAutoscaler'), undefined)
   assert.equal(find(objects, 'Deployment', 'sieve-collector').spec!.replicas, 3)
 })
+
+test('the README\'s helm install settings render, Helm\'s list syntax included', needsHelm, () => {
+  const readme = readFileSync(join(root, 'deploy/README.md'), 'utf8')
+  const install = /^helm install sieve deploy\/helm\/sieve (.*?)$/ms.exec(readme.replace(/ \\\n\s*/g, ' '))
+  assert.ok(install, 'deploy/README.md shows `helm install sieve deploy/helm/sieve ...`')
+  // Its --set arguments as the shell hands them over: quotes taken off, the token a command makes given.
+  const sets = [...install[1]!.matchAll(/--set ('[^']*'|[^\s$]*\$\([^)]*\)|\S+)/g)].map((m) => m[1]!.replace(/^'(.*)'$/, '$1').replace('$(openssl rand -hex 24)', 'ab'.repeat(24)))
+  assert.ok(sets.some((s) => /^kafka\.brokers=\{.+,.+\}$/.test(s)), 'a list given with Helm\'s {a,b} syntax')
+  const result = runHelm(['template', 'sieve', chart, '--namespace', 'sieve', ...sets.flatMap((s) => ['--set', s])])
+  assert.equal(result.status, 0, result.stderr)
+  const objects = parseAllDocuments(result.stdout).map((doc) => doc.toJS() as K8sObject | null).filter((o): o is K8sObject => o !== null)
+  const collector = podOf(find(objects, 'Deployment', 'sieve-collector')).containers[0]!
+  assert.equal(collector.env?.find((e) => e.name === 'KAFKA_BROKERS')?.value, 'kafka-0.kafka:9092,kafka-1.kafka:9092')
+  assert.equal(collector.image, `registry.example.com/sieve:${(parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion}`)
+})

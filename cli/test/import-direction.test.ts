@@ -22,6 +22,13 @@ const HARNESS_LAYER = LAYERS.length - 1
 /** Agents that tests and benchmarks run, as files: the SDK's example and the harness's scripted agents. */
 const FIXTURE_DIRS = [`sdk${sep}examples${sep}`, `testkit${sep}agents${sep}`]
 
+/**
+ * Packages whose build carries a lower package inside it, so they do not depend on it once
+ * published: the SDK's build copies @sieve/protocol's into dist/ (sdk/scripts/bundle-protocol.mjs),
+ * and lists it under devDependencies.
+ */
+const BUNDLED: Record<string, string[]> = { sdk: ['protocol'] }
+
 const layerOf = (pkg: string): number => (pkg === HARNESS ? HARNESS_LAYER - 0.5 : LAYERS.findIndex((l) => l.includes(pkg)))
 
 interface Manifest {
@@ -51,8 +58,9 @@ export function violation(site: ImportSite, manifests: Map<string, Manifest>): s
   if (site.relative) return `${file} reaches into ${to}/ by a relative path: import @sieve/${to} instead`
   const own = manifests.get(from)!
   if (to === HARNESS && site.shipped && from !== HARNESS) return `${file} ships code importing @sieve/${HARNESS}, the test harness`
-  const declared = site.shipped ? own.dependencies : new Set([...own.dependencies, ...own.devDependencies])
-  if (!declared.has(`@sieve/${to}`)) return `${file} imports @sieve/${to}, which ${from}/package.json does not list under ${site.shipped ? 'dependencies' : 'dependencies or devDependencies'}`
+  const bundled = BUNDLED[from]?.includes(to) ?? false
+  const declared = site.shipped && !bundled ? own.dependencies : new Set([...own.dependencies, ...own.devDependencies])
+  if (!declared.has(`@sieve/${to}`)) return `${file} imports @sieve/${to}, which ${from}/package.json does not list under ${site.shipped && !bundled ? 'dependencies' : 'dependencies or devDependencies'}`
   if (site.shipped || from === HARNESS) {
     if (layerOf(to) < 0) return `${file} imports @sieve/${to}, which has no layer in this test`
     if (layerOf(to) >= layerOf(from)) return `${file} imports @sieve/${to}: ${to} is not below ${from}`

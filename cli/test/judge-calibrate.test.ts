@@ -98,8 +98,8 @@ test('sieve judge calibrate prints per-dimension agreement, names untrusted dime
       await storage.query({ query: `SELECT scorer_name, scorer_version, value, passed, evaluation_label FROM scores FINAL WHERE kind = 'calibration' ORDER BY scorer_name`, format: 'JSONEachRow' })
     ).json()
     assert.deepEqual(rows, [
-      { scorer_name: 'generic.communication', scorer_version: '1.0.0+prompt.2', value: 0, passed: 0, evaluation_label: 'untrusted' },
-      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.2', value: 1, passed: 0, evaluation_label: 'untrusted' },
+      { scorer_name: 'generic.communication', scorer_version: '1.0.0+prompt.3', value: 0, passed: 0, evaluation_label: 'untrusted' },
+      { scorer_name: 'generic.groundedness', scorer_version: '1.0.0+prompt.3', value: 1, passed: 0, evaluation_label: 'untrusted' },
     ])
   } finally {
     await storage.close()

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { countRows } from '@sieve/testkit'
 import { startSieve } from '@sieve/testkit/sieve'
 import { runSieve } from './support/run-sieve.js'
@@ -31,6 +32,17 @@ test('--list-templates prints each edge-case template and what it changes', asyn
     assert.match(stdout, new RegExp(`^${name} +\\S`, 'm'), name)
   }
   assert.match(stdout, /^Combine templates into one variant with \+, applied in the order written/m)
+})
+
+test('without --out the report goes under the data directory, and its path is printed', async () => {
+  const dataDir = join(dir, 'data')
+  const run = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'pii-overshare', '--template', 'base'], { ...env, SIEVE_DATA_DIR: dataDir })
+  assert.equal(run.code, 0, run.stdout + run.stderr)
+  const out = join(dataDir, 'reports', 'sieve-simulate.json')
+  assert.match(run.stdout, new RegExp(`^Report: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, summary: .*sieve-simulate\\.md$`, 'm'))
+  assert.equal(JSON.parse(readFileSync(out, 'utf8')).exitCode, 0)
+  assert.match(readFileSync(join(dataDir, 'reports', 'sieve-simulate.md'), 'utf8'), /## Sieve simulation: PASS/)
+  assert.equal(existsSync(fileURLToPath(new URL('../../sieve-simulate.json', import.meta.url))), false, 'nothing in the current directory')
 })
 
 test('the example scenarios pass against the fixed support agent (exit 0); the broken one fails the refund scenario through prohibited_tools and its gate, zero tolerance (exit 1)', async () => {

@@ -63,7 +63,7 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
     assert.match(scored.out, /FAIL  prohibited_tools/)
     const checks = await sieve(['checks', '--agent', 'support'])
     assert.equal(checks.code, 0, checks.err)
-    assert.match(checks.out, /prohibited_tools\s+v1\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\]\}/)
+    assert.match(checks.out, /prohibited_tools\s+v2\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\],"scope":"trace"\}/)
     const migrated = await sieve(['migrate'])
     assert.deepEqual([migrated.code, migrated.out.trim()], [0, 'schema up to date'])
     // No JUDGE_* here: the running Sieve's judge does the calibration, on the stored trace.
@@ -130,7 +130,7 @@ test('from another machine: SIEVE_URL with SIEVE_OPS_TOKEN works through that Si
     const remote = { SIEVE_DATA_DIR: clientDir, SIEVE_OPS_TOKEN: token }
     const checks = await sieve(['checks', '--agent', 'support', '--url', url], remote)
     assert.equal(checks.code, 0, checks.err)
-    assert.match(checks.out, /prohibited_tools\s+v1\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\]\}/)
+    assert.match(checks.out, /prohibited_tools\s+v2\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\],"scope":"trace"\}/)
     assert.match(checks.err, /through the Sieve at http:\/\/127\.0\.0\.1:\d+ \(SIEVE_URL\)/)
 
     // However --out is spelled, the file goes into the server's datasets folder of the project.

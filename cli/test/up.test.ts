@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -82,8 +83,8 @@ describe('sieve up', () => {
       assert.match(second.output(), /OTLP\/HTTP traces: http:\/\/127\.0\.0\.1:\d+\/v1\/traces/)
 
       const third = sieve(['up'], {})
-      assert.equal((await once(third.child, 'exit'))[0], 1)
-      assert.match(third.output(), /another `sieve up` running with this SIEVE_DATA_DIR/)
+      assert.equal((await once(third.child, 'exit'))[0], 2)
+      assert.match(third.output(), /another `sieve up` \(pid \d+, http:\/\/127\.0\.0\.1:\d+\) is running with SIEVE_DATA_DIR=/)
     } finally {
       assert.equal(await stop(second), 0)
     }
@@ -94,6 +95,28 @@ describe('sieve up', () => {
     const [code] = await once(child, 'exit')
     assert.equal(code, 2)
     assert.match(output(), /SIEVE_API_KEYS/)
+  })
+
+  test('a taken port or an unknown check stops it with exit 2, before the data directory is created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sieve-up-refused-'))
+    const taken = createServer().listen(0, '127.0.0.1')
+    await once(taken, 'listening')
+    try {
+      const port = (taken.address() as AddressInfo).port
+      const busy = sieve(['up'], { SIEVE_PORT: String(port), SIEVE_DATA_DIR: join(dir, 'data') })
+      assert.equal((await once(busy.child, 'exit'))[0], 2, busy.output())
+      assert.match(busy.output(), new RegExp(`^sieve up: SIEVE_PORT=${port} on SIEVE_HOST=127\\.0\\.0\\.1 is taken by another process`, 'm'))
+
+      writeFileSync(join(dir, 'sieve.yaml'), 'checks:\n  defaults:\n    no_such_check: {}\n')
+      const unknown = sieve(['up'], { SIEVE_CONFIG_FILE: join(dir, 'sieve.yaml'), SIEVE_DATA_DIR: join(dir, 'data') })
+      assert.equal((await once(unknown.child, 'exit'))[0], 2, unknown.output())
+      assert.match(unknown.output(), /checks\.defaults\.no_such_check: unknown check \(known: trace_complete/)
+
+      assert.deepEqual(readdirSync(dir), ['sieve.yaml'], 'no data directory, nothing migrated')
+    } finally {
+      taken.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('sieve migrate applies the schema and reports it up to date the second time', async () => {

@@ -270,38 +270,58 @@ export interface ToolInvocation {
   /** The raw text of the arguments, to report arguments that do not parse. */
   rawArguments: string | undefined
   result: unknown
+  /** The result's text as sent, when the result was sent as text. */
+  rawResult: string | undefined
   error: string
   startTimeUnixNano: string
+}
+
+/**
+ * A result written as JSON of the text the tool returned (the Vercel AI SDK's, both integrations:
+ * `"\"{\\"status\\": ...}\""`): the text is the result, as a model's tool message would carry it.
+ */
+function unquoted(value: unknown): unknown {
+  if (typeof value !== 'string' || !value.startsWith('"')) return value
+  const text = parseJsonValue(`[${value}]`)
+  return Array.isArray(text) && typeof text[0] === 'string' ? text[0] : value
 }
 
 /** An `execute_tool` span as a tool invocation. */
 export function toolInvocation(span: Span): ToolInvocation {
   const a = span.attributes
-  // Another scheme's names only when the GenAI ones are absent (see conventions/convention.ts).
-  const other = a['gen_ai.tool.call.arguments'] === undefined && a['gen_ai.tool.call.result'] === undefined ? conventionOf(span)?.toolCall?.(span) : undefined
-  const rawArgs = a['gen_ai.tool.call.arguments'] ?? other?.arguments
+  // The span's scheme first: it unwraps envelopes, also those written under the GenAI names (see Convention.toolCall).
+  const own = conventionOf(span)?.toolCall?.(span)
+  const rawArgs = own?.arguments ?? a['gen_ai.tool.call.arguments']
+  const rawResult = unquoted(own?.result ?? a['gen_ai.tool.call.result'])
   const error =
     span.status.code === 'ERROR'
       ? span.status.message || asText(a['error.type']) || 'error status'
-      : asText(a['error.type'])
+      : asText(a['error.type']) || (own?.error ?? '')
   return {
     spanId: span.spanId,
-    name: toolNameOf(span) || (other?.name ?? ''),
-    callId: asText(a['gen_ai.tool.call.id'] ?? other?.callId),
+    name: toolNameOf(span) || (own?.name ?? ''),
+    callId: asText(own?.callId ?? a['gen_ai.tool.call.id']),
     arguments: parseJsonValue(rawArgs),
     rawArguments: rawArgs === undefined || rawArgs === null ? undefined : asText(rawArgs),
-    result: parseJsonValue(a['gen_ai.tool.call.result'] ?? other?.result),
+    result: parseJsonValue(rawResult),
+    rawResult: typeof rawResult === 'string' ? rawResult : undefined,
     error,
     startTimeUnixNano: span.startTimeUnixNano,
   }
 }
 
-/** Tool definitions offered to the model on this span (`gen_ai.tool.definitions`): name → JSON schema of its parameters. */
-export function toolDefinitions(span: Span, parse: ContentParser = defaultParser): Map<string, unknown> {
+/** The raw tool definitions a span offered the model: `gen_ai.tool.definitions`, else its scheme's. */
+export function offeredTools(span: Span, parse: ContentParser = defaultParser): unknown[] | undefined {
+  const declared = parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
+  if (Array.isArray(declared)) return declared
+  return conventionOf(span)?.toolDefinitions?.(span, parse)
+}
+
+/** Tool definitions offered to the model on this span: name → JSON schema of its parameters. */
+export function toolDefinitions(span: Span, parse: ContentParser = defaultParser, offered = offeredTools(span, parse)): Map<string, unknown> {
   const defs = new Map<string, unknown>()
-  const parsed = parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
-  if (!Array.isArray(parsed)) return defs
-  for (const raw of parsed) {
+  if (!offered) return defs
+  for (const raw of offered) {
     if (!raw || typeof raw !== 'object') continue
     const d = raw as Record<string, unknown>
     const fn = (d.function && typeof d.function === 'object' ? d.function : d) as Record<string, unknown>

@@ -1,5 +1,5 @@
 import { GEN_AI, OTHER, SIEVE_ATTR } from '@sieve/protocol'
-import { conventionOf, CONVENTIONS, type FactKey } from './conventions/index.js'
+import { ASSOCIATED_SESSION, conventionOf, CONVENTIONS, type FactKey } from './conventions/index.js'
 import type { AttributeValue, Span } from './span.js'
 
 /**
@@ -50,7 +50,8 @@ const KEYS = {
   agentName: keysOf('agentName', [GEN_AI.agentName]),
   agentVersion: keysOf('agentVersion', [GEN_AI.agentVersion, SIEVE_ATTR.agentVersion, OTHER.serviceVersion]),
   promptVersion: keysOf('promptVersion', [SIEVE_ATTR.promptVersion]),
-  sessionId: keysOf('sessionId', [GEN_AI.conversationId, 'session.id']),
+  // A session the user associated explicitly (OpenLLMetry) names it over a framework's thread id in gen_ai.conversation.id.
+  sessionId: [...new Set(keysOf('sessionId', [...ASSOCIATED_SESSION, GEN_AI.conversationId, 'session.id']))],
   userId: keysOf('userId', [OTHER.userId, 'enduser.id']),
   environment: [OTHER.environment, 'deployment.environment'],
 } as const
@@ -73,6 +74,12 @@ const text = (v: AttributeValue | undefined): string => (v === undefined || v ==
 const count = (v: AttributeValue | undefined): number => {
   const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN
   return Number.isFinite(n) && n >= 0 ? Math.trunc(n) : 0
+}
+
+/** The session a span names, and whether the user associated it explicitly (which names the trace's session over a thread id). */
+export function sessionOf(span: Span): { id: string; associated: boolean } {
+  const id = text(first(span, KEYS.sessionId))
+  return { id, associated: id !== '' && ASSOCIATED_SESSION.some((k) => span.attributes[k] !== undefined || span.resource[k] !== undefined) }
 }
 
 /** The user a span names, without extracting every field (the judge's sampler asks it of every trace). */
@@ -109,7 +116,7 @@ export function genAiFields(span: Span): GenAiFields {
     inputTokens: count(first(span, KEYS.inputTokens, 'span')),
     outputTokens: count(first(span, KEYS.outputTokens, 'span')),
     toolName,
-    agentName: text(first(span, KEYS.agentName)),
+    agentName: text(first(span, KEYS.agentName)) || (conventionOf(span)?.agentName?.(span) ?? ''),
     agentVersion: text(first(span, KEYS.agentVersion)),
     promptVersion: text(first(span, KEYS.promptVersion)),
     sessionId: text(first(span, KEYS.sessionId)),

@@ -143,3 +143,75 @@ test('an agent answering what it answered in an earlier turn: the repeated answe
   ])
   assert.deepEqual(turns(t), ['user: It broke.', `assistant: ${same}`, 'user: Still broken.', 'tool_call escalate: {}', `assistant: ${same}`])
 })
+
+/** Each turn as `role: text`, prefixed `history` where the trace was given it rather than said it. */
+const marked = (t: Trace | Trace[]) => conversationOf(t).turns.map((x) => `${x.history ? 'history ' : ''}${x.role}${x.name ? ` ${x.name}` : ''}: ${x.text}`)
+const chat = (id: string, parent: string, input: object[], output: object[]) =>
+  span(id, parent, { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': messages(...input), 'gen_ai.output.messages': messages(...output) })
+const refundCall = { role: 'assistant', parts: [{ type: 'tool_call', id: 'r1', name: 'process_refund', arguments: { order_id: 'A-1' } }] }
+const refundResult = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'r1', response: { status: 'refunded' } }] }
+
+test('a turn that resends its session: what came before its request is history, what it said is its own', () => {
+  const earlier = [text('user', 'Refund A-1.'), refundCall, refundResult, text('assistant', 'Refunded.')]
+  const t = trace([span('a', '', { 'gen_ai.operation.name': 'invoke_agent' }), chat('c1', 'a', [...earlier, text('user', 'When?')], [text('assistant', 'Within five days.')])])
+  assert.deepEqual(marked(t), [
+    'history user: Refund A-1.',
+    'history tool_call process_refund: {"order_id":"A-1"}',
+    'history tool_result process_refund: {"status":"refunded"}',
+    'history assistant: Refunded.',
+    'user: When?',
+    'assistant: Within five days.',
+  ])
+})
+
+test('a first model call that sees only the newest message does not make the resent history the trace\'s own', () => {
+  const earlier = [text('user', 'Refund A-1.'), refundCall, refundResult, text('assistant', 'Refunded.')]
+  const t = trace([
+    span('a', '', { 'gen_ai.operation.name': 'invoke_agent' }),
+    chat('c1', 'a', [text('user', 'When?')], [text('assistant', 'route: billing')]),
+    chat('c2', 'a', [...earlier, text('user', 'When?')], [text('assistant', 'Within five days.')]),
+  ])
+  assert.deepEqual(marked(t).filter((x) => x.startsWith('history')), [
+    'history user: Refund A-1.',
+    'history tool_call process_refund: {"order_id":"A-1"}',
+    'history tool_result process_refund: {"status":"refunded"}',
+    'history assistant: Refunded.',
+  ])
+})
+
+test('an answer the trace sent again in another spelling never turns the trace\'s own request into history', () => {
+  const call = { role: 'assistant', parts: [{ type: 'text', content: 'Let me look.' }, { type: 'tool_call', id: 'l1', name: 'lookup_order', arguments: {} }] }
+  const respelled = { role: 'assistant', parts: [{ type: 'text', content: 'Let me look' }, { type: 'tool_call', id: 'l1', name: 'lookup_order', arguments: {} }] }
+  const result = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'l1', response: 'shipped' }] }
+  const t = trace([
+    span('a', '', { 'gen_ai.operation.name': 'invoke_agent' }),
+    chat('c1', 'a', [text('user', 'Where is A-1?')], [call]),
+    span('t1', 'a', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': 'l1', 'gen_ai.tool.call.result': 'shipped' }),
+    chat('c2', 'a', [text('user', 'Where is A-1?'), respelled, result], [text('assistant', 'It shipped.')]),
+  ])
+  assert.deepEqual(marked(t).filter((x) => x.startsWith('history')), [])
+})
+
+test('a trace that continues a tool call of an earlier turn, with no new user message: the call and its result are history', () => {
+  const t = trace([chat('c1', '', [text('user', 'Refund A-1.'), refundCall, refundResult], [text('assistant', 'Done: refunded.')])])
+  assert.deepEqual(marked(t), [
+    'history user: Refund A-1.',
+    'history tool_call process_refund: {"order_id":"A-1"}',
+    'history tool_result process_refund: {"status":"refunded"}',
+    'assistant: Done: refunded.',
+  ])
+})
+
+test('a session read whole marks nothing: each turn was said by the trace that said it', () => {
+  const first = { ...trace([chat('c1', '', [text('user', 'Refund A-1.')], [refundCall]), span('t1', '', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'process_refund', 'gen_ai.tool.call.id': 'r1', 'gen_ai.tool.call.result': '{"status":"refunded"}' })]) }
+  const second = { ...trace([chat('c2', '', [text('user', 'Refund A-1.'), refundCall, refundResult, text('user', 'When?')], [text('assistant', 'Within five days.')])]), traceId: 'cd'.repeat(16) }
+  second.spans = second.spans.map((s) => ({ ...s, traceId: second.traceId }))
+  assert.deepEqual(marked([first, second]), [
+    'user: Refund A-1.',
+    'tool_call process_refund: {"order_id":"A-1"}',
+    'tool_result process_refund: {"status":"refunded"}',
+    'user: When?',
+    'assistant: Within five days.',
+  ])
+  assert.deepEqual(marked(second).filter((x) => x.startsWith('history')).length, 3, 'read alone, the second trace marks its history')
+})

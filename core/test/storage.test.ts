@@ -150,6 +150,18 @@ describe('spans', () => {
     assert.equal(summary.endTimeUnixNano, root.endTimeUnixNano)
   })
 
+  test('tokens are the model calls\' own: an agent span repeating their totals is not added again', async () => {
+    const traceId = '12121212121212121212121212121212'
+    // The Vercel AI SDK's ai.generateText carries the totals of its ai.generateText.doGenerate calls.
+    const agent = span({ traceId, attributes: { 'ai.operationId': 'ai.generateText', 'ai.usage.inputTokens': 30, 'ai.usage.outputTokens': 2 } })
+    await insertSpans(client, [agent, llmChild(traceId, '00000000000000d4', 10, at(200)), llmChild(traceId, '00000000000000e5', 20, at(300))])
+    await insertSpans(client, [span({ traceId: '34343434343434343434343434343434', attributes: { 'ai.operationId': 'ai.generateText', 'ai.usage.inputTokens': 30 } })])
+    await refreshTraceRollups(client, [{ projectId: 'p1', traceId }, { projectId: 'p1', traceId: '34343434343434343434343434343434' }])
+    const rows = await listTraces(client, 'p1', { limit: 100 })
+    assert.deepEqual(rows.filter((t) => t.traceId === traceId).map((t) => [t.inputTokens, t.outputTokens, t.llmCallCount]), [[30, 2, 2]])
+    assert.equal(rows.find((t) => t.traceId === '34343434343434343434343434343434')?.inputTokens, 30, 'without model-call counts, the agent span\'s are the trace\'s')
+  })
+
   test('a root span arriving after its children moves the trace start without leaving a second row', async () => {
     const traceId = '22222222222222222222222222222222'
     await insertSpans(client, [llmChild(traceId, '00000000000000c3', 5, at(400))])

@@ -18,6 +18,8 @@ type Method = 'get' | 'post'
 interface RouteDoc {
   method: Method
   path: string
+  /** Unique across the document: what generated clients name the call. */
+  operationId: string
   summary: string
   tag: 'ingest' | 'read' | 'operations'
   /** A strict zod object whose properties are the query parameters. */
@@ -53,7 +55,7 @@ const RANGE = 'Times: ISO 8601 (a date first) or Unix milliseconds; `from` defau
 
 export const ROUTES: readonly RouteDoc[] = [
   {
-    method: 'post', path: '/v1/traces', tag: 'ingest',
+    method: 'post', path: '/v1/traces', operationId: 'exportTraces', tag: 'ingest',
     summary: 'OTLP/HTTP trace export (ExportTraceServiceRequest), protobuf or JSON, gzip optional. 200 means stored.',
     body: { contentTypes: { 'application/x-protobuf': 'binary ExportTraceServiceRequest', 'application/json': 'ExportTraceServiceRequest in OTLP/JSON' } },
     responses: {
@@ -65,7 +67,7 @@ export const ROUTES: readonly RouteDoc[] = [
     },
   },
   {
-    method: 'post', path: '/v1/logs', tag: 'ingest',
+    method: 'post', path: '/v1/logs', operationId: 'exportLogs', tag: 'ingest',
     summary: 'OTLP/HTTP logs export (ExportLogsServiceRequest), protobuf or JSON, gzip optional, for the GenAI events instrumentations send as log records: each is stored as an event of the span it names. 200 means stored.',
     body: { contentTypes: { 'application/x-protobuf': 'binary ExportLogsServiceRequest', 'application/json': 'ExportLogsServiceRequest in OTLP/JSON' } },
     responses: {
@@ -76,34 +78,34 @@ export const ROUTES: readonly RouteDoc[] = [
     },
   },
   {
-    method: 'post', path: '/v1/feedback', tag: 'ingest', summary: "A user's judgement of a trace (thumbs, rating, comment), as the SDK's `feedback()` sends it.",
+    method: 'post', path: '/v1/feedback', operationId: 'sendFeedback', tag: 'ingest', summary: "A user's judgement of a trace (thumbs, rating, comment), as the SDK's `feedback()` sends it.",
     body: { schema: feedbackSchema }, responses: { 201: '`{feedbackId}` once stored', ...ERRORS, 413: 'body over 64 KiB', 415: 'charset or Content-Encoding not supported' },
   },
-  { method: 'get', path: '/api/traces', tag: 'read', summary: 'Traces of the project, newest first.', query: listTracesQuerySchema, responses: { 200: '`{traces: [...]}`', ...ERRORS } },
+  { method: 'get', path: '/api/traces', operationId: 'listTraces', tag: 'read', summary: 'Traces of the project, newest first.', query: listTracesQuerySchema, responses: { 200: '`{traces: [...]}`', ...ERRORS } },
   {
-    method: 'get', path: '/api/traces/{traceId}', tag: 'read', pathParams: { traceId: TRACE_ID },
+    method: 'get', path: '/api/traces/{traceId}', operationId: 'getTrace', tag: 'read', pathParams: { traceId: TRACE_ID },
     summary: "A trace's span tree in causal order, its conversation, session id, scores and feedback.",
     responses: { 200: '`{trace, conversation, sessionId, scores, feedback}`', ...ERRORS, 404: 'no such trace in the project' },
   },
-  { method: 'get', path: '/api/traces/{traceId}/quality', tag: 'read', pathParams: { traceId: TRACE_ID }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
+  { method: 'get', path: '/api/traces/{traceId}/quality', operationId: 'getTraceQuality', tag: 'read', pathParams: { traceId: TRACE_ID }, summary: "A trace's scores and feedback only.", responses: { 200: '`{scores, feedback}`', ...ERRORS } },
   {
-    method: 'get', path: '/api/sessions/{sessionId}', tag: 'read', pathParams: { sessionId: { description: 'session id as sent (gen_ai.conversation.id or session.id), URL-encoded', schema: sessionIdParam } },
+    method: 'get', path: '/api/sessions/{sessionId}', operationId: 'getSession', tag: 'read', pathParams: { sessionId: { description: 'session id as sent (gen_ai.conversation.id or session.id), URL-encoded', schema: sessionIdParam } },
     summary: 'The traces of one session and the conversation they hold together.', responses: { 200: '`{sessionId, traces, earlierTracesOmitted, conversation}`', ...ERRORS, 404: 'no trace of that session in the project' },
   },
-  { method: 'get', path: '/api/quality', tag: 'read', summary: `Bucketed pass rates, mean scores, traces, tokens and judge coverage per check or dimension. ${RANGE}`, query: qualityQuery, responses: { 200: '`{buckets, series, traces, ...}`', ...ERRORS } },
-  { method: 'get', path: '/api/worst', tag: 'read', summary: `Lowest-scoring traces of a range. ${RANGE}`, query: worstQuery, responses: { 200: '`{traces: [...]}`', ...ERRORS } },
-  { method: 'get', path: '/api/compare', tag: 'read', summary: 'Two versions side by side, per check, with the significance of each change (default range 30 days).', query: compareQuery, responses: { 200: '`{by, a, b, traces, checks}`', ...ERRORS } },
-  { method: 'get', path: '/api/scorecard', tag: 'read', summary: `Scorecard verdicts of a range and the hard gates that failed. ${RANGE}`, query: scorecardQuery, responses: { 200: '`{traces, passed, passRate, gates}`', ...ERRORS } },
-  { method: 'get', path: '/api/status', tag: 'read', summary: 'Whether a judge is configured, and the oldest trace of the last 30 days.', responses: { 200: '`{judge: {on, model}, oldestTrace}`', 401: ERRORS[401] } },
-  { method: 'get', path: '/api/pipeline', tag: 'operations', summary: "The collector's counters that say spans were received, rejected, dropped or failed.", responses: { 200: '`{available, counters}`', 401: ERRORS[401] } },
+  { method: 'get', path: '/api/quality', operationId: 'getQuality', tag: 'read', summary: `Bucketed pass rates, mean scores, traces, tokens and judge coverage per check or dimension. ${RANGE}`, query: qualityQuery, responses: { 200: '`{buckets, series, traces, ...}`', ...ERRORS } },
+  { method: 'get', path: '/api/worst', operationId: 'getWorstTraces', tag: 'read', summary: `Lowest-scoring traces of a range. ${RANGE}`, query: worstQuery, responses: { 200: '`{traces: [...]}`', ...ERRORS } },
+  { method: 'get', path: '/api/compare', operationId: 'compareVersions', tag: 'read', summary: 'Two versions side by side, per check, with the significance of each change (default range 30 days).', query: compareQuery, responses: { 200: '`{by, a, b, traces, checks}`', ...ERRORS } },
+  { method: 'get', path: '/api/scorecard', operationId: 'getScorecard', tag: 'read', summary: `Scorecard verdicts of a range and the hard gates that failed. ${RANGE}`, query: scorecardQuery, responses: { 200: '`{traces, passed, passRate, gates}`', ...ERRORS } },
+  { method: 'get', path: '/api/status', operationId: 'getStatus', tag: 'read', summary: 'Whether a judge is configured, and the oldest trace of the last 30 days.', responses: { 200: '`{judge: {on, model}, oldestTrace}`', 401: ERRORS[401] } },
+  { method: 'get', path: '/api/pipeline', operationId: 'getPipelineCounters', tag: 'operations', summary: "The collector's counters that say spans were received, rejected, dropped or failed.", responses: { 200: '`{available, counters}`', 401: ERRORS[401] } },
   {
-    method: 'post', path: '/api/export', tag: 'read', summary: "The selected traces as PII-scrubbed golden examples in the project's dataset.",
+    method: 'post', path: '/api/export', operationId: 'exportDataset', tag: 'read', summary: "The selected traces as PII-scrubbed golden examples in the project's dataset.",
     body: { schema: exportBody }, responses: { 200: '`{exported, skipped, destination}`', ...ERRORS, 501: 'no dataset exporter in this process' },
   },
-  { method: 'get', path: '/healthz', tag: 'operations', open: true, summary: 'Liveness: the process answers.', responses: { 200: '`{status: "ok"}`' } },
-  { method: 'get', path: '/readyz', tag: 'operations', open: true, summary: 'Readiness: storage reachable and migrated (the collector: taking spans too).', responses: { 200: '`{status: "ready"}`', 503: '`{status: "unavailable", message}`' } },
-  { method: 'get', path: '/metrics', tag: 'operations', open: true, summary: 'Prometheus metrics; with API keys configured, SIEVE_METRICS_TOKEN as a bearer token (or loopback).', responses: { 200: 'Prometheus text format', 401: 'the metrics token is missing' } },
-  { method: 'get', path: '/api/openapi.json', tag: 'operations', open: true, summary: 'This document.', responses: { 200: 'OpenAPI 3.1' } },
+  { method: 'get', path: '/healthz', operationId: 'getHealth', tag: 'operations', open: true, summary: 'Liveness: the process answers.', responses: { 200: '`{status: "ok"}`' } },
+  { method: 'get', path: '/readyz', operationId: 'getReadiness', tag: 'operations', open: true, summary: 'Readiness: storage reachable and migrated (the collector: taking spans too).', responses: { 200: '`{status: "ready"}`', 503: '`{status: "unavailable", message}`' } },
+  { method: 'get', path: '/metrics', operationId: 'getMetrics', tag: 'operations', open: true, summary: 'Prometheus metrics; with API keys configured, SIEVE_METRICS_TOKEN as a bearer token (or loopback).', responses: { 200: 'Prometheus text format', 401: 'the metrics token is missing' } },
+  { method: 'get', path: '/api/openapi.json', operationId: 'getOpenApiDocument', tag: 'operations', open: true, summary: 'This document.', responses: { 200: 'OpenAPI 3.1' } },
 ]
 
 /** Each documented path as a pattern (`{name}` matching one segment), with its methods upper-case. */
@@ -151,6 +153,7 @@ export function openApiDocument(version = VERSION): JsonSchema {
     const body = requestBody(route)
     const params = parameters(route)
     ;(paths[route.path] ??= {})[route.method] = {
+      operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
       ...(route.open ? { security: [] } : {}),
@@ -166,6 +169,8 @@ export function openApiDocument(version = VERSION): JsonSchema {
       version,
       description: 'Ingest (OTLP/HTTP traces, user feedback) and the read API of a Sieve server. Every route but the open ones takes an API key as `Authorization: Bearer <key>` or `x-api-key`, and reads or writes only that key\'s project; without SIEVE_API_KEYS everything is project `default` (loopback only). Errors are `{error: {code, message}}` (OTLP routes: google.rpc.Status).',
     },
+    // Relative: the document is served by the Sieve it describes, whatever its address.
+    servers: [{ url: '/', description: 'the Sieve server serving this document (`sieve up`: http://127.0.0.1:4318)' }],
     security: [{ bearer: [] }, { apiKey: [] }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     tags: [

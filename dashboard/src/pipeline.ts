@@ -6,7 +6,10 @@ import type { MetricObjectWithValues, MetricValue } from 'prom-client'
  * summed over labels.
  */
 export interface PipelineCounter {
+  /** As Prometheus exposes it (`sieve_spans_received_total`), for alerts and queries. */
   name: string
+  /** As people read it: `Spans received`, `Judge skipped (no content)`. */
+  label: string
   help: string
   value: number
   /** A counter of lost or failed work: the overview shows it in red when above zero. */
@@ -33,7 +36,15 @@ export function pipelineCounters(families: MetricFamilies): PipelineCounter[] {
       const name = reason === undefined ? exposed : `${exposed}{reason="${reason}"}`
       if (Number.isFinite(value)) sums.set(name, (sums.get(name) ?? 0) + value)
     }
-    for (const [name, value] of sums) if (INTERESTING.test(name)) counters.push({ name, help, value, problem: PROBLEM.test(name) })
+    for (const [name, value] of sums) if (INTERESTING.test(name)) counters.push({ name, label: readable(name), help, value, problem: PROBLEM.test(name) })
   }
   return counters.sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** `sieve_judge_skipped_total{reason="no_content"}` → `Judge skipped (no content)`. */
+function readable(name: string): string {
+  const [, family = name, reason] = /^(.*?)(?:\{reason="(.*)"\})?$/.exec(name) ?? []
+  const words = family.replace(/^sieve_/, '').replace(/_total$/, '').replaceAll('_', ' ')
+  const text = words.charAt(0).toUpperCase() + words.slice(1)
+  return reason === undefined ? text : `${text} (${reason.replaceAll('_', ' ')})`
 }

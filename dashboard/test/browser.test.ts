@@ -78,6 +78,11 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   const scorecard = page.locator('section.scorecard')
   assert.match(await scorecard.innerText(), /2 of 3 traces passed their agent's scorecard/)
   assert.match(await scorecard.locator('tr[data-gate="prohibited_tools"]').innerText(), /prohibited_tools\s+1/)
+  // The pipeline's counters as people read them, the Prometheus name in the tooltip.
+  const counter = page.locator('section.pipeline td', { hasText: /^Spans received$/ })
+  assert.match(await counter.getAttribute('title') ?? '', /sieve_spans_received_total/)
+  assert.deepEqual((await page.locator('section.pipeline tr td:first-child').allInnerTexts()).filter((t) => /sieve_|_total|_/.test(t)), [])
+  assert.equal(await page.locator('section.first-trace').count(), 0, 'with traces, no first-trace hint')
   await page.screenshot({ path: join(artifacts, '1-overview.png'), fullPage: true })
 
   await checkRow.click()
@@ -106,6 +111,18 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   assert.equal(await cited.count(), 1, 'the refund span is marked')
   assert.match(await cited.innerText(), /process_refund/)
   assert.match(await page.locator('.span-detail').innerText(), /Tool arguments[\s\S]*"order_id": "A-1001"/i, 'the tool call of the cited span is shown')
+  // The conversation marks the cited call too, open, and keeps it in view while other calls open.
+  const refund = page.locator('.conversation .turn-tool.cited')
+  assert.equal(await refund.count(), 1)
+  assert.match(await refund.locator('summary').innerText(), /process_refund/)
+  assert.equal(await refund.getAttribute('open'), '', 'the cited call is open')
+  // A short window (a laptop's), where each call opening above pushes the cited one down.
+  await page.setViewportSize({ width: 1400, height: 420 })
+  await refund.scrollIntoViewIfNeeded()
+  for (const name of ['check_order_status', 'lookup_customer_history']) await page.locator('.conversation .turn-tool summary', { hasText: name }).click()
+  const box = (await refund.boundingBox())!
+  assert.ok(box.y >= 0 && box.y < 420, `the cited call is still in view (top at ${box.y} of 420)`)
+  await page.setViewportSize({ width: 1400, height: 1000 })
   assert.match(await page.locator('.feedback').innerText(), /refunded an order outside the window/)
   await page.screenshot({ path: join(artifacts, '3-trace.png'), fullPage: true })
 })
@@ -118,14 +135,30 @@ test('opened without a range, the overview and worst traces fit the data; judge 
   assert.equal(await page.locator('[aria-label="traffic"] button.on').innerText(), 'without simulations')
   assert.match(await page.locator('.tile', { hasText: 'Judge coverage' }).innerText(), /judge off/)
   assert.match(await page.locator('figure.chart', { hasText: 'Judge cost' }).innerText(), /Judge off: no JUDGE_MODEL is configured/)
-  await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools`)
-  await page.locator(`tr[data-trace="${broken}"]`).waitFor()
+  await page.goto(`${sieve.dashboard}#/worst?check=prohibited_tools&sort=judge`)
+  const brokenRow = page.locator(`tr[data-trace="${broken}"]`)
+  await brokenRow.waitFor()
   assert.equal(await page.locator('[aria-label="time range"] button.on').innerText(), '1h')
+  // The worst list says the judge is off, offers no judge sort and no judge column.
+  assert.match(await page.locator('.worst p.judge-off').innerText(), /^Judge off: no JUDGE_MODEL is configured, so traces are ranked by their failed checks/)
+  assert.equal(await page.locator('.worst select[name=sort]').count(), 0, 'no sort by judge score')
+  const headers = await page.locator('.worst thead th').allInnerTexts()
+  assert.ok(!headers.includes('Judge mean'), headers.join(' | '))
+  // The prompt version is what separates the example's broken trace from the others.
+  const promptColumn = headers.indexOf('Prompt version')
+  assert.ok(promptColumn > 0, headers.join(' | '))
+  assert.equal(await brokenRow.locator('td').nth(promptColumn).innerText(), 'refund-v4-broken')
   // The agent's traces are not simulations: shown alone, simulations hold none of them.
   await page.locator('[aria-label="traffic"] button[data-traffic="simulation"]').click()
   await page.locator('.worst p.empty').waitFor()
   assert.match(page.url(), /environment=simulation/)
   assert.match(page.url(), /check=prohibited_tools/, 'the other filters stay')
+  // An overview with no traces says how to send one, to this Sieve.
+  await page.goto(`${sieve.dashboard}#/?environment=simulation`)
+  const hint = page.locator('section.first-trace')
+  await hint.waitFor()
+  const origin = new URL(sieve.dashboard).origin
+  assert.deepEqual(await hint.locator('pre').allInnerTexts(), [`SIEVE_ENDPOINT=${origin} npm run example`, `OTEL_EXPORTER_OTLP_ENDPOINT=${origin}`])
 })
 
 test('exporting a trace again says why it was skipped', async () => {
@@ -154,12 +187,15 @@ test('the prompt version comparison flags the broken prompt', async () => {
   await page.screenshot({ path: join(artifacts, '4-compare.png'), fullPage: true })
 })
 
-/** One more trace of a session, as any OpenTelemetry SDK sends it (OTLP/JSON): the customer's next message. */
-async function sendFollowUp(url: string, sessionId: string): Promise<string> {
+/**
+ * One more trace of a session, as any OpenTelemetry SDK sends it (OTLP/JSON): the customer's next
+ * message, sent to the model with the conversation so far (`earlier`), as chat agents send it.
+ */
+async function sendFollowUp(url: string, sessionId: string, earlier: { role: string; content: string }[]): Promise<string> {
   const traceId = randomBytes(16).toString('hex')
   const start = BigInt(Date.now()) * 1_000_000n
   const text = (key: string, value: string) => ({ key, value: { stringValue: value } })
-  const said = (role: string, content: string) => JSON.stringify([{ role, parts: [{ type: 'text', content }] }])
+  const said = (...messages: { role: string; content: string }[]) => JSON.stringify(messages.map(({ role, content }) => ({ role, parts: [{ type: 'text', content }] })))
   const body = {
     resourceSpans: [{
       resource: { attributes: [text('service.name', 'support-agent')] },
@@ -170,8 +206,8 @@ async function sendFollowUp(url: string, sessionId: string): Promise<string> {
           startTimeUnixNano: String(start), endTimeUnixNano: String(start + 40_000_000n),
           attributes: [
             text('gen_ai.operation.name', 'invoke_agent'), text('gen_ai.agent.name', 'support-agent'), text('gen_ai.conversation.id', sessionId),
-            text('gen_ai.input.messages', said('user', 'Thanks! When will I see the money?')),
-            text('gen_ai.output.messages', said('assistant', 'Within three to five business days.')),
+            text('gen_ai.input.messages', said(...earlier, { role: 'user', content: 'Thanks! When will I see the money?' })),
+            text('gen_ai.output.messages', said({ role: 'assistant', content: 'Within three to five business days.' })),
           ],
         }],
       }],
@@ -184,7 +220,7 @@ async function sendFollowUp(url: string, sessionId: string): Promise<string> {
 
 /** Each top-level turn of a conversation panel: its role, and the tool's name for a tool call. */
 const turnsOf = (panel: ReturnType<Page['locator']>) =>
-  panel.locator('.turns > .turn').evaluateAll((els) =>
+  panel.locator(':scope > .turns > .turn').evaluateAll((els) =>
     els.map((e) => `${e.getAttribute('data-role')}${e.querySelector('summary strong') ? ` ${e.querySelector('summary strong')!.textContent}` : ''}`),
   )
 
@@ -208,8 +244,9 @@ test('the trace page shows the conversation beside the waterfall, in order, each
     'chat gpt-4o-mini',
   ])
 
+  // The failed check cites the refund: its fold is open already.
   const refund = panel.locator('.turn-tool', { hasText: 'process_refund' })
-  await refund.locator('summary').click()
+  assert.equal(await refund.getAttribute('open'), '')
   assert.match(await refund.locator('.tool-part[data-role=tool_call] pre').innerText(), /"order_id": "A-1001"/)
   const result = refund.locator('.tool-part[data-role=tool_result]')
   assert.match(await result.innerText(), /RF-A-1001/)
@@ -224,11 +261,15 @@ test('the trace page shows the conversation beside the waterfall, in order, each
   await page.screenshot({ path: join(artifacts, '5-conversation.png'), fullPage: true })
 })
 
+let followUp = ''
+
 test('the session page lists the session\'s traces and their whole conversation', async () => {
   const link = page.locator('a.session-link')
   const sessionId = await link.innerText()
   assert.match(sessionId, /^session-/, 'the example agent names a session per turn')
-  const followUp = await sendFollowUp(sieve.url, sessionId)
+  const first = (await (await fetch(`${sieve.url}/api/traces/${broken}`)).json()) as { conversation: { turns: { role: string; text: string }[] } }
+  const earlier = first.conversation.turns.filter((t) => t.role === 'user' || t.role === 'assistant').map((t) => ({ role: t.role, content: t.text }))
+  followUp = await sendFollowUp(sieve.url, sessionId, earlier)
   await link.click()
   const rows = page.locator('.session-traces tr[data-trace]')
   await rows.nth(1).waitFor()
@@ -249,6 +290,21 @@ test('the session page lists the session\'s traces and their whole conversation'
   await page.locator(`.session-traces tr[data-trace="${broken}"] a`).click()
   await page.locator('.trace-layout .conversation .turn-assistant').waitFor()
   assert.match(page.url(), new RegExp(`#/trace/${broken}$`))
+})
+
+test('a later trace of the session shows what it was sent again as history, folded apart from what it did', async () => {
+  await page.goto(`${sieve.dashboard}#/trace/${followUp}`)
+  const panel = page.locator('.trace-layout .conversation')
+  await panel.locator('.turn-history').waitFor()
+  assert.deepEqual(await turnsOf(panel), ['history', 'user', 'assistant'], 'the history fold, then the turn\'s request and answer')
+  const history = panel.locator('.turn-history')
+  assert.equal(await history.getAttribute('open'), null, 'history is collapsed')
+  assert.match(await history.locator('summary').innerText(), /History: 2 entries said before this trace/)
+  await history.locator('summary').click()
+  assert.deepEqual(await history.locator('.turns > .turn').evaluateAll((els) => els.map((e) => e.getAttribute('data-role'))), ['user', 'assistant'])
+  assert.match(await panel.locator(':scope > .turns > .turn-assistant .bubble').innerText(), /Within three to five business days/)
+  assert.match(await page.locator('.trace > p.meta').innerText(), /^1 span · /)
+  await page.screenshot({ path: join(artifacts, '7-history.png'), fullPage: true })
 })
 
 test('the UI ran under its Content-Security-Policy with nothing refused, and the policy is enforced', async () => {

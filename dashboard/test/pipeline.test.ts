@@ -13,8 +13,8 @@ test('pipeline health sums the counters of lost and handled spans over their lab
   rejected.inc({ project: 'b', reason: 'missing_time' }, 3)
   received.inc({ project: 'a' }, 10)
   assert.deepEqual(pipelineCounters(await registry.getMetricsAsJSON()), [
-    { name: 'sieve_spans_received_total', help: 'Spans received.', value: 10, problem: false },
-    { name: 'sieve_spans_rejected_total', help: 'Spans rejected.', value: 5, problem: true },
+    { name: 'sieve_spans_received_total', label: 'Spans received', help: 'Spans received.', value: 10, problem: false },
+    { name: 'sieve_spans_rejected_total', label: 'Spans rejected', help: 'Spans rejected.', value: 5, problem: true },
   ])
 })
 
@@ -25,7 +25,7 @@ test("the judge's skipped traces are shown per reason: a trace with nothing to j
   skipped.inc({ slice: 'new_users', reason: 'no_content' }, 1)
   skipped.inc({ slice: 'random', reason: 'calls_per_day' }, 2)
   assert.deepEqual(pipelineCounters(await registry.getMetricsAsJSON()), [
-    { name: 'sieve_judge_skipped_total{reason="calls_per_day"}', help: 'LLM judge: skipped.', value: 2, problem: false },
-    { name: 'sieve_judge_skipped_total{reason="no_content"}', help: 'LLM judge: skipped.', value: 5, problem: false },
+    { name: 'sieve_judge_skipped_total{reason="calls_per_day"}', label: 'Judge skipped (calls per day)', help: 'LLM judge: skipped.', value: 2, problem: false },
+    { name: 'sieve_judge_skipped_total{reason="no_content"}', label: 'Judge skipped (no content)', help: 'LLM judge: skipped.', value: 5, problem: false },
   ])
 })

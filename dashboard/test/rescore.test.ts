@@ -193,25 +193,26 @@ describe('dashboard figures when traces are scored again', () => {
   })
 
   test('a re-score with a new check version is counted once, under the new version', async () => {
-    // prohibited_tools@2 allows refunds: traces 1 and 3 pass now; every other trace keeps version 1.
+    // A next version of prohibited_tools allows refunds: traces 1 and 3 pass now; every other trace keeps the version it had.
+    const v1 = first.find((r) => r.scorerName === 'prohibited_tools')!.scorerVersion
+    const v2 = String(Number(v1) + 1)
     const rescored = first
       .filter((r) => r.scorerName === 'prohibited_tools' && (r.traceId === ids[1] || r.traceId === ids[3]))
-      .map((r) => ({ ...r, scorerVersion: '2', passed: true, value: 1 }))
+      .map((r) => ({ ...r, scorerVersion: v2, passed: true, value: 1 }))
     assert.equal(rescored.length, 2)
-    const v1 = first.find((r) => r.scorerName === 'prohibited_tools')!.scorerVersion
     await sink().write(rescored)
     const now = await figures()
     assert.deepEqual(totals(now.byHour, 'prohibited_tools'), { scored: TRACES, passed: TRACES - 2, mean: r6((TRACES - 2) / TRACES) })
-    assert.deepEqual(totals(now.byCheckVersion, 'prohibited_tools', '2'), { scored: 2, passed: 2, mean: 1 })
+    assert.deepEqual(totals(now.byCheckVersion, 'prohibited_tools', v2), { scored: 2, passed: 2, mean: 1 })
     assert.deepEqual(totals(now.byCheckVersion, 'prohibited_tools', v1), { scored: TRACES - 2, passed: TRACES - 4, mean: r6((TRACES - 4) / (TRACES - 2)) })
-    assert.deepEqual(now.byCheckVersion.series.filter((s) => s.check === 'prohibited_tools').map((s) => s.group).sort(), [v1, '2'].sort())
+    assert.deepEqual(now.byCheckVersion.series.filter((s) => s.check === 'prohibited_tools').map((s) => s.group).sort(), [v1, v2].sort())
     const toolsCompare = now.compare.checks.find((c) => c.check === 'prohibited_tools')!
     assert.deepEqual([toolsCompare.b.scored, toolsCompare.b.passed], [6, 5])
     assert.deepEqual(now.worst.map((t) => t.traceId).sort(), [5, 6].map((i) => ids[i]).sort())
     assert.deepEqual(now.worstOneCheck.map((t) => t.traceId), [ids[5]])
     // The trace view still shows every stored score of the trace, both versions.
     const detail = await traceQuality(client, 'default', ids[1]!)
-    assert.deepEqual(detail.scores.filter((s) => s.name === 'prohibited_tools').map((s) => [s.version, s.passed]).sort(), [[v1, false], ['2', true]].sort())
+    assert.deepEqual(detail.scores.filter((s) => s.name === 'prohibited_tools').map((s) => [s.version, s.passed]).sort(), [[v1, false], [v2, true]].sort())
     await assertMatchesRecount()
   })
 

@@ -259,7 +259,7 @@ test('--failed-gate <name> and any: the gate\'s score is expected (a check with 
   const byCheck = await exported(options('gates', 'gate-check', { failedGate: 'prohibited_tools' }))
   assert.deepEqual(byCheck.examples.map((e) => e.source.traceId), [refund.traceId])
   const refundExample = byCheck.examples[0]!
-  assert.deepEqual(refundExample.expected.checks, { prohibited_tools: { tools: [{ name: 'process_refund' }] } })
+  assert.deepEqual(refundExample.expected.checks, { prohibited_tools: { tools: [{ name: 'process_refund' }], scope: 'trace' } })
   assert.deepEqual(refundExample.expected.judge, { rubric: 'customer-support' })
   assert.deepEqual(refundExample.selected, [{ by: 'failed_gate', name: 'prohibited_tools', card: 'support-agent', gates: ['prohibited_tools'] }])
   // The rubric's weighted score passed; its policy_adherence dimension failed, and the tag names it.

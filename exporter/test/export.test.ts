@@ -84,7 +84,7 @@ test('exports the failing trace scrubbed: no name, email, phone or card, the ord
   assert.match(example.input.messages[0]!.content, /I am <PERSON_1> \(<EMAIL_1>, <PHONE_1>\)\. Refund order A-1001 to my card <CREDIT_CARD_1>/)
   assert.match(example.observed.output, /Done, <PERSON_1>! I refunded \$89\.00 for order A-1001 to your card <CREDIT_CARD_1>\./)
   assert.deepEqual(example.expected.prohibited_tools, ['process_refund'])
-  assert.deepEqual(example.expected.checks.prohibited_tools, { tools: [{ name: 'process_refund' }] })
+  assert.deepEqual(example.expected.checks.prohibited_tools, { tools: [{ name: 'process_refund' }], scope: 'trace' })
   assert.ok(example.observed.toolCalls.some((c) => c.name === 'process_refund' && (c.arguments as { card: string }).card === '<CREDIT_CARD_1>'))
   assert.equal(example.bucket, 'known-failure')
   assert.equal(example.reviewBy, '2026-04-15')

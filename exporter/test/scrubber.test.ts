@@ -12,6 +12,13 @@ test('gives the same value the same placeholder throughout an example, and numbe
   assert.equal(out.output, 'Sent a copy to <EMAIL_1> and <EMAIL_2>')
 })
 
+test('a capitalised ordinary word right after a first name is its surname: the whole name is one placeholder', () => {
+  const scrubber = createScrubber()
+  const out = scrubber.scrub({ input: 'Customer C-17 is Ann Example, since 2021.', output: 'Refunded Ann Example. Thanks, Ann' })
+  assert.equal(out.input, 'Customer C-17 is <PERSON_1>, since 2021.')
+  assert.equal(out.output, 'Refunded <PERSON_1>. Thanks, <PERSON_2>')
+})
+
 test('starts numbering afresh in each example when no secret is configured', () => {
   const scrubber = createScrubber()
   assert.equal(scrubber.scrub('mail b@example.com'), 'mail <EMAIL_1>')

@@ -6,7 +6,7 @@ import type { Transcript, TranscriptTurn } from './transcript.js'
  * versions are not compared. The snapshot tests in judge/test/ fail until the snapshots are
  * updated, which is the reminder.
  */
-export const PROMPT_VERSION = '2'
+export const PROMPT_VERSION = '3'
 
 export interface JudgePrompt {
   system: string
@@ -17,6 +17,7 @@ const SYSTEM = [
   'You are a strict, careful evaluator of conversations between a user and an AI agent.',
   'You score exactly one dimension of one rubric, using only what the transcript shows.',
   'Each transcript entry is labelled with its turn number, the id of the span it came from and who speaks; tool calls and tool results are turns of their own.',
+  'Entries labelled "history" were said before this part of the conversation began: read them as context, and score what the agent did in the entries after them.',
   'Work in this order and answer in JSON with exactly these fields, in this order:',
   '1. "evidence": the turns you rely on, each as {"turn": <number>, "span_id": "<span id>", "quote": "<short exact quote>"}; at least one. The quote must be copied word for word from the turn you cite.',
   '2. "reasoning": why the evidence puts the transcript at one level and not the level above or below it.',
@@ -41,7 +42,7 @@ const SPEAKER: Record<TranscriptTurn['role'], string> = {
 }
 
 function renderTurn(t: TranscriptTurn): string {
-  return `[turn ${t.index} | span ${t.spanId} | ${SPEAKER[t.role]}${t.name && t.role === 'tool_result' ? ` ${t.name}` : ''}]\n${t.text}`
+  return `[turn ${t.index} | span ${t.spanId} | ${SPEAKER[t.role]}${t.name && t.role === 'tool_result' ? ` ${t.name}` : ''}${t.history ? ' | history' : ''}]\n${t.text}`
 }
 
 export function renderTranscript(transcript: Transcript): string {

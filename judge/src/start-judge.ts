@@ -29,19 +29,31 @@ export interface JudgeStorageOptions {
 }
 
 /**
+ * The judge's settings, rubrics and the scorecards' judge items read and checked, as createJudge
+ * needs them (a ConfigError naming each problem); undefined when no judge model is configured.
+ * `sieve up` and `sieve scorer` call it before they open storage, so a bad section stops them first.
+ */
+export function checkJudgeConfig(config: Config, scorecards?: Scorecards) {
+  const judge = loadJudgeConfig(config)
+  if (!judge) return undefined
+  const rubrics = loadRubrics(judge.rubricsDir)
+  const problems = scorecards ? judgeItemProblems(scorecards, rubrics) : []
+  if (problems.length) throw new ConfigError(problems)
+  return { judge, rubrics }
+}
+
+/**
  * The judge stage as configured (JUDGE_* variables and the `judge` section), storing through the
  * scorer's score sink, its calls on a worker thread; undefined when no judge model is configured.
  * Given storage, it also reads the `feedback` table (negative-feedback slice, late feedback
  * re-opening scored traces) and counts users' traces there (new-user slice).
  */
 export function createJudge(config: Config, sink: ScoreSink, registry?: Registry, storage?: Storage, options: JudgeStorageOptions = {}): JudgeRuntime | undefined {
-  const judge = loadJudgeConfig(config)
-  if (!judge) return undefined
-  const metrics = new JudgeMetrics(registry)
-  const rubrics = loadRubrics(judge.rubricsDir)
   const { scorecards } = options
-  const problems = scorecards ? judgeItemProblems(scorecards, rubrics) : []
-  if (problems.length) throw new ConfigError(problems)
+  const checked = checkJudgeConfig(config, scorecards)
+  if (!checked) return undefined
+  const { judge, rubrics } = checked
+  const metrics = new JudgeMetrics(registry)
   const scorecardFor = scorecards && ((trace: Trace) => {
     const view = traceView(trace)
     return scorecards.cardFor(view.agentName, view.serviceName)

@@ -15,6 +15,8 @@ export interface TranscriptTurn {
   name?: string
   /** The text the judge is shown (a long turn is cut), and that a quote must appear in. */
   text: string
+  /** Said before this trace began (the history its model calls were sent): context, not what the agent did in it. */
+  history?: true
 }
 
 export interface Transcript {
@@ -47,7 +49,7 @@ export function buildTranscript(traces: Trace | readonly Trace[], maxCharsPerTur
   const turns = conversation.turns.map((turn, i): TranscriptTurn => {
     const full = turnText(turn)
     const text = full.length > maxCharsPerTurn ? `${full.slice(0, maxCharsPerTurn)}… [${full.length - maxCharsPerTurn} more characters]` : full
-    return { index: i + 1, spanId: turn.spanId, role: turn.role, ...(turn.name ? { name: turn.name } : {}), text }
+    return { index: i + 1, spanId: turn.spanId, role: turn.role, ...(turn.name ? { name: turn.name } : {}), text, ...(turn.history ? { history: true as const } : {}) }
   })
   let tokens = 0
   for (const trace of single ? [single] : (traces as readonly Trace[])) {

@@ -132,8 +132,8 @@ test('calibration runs the judge over labelled transcripts and marks dimensions 
   assert.deepEqual(
     records.map((r) => [r.kind, r.scorerName, r.scorerVersion, r.value, r.passed, r.evaluationLabel]),
     [
-      ['calibration', 'customer-support.accuracy', '1.0.0+prompt.2', 0.8, false, 'untrusted'],
-      ['calibration', 'customer-support.empathy', '1.0.0+prompt.2', 1, true, 'trusted'],
+      ['calibration', 'customer-support.accuracy', '1.0.0+prompt.3', 0.8, false, 'untrusted'],
+      ['calibration', 'customer-support.empathy', '1.0.0+prompt.3', 1, true, 'trusted'],
     ],
   )
 })

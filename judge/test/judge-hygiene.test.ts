@@ -72,7 +72,7 @@ test('a quote found in its turn once white space and quotation marks are folded 
   assert.equal(metrics.total('unverified_evidence_retries'), asked.size)
 })
 
-test('the judge reads the conversation in order: earlier turns, the user, the tool call, its result once, the answer', async () => {
+test('the judge reads the conversation in order: earlier turns marked history, the user, the tool call, its result once, the answer', async () => {
   const id = traceId(5)
   const message = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] })
   const history = [message('user', 'My order A-1001 arrived broken.'), message('assistant', 'Should I escalate or offer store credit?'), message('user', 'Yes, do it.')]
@@ -92,8 +92,8 @@ test('the judge reads the conversation in order: earlier turns, the user, the to
   await s.drain()
   assert.deepEqual(sentTurns(server.requests[0]!), [
     '1 system: You are the support agent.',
-    '2 user: My order A-1001 arrived broken.',
-    '3 assistant: Should I escalate or offer store credit?',
+    '2 user | history: My order A-1001 arrived broken.',
+    '3 assistant | history: Should I escalate or offer store credit?',
     '4 user: Yes, do it.',
     '5 assistant calls tool: lookup_order({"order_id":"A-1001"})',
     '6 tool result lookup_order: {"status":"broken"}',

@@ -73,7 +73,7 @@ test('scored traces reach the judge through the scorer, and judge scores land in
   const accuracy = rows[1]!
   assert.equal(accuracy.judge_model, 'judge-2025-01-01')
   assert.equal(accuracy.rubric_version, '1.0.0')
-  assert.equal(accuracy.prompt_version, '2')
+  assert.equal(accuracy.prompt_version, '3')
   assert.equal(accuracy.sample_reason, 'tool-errors')
   assert.equal(accuracy.error, '')
   assert.equal(accuracy.value, 0.75)

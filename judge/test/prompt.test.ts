@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, buildJudgePrompt, buildTranscript, loadRubricDir } from '../src/index.js'
-import { conversation, traceId } from './fixtures.js'
+import { conversation, span, traceId } from './fixtures.js'
 import { matchSnapshot } from './snapshot.js'
 
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
@@ -23,6 +23,24 @@ test('the transcript is the conversation: each message once, in order, with the 
   assert.equal(t.turns[3]!.text, '{"status":"shipped","eta":"tomorrow"}')
   assert.equal(t.userTurns, 1)
   assert.equal(t.tokens, 370)
+})
+
+test('a turn of a session that resends its history shows that history as such, and what the turn did after it', () => {
+  const id = traceId(3)
+  const sent = [
+    { role: 'user', parts: [{ type: 'text', content: 'Refund A1.' }] },
+    { role: 'assistant', parts: [{ type: 'tool_call', id: 'r1', name: 'process_refund', arguments: { order_id: 'A1' } }] },
+    { role: 'tool', parts: [{ type: 'tool_call_response', id: 'r1', response: 'refunded' }] },
+    { role: 'assistant', parts: [{ type: 'text', content: 'Refunded.' }] },
+    { role: 'user', parts: [{ type: 'text', content: 'When will I see it?' }] },
+  ]
+  const answer = [{ role: 'assistant', parts: [{ type: 'text', content: 'Within five days.' }] }]
+  const call = span(id, 'b000000000000001', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(sent), 'gen_ai.output.messages': JSON.stringify(answer) } })
+  const t = buildTranscript({ projectId: 'p', traceId: id, spans: [call], complete: true })
+  assert.deepEqual(t.turns.map((x) => [x.role, !!x.history]), [['user', true], ['tool_call', true], ['tool_result', true], ['assistant', true], ['user', false], ['assistant', false]])
+  const prompt = buildJudgePrompt(rubrics.get('generic')!, rubrics.get('generic')!.dimensions[0]!, t).user
+  assert.match(prompt, /\[turn 2 \| span b000000000000001 \| assistant calls tool \| history\]\nprocess_refund/)
+  assert.match(prompt, /\[turn 6 \| span b000000000000001 \| assistant\]\nWithin five days\./)
 })
 
 test('a failed tool call shows its error in the transcript', () => {

@@ -28,7 +28,7 @@ test('every judged dimension is stored with rubric, model, prompt version, evide
   assert.equal(accuracy.rubricId, 'customer-support')
   assert.equal(accuracy.rubricVersion, '1.0.0')
   assert.equal(accuracy.judgeModel, 'judge-2025-01-01')
-  assert.equal(accuracy.promptVersion, '2')
+  assert.equal(accuracy.promptVersion, '3')
   assert.equal(accuracy.sampleReason, 'random')
   assert.equal(accuracy.value, 0.75)
   assert.equal(accuracy.passed, true)

@@ -6,16 +6,17 @@ import { explainScorecard } from './scorecard/scorecard.js'
 /** `sieve score` output: one line per check, failures first with what was seen. */
 export function formatTraceScore(score: TraceScore): string {
   const { trace } = score
-  const failed = score.results.filter((r) => !r.passed)
+  const failed = score.results.filter((r) => !r.passed && !r.error)
+  const unscored = score.results.filter((r) => r.error)
   const lines = [
     `trace ${trace.traceId} (project ${trace.projectId}, ${trace.spans.length} spans, ${trace.complete ? 'complete' : 'INCOMPLETE'})`,
     `agent ${score.agentName || '-'}, service ${score.serviceName || '-'}, profile ${score.profile}: ` +
-      `${score.results.length - failed.length} passed, ${failed.length} failed, ${score.skipped.length} not applicable`,
+      `${score.results.length - failed.length - unscored.length} passed, ${failed.length} failed, ${unscored.length} not measured or errored, ${score.skipped.length} not applicable`,
     '',
   ]
   const width = Math.max(4, ...score.results.map((r) => r.name.length), ...score.skipped.map((s) => s.name.length))
-  for (const r of [...failed, ...score.results.filter((x) => x.passed)]) {
-    const label = r.error ? 'ERROR' : r.passed ? 'pass ' : 'FAIL '
+  for (const r of [...failed, ...unscored, ...score.results.filter((x) => x.passed)]) {
+    const label = r.unmeasured ? 'N/M  ' : r.error ? 'ERROR' : r.passed ? 'pass ' : 'FAIL '
     lines.push(`${label} ${r.name.padEnd(width)} ${r.value.toFixed(2)}  ${r.detail.message}`)
   }
   for (const s of score.skipped) lines.push(`  -   ${s.name.padEnd(width)}       ${s.skipped}`)

@@ -6,9 +6,14 @@ import { traceView } from './trace/view.js'
 
 export interface ScoredCheck extends CheckResult {
   configHash: string
-  /** Set when the check itself threw: stored as an error row, never as a low score. */
+  /** Set when there is no verdict (the check threw, or what it reads is absent): stored as an error row, never as a low score. */
   error?: string
+  /** What the check reads is absent from the trace (see CheckSkipped.unmeasured): `error` says what and which setting sends it. */
+  unmeasured?: true
 }
+
+/** The outcome of a check, as people and metrics name it. */
+export const checkOutcome = (r: ScoredCheck): 'passed' | 'failed' | 'error' | 'not_measured' => (r.unmeasured ? 'not_measured' : r.error ? 'error' : r.passed ? 'passed' : 'failed')
 
 export interface TraceScore {
   trace: Trace
@@ -30,7 +35,11 @@ function runOne(trace: Trace, configured: ConfiguredCheck): ScoredCheck | CheckS
   const { check, params, configHash } = configured
   try {
     const outcome = check.run(trace, params)
-    if (isSkipped(outcome)) return outcome
+    if (isSkipped(outcome)) {
+      if (!outcome.unmeasured) return outcome
+      const message = `not measured: ${outcome.skipped}`
+      return { name: outcome.name, version: outcome.version, value: 0, passed: false, detail: { message }, configHash, error: message, unmeasured: true }
+    }
     return { name: outcome.name, version: outcome.version, value: outcome.value, passed: outcome.passed, detail: outcome.detail, configHash }
   } catch (err) {
     const message = `check ${check.name} failed to run: ${(err as Error).message}`

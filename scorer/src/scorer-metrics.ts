@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import type { checkOutcome } from './score-trace.js'
 
-/** What the scorer reports. Pass rate of a check = passed / (passed + failed) of `sieve_check_results_total`. */
+/** What the scorer reports. Pass rate of a check = passed / (passed + failed) of `sieve_check_results_total`; not_measured counts traces that lacked what it reads. */
 export interface ScorerMetrics {
   traceScored(complete: boolean, late: boolean, latencySeconds: number): void
-  checkResult(check: string, outcome: 'passed' | 'failed' | 'error'): void
+  checkResult(check: string, outcome: ReturnType<typeof checkOutcome>): void
   evicted(): void
   lateSpans(n: number): void
   writeFailed(): void

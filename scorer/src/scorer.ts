@@ -6,7 +6,7 @@ import {
 import { z } from 'zod'
 import { assemblerOptionsSchema, TraceAssembler, type ClosedTrace } from './assembler/trace-assembler.js'
 import type { ChecksConfig } from './config/checks-config.js'
-import { scoreTrace, type TraceScore } from './score-trace.js'
+import { checkOutcome, scoreTrace, type TraceScore } from './score-trace.js'
 import type { ScorerMetrics } from './scorer-metrics.js'
 import { traceScoreRecords } from './scores/score-record.js'
 import type { ScoreSink } from './scores/score-sink.js'
@@ -255,7 +255,7 @@ export class Scorer {
       if (metrics) {
         const endMs = Number(traceView(score.trace).endNs / 1_000_000n)
         metrics.traceScored(score.trace.complete, closed.rescore, (storedAtMs - endMs) / 1000)
-        for (const r of score.results) metrics.checkResult(r.name, r.error ? 'error' : r.passed ? 'passed' : 'failed')
+        for (const r of score.results) metrics.checkResult(r.name, checkOutcome(r))
       }
       onScored?.(score, closed)
     })

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
@@ -28,6 +30,24 @@ async function runExample(...args: string[]) {
 }
 
 describe('examples/support-agent, offline with the scripted model', () => {
+  test('spans it could not deliver are reported, and it exits 1', async () => {
+    // A port nothing listens on: taken from the system, then released.
+    const closed = createServer().listen(0, '127.0.0.1')
+    await once(closed, 'listening')
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: `http://127.0.0.1:${port}` }
+    delete env.OPENAI_BASE_URL
+    delete env.OPENAI_API_KEY
+    const failed = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN], { env }).then(
+      () => assert.fail('the example exited 0 without delivering its spans'),
+      (err: { code: number; stderr: string; stdout: string }) => err,
+    )
+    assert.equal(failed.code, 1)
+    assert.match(failed.stdout, /trace: [0-9a-f]{32}/, 'the agent itself ran')
+    assert.match(failed.stderr, new RegExp(`\\d+ spans could not be delivered to http://127\\.0\\.0\\.1:${port}: is Sieve running there\\? Point the example at it with SIEVE_ENDPOINT`))
+  })
+
   test('follows the refund policy: store credit for an order outside the window, traced in Sieve', async () => {
     const { stdout, agent, tools } = await runExample()
     assert.match(stdout, /scripted local model/)

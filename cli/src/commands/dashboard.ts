@@ -11,16 +11,21 @@ export const dashboardCommand: Command = {
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM',
     1: 'storage unreachable at start, or another error (printed)',
-    2: 'configuration error: an invalid setting, a non-loopback SIEVE_HOST without SIEVE_API_KEYS',
+    2: 'configuration or start-up error, found before storage is opened: an invalid setting, a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken, the embedded engine not installed',
   },
   async run() {
-    const [{ listen }, { createLogger, createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }] = await Promise.all([
-      import('@sieve/collector'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'),
+    const [{ listen }, { createLogger, createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }, { checkPort, preflight }] = await Promise.all([
+      import('@sieve/collector'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'), import('../preflight.js'),
     ])
     const config = loadConfig()
     const binding = bindingProblem(config)
     if (binding.refuse) {
       console.error(`sieve dashboard: ${binding.refuse}`)
+      return 2
+    }
+    const problem = await preflight([(c) => checkPort(c.host, c.port)], config)
+    if (problem) {
+      console.error(`sieve dashboard: ${problem}`)
       return 2
     }
     const log = createLogger({ level: config.logLevel, fields: { role: 'dashboard' } })

@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command, type OptionValues } from '../command.js'
 import { gateOptions, gatePolicyOption } from '../gate-options.js'
 import { replayJudge } from '../replay-judge.js'
 
@@ -9,6 +10,17 @@ function sendEndpoint(raw: string): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined
   if (!url || !/^https?:$/.test(url.protocol)) throw new UsageError(`--send must be the http(s) URL of a Sieve's OTLP endpoint, e.g. http://localhost:4318 (got '${raw}')`)
   return raw.replace(/\/+$/, '')
+}
+
+/**
+ * Where the report goes: --out, else under the data directory (never the current one, often a
+ * checkout), and the summary beside it; their folder is created.
+ */
+function reportPaths(values: OptionValues, dataDir: string): { out: string; summary: string } {
+  const out = typeof values.out === 'string' ? values.out : join(dataDir, 'reports', 'sieve-simulate.json')
+  const summary = typeof values.summary === 'string' ? values.summary : `${out.replace(/\.json$/, '')}.md`
+  for (const file of [out, summary]) mkdirSync(dirname(resolve(file)), { recursive: true })
+  return { out, summary }
 }
 
 const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String))
@@ -38,8 +50,8 @@ export const simulateCommand: Command = {
       description: "also store every run's traces in the Sieve at this OTLP/HTTP endpoint (http://host:4318), each span tagged sieve.simulation.* (run id, scenario, its version, template, repeat); SIEVE_API_KEY is the key, and its project the one they land in",
     },
     timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent call may take' },
-    out: { type: 'string', value: 'file', default: 'sieve-simulate.json', description: 'JSON artifact' },
-    summary: { type: 'string', value: 'file', default: 'sieve-simulate.md', description: 'Markdown summary' },
+    out: { type: 'string', value: 'file', defaultText: 'SIEVE_DATA_DIR/reports/sieve-simulate.json', description: 'JSON artifact (its folder is created)' },
+    summary: { type: 'string', value: 'file', defaultText: '--out with .md', description: 'Markdown summary' },
     'list-templates': { type: 'boolean', description: 'print the edge-case templates and what each changes, then exit' },
   },
   details: [
@@ -49,7 +61,7 @@ export const simulateCommand: Command = {
       'user ends it, the script ends, the agent hands off, or the turn limit is reached.',
     'Each run\'s traces are scored as one session with the scenario\'s expected checks, the judge when configured and the agent\'s ' +
       'scorecard; a run passes when all hold. The LLM user is SIMULATOR_MODEL at SIMULATOR_BASE_URL (the `simulator` config section: ' +
-      'prices, retries, seed), pinned like the judge. Writes --out and --summary.',
+      'prices, retries, seed), pinned like the judge. Writes --out and --summary (by default SIEVE_DATA_DIR/reports/) and prints where.',
     'With --send the runs are stored in a Sieve too: scored there by its checks and judge like any traffic, listed as sessions, ' +
       'each span tagged sieve.simulation.* and in the environment `simulation`, which a project\'s dashboards and Grafana leave ' +
       'out unless asked (environment=simulation); a key of a project of their own (SIEVE_API_KEYS=simkey:support-simulation) keeps them apart by project too.',
@@ -112,7 +124,7 @@ export const simulateCommand: Command = {
         ...(typeof values.send === 'string' ? { forward: { endpoint: sendEndpoint(values.send), ...(process.env.SIEVE_API_KEY ? { apiKey: process.env.SIEVE_API_KEY } : {}) } } : {}),
         log: (line) => console.log(line),
       })
-      return writeReport(values, report, simulationSummary(report), simulationTerminal(report))
+      return writeReport({ ...values, ...reportPaths(values, config.dataDir) }, report, simulationSummary(report), simulationTerminal(report))
     } catch (err) {
       return configErrorExit('simulate', err, ['SIMULATE_CONFIG', 'EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
     }

@@ -22,8 +22,8 @@ export const upCommand: Command = {
   env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, 'SIEVE_MAX_BODY_BYTES', 'SIEVE_RETENTION_DAYS', ...STORAGE_ENV, ...KAFKA_ENV, ...JUDGE_ENV, 'SIEVE_SCRUB_SECRET'],
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM after draining',
-    1: 'could not start (storage, the queue, a part: e.g. an invalid checks or judge section), or the stop not done within 30 s of the signal (it says how many spans were not stored and traces not scored)',
-    2: 'configuration error: an invalid setting, a non-loopback SIEVE_HOST without SIEVE_API_KEYS',
+    1: 'could not start (storage or the queue unreachable or failing), or the stop not done within 30 s of the signal (it says how many spans were not stored and traces not scored)',
+    2: 'configuration or start-up error, found before anything is written (no data directory is created): an invalid setting, an invalid checks, scorecards, scorer or judge section (an unknown check, a rubric), a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken, the embedded engine not installed (an image built without it)',
   },
   async run() {
     const [{ parts }, { serve }] = await Promise.all([import('../parts.js'), import('../serve.js')])

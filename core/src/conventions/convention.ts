@@ -10,6 +10,8 @@ import type { AttributeValue, Attributes, Span } from '../span.js'
 export interface Convention {
   /** The scheme and the version of it the reader follows. */
   name: string
+  /** The setting that makes its instrumentations send message content (opt-in everywhere), for people told none arrived. */
+  contentSetting: string
   /** Whether the span carries this scheme (cheap: one or two attribute lookups). */
   marks(span: Span): boolean
   /** The GenAI operation the span is (`chat`, `execute_tool`, `invoke_agent`, ...), '' when it says none. */
@@ -21,8 +23,27 @@ export interface Convention {
    * OpenAI chat shape), undefined when the span carries none in this scheme.
    */
   messages?(span: Span, parse: (value: unknown, attribute: string) => unknown): SchemeMessages | undefined
-  /** A tool span's call: id, arguments and result as written (JSON text, usually). */
-  toolCall?(span: Span): { name?: string; callId: AttributeValue | undefined; arguments: AttributeValue | undefined; result: AttributeValue | undefined } | undefined
+  /**
+   * A tool span's call: id, arguments and result, unwrapped from the framework's envelopes (a
+   * LangChain ToolMessage, a LlamaIndex ToolOutput, a callback record). Read before the GenAI names,
+   * which fill what it leaves undefined: some instrumentations write envelopes under those names.
+   */
+  toolCall?(span: Span): SchemeToolCall | undefined
+  /** The tools a model call was offered, as GenAI tool definitions (`{name, parameters}` or the OpenAI `{function: {...}}` shape). */
+  toolDefinitions?(span: Span, parse: (value: unknown, attribute: string) => unknown): unknown[] | undefined
+  /** The agent a span belongs to when the scheme says it other than under an attribute name (e.g. inside JSON metadata). */
+  agentName?(span: Span): string
+}
+
+export interface SchemeToolCall {
+  name?: string
+  callId?: AttributeValue
+  /** The arguments: JSON text or a value. */
+  arguments?: unknown
+  /** The result: JSON text or a value. */
+  result?: unknown
+  /** The framework says the call failed. */
+  error?: string
 }
 
 export type FactKey = 'system' | 'requestModel' | 'responseModel' | 'inputTokens' | 'outputTokens' | 'toolName' | 'agentName' | 'sessionId' | 'userId' | 'agentVersion' | 'promptVersion'

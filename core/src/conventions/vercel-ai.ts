@@ -41,6 +41,7 @@ function answer(span: Span, parse: (value: unknown, attribute: string) => unknow
 
 export const vercelAi: Convention = {
   name: 'Vercel AI SDK telemetry (ai.*), AI SDK 3-7',
+  contentSetting: 'the Vercel AI SDK: experimental_telemetry { isEnabled: true, recordInputs: true, recordOutputs: true }',
   marks: (span) => span.attributes[OPERATION_ID] !== undefined || span.name.startsWith('ai.'),
   operation(span) {
     const id = operationId(span)
@@ -85,6 +86,15 @@ export const vercelAi: Convention = {
       return input.length || said.length ? { input, output: said } : undefined
     }
     return undefined
+  },
+  toolDefinitions(span, parse) {
+    // `ai.prompt.tools`: an array attribute, each element one tool's definition as JSON text.
+    const tools = span.attributes['ai.prompt.tools']
+    if (!Array.isArray(tools)) return undefined
+    return tools.flatMap((t) => {
+      const d = parse(t, 'gen_ai.tool.definitions')
+      return d && typeof d === 'object' ? [d] : []
+    })
   },
   toolCall(span) {
     const a = span.attributes

@@ -1,5 +1,6 @@
 import { asText, type ChatMessage } from '../content.js'
 import { isLlmSpan, LLM_OPERATIONS, operationOf } from '../genai.js'
+import { contentHint } from '../conventions/content-settings.js'
 import { compareNanos, traceStart, type Span, type Trace } from '../span.js'
 import { causalTree, type CausalKeys, type KeysOf, type SpanNode } from './causal-order.js'
 import { ContentReader } from './content-reader.js'
@@ -20,6 +21,8 @@ import { primaryKey, sameTurn, turnKey, turnsOfMessage, type Turn, type TurnKey 
  * - a tool span's call is the model's request with the same call id (or the same name and
  *   arguments), its result follows the calls the model made together.
  * Traces of a session are read in start order; a later trace never moves an earlier one's turns.
+ *
+ * What a trace did is told apart from what it was given: see `markHistory`.
  */
 export interface Conversation {
   turns: Turn[]
@@ -27,6 +30,8 @@ export interface Conversation {
   traceIds: string[]
   /** No user or assistant text was captured (content capture is opt-in): nothing to judge or replay. */
   contentMissing: boolean
+  /** With contentMissing: which setting of the instrumentation that wrote the spans sends the messages. */
+  contentHint: string
   /** Some of it is missing or cut: an incomplete trace, content cut by a size limit. */
   truncated: boolean
   /** Why it is marked truncated, for people reading a score. */
@@ -66,16 +71,19 @@ export function conversationOf(traces: Trace | readonly Trace[], reader = new Co
     if (!trace.complete) truncation.add(`trace ${trace.traceId} is incomplete`)
     log.startTrace()
     for (const root of causalTree(trace.spans, causalKeys(says))) log.walk(root, says)
+    log.markHistory()
   }
   const turns = log.turns()
   for (const turn of turns) if (unwritten.has(turn)) turn.text = asText(unwritten.get(turn))
   nameToolResults(turns)
   if (reader.unreadable) truncation.add('some content could not be read whole (cut short by a size limit?)')
   if (turns.some((t) => t.text.includes(CUT_MARK))) truncation.add('some content was cut to the maximum length')
+  const contentMissing = !turns.some((t) => (t.role === 'user' || t.role === 'assistant') && t.text !== '')
   return {
     turns,
     traceIds: list.map((t) => t.traceId),
-    contentMissing: !turns.some((t) => (t.role === 'user' || t.role === 'assistant') && t.text !== ''),
+    contentMissing,
+    contentHint: contentMissing ? contentHint(list.flatMap((t) => t.spans)) : '',
     truncated: truncation.size > 0,
     truncation: [...truncation],
   }
@@ -137,8 +145,8 @@ function spanSaying(reader: ContentReader, unwritten: Map<Turn, unknown>): (span
       const call = reader.tool(span)
       const base = { traceId: span.traceId, spanId: span.spanId, ...(call.callId ? { callId: call.callId } : {}), ...(call.name ? { name: call.name } : {}) }
       const before = [entry({ role: 'tool_call', text: call.rawArguments ?? '', arguments: call.arguments, ...base })]
-      // The result's text is the attribute as sent when it was text (no need to write it again).
-      const raw = span.attributes['gen_ai.tool.call.result']
+      // The result's text is the text as sent, when it was text (no need to write it again).
+      const raw = call.rawResult
       const after =
         call.result === undefined && !call.error
           ? []
@@ -170,6 +178,8 @@ const entry = (turn: Turn): Entry => ({ turn, key: turnKey(turn), seq: -1 })
 class TurnLog {
   private readonly entries: Entry[] = []
   private readonly placed = new Set<Entry>()
+  /** Entries a span of the current trace said or did: model and agent outputs, tool spans' calls and results. */
+  private readonly produced = new Set<Entry>()
 
   /** `unwritten`: tool turns whose text is yet to be written, and their values; a copy inherits it. */
   constructor(private readonly unwritten: Map<Turn, unknown>) {}
@@ -182,6 +192,40 @@ class TurnLog {
 
   startTrace(): void {
     this.regionStart = this.entries.length
+    this.produced.clear()
+    this.givenFirst = undefined
+  }
+
+  /** What the current trace had placed when it first produced something (see markHistory). */
+  private givenFirst: Set<Entry> | undefined
+
+  private produce(e: Entry): void {
+    this.givenFirst ??= new Set(this.entries.slice(this.regionStart).filter((x) => x !== e && !this.produced.has(x)))
+    this.produced.add(e)
+  }
+
+  /**
+   * Marks the current trace's history: what its model calls were given that was said before the
+   * trace began. What the trace had been given when it first produced something (a model's or an
+   * agent's output, a tool span) is the reference:
+   * - ending on user messages, those are the trace's request, and what no span of the trace
+   *   produced standing before the request is history (also what a later call placed there: a
+   *   first call that saw only the newest message, the next one the whole session);
+   * - ending on anything else (the trace continues an earlier turn's tool calls, with no new user
+   *   message), all of it is history.
+   * A message the trace produced is never history, nor is one a later call sent again after the
+   * request (its output in another spelling).
+   */
+  markHistory(): void {
+    const given = this.givenFirst ?? new Set(this.entries.slice(this.regionStart))
+    const region = this.entries.slice(this.regionStart).filter((e) => e.turn.role !== 'system')
+    const before = region.filter((e) => given.has(e))
+    let request = before.length
+    while (request > 0 && before[request - 1]!.turn.role === 'user') request--
+    // Everything up to the request, or up to the last message given, is history.
+    const last = request < before.length ? before[request]! : before[before.length - 1]
+    const end = last === undefined ? -1 : region.indexOf(last) + (request < before.length ? 0 : 1)
+    for (let i = 0; i < end; i++) if (!this.produced.has(region[i]!)) region[i]!.turn.history = true
   }
 
   turns(): Turn[] {
@@ -273,12 +317,14 @@ class TurnLog {
       if (e.key.id) {
         const at = this.findBack(e, this.entries.length - 1, this.regionStart)
         if (at >= 0) {
-          previous = this.entries[at]
+          previous = this.entries[at]!
+          this.produce(previous)
           continue
         }
       }
-      previous = this.insertAt(previous ? this.entries.indexOf(previous) + 1 : this.entries.length, [e])
-      previous!.output = true
+      previous = this.insertAt(previous ? this.entries.indexOf(previous) + 1 : this.entries.length, [e])!
+      previous.output = true
+      this.produce(previous)
     }
   }
 
@@ -297,30 +343,35 @@ class TurnLog {
     for (let i = this.entries.length - 1; i >= this.regionStart; i--) {
       const placed = this.entries[i]!
       // A call or result with an id is the same wherever it was placed; a text only as the last one said.
-      if (e.key.id && placed.key.id === e.key.id) return
+      if (e.key.id && placed.key.id === e.key.id) return void this.produce(placed)
       if (!e.key.id && placed.seq >= enteredSeq && placed.output && placed.turn.role === e.turn.role) {
         if (sameTurn(placed.key, e.key)) return
         break
       }
     }
-    this.insertAt(this.entries.length, [e])!.output = true
+    const said = this.insertAt(this.entries.length, [e])!
+    said.output = true
+    this.produce(said)
+  }
+
+  /** A tool span's call or result: placed where given, or found placed already; either way the trace's own. */
+  private placeProduced(e: Entry, index: () => number): void {
+    const at = this.findBack(e, this.entries.length - 1, this.regionStart)
+    this.produce(at >= 0 ? this.entries[at]! : this.insertAt(index(), [e])!)
   }
 
   private placeToolCall(call: Entry): void {
-    if (this.findBack(call, this.entries.length - 1, this.regionStart) >= 0) return
-    this.insertAt(this.entries.length, [call])
+    this.placeProduced(call, () => this.entries.length)
   }
 
   /** After the call, and after the other calls and results made with it (parallel calls). */
   private placeToolResult(result: Entry, call: Entry): void {
-    if (this.findBack(result, this.entries.length - 1, this.regionStart) >= 0) return
-    let at = this.findBack(call, this.entries.length - 1, this.regionStart)
-    if (at < 0) {
-      this.insertAt(this.entries.length, [result])
-      return
-    }
-    while (at + 1 < this.entries.length && (this.entries[at + 1]!.turn.role === 'tool_call' || this.entries[at + 1]!.turn.role === 'tool_result')) at++
-    this.insertAt(at + 1, [result])
+    this.placeProduced(result, () => {
+      let at = this.findBack(call, this.entries.length - 1, this.regionStart)
+      if (at < 0) return this.entries.length
+      while (at + 1 < this.entries.length && (this.entries[at + 1]!.turn.role === 'tool_call' || this.entries[at + 1]!.turn.role === 'tool_result')) at++
+      return at + 1
+    })
   }
 
   /** The last index in [floor, from] holding the same turn as `e` (the entry itself first). */

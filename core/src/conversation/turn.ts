@@ -23,6 +23,12 @@ export interface Turn {
   result?: unknown
   /** Tool results: the tool failed (its span's error status or `error.type`). */
   error?: string
+  /**
+   * Said before this turn's trace began: a message the agent sent its model again (the history a
+   * chat resends every turn), not something the trace did. Context for people and the judge; no
+   * check, slice or export counts it as the trace's action.
+   */
+  history?: true
 }
 
 /** Roles other instrumentations write, as the conversation's. */

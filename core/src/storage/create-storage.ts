@@ -15,7 +15,7 @@ export class StorageError extends Error {
 }
 
 /** What opening the embedded store says where chDB, an optional dependency of core, is not installed. */
-const CHDB_MISSING = 'the embedded engine (chdb) is not installed: npm install chdb, or set CLICKHOUSE_URL'
+const CHDB_MISSING = 'the embedded engine (chdb) is not installed (Sieve\'s Docker image has it only when built with --build-arg WITH_CHDB=1): npm install chdb, or set CLICKHOUSE_URL to a ClickHouse server'
 
 /**
  * chDB, loaded for the embedded store only: it is an optional dependency (its native engine is
@@ -32,6 +32,14 @@ async function loadChdb(): Promise<[typeof import('chdb/connection'), typeof imp
     if (code === 'CHDB_PLATFORM') throw new StorageError(`${CHDB_MISSING} (${message})`)
     throw new StorageError(`cannot load the embedded engine (chdb): ${message ?? String(err)}`)
   }
+}
+
+/**
+ * Whether the embedded engine can be loaded here, checked without opening or creating a store:
+ * a StorageError saying why not (an image built without it, a platform it has no build for).
+ */
+export async function checkEmbeddedEngine(): Promise<void> {
+  await loadChdb()
 }
 
 /**

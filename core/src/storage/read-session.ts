@@ -1,5 +1,5 @@
 import type { Storage } from './storage.js'
-import { genAiFields } from '../genai.js'
+import { sessionOf } from '../genai.js'
 import { compareNanos, type Trace } from '../span.js'
 import { readTraces } from './read-trace.js'
 
@@ -36,16 +36,17 @@ export async function readSession(client: Storage, projectId: string, sessionId:
 }
 
 /**
- * The session a trace belongs to, as the `traces` rollup records it: the root span's session id
- * when it has one, else that of the earliest span naming one; '' when none does.
+ * The session a trace belongs to, as the `traces` rollup records it (trace-rollup.ts): a session the
+ * user associated explicitly on any span (OpenLLMetry's association properties) first, then the root
+ * span's, then that of the earliest span naming one; '' when none does.
  */
 export function traceSessionId(trace: Trace): string {
-  let earliest: { start: string; id: string } | undefined
+  let best: { rank: number; start: string; id: string } | undefined
   for (const span of trace.spans) {
-    const id = genAiFields(span).sessionId
+    const { id, associated } = sessionOf(span)
     if (!id) continue
-    if (span.parentSpanId === '') return id
-    if (!earliest || compareNanos(span.startTimeUnixNano, earliest.start) < 0) earliest = { start: span.startTimeUnixNano, id }
+    const rank = associated ? 0 : span.parentSpanId === '' ? 1 : 2
+    if (!best || rank < best.rank || (rank === best.rank && compareNanos(span.startTimeUnixNano, best.start) < 0)) best = { rank, start: span.startTimeUnixNano, id }
   }
-  return earliest?.id ?? ''
+  return best?.id ?? ''
 }

@@ -1,4 +1,5 @@
 import type { Storage } from './storage.js'
+import { ASSOCIATED_SESSION } from '../conventions/index.js'
 import { LLM_OPERATIONS } from '../genai.js'
 
 export interface TraceKey {
@@ -13,6 +14,16 @@ const fromRoot = (column: string): string =>
   `argMinIf(${column}, (parent_span_id != '', start_time), ${column} != '') AS r_${column}`
 
 const llm = [...LLM_OPERATIONS].map(literal).join(', ')
+/** The span names a session its user associated explicitly (traceSessionId's first rank). */
+const associated = ASSOCIATED_SESSION.map((k) => `mapContains(attributes, ${literal(k)}) OR mapContains(resource_attributes, ${literal(k)})`).join(' OR ')
+/** A model call, as `isLlmCall` decides from a span's fields. */
+const isLlmCall = `gen_ai_operation IN (${llm}) OR (gen_ai_operation = '' AND (request_model != '' OR gen_ai_system != ''))`
+/**
+ * Tokens of the trace's model calls. An agent span often repeats its calls' totals (the Vercel AI
+ * SDK's ai.generateText, OpenInference agents): counting both doubles them. Only a trace whose model
+ * calls carry no counts takes what other spans say.
+ */
+const tokens = (column: string): string => `if(sumIf(${column}, ${isLlmCall}) > 0, sumIf(${column}, ${isLlmCall}), sum(${column})) AS r_${column}`
 
 /**
  * Rewrites the `traces` row of each given trace from `spans FINAL`, so the rollup counts every
@@ -48,13 +59,14 @@ async function rewrite(client: Storage, projectId: string, traceIds: string[]): 
         min(start_time) AS r_start_time, max(end_time) AS r_end_time,
         toUnixTimestamp64Nano(max(end_time)) - toUnixTimestamp64Nano(min(start_time)) AS r_duration_ns,
         count() AS r_span_count,
-        countIf(gen_ai_operation IN (${llm}) OR (gen_ai_operation = '' AND (request_model != '' OR gen_ai_system != ''))) AS r_llm_call_count,
+        countIf(${isLlmCall}) AS r_llm_call_count,
         countIf(gen_ai_operation = 'execute_tool') AS r_tool_call_count,
         countIf(status_code = 'ERROR') AS r_error_count,
-        sum(input_tokens) AS r_input_tokens, sum(output_tokens) AS r_output_tokens,
+        ${tokens('input_tokens')}, ${tokens('output_tokens')},
         ${fromRoot('agent_name')}, ${fromRoot('agent_version')}, ${fromRoot('prompt_version')},
         argMinIf(if(response_model != '', response_model, request_model), start_time, request_model != '' OR response_model != '') AS r_model,
-        ${fromRoot('session_id')}, ${fromRoot('user_id')}, ${fromRoot('environment')}
+        argMinIf(session_id, (NOT (${associated}), parent_span_id != '', start_time), session_id != '') AS r_session_id,
+        ${fromRoot('user_id')}, ${fromRoot('environment')}
       FROM spans FINAL
       WHERE project_id = ${literal(projectId)} AND trace_id IN (${traceIds.map(literal).join(', ')})
       GROUP BY project_id, trace_id`,

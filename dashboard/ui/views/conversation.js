@@ -5,6 +5,8 @@ import { badge, h, pretty } from '../dom.js'
  * instructions collapsed, user and assistant bubbles, each tool call folded with its arguments and
  * its result (an error marked). The trace page and the session page both render it with this.
  * Every turn names the span it was read from (`data-span`); clicking it calls `onSelect(turn)`.
+ * Turns a trace was given as history (said before it began, sent to its model again) are folded
+ * apart, above what the trace did: context, never the trace's own.
  */
 export function conversationPanel(conversation, { onSelect } = {}) {
   const select = (turn) => (e) => {
@@ -19,21 +21,27 @@ export function conversationPanel(conversation, { onSelect } = {}) {
 
   const notes = []
   if (conversation.contentMissing) {
-    notes.push(h('p', { class: 'note' }, 'No messages to show: content capture was off (message content is opt-in in the GenAI conventions), so only tool calls, timings and attributes were recorded.'))
+    notes.push(h('p', { class: 'note' }, `No messages to show: only tool calls, timings and attributes were recorded; ${conversation.contentHint || 'message content is opt-in in the GenAI conventions'}.`))
   }
   if (conversation.truncated) {
     notes.push(h('div', { class: 'note warn' }, 'Part of this conversation is missing or cut:', h('ul', {}, conversation.truncation.map((reason) => h('li', {}, reason)))))
   }
 
   const items = []
+  let history = null
   const paired = new Set()
   const turns = conversation.turns
   turns.forEach((turn, i) => {
     if (paired.has(turn)) return
+    const into = turn.history ? (history ??= []) : items
+    if (!turn.history && history) {
+      items.push(historyFold(history))
+      history = null
+    }
     if (turn.role === 'system') {
-      items.push(h('details', { class: 'turn turn-system', ...at(turn) }, h('summary', { onclick: select(turn) }, 'System instructions'), h('pre', {}, turn.text)))
+      into.push(h('details', { class: 'turn turn-system', ...at(turn) }, h('summary', { onclick: select(turn) }, 'System instructions'), h('pre', {}, turn.text)))
     } else if (turn.role === 'user' || turn.role === 'assistant') {
-      items.push(
+      into.push(
         h(
           'div',
           { class: `turn turn-${turn.role}`, ...at(turn), tabindex: 0, role: 'button', onclick: select(turn), onkeydown: onKey(turn) },
@@ -45,9 +53,10 @@ export function conversationPanel(conversation, { onSelect } = {}) {
       const call = turn.role === 'tool_call' ? turn : undefined
       const result = call ? resultOf(turns, i, paired) : turn
       if (result) paired.add(result)
-      items.push(toolFold(call, result, { select, at }))
+      into.push(toolFold(call, result, { select, at }))
     }
   })
+  if (history) items.push(historyFold(history))
 
   return h(
     'section',
@@ -56,6 +65,12 @@ export function conversationPanel(conversation, { onSelect } = {}) {
     notes,
     items.length ? h('div', { class: 'turns' }, items) : conversation.contentMissing ? null : h('p', { class: 'empty' }, 'No turns.'),
   )
+}
+
+/** Turns said before the trace began, folded: what its model calls were sent again as history. */
+function historyFold(turns) {
+  const count = `${turns.length} ${turns.length === 1 ? 'entry' : 'entries'}`
+  return h('details', { class: 'turn turn-history', 'data-role': 'history' }, h('summary', {}, `History: ${count} said before this trace, sent to the model again (context, not this trace's actions)`), h('div', { class: 'turns' }, turns))
 }
 
 /** The result of the tool call at `i`: same trace and call id, or without ids the next result of the same tool. */

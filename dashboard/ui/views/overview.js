@@ -46,7 +46,7 @@ export async function overview({ params, navigate }) {
   const checkTable = h(
     'table',
     { class: 'checks' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Check'), h('th', {}, 'Kind'), h('th', {}, 'Scored'), h('th', {}, 'Pass rate'), h('th', {}, 'Mean score'), h('th', {}, 'Judge errors'))),
+    h('thead', {}, h('tr', {}, h('th', {}, 'Check'), h('th', {}, 'Kind'), h('th', {}, 'Scored'), h('th', {}, 'Pass rate'), h('th', {}, 'Mean score'), h('th', { title: "Traces it could not measure: for a check, what it reads was absent (content not captured, no token counts, tool calls not visible) or it failed to run; for the judge, its call failed" }, 'Not measured'), h('th', { title: 'Share of the traces it ran on that it measured' }, 'Coverage'))),
     h(
       'tbody',
       {},
@@ -61,6 +61,7 @@ export async function overview({ params, navigate }) {
           h('td', {}, t.passRate === null ? '–' : badge(t.passRate >= 0.95, pct(t.passRate))),
           h('td', {}, t.meanValue === null ? '–' : t.meanValue.toFixed(3)),
           h('td', {}, num(t.errors)),
+          h('td', {}, t.scored + t.errors ? pct(t.scored / (t.scored + t.errors)) : '–'),
         )
       }),
     ),
@@ -71,13 +72,14 @@ export async function overview({ params, navigate }) {
     { class: 'pipeline' },
     h('h2', {}, 'Pipeline'),
     pipeline.available
-      ? h('table', {}, h('tbody', {}, pipeline.counters.map((c) => h('tr', { class: c.problem && c.value > 0 ? 'problem' : '' }, h('td', { title: c.help }, c.name), h('td', {}, num(c.value))))))
+      ? h('table', {}, h('tbody', {}, pipeline.counters.map((c) => h('tr', { class: c.problem && c.value > 0 ? 'problem' : '' }, h('td', { title: `${c.help} (${c.name})` }, c.label), h('td', {}, num(c.value))))))
       : h('p', { class: 'empty' }, 'Pipeline metrics are not available here.'),
   )
 
   return h(
     'div',
     { class: 'overview' },
+    sum(q.traces) === 0 ? firstTrace() : null,
     h(
       'div',
       { class: 'toolbar' },
@@ -103,9 +105,24 @@ export async function overview({ params, navigate }) {
   )
 }
 
+/** No traces to show: how to send one, to this Sieve. */
+function firstTrace() {
+  const origin = window.location.origin
+  const command = (text) => h('pre', { class: 'command' }, text)
+  return h(
+    'section',
+    { class: 'first-trace note' },
+    h('h2', {}, 'No traces here yet'),
+    h('p', {}, 'Send one: the example support agent, from a clone of Sieve,'),
+    command(`SIEVE_ENDPOINT=${origin} npm run example`),
+    h('p', {}, 'or any OpenTelemetry SDK or instrumentation, pointed here:'),
+    command(`OTEL_EXPORTER_OTLP_ENDPOINT=${origin}`),
+  )
+}
+
 /** Which hard gates failed traces in the range; each row opens the traces that failed it. */
 function scorecardSection(card, range, environment, navigate) {
-  if (!card.traces) return h('section', { class: 'scorecard' }, h('h2', {}, 'Scorecard'), h('p', { class: 'empty' }, 'No scorecard verdicts in this range (configure a scorecard in the `scorecards` section to gate traces).'))
+  if (!card.traces) return h('section', { class: 'scorecard' }, h('h2', {}, 'Scorecard'), h('p', { class: 'empty' }, 'No scorecard verdicts in this range (a scorecard, configured in the scorecards section of the config file, gates traces).'))
   const summary = `${num(card.passed)} of ${plural(card.traces, 'trace')} passed their agent's scorecard.`
   const gates = card.gates.length
     ? h(

@@ -1,5 +1,5 @@
 import { get, post } from '../api.js'
-import { badge, errorBox, h, ms, num, pretty, when } from '../dom.js'
+import { badge, errorBox, h, ms, num, plural, pretty, when } from '../dom.js'
 import { conversationPanel } from './conversation.js'
 import { exportOutcome } from './export-outcome.js'
 
@@ -16,8 +16,11 @@ const CONTENT = [
 
 const nanos = (s) => BigInt(s)
 
-/** Verdicts stored but kept out of every mean (judge/README.md, "One judge call"), by their label. */
-const KEPT_OUT = { unverified_evidence: 'unverified evidence', truncated: 'truncated transcript' }
+/**
+ * Verdicts stored but kept out of every mean, by their label: the judge's (judge/README.md, "One judge
+ * call"), and checks whose input the trace lacks (scorer/README.md, "Not measured").
+ */
+const KEPT_OUT = { unverified_evidence: 'unverified evidence', truncated: 'truncated transcript', not_measured: 'not measured' }
 
 function flatten(nodes, depth = 0, out = []) {
   for (const n of nodes) {
@@ -84,10 +87,22 @@ export async function traceView({ match, params }) {
     }),
   )
 
+  // The conversation's turn a failed check points at: marked, its tool fold open, and kept in view
+  // while other folds open and close around it.
+  let citedTurn = null
+  const keepCitedInView = () => citedTurn?.scrollIntoView({ block: 'nearest' })
+  conversation.addEventListener('toggle', () => queueMicrotask(keepCitedInView), true)
   const highlight = (ids) => {
     for (const [id, row] of spanRows) row.classList.toggle('cited', ids.has(id))
     const first = [...ids].find((id) => spanRows.has(id))
     if (first) select(rows.find((r) => r.span.spanId === first).span)
+    const turns = [...conversation.querySelectorAll('[data-span]')].filter((t) => ids.has(t.dataset.span))
+    for (const turn of conversation.querySelectorAll('.cited')) turn.classList.remove('cited')
+    for (const turn of turns) turn.classList.add('cited')
+    citedTurn = turns[0]?.closest('.turn') ?? null
+    citedTurn?.classList.add('cited')
+    if (citedTurn?.tagName === 'DETAILS' && !citedTurn.classList.contains('turn-history')) citedTurn.open = true
+    keepCitedInView()
   }
   // The scorecard is the verdict over the scores below: shown above them, not as one of them.
   const card = data.scores.find((s) => s.kind === 'scorecard')
@@ -102,7 +117,7 @@ export async function traceView({ match, params }) {
       h(
         'details',
         { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
-        h('summary', {}, s.error ? badge(false, KEPT_OUT[s.label] ?? 'judge error') : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
+        h('summary', {}, s.error ? badge(false, KEPT_OUT[s.label] ?? (s.kind === 'judge' ? 'judge error' : 'error')) : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
         s.error ? h('p', { class: 'error' }, s.error) : null,
         s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
         s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,
@@ -141,7 +156,7 @@ export async function traceView({ match, params }) {
     'div',
     { class: 'trace' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Trace ', h('span', { class: 'mono' }, traceId)), exportButton, status),
-    h('p', { class: 'meta' }, `${data.trace.spanCount} spans · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`, session),
+    h('p', { class: 'meta' }, `${plural(data.trace.spanCount, 'span')} · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`, session),
     h('div', { class: 'trace-layout' }, h('div', {}, tree, detail), h('div', {}, conversation, scores, feedback)),
   )
 }

@@ -8,23 +8,26 @@ const FILTERS = ['check', 'agent_version', 'prompt_version', 'model', 'service',
 
 /** The lowest-scoring traces with filters, and "export to dataset" for the selected ones. */
 export async function worstView({ params, navigate }) {
-  const range = params.range ?? defaultRange((await get('/status')).oldestTrace)
-  const sort = params.sort ?? 'checks'
+  const status = await get('/status')
+  const judgeOn = status.judge.on
+  const range = params.range ?? defaultRange(status.oldestTrace)
+  // Without a judge there are no judge scores to sort by: failed checks decide the order.
+  const sort = judgeOn ? (params.sort ?? 'checks') : 'checks'
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params[f]]))
   const { traces } = await get('/worst', { ...rangeParams(range), sort, limit: 100, ...filters })
   const go = (change) => navigate('/worst', { range, sort, ...filters, ...change })
 
   const selected = new Set()
-  const status = h('span', { class: 'status', role: 'status' })
+  const outcome = h('span', { class: 'status', role: 'status' })
   const exportButton = h('button', { class: 'primary', disabled: true }, 'Export to dataset')
   exportButton.addEventListener('click', async () => {
     exportButton.disabled = true
-    status.replaceChildren('Exporting…')
+    outcome.replaceChildren('Exporting…')
     try {
       const r = await post('/export', { traceIds: [...selected] })
-      status.replaceChildren(exportOutcome(r))
+      outcome.replaceChildren(exportOutcome(r))
     } catch (err) {
-      status.replaceChildren(errorBox(err))
+      outcome.replaceChildren(errorBox(err))
     } finally {
       exportButton.disabled = selected.size === 0
     }
@@ -39,7 +42,7 @@ export async function worstView({ params, navigate }) {
     'form',
     { class: 'filters', onsubmit: (e) => (e.preventDefault(), go(Object.fromEntries(new FormData(e.target)))) },
     FILTERS.map((f) => h('label', {}, f.replace('_', ' '), h('input', { name: f, value: filters[f] ?? '', size: 14 }))),
-    h('label', {}, 'sort', h('select', { name: 'sort' }, h('option', { value: 'checks', selected: sort === 'checks' }, 'failed checks'), h('option', { value: 'judge', selected: sort === 'judge' }, 'judge score'))),
+    judgeOn && h('label', {}, 'sort', h('select', { name: 'sort' }, h('option', { value: 'checks', selected: sort === 'checks' }, 'failed checks'), h('option', { value: 'judge', selected: sort === 'judge' }, 'judge score'))),
     h('button', { type: 'submit' }, 'Apply'),
   )
 
@@ -52,10 +55,11 @@ export async function worstView({ params, navigate }) {
       h('td', {}, when(t.startTime)),
       h('td', {}, t.rootName),
       h('td', {}, t.agentVersion),
+      h('td', {}, t.promptVersion),
       h('td', {}, t.failedChecks.map((c) => h('span', { class: 'badge fail' }, c)), t.judgeFailed.map((c) => h('span', { class: 'badge warn' }, c))),
       h('td', {}, `${num(t.checksFailed)}/${num(t.checks)}`),
       // judgeMean: the rubrics' weighted scores only; the dimensions' mean is a separate figure.
-      h('td', { title: t.judgeDimensionMean === null ? undefined : `dimensions' mean ${t.judgeDimensionMean.toFixed(2)}` }, t.judgeMean === null ? '–' : t.judgeMean.toFixed(2)),
+      judgeOn && h('td', { title: t.judgeDimensionMean === null ? undefined : `dimensions' mean ${t.judgeDimensionMean.toFixed(2)}` }, t.judgeMean === null ? '–' : t.judgeMean.toFixed(2)),
       h('td', {}, ms(t.durationMs)),
     ),
   )
@@ -64,9 +68,10 @@ export async function worstView({ params, navigate }) {
     { class: 'worst' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Worst traces'), trafficPicker(filters.environment, (e) => go({ environment: e })), rangePicker(range, (r) => go({ range: r }))),
     filterForm,
-    h('div', { class: 'actions' }, exportButton, status),
+    judgeOn ? false : h('p', { class: 'note judge-off' }, 'Judge off: no JUDGE_MODEL is configured, so traces are ranked by their failed checks and have no judge score.'),
+    h('div', { class: 'actions' }, exportButton, outcome),
     traces.length
-      ? h('table', {}, h('thead', {}, h('tr', {}, ['', 'Trace', 'Start (UTC)', 'Root', 'Agent version', 'Failed', 'Checks failed', 'Judge mean', 'Duration'].map((t) => h('th', {}, t)))), h('tbody', {}, rows))
+      ? h('table', {}, h('thead', {}, h('tr', {}, ['', 'Trace', 'Start (UTC)', 'Root', 'Agent version', 'Prompt version', 'Failed', 'Checks failed', ...(judgeOn ? ['Judge mean'] : []), 'Duration'].map((t) => h('th', {}, t)))), h('tbody', {}, rows))
       : h('p', { class: 'empty' }, 'No failing or judged traces match.'),
   )
 }

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  *
  *   helm version
  *   helm lint CHART [--strict] [--quiet]
- *   helm template [NAME] CHART [--namespace NS] [-f VALUES]... [--set KEY=VALUE]...
+ *   helm template [NAME] CHART [--namespace NS] [-f VALUES]... [--set KEY=VALUE[,KEY={a,b}]]...
  *
  * Output and exit codes as helm's: rendered manifests on stdout, errors on stderr, exit 1 on failure.
  * Anything else is refused (exit 2) rather than half done.
@@ -40,7 +40,7 @@ public final class HelmCli {
 
   private static int usage(String message) {
     System.err.println("Error: " + message + " (this helm runs only: version; lint CHART [--strict] [--quiet]; "
-        + "template [NAME] CHART [--namespace NS] [-f VALUES]... [--set KEY=VALUE]...)");
+        + "template [NAME] CHART [--namespace NS] [-f VALUES]... [--set KEY=VALUE[,KEY={a,b}]]...)");
     return 2;
   }
 
@@ -94,10 +94,12 @@ public final class HelmCli {
       if ((arg.equals("-f") || arg.equals("--values")) && hasNext) valuesFiles.add(Paths.get(args[++i]));
       else if ((arg.equals("-n") || arg.equals("--namespace")) && hasNext) namespace = args[++i];
       else if (arg.equals("--set") && hasNext) {
-        String pair = args[++i];
-        int eq = pair.indexOf('=');
-        if (eq <= 0 || pair.indexOf(',') >= 0) return usage("template: --set takes one KEY=VALUE without commas, got '" + pair + "'");
-        sets.add(new String[] {pair.substring(0, eq), pair.substring(eq + 1)});
+        String given = args[++i];
+        try {
+          sets.addAll(parseSet(given));
+        } catch (IllegalArgumentException e) {
+          return usage("template: --set " + e.getMessage() + ", got '" + given + "'");
+        }
       } else if (arg.startsWith("-")) return usage("template: unsupported argument '" + arg + "'");
       else positionals.add(arg);
     }
@@ -115,6 +117,65 @@ public final class HelmCli {
     } finally {
       delete(copy.getParent());
     }
+  }
+
+  /**
+   * Helm's --set syntax as far as charts' users write it: KEY=VALUE pairs separated by commas, a
+   * value `{a,b}` being a list, `\\,` a comma inside a value. Each pair becomes one set call and a
+   * list one call per item (KEY[0]=a, KEY[1]=b, Helm's index syntax), so no value handed to Helm
+   * holds a comma, which helm-java's set does not escape. A comma left in a value is refused.
+   */
+  static List<String[]> parseSet(String arg) {
+    List<String[]> sets = new ArrayList<>();
+    for (String pair : split(arg, false)) {
+      int eq = unescapedIndexOf(pair, '=');
+      if (eq <= 0) throw new IllegalArgumentException("takes KEY=VALUE[,KEY=VALUE...]");
+      String key = pair.substring(0, eq), value = pair.substring(eq + 1);
+      if (value.startsWith("{") && value.endsWith("}")) {
+        List<String> items = split(value.substring(1, value.length() - 1), true);
+        for (int n = 0; n < items.size(); n++) sets.add(new String[] {key + "[" + n + "]", literal(items.get(n))});
+      } else sets.add(new String[] {key, literal(value)});
+    }
+    return sets;
+  }
+
+  /** Splits on the commas that are not escaped and, unless inside a list already, not within braces. */
+  private static List<String> split(String text, boolean inList) {
+    List<String> parts = new ArrayList<>();
+    StringBuilder part = new StringBuilder();
+    int depth = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\\' && i + 1 < text.length()) {
+        part.append(c).append(text.charAt(++i));
+        continue;
+      }
+      if (c == '{' || c == '}') {
+        if (inList) throw new IllegalArgumentException("takes lists of plain values only (no nested {})");
+        depth += c == '{' ? 1 : -1;
+      }
+      if (c == ',' && depth == 0) {
+        parts.add(part.toString());
+        part.setLength(0);
+      } else part.append(c);
+    }
+    parts.add(part.toString());
+    return parts;
+  }
+
+  private static int unescapedIndexOf(String text, char wanted) {
+    for (int i = 0; i < text.length(); i++) {
+      if (text.charAt(i) == '\\') i++;
+      else if (text.charAt(i) == wanted) return i;
+    }
+    return -1;
+  }
+
+  /** A value with its escapes taken out; one that would still hold a comma is refused. */
+  private static String literal(String value) {
+    String plain = value.replaceAll("\\\\(.)", "$1");
+    if (plain.indexOf(',') >= 0) throw new IllegalArgumentException("cannot pass a comma inside a value to helm-java (use -f VALUES)");
+    return plain;
   }
 
   private static final String HOOK = "helm.sh/hook";

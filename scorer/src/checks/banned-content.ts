@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck } from './check.js'
+import { contentAbsent } from './absent-inputs.js'
+import { counted, defineCheck } from './check.js'
 import { regexParam } from './regex-param.js'
 
 /** Defaults that are wrong in any product's answers: boilerplate refusals of old models and leaked secrets. */
@@ -26,15 +27,16 @@ const excerpt = (text: string, at: number, length: number): string =>
 
 export const bannedContent = defineCheck({
   name: 'banned_content',
-  version: '1',
+  version: '2',
   description: 'No assistant output contains a banned phrase (case-insensitive) or matches a banned pattern.',
   params: z.object({
     phrases: z.array(z.string().min(1)).default(DEFAULT_BANNED_PHRASES),
     patterns: z.array(regexParam).default(DEFAULT_BANNED_PATTERNS),
   }),
   evaluate(trace, { phrases, patterns }) {
-    const texts = traceView(trace).assistantTexts
-    if (!texts.length) return { skipped: 'no assistant output captured' }
+    const view = traceView(trace)
+    const texts = view.assistantTexts
+    if (!texts.length) return contentAbsent(view) ?? { skipped: 'the agent said nothing in this trace' }
     const lowered = phrases.map((p) => p.toLowerCase())
     const matches: { spanId: string; phrase: string; excerpt: string }[] = []
     // The agent's answer is usually on the root span and on the last model call: scan each text once.
@@ -62,7 +64,7 @@ export const bannedContent = defineCheck({
       detail: {
         message: matches.length
           ? matches.map((m) => `banned '${m.phrase}' in span ${m.spanId}: "${m.excerpt}"`).join('; ')
-          : `no banned phrase in ${texts.length} assistant outputs`,
+          : `no banned phrase in ${counted(texts.length, 'assistant output')}`,
         matches,
       },
     }

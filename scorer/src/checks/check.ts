@@ -19,11 +19,17 @@ export interface CheckResult {
   detail: CheckDetail
 }
 
-/** The check has nothing to look at in this trace (e.g. no schema declared); no score is stored. */
+/**
+ * The check has nothing to look at in this trace (e.g. no schema declared); no score is stored.
+ * `unmeasured`: what it reads is absent from the trace (content not captured, no token counts, tool
+ * calls not visible), so its verdict is unknown: stored as not measured (the dashboards' coverage),
+ * never as a pass.
+ */
 export interface CheckSkipped {
   name: string
   version: string
   skipped: string
+  unmeasured?: true
 }
 
 export type CheckOutcome = CheckResult | CheckSkipped
@@ -31,7 +37,10 @@ export type CheckOutcome = CheckResult | CheckSkipped
 export const isSkipped = (o: CheckOutcome): o is CheckSkipped => 'skipped' in o
 
 /** What a check's body returns; `defineCheck` adds the name and version. */
-export type Verdict = { value: number; passed: boolean; detail: CheckDetail } | { skipped: string }
+export type Verdict = { value: number; passed: boolean; detail: CheckDetail } | { skipped: string; unmeasured?: true }
+
+/** The trace lacks what the check reads: see CheckSkipped.unmeasured. */
+export const notMeasured = (reason: string): Verdict => ({ skipped: reason, unmeasured: true })
 
 export interface CheckDefinition<P extends z.ZodType = z.ZodType> {
   name: string
@@ -59,7 +68,7 @@ export function defineCheck<P extends z.ZodType>(definition: {
     params,
     run(trace, p) {
       const verdict = evaluate(trace, p)
-      if ('skipped' in verdict) return { name, version, skipped: verdict.skipped }
+      if ('skipped' in verdict) return verdict.unmeasured ? { name, version, skipped: verdict.skipped, unmeasured: true } : { name, version, skipped: verdict.skipped }
       const value = Number.isFinite(verdict.value) ? Math.min(1, Math.max(0, verdict.value)) : 0
       return { name, version, value, passed: verdict.passed, detail: verdict.detail }
     },
@@ -70,3 +79,6 @@ export function defineCheck<P extends z.ZodType>(definition: {
 export function ratioVerdict(total: number, failures: number, detail: CheckDetail): Verdict {
   return { value: total === 0 ? (failures === 0 ? 1 : 0) : 1 - failures / total, passed: failures === 0, detail }
 }
+
+/** `1 tool call`, `2 tool calls`: a count in a detail message. */
+export const counted = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`

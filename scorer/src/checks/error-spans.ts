@@ -1,7 +1,7 @@
 import { isToolSpan } from '@sieve/core'
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck } from './check.js'
+import { counted, defineCheck } from './check.js'
 
 /** Spans with error status. Tool spans are left to tool_errors, which knows about recovery, unless included. */
 export const errorSpans = defineCheck({
@@ -23,7 +23,7 @@ export const errorSpans = defineCheck({
       detail: {
         message: errors.length
           ? errors.map((e) => `span ${e.spanId} (${e.name}) ended in error${e.message ? `: ${e.message}` : ''}`).join('; ')
-          : `${spans.length} spans, none in error`,
+          : `${counted(spans.length, 'span')}, none in error`,
         errors,
       },
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
+import { contentAbsent } from './absent-inputs.js'
 import { defineCheck } from './check.js'
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`)\]}]+/gi
@@ -20,7 +21,7 @@ function hostOf(url: string): string {
  */
 export const inventedUrls = defineCheck({
   name: 'invented_urls',
-  version: '1',
+  version: '2',
   description: 'Every URL in assistant output appears in an input, tool result or retrieved context of the trace, or is on an allowed domain.',
   params: z.object({
     /** Hosts (and their subdomains) the agent may always link to. */
@@ -28,7 +29,7 @@ export const inventedUrls = defineCheck({
   }),
   evaluate(trace, { allowedDomains }) {
     const view = traceView(trace)
-    if (!view.assistantTexts.length) return { skipped: 'no assistant output captured' }
+    if (!view.assistantTexts.length) return contentAbsent(view) ?? { skipped: 'the agent said nothing in this trace' }
     const allowed = allowedDomains.map((d) => d.toLowerCase().replace(/^\*?\./, ''))
     // A URL has no whitespace, so it is found in the joined text only inside one source; as
     // written (already lower-case) is the common case, the lower-cased join is built only when needed.

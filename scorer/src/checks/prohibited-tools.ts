@@ -1,18 +1,22 @@
 import { z } from 'zod'
 import { canonicalJson } from '../canonical-json.js'
 import { traceView } from '../trace/view.js'
+import { toolCallsUnseen } from './absent-inputs.js'
 import { defineCheck } from './check.js'
-import { describeRule, matchesRule, toolRuleSchema } from './tool-rule.js'
+import { callsInScope, describeRule, matchesRule, toolRuleSchema, toolScopeParam } from './tool-rule.js'
 
 export const prohibitedTools = defineCheck({
   name: 'prohibited_tools',
-  version: '1',
-  description: 'No listed tool was called (with the listed arguments, where given).',
-  params: z.object({ tools: z.array(toolRuleSchema).default([]) }),
-  evaluate(trace, { tools }) {
+  version: '2',
+  description: 'No listed tool was called by this trace (with the listed arguments, where given); with scope session, nor earlier in its session.',
+  params: z.object({ tools: z.array(toolRuleSchema).default([]), scope: toolScopeParam }),
+  evaluate(trace, { tools, scope }) {
     if (!tools.length) return { skipped: 'no prohibited tools configured' }
+    const view = traceView(trace)
+    const unseen = toolCallsUnseen(view)
+    if (unseen) return unseen
     const violations = []
-    for (const call of traceView(trace).toolCalls) {
+    for (const call of callsInScope(view, scope)) {
       const rule = tools.find((r) => matchesRule(call, r))
       if (rule) violations.push({ spanId: call.spanId, tool: call.name, arguments: call.arguments, rule: describeRule(rule) })
     }

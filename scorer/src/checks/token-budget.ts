@@ -1,10 +1,11 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
+import { tokensAbsent } from './absent-inputs.js'
 import { defineCheck } from './check.js'
 
 export const tokenBudget = defineCheck({
   name: 'token_budget',
-  version: '1',
+  version: '2',
   description: 'Tokens used by the model calls of the trace stay within bounds (total, input, output).',
   params: z.object({
     maxTotalTokens: z.number().int().positive().default(200_000),
@@ -12,8 +13,10 @@ export const tokenBudget = defineCheck({
     maxOutputTokens: z.number().int().positive().optional(),
   }),
   evaluate(trace, { maxTotalTokens, maxInputTokens, maxOutputTokens }) {
-    const calls = traceView(trace).llmCalls
-    if (!calls.length) return { skipped: 'no model calls' }
+    const view = traceView(trace)
+    const absent = tokensAbsent(view)
+    if (absent) return absent
+    const calls = view.llmCalls
     let input = 0
     let output = 0
     for (const c of calls) {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck, ratioVerdict } from './check.js'
+import { counted, defineCheck, ratioVerdict } from './check.js'
 import { jsonSchemaParam, schemaProblems } from './json-schema.js'
 
 /**
@@ -43,7 +43,7 @@ export const toolCallValidity = defineCheck({
     return ratioVerdict(checked, invalid.length, {
       message: invalid.length
         ? invalid.map((i) => `invalid call to ${i.tool} in span ${i.spanId}: ${i.problems.join('; ')}`).join(' | ')
-        : `${checked} tool calls match their declared schemas`,
+        : `${counted(checked, 'tool call')} ${checked === 1 ? 'matches its' : 'match their'} declared schema${checked === 1 ? '' : 's'}`,
       invalid,
     })
   },

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck } from './check.js'
+import { counted, defineCheck } from './check.js'
 
 function resultError(result: unknown): string {
   if (!result || typeof result !== 'object' || Array.isArray(result)) return ''
@@ -53,8 +53,8 @@ export const toolErrors = defineCheck({
         message: problems.length
           ? problems.join('; ')
           : errors.length
-            ? `${errors.length} tool errors, all recovered within ${maxRetries} retries`
-            : `${calls.length} tool calls, no errors`,
+            ? `${counted(errors.length, 'tool error')}, all recovered within ${counted(maxRetries, 'retry', 'retries')}`
+            : `${counted(calls.length, 'tool call')}, no errors`,
         errors,
         retries: Object.fromEntries(retries),
       },

@@ -1,6 +1,7 @@
 import type { ToolInvocation } from '@sieve/core'
 import { z } from 'zod'
 import { canonicalJson } from '../canonical-json.js'
+import type { TraceView } from '../trace/view.js'
 import { jsonSchemaParam, schemaProblems } from './json-schema.js'
 
 /**
@@ -38,4 +39,15 @@ export function describeRule(rule: ToolRule): string {
   if (rule.args) parts.push(`with args ${canonicalJson(rule.args)}`)
   if (rule.argsSchema) parts.push('with args matching the declared schema')
   return parts.join(' ')
+}
+
+/**
+ * Whose calls a tool rule reads: `trace`, what this trace called (the default: a turn is judged on
+ * what it did); `session`, also the calls of the history its model calls were sent, i.e. the earlier
+ * turns of its session as far as this trace carries them.
+ */
+export const toolScopeParam = z.enum(['trace', 'session']).default('trace')
+
+export function callsInScope(view: TraceView, scope: z.output<typeof toolScopeParam>): ToolInvocation[] {
+  return scope === 'session' ? [...view.historyToolCalls, ...view.toolCalls] : view.toolCalls
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck } from './check.js'
+import { counted, defineCheck } from './check.js'
 
 /**
  * Says when a trace was scored before it was whole: closed by its maximum age or by the memory
@@ -13,7 +13,7 @@ export const traceComplete = defineCheck({
   params: z.object({}),
   evaluate(trace) {
     const view = traceView(trace)
-    if (trace.complete) return { value: 1, passed: true, detail: { message: `complete trace of ${trace.spans.length} spans` } }
+    if (trace.complete) return { value: 1, passed: true, detail: { message: `complete trace of ${counted(trace.spans.length, 'span')}` } }
     return {
       value: 0,
       passed: false,

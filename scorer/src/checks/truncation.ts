@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck } from './check.js'
+import { counted, defineCheck } from './check.js'
 
 export const truncation = defineCheck({
   name: 'truncation',
@@ -21,7 +21,7 @@ export const truncation = defineCheck({
       detail: {
         message: truncated.length
           ? truncated.map((t) => `model output truncated in span ${t.spanId} (finish_reason ${t.finishReasons.join(', ')})`).join('; ')
-          : `${calls.length} model calls, none truncated`,
+          : `${counted(calls.length, 'model call')}, none truncated`,
         truncated,
       },
     }

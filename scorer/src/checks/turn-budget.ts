@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { traceView } from '../trace/view.js'
-import { defineCheck } from './check.js'
+import { counted, defineCheck } from './check.js'
 
 export const turnBudget = defineCheck({
   name: 'turn_budget',
@@ -16,14 +16,14 @@ export const turnBudget = defineCheck({
     const toolCalls = view.toolCalls.length
     if (!modelCalls && !toolCalls) return { skipped: 'no model or tool calls' }
     const over = [
-      modelCalls > maxModelCalls ? `${modelCalls} model calls (max ${maxModelCalls})` : '',
-      toolCalls > maxToolCalls ? `${toolCalls} tool calls (max ${maxToolCalls})` : '',
+      modelCalls > maxModelCalls ? `${counted(modelCalls, 'model call')} (max ${maxModelCalls})` : '',
+      toolCalls > maxToolCalls ? `${counted(toolCalls, 'tool call')} (max ${maxToolCalls})` : '',
     ].filter(Boolean)
     const ratio = Math.max(modelCalls / maxModelCalls, maxToolCalls ? toolCalls / maxToolCalls : 0)
     return {
       value: ratio <= 1 ? 1 : 1 / ratio,
       passed: over.length === 0,
-      detail: { message: over.length ? `over budget: ${over.join(', ')}` : `${modelCalls} model calls, ${toolCalls} tool calls`, modelCalls, toolCalls },
+      detail: { message: over.length ? `over budget: ${over.join(', ')}` : `${counted(modelCalls, 'model call')}, ${counted(toolCalls, 'tool call')}`, modelCalls, toolCalls },
     }
   },
 })

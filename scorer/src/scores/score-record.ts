@@ -1,6 +1,6 @@
 import type { Trace } from '@sieve/core'
 import { z } from 'zod'
-import type { ScoredCheck, TraceScore } from '../score-trace.js'
+import { checkOutcome, type ScoredCheck, type TraceScore } from '../score-trace.js'
 import { explainScorecard, type ScorecardResult } from '../scorecard/scorecard.js'
 import { traceView } from '../trace/view.js'
 
@@ -74,6 +74,8 @@ export function traceFields(trace: Trace): TraceFields {
   }
 }
 
+const EVALUATION_LABEL = { passed: 'pass', failed: 'fail', error: 'error', not_measured: 'not_measured' } as const
+
 export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreRecord {
   // Fields listed one by one: a spread followed by this many properties is ~500x slower in V8.
   return {
@@ -94,7 +96,7 @@ export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreReco
     passed: result.passed,
     detail: JSON.stringify(result.detail),
     evaluationName: result.name,
-    evaluationLabel: result.error ? 'error' : result.passed ? 'pass' : 'fail',
+    evaluationLabel: EVALUATION_LABEL[checkOutcome(result)],
     evaluationExplanation: result.detail.message,
     judgeModel: '',
     promptVersion: '',

@@ -1,12 +1,14 @@
 import {
   asText,
   compareNanos,
+  contentHint,
   ContentReader,
   conversationOf,
   finishReasons,
   GENAI_ATTR,
   genAiFields,
   isLlmCall,
+  offeredTools,
   toolDefinitions,
   type ChatMessage,
   type Conversation,
@@ -33,6 +35,8 @@ export interface LlmCall {
 export interface TextAt {
   spanId: string
   text: string
+  /** Said before this trace began (the history its model calls were sent again): see core's `Turn.history`. */
+  history?: true
 }
 
 export interface TraceView {
@@ -50,19 +54,31 @@ export interface TraceView {
   promptVersion: string
   environment: string
   llmCalls: LlmCall[]
-  /** `execute_tool` spans; when a trace has none, the tool calls the model asked for in its output. */
+  /**
+   * What this trace called: its `execute_tool` spans; when it has none, the tool calls its model
+   * calls asked for in their output. Calls in the history its model calls were sent are not here.
+   */
   toolCalls: ToolInvocation[]
   toolCallsFrom: 'spans' | 'messages'
+  /** Tool calls of the history the trace's model calls were sent (earlier turns of its session), for checks in session scope. */
+  historyToolCalls: ToolInvocation[]
+  /**
+   * Whether the trace shows what it called: it has tool spans, or some model call's output was
+   * captured (where the calls it asked for would be). Without either, "called nothing" is unknown.
+   */
+  toolCallsVisible: boolean
+  /** Why the trace lacks message content and which setting of its instrumentation sends it; '' when it has content. */
+  contentHint: string
   /** Tool name → JSON schema of its parameters, as offered to the model (`gen_ai.tool.definitions`). */
   toolDefinitions: Map<string, unknown>
   systemPrompt: string
-  /** The conversation's user turns, in order. */
+  /** The conversation's user turns, in order, those of its history included (and marked). */
   userTexts: TextAt[]
-  /** The conversation's assistant texts, in order. */
+  /** What the agent said in this trace, in order (its history's assistant texts are not here). */
   assistantTexts: TextAt[]
-  /** The assistant text the conversation ends on; empty text when it ends on the user or on tool calls. */
+  /** The assistant text this trace ends on; empty text when it ends on the user or on tool calls. */
   finalAnswer: TextAt | undefined
-  /** Text the agent was given rather than produced: system prompt, user turns, tool calls and results, retrieved documents. */
+  /** Text the agent was given rather than produced in this trace: system prompt, user turns, its history, tool calls and results, retrieved documents. */
   sourceTexts: string[]
   /** Document ids present in retrieved context (retrieval spans, tool results). */
   retrievedDocIds: Set<string>
@@ -124,6 +140,7 @@ function buildView(trace: Trace): TraceView {
   const fromSpans = readSpans(spans, root, reader)
   const fromTurns = readTurns(conversation.turns, fromSpans.sourceTexts, fromSpans.retrievedDocIds)
   const useSpans = fromSpans.toolSpans.length > 0
+  const outputSeen = fromSpans.llmCalls.some((c) => c.output.length > 0)
   return {
     trace,
     conversation,
@@ -135,8 +152,11 @@ function buildView(trace: Trace): TraceView {
     promptVersion: fromSpans.promptVersion,
     environment: fromSpans.environment,
     llmCalls: fromSpans.llmCalls,
-    toolCalls: useSpans ? fromSpans.toolSpans : fromTurns.requestedCalls,
+    toolCalls: useSpans ? withRequestedArguments(fromSpans.toolSpans, conversation.turns) : fromTurns.requestedCalls,
     toolCallsFrom: useSpans ? 'spans' : 'messages',
+    historyToolCalls: fromTurns.historyCalls,
+    toolCallsVisible: useSpans || outputSeen,
+    contentHint: fromSpans.hasContent ? '' : contentHint(spans),
     toolDefinitions: fromSpans.toolDefinitions,
     systemPrompt: fromTurns.systemPrompt,
     userTexts: fromTurns.userTexts,
@@ -181,7 +201,6 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
     agentVersion ||= fields.agentVersion
     promptVersion ||= fields.promptVersion
     environment ||= fields.environment
-    if (span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) mergeToolDefinitions(span, reader, definitions, mergedDefinitions)
     if (fields.operation === 'execute_tool') {
       toolSpans.push(reader.tool(span))
       continue
@@ -189,6 +208,7 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
     if (fields.operation === 'retrieval') readRetrieval(span, reader, sourceTexts, retrievedDocIds)
     const content = reader.of(span)
     if (content.systemInstructions || content.input.length || content.output.length) hasContent = true
+    if (isLlmCall(fields) || span.attributes[GENAI_ATTR.toolDefinitions] !== undefined) mergeToolDefinitions(span, reader, definitions, mergedDefinitions)
     if (isLlmCall(fields)) {
       llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
     }
@@ -200,10 +220,10 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
 function mergeToolDefinitions(span: Span, reader: ContentReader, into: Map<string, unknown>, merged: Set<unknown>): void {
   // Every model call of an agent usually offers the same tools: the shared parse returns the
   // same value for the same text, and merging it again would change nothing.
-  const offered = reader.parse(span.attributes[GENAI_ATTR.toolDefinitions], GENAI_ATTR.toolDefinitions)
-  if (merged.has(offered)) return
+  const offered = offeredTools(span, reader.parse)
+  if (!offered || merged.has(offered)) return
   merged.add(offered)
-  for (const [name, schema] of toolDefinitions(span, () => offered)) if (!into.has(name)) into.set(name, schema)
+  for (const [name, schema] of toolDefinitions(span, reader.parse, offered)) if (!into.has(name)) into.set(name, schema)
 }
 
 /** A retrieval span's documents: their text is a source, their ids are retrieved. */
@@ -216,8 +236,9 @@ function readRetrieval(span: Span, reader: ContentReader, sourceTexts: string[],
 }
 
 type TurnFacts = Pick<TraceView, 'systemPrompt' | 'userTexts' | 'assistantTexts'> & {
-  /** Tool calls the model asked for; only read when the trace has no tool spans. */
+  /** Tool calls the model asked for in this trace; only read when the trace has no tool spans. */
   requestedCalls: ToolInvocation[]
+  historyCalls: ToolInvocation[]
 }
 
 /** The conversation's texts by role; what the agent was given is added to `sourceTexts`, system prompts last. */
@@ -226,21 +247,24 @@ function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocId
   const userTexts: TextAt[] = []
   const assistantTexts: TextAt[] = []
   const requestedCalls: ToolInvocation[] = []
+  const historyCalls: ToolInvocation[] = []
   for (const turn of turns) {
     switch (turn.role) {
       case 'system':
         systemPrompts.add(turn.text)
         break
       case 'user':
-        userTexts.push({ spanId: turn.spanId, text: turn.text })
+        userTexts.push(turn.history ? { spanId: turn.spanId, text: turn.text, history: true } : { spanId: turn.spanId, text: turn.text })
         sourceTexts.push(turn.text)
         break
       case 'assistant':
-        assistantTexts.push({ spanId: turn.spanId, text: turn.text })
+        // What the agent said before this trace is context it was given, not its output now.
+        if (turn.history) sourceTexts.push(turn.text)
+        else assistantTexts.push({ spanId: turn.spanId, text: turn.text })
         break
       case 'tool_call':
         if (turn.text) sourceTexts.push(turn.text)
-        requestedCalls.push(requestedCall(turn))
+        ;(turn.history ? historyCalls : requestedCalls).push(requestedCall(turn))
         break
       case 'tool_result':
         if (turn.text) sourceTexts.push(turn.text)
@@ -248,7 +272,21 @@ function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocId
     }
   }
   for (const prompt of systemPrompts) sourceTexts.push(prompt)
-  return { systemPrompt: [...systemPrompts].join('\n'), userTexts, assistantTexts, requestedCalls }
+  return { systemPrompt: [...systemPrompts].join('\n'), userTexts, assistantTexts, requestedCalls, historyCalls }
+}
+
+/**
+ * Tool spans whose instrumentation kept no usable arguments (LangChain's tool span holds the tool's
+ * input string, `"A-1"`) take those the model asked for in the call with the same id.
+ */
+function withRequestedArguments(calls: ToolInvocation[], turns: readonly Turn[]): ToolInvocation[] {
+  if (calls.every((c) => !c.callId || (c.arguments !== null && typeof c.arguments === 'object'))) return calls
+  const requested = new Map<string, Turn>()
+  for (const t of turns) if (t.role === 'tool_call' && t.callId && !t.history && t.arguments !== null && typeof t.arguments === 'object') requested.set(t.callId, t)
+  return calls.map((c) => {
+    const asked = c.callId && (c.arguments === null || typeof c.arguments !== 'object') ? requested.get(c.callId) : undefined
+    return asked ? { ...c, arguments: asked.arguments, rawArguments: asked.text } : c
+  })
 }
 
 /** A tool call the model asked for, as an invocation (the trace has no tool span for it). */
@@ -260,6 +298,7 @@ function requestedCall(turn: Turn): ToolInvocation {
     arguments: turn.arguments,
     rawArguments: turn.arguments === undefined ? undefined : turn.text,
     result: undefined,
+    rawResult: undefined,
     error: '',
     startTimeUnixNano: '',
   }
@@ -267,13 +306,13 @@ function requestedCall(turn: Turn): ToolInvocation {
 
 /**
  * The agent's last word: the assistant text that ends the conversation. When the conversation ends
- * on the user or on tool calls, the agent answered nothing: an empty answer of the last model call
- * that produced output (none when no call did).
+ * on the user, on tool calls or on its history, the agent answered nothing in this trace: an empty
+ * answer of the last model call that produced output (none when no call did).
  */
 function finalAnswerOf(turns: readonly Turn[], llmCalls: LlmCall[]): TextAt | undefined {
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i]!
-    if (turn.role === 'assistant') return { spanId: turn.spanId, text: turn.text }
+    if (turn.role === 'assistant' && !turn.history) return { spanId: turn.spanId, text: turn.text }
     if (turn.role !== 'system') break
   }
   for (let i = llmCalls.length - 1; i >= 0; i--) {

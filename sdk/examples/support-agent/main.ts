@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { init, shutdown } from '@sieve/sdk'
+import { exportStats, flush, init, shutdown } from '@sieve/sdk'
 import { runSupportAgent } from './run.js'
 
 /**
@@ -7,7 +7,8 @@ import { runSupportAgent } from './run.js'
  *   --broken      use the regressed prompt (refunds outside the policy window)
  *   --turns N     one conversation of N customer turns, one session (default 1)
  * Talks to OPENAI_BASE_URL / OPENAI_API_KEY (model: OPENAI_MODEL, default gpt-4o-mini); without
- * them it starts a scripted local model. Traces go to SIEVE_ENDPOINT (default http://localhost:4318).
+ * them it starts a scripted local model. Traces go to SIEVE_ENDPOINT (default http://localhost:4318);
+ * spans it could not deliver there are reported and make it exit 1.
  */
 const { values } = parseArgs({ options: { broken: { type: 'boolean', default: false }, turns: { type: 'string', default: '1' } } })
 
@@ -31,5 +32,13 @@ try {
   if (run.turns.length > 1) console.log(`session: ${run.sessionId} (${run.turns.length} turns; ${endpoint}/api/sessions/${run.sessionId})`)
   if (run.offline) console.log('(no OPENAI_BASE_URL/OPENAI_API_KEY: answered by the scripted local model)')
 } finally {
+  // The SDK never fails the agent over its spans; the example, whose point is the trace, says so.
+  await flush()
+  const { dropped, failed, pending } = exportStats()
   await shutdown()
+  const lost = dropped + failed + pending
+  if (lost > 0) {
+    console.error(`${lost} span${lost === 1 ? '' : 's'} could not be delivered to ${endpoint}: is Sieve running there? Point the example at it with SIEVE_ENDPOINT=http://host:port`)
+    process.exitCode = 1
+  }
 }

@@ -105,12 +105,14 @@ function forEachRun(text: string, lex: NameLexicon, each: () => void): boolean {
 
 /**
  * Splits the run at ordinary words into the stretches that could be a name, as [from, to) indices
- * into it; initials only count inside a name, never at its edges.
+ * into it; initials only count inside a name, never at its edges. An ordinary word right after a
+ * first name, in the same run of capitalised words, is its surname ("Ann Example", "Mary Field"),
+ * unless it is a word that never names anyone.
  */
-function candidates(each: (from: number, to: number) => void): void {
+function candidates(lex: NameLexicon, each: (from: number, to: number) => void): void {
   let from = 0
   for (let i = 0; i <= run.length; i++) {
-    if (i < run.length && run.info[i]!.kind !== 'common') continue
+    if (i < run.length && (run.info[i]!.kind !== 'common' || isSurname(i, from, lex))) continue
     let s = from
     let e = i
     while (s < e && run.info[s]!.kind === 'initial') s++
@@ -118,6 +120,12 @@ function candidates(each: (from: number, to: number) => void): void {
     if (e > s) each(s, e)
     from = i + 1
   }
+}
+
+/** Whether the ordinary word at `i` follows a first name that is no ordinary word itself, in the stretch from `from`. */
+function isSurname(i: number, from: number, lex: NameLexicon): boolean {
+  const before = run.info[i - 1]
+  return i > from && before!.kind === 'first' && !before!.ambiguous && !lex.never.has(run.word[i]!.toLowerCase())
 }
 
 /** Whether the run's words [from, to) read as a name from the words alone (no cue needed). */
@@ -235,7 +243,7 @@ export const person: Detector = {
     const lex = nameLexicon()
     const found: Finding[] = []
     const anyCapitalised = forEachRun(text, lex, () =>
-      candidates((from, to) => {
+      candidates(lex, (from, to) => {
         const start = run.start[from]!
         if (namesAnOrganisation(text, to, lex)) return
         if (isName(from, to) || cuedAt(text, start)) found.push({ type: 'PERSON', start, end: run.end[to - 1]! })
