@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { EnvName } from './environment.js'
 
 /**
@@ -140,6 +141,17 @@ export function configErrorExit(command: string, err: unknown, codes: readonly s
 }
 
 /** A report as JSON to --out and its Markdown summary to --summary, `terminal` printed; the report's exit code. */
+/**
+ * Where a command's report and summary go: --out and --summary, else `reports/<name>.json` under the
+ * data directory (never the current directory, which is often a repository), folders created.
+ */
+export function reportPaths(values: OptionValues, dataDir: string, name: string): { out: string; summary: string } {
+  const out = typeof values.out === 'string' ? values.out : join(dataDir, 'reports', `${name}.json`)
+  const summary = typeof values.summary === 'string' ? values.summary : `${out.replace(/\.json$/, '')}.md`
+  for (const file of [out, summary]) mkdirSync(dirname(resolve(file)), { recursive: true })
+  return { out, summary }
+}
+
 export function writeReport(values: OptionValues, report: { exitCode: number }, summary: string, terminal: string): number {
   writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
   writeFileSync(String(values.summary), summary)

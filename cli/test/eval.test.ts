@@ -31,6 +31,17 @@ test('passes (exit 0) when the fixed agent no longer repeats the known failure, 
   assert.match(readFileSync(summary, 'utf8'), /## Sieve regression gate: PASS/)
 })
 
+test('without --out the report goes under the data directory, never the current one, and its path is printed', async () => {
+  const dataDir = join(dir, 'data')
+  const { code, stdout } = await runSieve(['eval', '--dataset', known, '--agent', AGENT, '--repeats', '1'], { ...process.env, SIEVE_DATA_DIR: dataDir })
+  assert.equal(code, 0, stdout)
+  const out = join(dataDir, 'reports', 'sieve-eval.json')
+  assert.match(stdout, new RegExp(`^Report: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, summary: .*sieve-eval\\.md$`, 'm'))
+  assert.equal(JSON.parse(readFileSync(out, 'utf8')).verdict, 'pass')
+  assert.match(readFileSync(join(dataDir, 'reports', 'sieve-eval.md'), 'utf8'), /## Sieve regression gate: PASS/)
+  assert.equal(existsSync(new URL('../../sieve-eval.json', import.meta.url)), false, 'nothing in the current directory')
+})
+
 test('fails (exit 1) when the broken agent repeats a known failure, naming it', async () => {
   const out = join(dir, 'broken.json')
   const { code, stdout } = await sieveEval(['--dataset', known, '--agent', `${node} --broken`, '--repeats', '2', '--out', out, '--summary', join(dir, 'broken.md')])

@@ -95,7 +95,7 @@ test('parsing uses the same definitions: defaults, required flags, allowed value
   const evalArgs = parseCommandArgs(byName('eval'), ['--dataset', 'd.jsonl', '--agent', 'a', '--judge-floor', 'x=0.5', '--judge-floor', 'y=0.5'])
   assert.deepEqual(
     [evalArgs.values.repeats, evalArgs.values.timeout, evalArgs.values.out, evalArgs.values['judge-floor']],
-    ['3', '120', 'sieve-eval.json', ['x=0.5', 'y=0.5']],
+    ['3', '120', undefined, ['x=0.5', 'y=0.5']],
   )
   assert.throws(() => parseCommandArgs(byName('eval'), ['--agent', 'a']), /--dataset <file> is required/)
   assert.throws(() => parseCommandArgs(byName('export'), ['--out', 'x', '--bucket', 'nope']), /--bucket must be one of typical, edge, known-failure \(got 'nope'\)/)

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, reportPaths, UsageError, writeReport, type Command } from '../command.js'
 import { gateOptions, gatePolicyOption } from '../gate-options.js'
 import { judgeFloors, replayJudge } from '../replay-judge.js'
 
@@ -24,8 +24,8 @@ export const evalCommand: Command = {
     'max-cost': { type: 'string', value: 'usd', description: 'stop judging once the judge has cost this much (priced by judge.prices), and --repeats auto adds no round past it; exit 2 when that leaves a judge-only example without a verdict' },
     now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
     timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent run may take' },
-    out: { type: 'string', value: 'file', default: 'sieve-eval.json', description: 'JSON artifact' },
-    summary: { type: 'string', value: 'file', default: 'sieve-eval.md', description: 'Markdown summary' },
+    out: { type: 'string', value: 'file', defaultText: 'SIEVE_DATA_DIR/reports/sieve-eval.json', description: 'JSON artifact (its folder is created)' },
+    summary: { type: 'string', value: 'file', defaultText: '--out with .md', description: 'Markdown summary' },
   },
   details: [
     'Runs the agent once per user turn of each example, --repeats times, reads the traces it sends back ' +
@@ -95,7 +95,7 @@ export const evalCommand: Command = {
         ...(now ? { now } : {}),
         log: (line) => console.log(line),
       })
-      return writeReport(values, report, summaryMarkdown(report), gateTerminal(report))
+      return writeReport({ ...values, ...reportPaths(values, config.dataDir, 'sieve-eval') }, report, summaryMarkdown(report), gateTerminal(report))
     } catch (err) {
       return configErrorExit('eval', err, ['EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
     }

@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
 import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command, type OptionValues } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, reportPaths, type Command } from '../command.js'
 import { gateOptions, gatePolicyOption } from '../gate-options.js'
 import { replayJudge } from '../replay-judge.js'
 
@@ -10,17 +9,6 @@ function sendEndpoint(raw: string): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined
   if (!url || !/^https?:$/.test(url.protocol)) throw new UsageError(`--send must be the http(s) URL of a Sieve's OTLP endpoint, e.g. http://localhost:4318 (got '${raw}')`)
   return raw.replace(/\/+$/, '')
-}
-
-/**
- * Where the report goes: --out, else under the data directory (never the current one, often a
- * checkout), and the summary beside it; their folder is created.
- */
-function reportPaths(values: OptionValues, dataDir: string): { out: string; summary: string } {
-  const out = typeof values.out === 'string' ? values.out : join(dataDir, 'reports', 'sieve-simulate.json')
-  const summary = typeof values.summary === 'string' ? values.summary : `${out.replace(/\.json$/, '')}.md`
-  for (const file of [out, summary]) mkdirSync(dirname(resolve(file)), { recursive: true })
-  return { out, summary }
 }
 
 const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String))
@@ -124,7 +112,7 @@ export const simulateCommand: Command = {
         ...(typeof values.send === 'string' ? { forward: { endpoint: sendEndpoint(values.send), ...(process.env.SIEVE_API_KEY ? { apiKey: process.env.SIEVE_API_KEY } : {}) } } : {}),
         log: (line) => console.log(line),
       })
-      return writeReport({ ...values, ...reportPaths(values, config.dataDir) }, report, simulationSummary(report), simulationTerminal(report))
+      return writeReport({ ...values, ...reportPaths(values, config.dataDir, 'sieve-simulate') }, report, simulationSummary(report), simulationTerminal(report))
     } catch (err) {
       return configErrorExit('simulate', err, ['SIMULATE_CONFIG', 'EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
     }
