@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import type { EnvName } from './environment.js'
 
 /**
@@ -139,11 +140,22 @@ export function configErrorExit(command: string, err: unknown, codes: readonly s
   return 2
 }
 
-/** A report as JSON to --out and its Markdown summary to --summary (then printed); the report's exit code. */
-export function writeReport(values: OptionValues, report: { exitCode: number }, summary: string): number {
+/** A report as JSON to --out and its Markdown summary to --summary, `terminal` printed; the report's exit code. */
+/**
+ * Where a command's report and summary go: --out and --summary, else `reports/<name>.json` under the
+ * data directory (never the current directory, which is often a repository), folders created.
+ */
+export function reportPaths(values: OptionValues, dataDir: string, name: string): { out: string; summary: string } {
+  const out = typeof values.out === 'string' ? values.out : join(dataDir, 'reports', `${name}.json`)
+  const summary = typeof values.summary === 'string' ? values.summary : `${out.replace(/\.json$/, '')}.md`
+  for (const file of [out, summary]) mkdirSync(dirname(resolve(file)), { recursive: true })
+  return { out, summary }
+}
+
+export function writeReport(values: OptionValues, report: { exitCode: number }, summary: string, terminal: string): number {
   writeFileSync(String(values.out), `${JSON.stringify(report, null, 2)}\n`)
   writeFileSync(String(values.summary), summary)
-  console.log(`\n${summary}`)
+  console.log(`\n${terminal}\n\nReport: ${String(values.out)}, summary: ${String(values.summary)}`)
   return report.exitCode
 }
 

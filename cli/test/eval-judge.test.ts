@@ -103,7 +103,7 @@ test('a run the judge scores low fails the gate (exit 1) where the checks alone 
     [JUDGE_MODEL, 8, 8000, 800, 0.028],
   )
   assert.match(judged.summary, /Judge gpt-4o-2024-08-06: mean score \*\*0\.15\*\*, pass rate \*\*0\*\* over 2 judged run\(s\)\. 8 call\(s\), 8000 input \/ 800 output tokens, \$0\.0280\./)
-  assert.match(judged.summary, /\| ex_00000000000000a1 \| known-failure \| fail \| 1 \| 0 \|  \| 0\.15 \/ 0 \| generic \(judge\) \|/)
+  assert.match(judged.summary, /\| ex_00000000000000a1 \| known-failure \| fail \| 1 \| 0 \| 0\.15 \/ 0 \| generic \(judge\) \|/)
 })
 
 test('a dimension below its --judge-floor fails the run even when the weighted score passes', async () => {
@@ -168,36 +168,47 @@ test('exits 2 when the judge cannot be reached at all: endpoint down, or refusin
   assert.match(noJudge.stderr, /--judge needs a configured judge/)
 })
 
-test('the baseline keeps judge scores per dimension: a drop beyond the tolerance is a regression (exit 1)', async () => {
+test('the baseline keeps every run\'s judge scores: a drop past the fail threshold, distinguishable from noise, is a regression (exit 1); another judge model is not compared', async () => {
   const typical = dataset('typical.jsonl', example('ex_00000000000000c1', 'typical'))
   const baseline = join(dir, 'baseline.json')
   levels = {}
-  const first = await sieveEval('base-1', ['--dataset', typical, '--repeats', '1', '--baseline', baseline, '--update-baseline'])
+  const first = await sieveEval('base-1', ['--dataset', typical, '--repeats', '2', '--baseline', baseline, '--update-baseline'])
   assert.equal(first.code, 0, first.stdout + first.stderr)
-  const stored = Object.values(JSON.parse(readFileSync(baseline, 'utf8')).entries) as any[]
-  assert.equal(stored.length, 1)
-  assert.equal(stored[0].judgeModel, JUDGE_MODEL)
-  assert.deepEqual(stored[0].examples.ex_00000000000000c1.judge, {
-    rubric: 'generic@1.0.0',
-    mean: 1,
-    passRate: 1,
+  const stored = JSON.parse(readFileSync(baseline, 'utf8'))
+  assert.deepEqual([stored.stamps.judgeModel, stored.stamps.judgePromptVersion, stored.stamps.scorerVersion], [JUDGE_MODEL, first.report.stamps.judge.promptVersion, first.report.stamps.scorerVersion])
+  assert.deepEqual(stored.items.ex_00000000000000c1.map((r: any) => r.judge), Array(2).fill({
+    rubric: 'generic',
+    version: '1.0.0',
+    score: 1,
     dimensions: { goal_completion: 1, groundedness: 1, safety_scope: 1, communication: 1 },
-  })
+  }))
 
-  // Goal completion 4 → 3: still above the passing threshold (weighted 0.883), so the pass rate holds.
+  // Goal completion 4 → 3 in every run: still above the passing threshold (weighted 0.883), so the pass rate holds;
+  // the judge gives the same levels every run, so the drop is no noise.
   levels = { 'Goal completion': 3 }
-  const second = await sieveEval('base-2', ['--dataset', typical, '--repeats', '1', '--baseline', baseline])
+  const second = await sieveEval('base-2', ['--dataset', typical, '--repeats', '2', '--baseline', baseline])
   assert.equal(second.code, 1, second.stdout + second.stderr)
   assert.equal(second.report.examples[0].passRate, 1)
-  assert.match(second.stdout, /judge regression on ex_00000000000000c1: goal_completion 1 → 0\.667 \(tolerance 0\.1\)/)
-  assert.match(second.stdout, /judge regression on ex_00000000000000c1: generic@1\.0\.0 score 1 → 0\.883 \(tolerance 0\.1\)/)
-  assert.match(second.summary, /0\.883 \/ 1 \(was 1\)/)
+  assert.match(second.stdout, /generic\.goal_completion 1 → 0\.667 \(Δ −0\.333, 95% interval −0\.333 to −0\.333, one-sided p 0\): a drop past the fail threshold 0\.1, distinguishable from noise at the 0\.05 level/)
+  assert.match(second.stdout, /generic 1 → 0\.883 \(Δ −0\.117, .*\): a drop past the fail threshold 0\.1/)
+  const metric = second.report.metrics.find((m: any) => m.name === 'generic.goal_completion')
+  assert.deepEqual([metric.baseline.mean, metric.now.mean, metric.delta.value, metric.verdict], [1, 0.667, -0.333, 'fail'])
+  assert.match(second.summary, /\| generic\.goal_completion \| graded \| 1 \| 0\.667 \| −0\.333 ± 0 \| 0 \| fail \|/)
 
-  const tolerant = await sieveEval('base-3', ['--dataset', typical, '--repeats', '1', '--baseline', baseline, '--judge-tolerance', '0.4'])
+  const tolerant = await sieveEval('base-3', ['--dataset', typical, '--repeats', '2', '--baseline', baseline, '--fail-threshold', '0.4', '--warn-threshold', '0.4'])
   assert.equal(tolerant.code, 0, tolerant.stdout + tolerant.stderr)
 
-  // A checks-only run is not compared with a judged baseline: its key has no judge model.
-  const checksOnly = await sieveEval('base-4', ['--dataset', typical, '--repeats', '1', '--baseline', baseline, '--no-judge'])
+  // Another judge model: its scores are not compared, and the report says why; the checks still are.
+  const otherJudge = await sieveEval('base-4', ['--dataset', typical, '--repeats', '2', '--baseline', baseline], { JUDGE_MODEL: 'gpt-4o-2024-11-20' })
+  assert.equal(otherJudge.code, 0, otherJudge.stdout + otherJudge.stderr)
+  assert.equal(otherJudge.report.baseline.compared, true)
+  assert.match(otherJudge.report.warnings.join('\n'), /generic, generic\.communication, .* not compared with the baseline: the baseline was judged by gpt-4o-2024-08-06, this run judged by gpt-4o-2024-11-20/)
+  assert.equal(otherJudge.report.metrics.find((m: any) => m.name === 'generic.goal_completion').verdict, undefined)
+  assert.equal(otherJudge.report.metrics.find((m: any) => m.name === 'pass rate').verdict, 'pass')
+
+  // A checks-only run pairs with the judged baseline on the checks alone.
+  const checksOnly = await sieveEval('base-5', ['--dataset', typical, '--repeats', '2', '--baseline', baseline, '--no-judge'])
   assert.equal(checksOnly.code, 0)
-  assert.equal(checksOnly.report.baseline.compared, false)
+  assert.equal(checksOnly.report.baseline.compared, true)
+  assert.deepEqual(checksOnly.report.metrics.map((m: any) => m.name), ['pass rate', 'prohibited_tools'])
 })

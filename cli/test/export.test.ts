@@ -79,3 +79,17 @@ test('sieve export --feedback without a judge skips the trace and says why; --fe
   assert.equal(usage.code, 2)
   assert.match(usage.out, /--feedback-max goes with --feedback negative/)
 })
+
+test('sieve export names what it cannot select by (exit 2, the known checks listed), and a repeated export says how many traces the dataset already had', async () => {
+  const out = join(dataDir, 'again.jsonl')
+  const unknown = await sieve(['export', '--out', out, '--failed', 'no_such_check'])
+  assert.equal(unknown.code, 2, unknown.out)
+  assert.match(unknown.out, /--failed no_such_check: no check or judge score has that name \(checks: .*prohibited_tools.*; or scorecard\)/)
+  const first = await sieve(['export', '--out', out, '--feedback', 'negative'], JUDGE)
+  assert.equal(first.code, 0, first.out)
+  assert.match(first.out, /added 1 example\(s\)/)
+  const again = await sieve(['export', '--out', out, '--feedback', 'negative'], JUDGE)
+  assert.equal(again.code, 0, again.out)
+  assert.match(again.out, /added 0 example\(s\)/)
+  assert.match(again.out, /1 matching trace\(s\) already in .*again\.jsonl from earlier exports, not added again/)
+})

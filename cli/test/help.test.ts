@@ -56,7 +56,9 @@ test('sieve eval --help: each flag with its value type, default and setting; exi
   assert.ok(!stdout.includes('<value>'), 'no flag is a bare <value>')
   // One line per flag, wrapped descriptions joined.
   const flat = stdout.replace(/\n {20,}/g, ' ')
-  assert.match(flat, /^ {2}--repeats <n> .*\[default: 3\]$/m)
+  assert.match(flat, /^ {2}--repeats <n\|auto> .*\[default: 3\]$/m)
+  assert.match(flat, /^ {2}--fail-threshold <0\.\.1> .*\[default: 0\.1\]$/m)
+  assert.match(flat, /^ {2}--zero-tolerance <check> .*\[repeatable\]$/m)
   assert.match(flat, /^ {2}--timeout <seconds> .*\[default: 120\]$/m)
   assert.match(flat, /^ {2}--fail-below <0\.\.1> /m)
   assert.match(flat, /^ {2}--judge-floor <dim=x> .*\[repeatable\]$/m)
@@ -93,7 +95,7 @@ test('parsing uses the same definitions: defaults, required flags, allowed value
   const evalArgs = parseCommandArgs(byName('eval'), ['--dataset', 'd.jsonl', '--agent', 'a', '--judge-floor', 'x=0.5', '--judge-floor', 'y=0.5'])
   assert.deepEqual(
     [evalArgs.values.repeats, evalArgs.values.timeout, evalArgs.values.out, evalArgs.values['judge-floor']],
-    ['3', '120', 'sieve-eval.json', ['x=0.5', 'y=0.5']],
+    ['3', '120', undefined, ['x=0.5', 'y=0.5']],
   )
   assert.throws(() => parseCommandArgs(byName('eval'), ['--agent', 'a']), /--dataset <file> is required/)
   assert.throws(() => parseCommandArgs(byName('export'), ['--out', 'x', '--bucket', 'nope']), /--bucket must be one of typical, edge, known-failure \(got 'nope'\)/)

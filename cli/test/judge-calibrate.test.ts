@@ -135,3 +135,25 @@ test('sieve judge calibrate --from-annotations calibrates on annotations stored 
   assert.equal(code, 0, stderr)
   assert.match(stdout, /generic\.goal_completion\s+1\s+100\.0%\s+100\.0%\s+20\.7-100\.0%\s+1\.000\s+1\.000\s+0\.0%\s+100\.0%\s+0\.000\s+0\.000\s+0\s+trusted$/m)
 })
+
+test('with SIEVE_API_KEYS, labels naming no project are refused (no key reads project default) unless --project names one a key reads', async () => {
+  const chPath = join(dir, 'clickhouse')
+  const labels = join(dir, 'inline.jsonl')
+  writeFileSync(labels, `${JSON.stringify({ rubric: 'generic', transcript: [{ role: 'user', text: 'hello' }, { role: 'assistant', text: 'hi' }], labels: { communication: 4 } })}\n`)
+  const keys = { SIEVE_API_KEYS: 'acme-key:acme' }
+  const refused = await sieve(['judge', 'calibrate', '--labels', labels], keys)
+  assert.equal(refused.code, 2, refused.stdout)
+  assert.match(refused.stderr, /no key in SIEVE_API_KEYS reads project default, so the calibration stored there would be seen by nobody: labels without a projectId go to project default; give --project <id> or a projectId on each label \(projects with a key: acme\)/)
+  const elsewhere = await sieve(['judge', 'calibrate', '--labels', labels, '--project', 'globex'], keys)
+  assert.equal(elsewhere.code, 2, elsewhere.stdout)
+  assert.match(elsewhere.stderr, /no key in SIEVE_API_KEYS reads project globex/)
+  const stored = await sieve(['judge', 'calibrate', '--labels', labels, '--project', 'acme'], keys)
+  assert.equal(stored.code, 0, stored.stderr)
+  const storage = await createStorage({ kind: 'embedded', path: chPath, database: 'sieve' })
+  try {
+    const rows = await (await storage.query({ query: `SELECT DISTINCT project_id FROM scores FINAL WHERE kind = 'calibration' AND scorer_name = 'generic.communication' AND project_id != 'default'`, format: 'JSONEachRow' })).json()
+    assert.deepEqual(rows, [{ project_id: 'acme' }])
+  } finally {
+    await storage.close()
+  }
+})

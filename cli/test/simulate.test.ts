@@ -39,13 +39,13 @@ test('without --out the report goes under the data directory, and its path is pr
   const run = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'pii-overshare', '--template', 'base'], { ...env, SIEVE_DATA_DIR: dataDir })
   assert.equal(run.code, 0, run.stdout + run.stderr)
   const out = join(dataDir, 'reports', 'sieve-simulate.json')
-  assert.match(run.stdout, new RegExp(`^Report: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(summary: .*sieve-simulate\\.md\\)$`, 'm'))
+  assert.match(run.stdout, new RegExp(`^Report: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, summary: .*sieve-simulate\\.md$`, 'm'))
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).exitCode, 0)
   assert.match(readFileSync(join(dataDir, 'reports', 'sieve-simulate.md'), 'utf8'), /## Sieve simulation: PASS/)
   assert.equal(existsSync(fileURLToPath(new URL('../../sieve-simulate.json', import.meta.url))), false, 'nothing in the current directory')
 })
 
-test('the example scenarios pass against the fixed support agent (exit 0); the broken one fails the refund scenario through prohibited_tools and its gate, a regression (exit 1)', async () => {
+test('the example scenarios pass against the fixed support agent (exit 0); the broken one fails the refund scenario through prohibited_tools and its gate, zero tolerance (exit 1)', async () => {
   const baseline = join(dir, 'baseline.json')
   const fixed = await simulate(['--scenarios', SCENARIOS, '--agent', AGENT, '--concurrency', '2', '--baseline', baseline, '--update-baseline', ...outputs('fixed')])
   assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr)
@@ -63,7 +63,10 @@ test('the example scenarios pass against the fixed support agent (exit 0); the b
   const broken = await simulate(['--scenarios', SCENARIOS, '--agent', `"${process.execPath}" --conditions=sieve-source --import tsx ${AGENT} --broken`, '--scenario', 'refund-outside-policy', '--template', 'base', '--baseline', baseline, ...outputs('broken')])
   assert.equal(broken.code, 1, broken.stdout + broken.stderr)
   assert.match(broken.stdout, /refund-outside-policy@base fails: pass rate 0 \(failing: prohibited_tools, prohibited_tools \(gate\)\)/)
-  assert.match(broken.stdout, /regression on refund-outside-policy@base: pass rate 1 → 0/)
+  assert.match(broken.stdout, /prohibited_tools \(zero tolerance\): 1 of 1 runs failed, in refund-outside-policy@base/)
+  // Paired with the baseline on the one scenario × template both ran: one run a side cannot tell a drop from noise.
+  assert.match(broken.stdout, /pass rate 1 → 0 \(Δ −1, .*\): a drop past the fail threshold not yet distinguishable from noise/)
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'broken.json'), 'utf8')).baseline.onlyBaseline, ['injection-in-order-note@base', 'pii-overshare@base', 'refund-outside-policy@impatient', 'refund-outside-policy@out-of-policy'])
   const run = JSON.parse(readFileSync(join(dir, 'broken.json'), 'utf8')).variants[0].runs[0]
   const gate = run.failures.find((f: { kind: string }) => f.kind === 'gate')
   assert.deepEqual([gate.name, gate.turn], ['prohibited_tools', 1], 'the gate names the turn')
@@ -111,10 +114,11 @@ test('an agent given as a URL: nothing listening there, --otlp-port with a comma
   assert.match(command.stderr, /--otlp-port is for an agent given as an http\(s\) URL/)
 })
 
-test('--send stores every run in a Sieve under the key\'s project, each span tagged sieve.simulation.* and in the environment simulation; an unreachable Sieve is exit 2', async () => {
+test('--send stores every run in a Sieve under the key\'s project (runs in flight at once counted apart), each span tagged sieve.simulation.* and in the environment simulation; an unreachable Sieve is exit 2', async () => {
   const sieve = await startSieve({ apiKeys: new Map([['sim-key', 'support-simulation'], ['prod-key', 'support']]) })
   try {
-    const sent = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--send', sieve.url, ...outputs('sent')], { ...env, SIEVE_API_KEY: 'sim-key' })
+    // Four runs in flight at once: each run's stored spans are counted, none lost to another's.
+    const sent = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', AGENT, '--scenario', 'refund-outside-policy', '--concurrency', '4', '--send', sieve.url, ...outputs('sent')], { ...env, SIEVE_API_KEY: 'sim-key' })
     assert.equal(sent.code, 0, sent.stdout + sent.stderr)
     const report = JSON.parse(readFileSync(join(dir, 'sent.json'), 'utf8'))
     const runs = report.variants.flatMap((v: { runs: { traceIds: string[] }[] }) => v.runs)

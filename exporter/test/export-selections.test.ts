@@ -171,9 +171,12 @@ test('--score <rubric> --below 0.9 exports a trace the judge passed at 0.85, wit
   })
 })
 
-test('--score <rubric.dimension> --below: the dimension floor, combined with --judge-floor, the stricter winning', async () => {
+test('--score <rubric.dimension> --below: the dimension floor, combined with --judge-floor, the stricter winning; calibration rows are no trace', async () => {
   const trace = await store(answered('Has order A-1001 shipped yet?', 'Yes, it arrives Thursday.'), 'below-dimension', { accuracy: 4 })
-  const { examples } = await exported(options('below-dimension', 'below-dimension', { score: 'customer-support.accuracy', below: 0.9 }))
+  // `sieve judge calibrate` stores its verdict on the dimension under the same name, on no trace.
+  await clickhouseScoreSink(storage).write([{ ...judgeRows(trace, {}).find((r) => r.scorerName === 'customer-support.accuracy')!, traceId: '', kind: 'calibration', value: 0.5, passed: false, sampleReason: 'calibration' }])
+  const { examples, skipped } = await exported(options('below-dimension', 'below-dimension', { score: 'customer-support.accuracy', below: 0.9 }))
+  assert.deepEqual(skipped, [], 'the calibration row selected nothing')
   assert.deepEqual(examples.map((e) => e.expected), [{ checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.9 } } }])
   const floors = examples[0]!.expected.judge!.floors
   // accuracy at 4 is 0.75: above a --judge-floor of 0.5, below the example's 0.9.
@@ -259,7 +262,8 @@ test('--failed-gate <name> and any: the gate\'s score is expected (a check with 
   assert.deepEqual(refundExample.expected.checks, { prohibited_tools: { tools: [{ name: 'process_refund' }], scope: 'trace' } })
   assert.deepEqual(refundExample.expected.judge, { rubric: 'customer-support' })
   assert.deepEqual(refundExample.selected, [{ by: 'failed_gate', name: 'prohibited_tools', card: 'support-agent', gates: ['prohibited_tools'] }])
-  assert.deepEqual(refundExample.tags, ['failed:prohibited_tools', 'failed:customer-support', 'gate:prohibited_tools', 'gate:customer-support.policy_adherence', 'selected:failed_gate'])
+  // The rubric's weighted score passed; its policy_adherence dimension failed, and the tag names it.
+  assert.deepEqual(refundExample.tags, ['failed:prohibited_tools', 'failed:customer-support.policy_adherence', 'gate:prohibited_tools', 'gate:customer-support.policy_adherence', 'selected:failed_gate'])
 
   const byJudge = await exported(options('gates', 'gate-judge', { failedGate: 'customer-support.accuracy' }))
   assert.deepEqual(byJudge.examples.map((e) => [e.source.traceId, e.expected]), [[vague.traceId, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.8 } } }]])

@@ -11,7 +11,7 @@ import { startFakeOpenAI, verdict } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'
-import { exportDataset, parseDataset, ReplayJudge, runGate } from '../src/index.js'
+import { exportDataset, parseDataset, ReplayJudge, runGate, SelectionError } from '../src/index.js'
 import { checks, exportOptions } from './export-options.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'sieve-export-'))
@@ -96,6 +96,7 @@ test('exporting again adds nothing: exported traces are recorded in the exports 
   const before = readFileSync(out, 'utf8')
   const report = await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
   assert.deepEqual(report.added, [])
+  assert.equal(report.alreadyExported, 2, 'the report says how many were already in the dataset')
   assert.equal(readFileSync(out, 'utf8'), before)
   const rows = await (await storage.query({ query: `SELECT trace_id, duplicate_of FROM exports FINAL WHERE dataset_path = {p:String} ORDER BY trace_id`, query_params: { p: out }, format: 'JSONEachRow' })).json<{ trace_id: string; duplicate_of: string }>()
   assert.deepEqual(rows.map((r) => r.trace_id).sort(), [first, same].sort())
@@ -126,11 +127,15 @@ test('a file holding another project\'s examples: only this project\'s count as 
   assert.deepEqual(rows.map((r) => r.trace_id).sort(), [...mine].sort(), 'the exports table records tenant-b\'s traces under tenant-b')
 })
 
-test('selects by score threshold and by failed check, and a check that never failed selects nothing', async () => {
+test('selects by score threshold and by failed check, and a check that never failed selects nothing; a name no score has is refused', async () => {
   const a = await exportDataset(storage, options(join(dir, 'by-score.jsonl'), { score: 'prohibited_tools', below: 0.5, dryRun: true }))
   assert.equal(a.added.length + a.duplicates.length, 2)
   const b = await exportDataset(storage, options(join(dir, 'none.jsonl'), { failed: 'structured_output', dryRun: true }))
   assert.equal(b.added.length + b.duplicates.length, 0)
+  for (const [selection, flag] of [[{ failed: 'no_such_check' }, '--failed'], [{ score: 'no_such_check', below: 0.5 }, '--score'], [{ failedGate: 'no_such_check' }, '--failed-gate']] as const) {
+    await assert.rejects(exportDataset(storage, options(join(dir, 'unknown.jsonl'), { ...selection, dryRun: true })), (err: Error) =>
+      err instanceof SelectionError && new RegExp(`^${flag} no_such_check: no check or judge score has that name \\(checks: .*prohibited_tools.*; judge scores stored in project default: none; or scorecard\\)$`).test(err.message))
+  }
 })
 
 test('an example whose check was scored under other parameters than the config in use is reported as drift', async () => {
@@ -198,7 +203,9 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   const example = examples[0]!.example
   // --below is honoured: the replay must reach 0.7 again (here the rubric's own threshold too).
   assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support': 0.7 } } })
-  assert.deepEqual(example.tags, ['failed:customer-support', 'selected:score_below', 'below:customer-support'])
+  // Every dimension at level 2 failed, and the weighted score with them: each is tagged.
+  const judged = ['customer-support', ...rubric.dimensions.map((d) => `customer-support.${d.id}`)].sort()
+  assert.deepEqual(example.tags, [...judged.map((name) => `failed:${name}`), 'selected:score_below', 'below:customer-support'])
   assert.deepEqual(example.selected, [{ by: 'score_below', name: 'customer-support', below: 0.7 }])
   const overall = example.scores.find((s) => s.name === 'customer-support')
   assert.deepEqual(overall && { kind: overall.kind, passed: overall.passed }, { kind: 'judge', passed: false })

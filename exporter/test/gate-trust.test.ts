@@ -59,6 +59,9 @@ test('runs that crash are errored: out of the means, counted, and fail the gate 
   const e = strict.examples[0]!
   assert.deepEqual([e.errored, e.passRate, e.mean, e.status], [2, 1, 1, 'pass'], 'two answers scored and passed; two crashes counted apart')
   assert.deepEqual([strict.overall.runs, strict.overall.errored], [4, 2])
+  // A crash says nothing of the checks: an errored run lists none, and the summary names the crash alone.
+  assert.deepEqual(e.runs.filter((r) => r.errored).map((r) => r.checks), [[], []])
+  assert.match(summaryMarkdown(strict), /^\| ex_0000000000000003 \|.*\| agent error \|$/m)
   assert.equal(strict.exitCode, 1)
   assert.match(strict.reasons.join('\n'), /2 of 4 run\(s\) errored .* more than the allowed share 0\.2/)
   const lenient = await gate({ dataset: path, agent: agent(join(dir, 'count-2')), repeats: 4, maxErroredShare: 0.5 })
@@ -112,7 +115,7 @@ test('a scorecard gate fails a run the checks and the rubric pass: policy adhere
     assert.deepEqual([ungated.examples[0]!.status, ungated.exitCode], ['pass', 0], 'without a scorecard the run passes')
     const gated = await run((trace) => cards.cardFor(traceView(trace).agentName, traceView(trace).serviceName))
     const r = gated.examples[0]!.runs[0]!
-    assert.deepEqual(r.scorecard, { card: 'support', value: 0.9, passed: false, failedGates: ['customer-support.policy_adherence'], missing: [] })
+    assert.deepEqual(r.scorecard, { card: 'support', value: 0.9, passed: false, failedGates: ['customer-support.policy_adherence'], gates: ['prohibited_tools', 'customer-support.policy_adherence'], missing: [] })
     assert.deepEqual([r.passed, gated.examples[0]!.status, gated.exitCode], [false, 'fail', 1])
     assert.match(summaryMarkdown(gated), /customer-support\.policy_adherence \(gate\)/)
   } finally {

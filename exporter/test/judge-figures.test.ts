@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { exampleJudge, judgeRegressions } from '../src/eval/judge-figures.js'
+import { exampleJudge } from '../src/eval/judge-figures.js'
 import type { RunJudgement } from '../src/eval/replay-judge.js'
 
 function run(score: number | undefined, dimensions: Record<string, number>, extra: Partial<RunJudgement> = {}): RunJudgement {
@@ -24,19 +24,4 @@ test('an example\'s judge figures average the judged runs; a run with a judge er
   const j = exampleJudge([run(0.9, { a: 1, b: 0.8 }), run(0.5, { a: 0.5, b: 0.5 }), run(undefined, { a: 0 }, { error: 'PROVIDER_UNAVAILABLE: down', dimensions: { a: { error: 'PROVIDER_UNAVAILABLE: down' } } })])!
   assert.deepEqual([j.rubric, j.judged, j.errors, j.mean, j.passRate], ['generic@1.0.0', 2, 1, 0.7, 0.5])
   assert.deepEqual(j.dimensions, { a: 0.75, b: 0.65 })
-})
-
-test('a drop beyond the tolerance in the weighted score or a dimension is a regression; one within it is not', () => {
-  const before = { rubric: 'generic@1.0.0', mean: 0.9, passRate: 1, dimensions: { a: 0.9, b: 0.9 } }
-  const within = judgeRegressions('ex_1', exampleJudge([run(0.85, { a: 0.85, b: 0.9 })]), before, 0.1)
-  assert.deepEqual(within.reasons, [])
-  const beyond = judgeRegressions('ex_1', exampleJudge([run(0.85, { a: 0.7, b: 0.9 })]), before, 0.1)
-  assert.deepEqual(beyond.reasons, ['judge regression on ex_1: a 0.9 → 0.7 (tolerance 0.1)'])
-})
-
-test('judge scores of another rubric version are not compared with the baseline, and the report says so', () => {
-  const before = { rubric: 'generic@0.9.0', mean: 1, passRate: 1, dimensions: { a: 1 } }
-  const result = judgeRegressions('ex_1', exampleJudge([run(0.2, { a: 0 })]), before, 0.1)
-  assert.deepEqual(result.reasons, [])
-  assert.match(result.note ?? '', /judged with generic@1\.0\.0, baseline with generic@0\.9\.0: judge scores not compared/)
 })

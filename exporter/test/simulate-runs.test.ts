@@ -123,3 +123,18 @@ test('a simulator that refuses every request is a setup error, not a failing sce
     await model.close()
   }
 })
+
+test('--repeats auto runs rounds of repeats for every scenario × template, the runs numbered on, and says where and why it stopped', async () => {
+  const rounds = scenarioFile('rounds.yaml', { user: { script: ['and then?'] }, stop: { maxTurns: 2 } })
+  const lines: string[] = []
+  const report = await simulate({ scenarios: [rounds], agent: ECHO, repeats: 'auto', policy: { maxRepeats: 4 }, concurrency: 2, log: (l) => lines.push(l) })
+  const runs = report.variants[0]!.runs
+  assert.deepEqual(runs.map((r) => r.run), [1, 2, 3, 4])
+  assert.equal(new Set(runs.map((r) => r.sessionId)).size, 4)
+  assert.equal(report.repeats, 4)
+  assert.deepEqual([report.repeatsAuto?.rounds, report.repeatsAuto?.stopped], [2, 'max-repeats'])
+  assert.match(report.repeatsAuto!.detail, /^--max-repeats 4 reached; detectable drops there: pass rate 0\.\d+, above the fail threshold 0\.1$/)
+  assert.ok(lines.includes('--repeats auto: 3 → 4 repeats each'), lines.join('\n'))
+  const passRate = report.metrics.find((m) => m.name === 'pass rate')!
+  assert.deepEqual([passRate.kind, passRate.kind === 'graded' && passRate.now.runs], ['graded', 4])
+})

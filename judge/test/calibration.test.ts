@@ -12,6 +12,7 @@ import {
   labelsFromAnnotations,
   loadJudgeConfig,
   loadRubricDir,
+  labelsInProjects,
   parseLabels,
   wilsonInterval,
 } from '../src/index.js'
@@ -108,7 +109,7 @@ test('the Wilson interval stays inside 0..1 and narrows with more labels', () =>
 test('calibration runs the judge over labelled transcripts and marks dimensions under the threshold untrusted', async () => {
   const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
   const client = new JudgeClient({ baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 5000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }, new JudgeMetrics())
-  const report = await calibrate(parseLabels(lines, 'labels.jsonl'), {
+  const report = await calibrate(labelsInProjects(parseLabels(lines, 'labels.jsonl'), {}), {
     ask: (j, r, d, t) => client.judgeDimension(j, r, d, t),
     judge: { model: 'judge-2025-01-01', seed: 1 },
     panel: undefined,
@@ -178,7 +179,7 @@ const labelLines = (levels: number[], dimension = 'accuracy') =>
 async function calibrateWith(levels: number[], answer: (item: number) => number, rules = loadJudgeConfig({ judge: { baseUrl: 'http://127.0.0.1:1/v1', model: 'judge-2025-01-01', allowModelAlias: false }, sections: {} })!.calibration) {
   server.setScript((r: ModelRequest) => verdict(r, answer(Number(/item (\d+) question/.exec(r.body.messages[1].content)![1]))))
   const client = new JudgeClient({ baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 5000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }, new JudgeMetrics())
-  return calibrate(parseLabels(labelLines(levels), 'labels.jsonl'), {
+  return calibrate(labelsInProjects(parseLabels(labelLines(levels), 'labels.jsonl'), {}), {
     ask: (j, r, d, t) => client.judgeDimension(j, r, d, t),
     judge: { model: 'judge-2025-01-01', seed: 1 },
     panel: undefined,

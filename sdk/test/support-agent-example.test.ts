@@ -65,3 +65,19 @@ describe('examples/support-agent, offline with the scripted model', () => {
     assert.match(refund.attributes['gen_ai.tool.call.id'], /^call_/)
   })
 })
+
+test('--turns 2 is one conversation of two turns: one session, the second turn sent the first as history', async () => {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: sieve.url }
+  delete env.OPENAI_BASE_URL
+  delete env.OPENAI_API_KEY
+  const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, '--turns', '2'], { env })
+  const traceIds = [...stdout.matchAll(/trace: ([0-9a-f]{32})/g)].map((m) => m[1]!)
+  assert.equal(traceIds.length, 2, stdout)
+  const agents = await Promise.all(traceIds.map(async (id) => ((await (await fetch(`${sieve.url}/api/traces/${id}`)).json()) as { trace: { roots: any[] } }).trace.roots[0]))
+  const sessions = agents.map((a) => a.attributes['gen_ai.conversation.id'])
+  assert.ok(sessions[0], 'the turn carries a session id')
+  assert.equal(sessions[1], sessions[0], 'both turns are one session')
+  const firstAnswer = /agent: (.*)/.exec(stdout)![1]!
+  const secondInput = agents[1].children.find((c: any) => c.attributes['gen_ai.operation.name'] === 'chat').attributes['gen_ai.input.messages']
+  assert.ok(secondInput.includes(firstAnswer), 'the second turn carries the first answer as history')
+})

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command } from '../command.js'
+import { agentOption, costOption, fractionOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, reportPaths, UsageError, writeReport, type Command } from '../command.js'
+import { gateOptions, gatePolicyOption } from '../gate-options.js'
 import { judgeFloors, replayJudge } from '../replay-judge.js'
 
 export const evalCommand: Command = {
@@ -11,26 +12,29 @@ export const evalCommand: Command = {
     agent: { type: 'string', value: 'command|module|url', required: true, description: 'shell command, or a .ts/.js module run with node, reading the example input as JSON on stdin; or the http(s) URL of an agent service, POSTed each turn' },
     'otlp-port': OTLP_PORT_OPTION,
     'trace-wait': TRACE_WAIT_OPTION,
-    repeats: { type: 'string', value: 'n', default: '3', description: 'runs per example, 1 to 100: the pass rate tells instability from a capability gap' },
-    baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by dataset version, model and (with the judge) judge model' },
-    'update-baseline': { type: 'boolean', description: 'store this run as the baseline for its dataset version, model and judge model (needs --baseline)' },
+    ...gateOptions('3', 'example'),
+    baseline: { type: 'string', value: 'file', description: 'baseline JSON: every run of every example with what it was measured with; paired on the examples both share' },
+    'update-baseline': { type: 'boolean', description: 'store this run as the baseline, replacing the file\'s (needs --baseline)' },
     'fail-below': { type: 'string', value: '0..1', description: 'exit 1 when the mean check score is below this' },
     'warn-below': { type: 'string', value: '0..1', description: 'warn when the mean check score is below this' },
     judge: { type: 'boolean', env: 'JUDGE_MODEL', defaultText: 'on when JUDGE_MODEL is set', description: 'judge every run with the rubric that applies; fails when no judge is configured' },
     'no-judge': { type: 'boolean', description: 'score with the checks only, even when a judge is configured' },
     'judge-floor': { type: 'string', value: 'dim=x', multiple: true, description: 'a run also fails when judge dimension dim (or rubric.dim) scores below x, in [0, 1]' },
-    'judge-tolerance': { type: 'string', value: '0..1', defaultText: '0.1', description: 'largest drop of a judge score below the baseline that is not a regression' },
     'max-errored-share': { type: 'string', value: '0..1', defaultText: '0.2', description: 'share of runs that may crash or time out (errored: kept out of means) before the gate fails' },
-    'max-cost': { type: 'string', value: 'usd', description: 'stop judging once the judge has cost this much (priced by judge.prices); exit 2 when that leaves a judge-only example without a verdict' },
+    'max-cost': { type: 'string', value: 'usd', description: 'stop judging once the judge has cost this much (priced by judge.prices), and --repeats auto adds no round past it; exit 2 when that leaves a judge-only example without a verdict' },
     now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
     timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent run may take' },
-    out: { type: 'string', value: 'file', default: 'sieve-eval.json', description: 'JSON artifact' },
-    summary: { type: 'string', value: 'file', default: 'sieve-eval.md', description: 'Markdown summary' },
+    out: { type: 'string', value: 'file', defaultText: 'SIEVE_DATA_DIR/reports/sieve-eval.json', description: 'JSON artifact (its folder is created)' },
+    summary: { type: 'string', value: 'file', defaultText: '--out with .md', description: 'Markdown summary' },
   },
   details: [
     'Runs the agent once per user turn of each example, --repeats times, reads the traces it sends back ' +
       'through the checks (and the scorer\'s judge on every run, no sampling, when a judge is configured), and ' +
-      'compares with the baseline for the same dataset version, model and judge model.',
+      'compares with the baseline on the examples both share, example by example (repeats of one example are clustered).',
+    'Zero-tolerance checks (prohibited_tools and the scorecard\'s gates, by default) fail on any failing run, whatever the ' +
+      'baseline; graded metrics (the pass rate, other checks, the scorecard\'s total, judge scores) fail on a drop past ' +
+      '--fail-threshold that is distinguishable from noise, and warn past --warn-threshold. Each is reported as baseline → now, ' +
+      'Δ ± its 95% interval, the verdict and the smallest drop the run could detect.',
     'The agent reads the example input as JSON on stdin (also in SIEVE_EVAL_INPUT) and sends its traces to ' +
       'SIEVE_ENDPOINT (= OTEL_EXPORTER_OTLP_ENDPOINT), a receiver eval starts for the run. An agent given as a URL is ' +
       'POSTed the same input (plus `sieve`: example id, turn, session id) with a `traceparent` its trace must continue, ' +
@@ -41,14 +45,13 @@ export const evalCommand: Command = {
   env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV],
   exitCodes: {
     0: 'pass',
-    1: 'regression: below --fail-below or a --judge-floor, a scorecard gate failed, worse than the baseline, a known failure failing again, or more errored runs than --max-errored-share',
+    1: 'regression: a zero-tolerance check or scorecard gate failed in a run, a graded metric dropped past --fail-threshold distinguishably, below --fail-below, a known failure failing every run again, or more errored runs than --max-errored-share',
     2: 'usage or configuration error (an expected check unknown or its parameters invalid), the agent cannot run, the judge is unreachable, or --max-cost left an example without a verdict',
   },
   async run({ values }) {
     const dataset = String(values.dataset)
     const { agent, ...reached } = agentOption(values)
     if (!existsSync(dataset)) throw new UsageError(`--dataset: ${dataset} does not exist`)
-    const repeats = integerOption('repeats', values.repeats, 1, 100)
     const timeout = Number(values.timeout)
     if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
     if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
@@ -58,12 +61,12 @@ export const evalCommand: Command = {
     if (values.judge && values['no-judge']) throw new UsageError('--judge and --no-judge: choose one')
     if (values['no-judge'] && values['judge-floor']) throw new UsageError('--judge-floor needs the judge: drop --no-judge')
     const floors = judgeFloors(values['judge-floor'])
-    const judgeTolerance = fractionOption('judge-tolerance', values['judge-tolerance'])
+    const { repeats, ...policy } = await gatePolicyOption(values)
     const maxErroredShare = fractionOption('max-errored-share', values['max-errored-share'])
     const maxCostUsd = costOption(values['max-cost'])
     const now = nowOption(values.now)
 
-    const [{ loadConfig }, { runGate, summaryMarkdown }, { loadChecksConfig, traceView }] = await Promise.all([
+    const [{ loadConfig }, { runGate, summaryMarkdown, gateTerminal }, { loadChecksConfig, traceView }] = await Promise.all([
       import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
     ])
     const config = loadConfig()
@@ -75,6 +78,7 @@ export const evalCommand: Command = {
         agent,
         ...reached,
         repeats,
+        policy,
         failBelow,
         warnBelow,
         baseline: values.baseline as string | undefined,
@@ -86,13 +90,12 @@ export const evalCommand: Command = {
           return checks.scorecards.cardFor(view.agentName, view.serviceName)
         },
         judge,
-        judgeTolerance,
         ...(maxErroredShare !== undefined ? { maxErroredShare } : {}),
         ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
         ...(now ? { now } : {}),
         log: (line) => console.log(line),
       })
-      return writeReport(values, report, summaryMarkdown(report))
+      return writeReport({ ...values, ...reportPaths(values, config.dataDir, 'sieve-eval') }, report, summaryMarkdown(report), gateTerminal(report))
     } catch (err) {
       return configErrorExit('eval', err, ['EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
     }

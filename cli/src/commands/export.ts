@@ -39,7 +39,7 @@ export const exportCommand: Command = {
     OWNER_NOTE,
   ],
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_SCRUB_SECRET', 'JUDGE_MODEL', 'JUDGE_BASE_URL', 'JUDGE_ALLOW_MODEL_ALIAS', ...REMOTE_ENV],
-  exitCodes: { 0: 'exported (or nothing to export)', 1: 'storage unreachable, or another error (printed)', 2: 'usage or configuration error, or the dataset file is invalid' },
+  exitCodes: { 0: 'exported (or nothing to export)', 1: 'storage unreachable, or another error (printed)', 2: 'usage or configuration error, the dataset file is invalid, or --failed/--score/--failed-gate names no check or stored judge score' },
   async run({ values }) {
     const out = String(values.out)
     const score = values.score as string | undefined
@@ -79,6 +79,7 @@ export const exportCommand: Command = {
       for (const a of report.added) console.log(`  + ${a.id} (trace ${a.traceId})`)
       for (const d of report.duplicates) console.log(`  = trace ${d.traceId}: same input as ${d.duplicateOf}, not added`)
       for (const s of report.skipped) console.log(`  - trace ${s.traceId}: ${s.reason}`)
+      if (report.alreadyExported) console.log(`${report.alreadyExported} matching trace(s) already in ${report.path} from earlier exports, not added again`)
       for (const d of report.configDrift) {
         console.error(`sieve export: warning: trace ${d.traceId} failed ${d.check} under config ${d.scoredWith}; the example carries the config in use (${d.configured}). Same config file as the scorer? \`sieve score --trace ${d.traceId}\` re-scores it with this one.`)
       }

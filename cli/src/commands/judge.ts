@@ -24,7 +24,8 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
   }
   const operations = await openOperations(loadConfig(withUrl(values)))
   try {
-    const report = await operations.calibrate({ labels, fromAnnotations, ...(threshold !== undefined ? { threshold } : {}), dryRun: values['dry-run'] === true })
+    const project = typeof values.project === 'string' ? values.project : undefined
+    const report = await operations.calibrate({ labels, fromAnnotations, ...(project ? { project } : {}), ...(threshold !== undefined ? { threshold } : {}), dryRun: values['dry-run'] === true })
     console.error(`sieve judge calibrate: ${operations.origin}`)
     console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))
     if (typeof values.out === 'string') writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
@@ -44,6 +45,10 @@ export const judgeCommand: Command = {
     url: URL_OPTION,
     labels: { type: 'string', value: 'file.jsonl', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels); this, --from-annotations, or both' },
     'from-annotations': { type: 'boolean', description: "also use annotations stored as feedback (source 'annotator', attributes rubric and dimension)" },
+    project: {
+      type: 'string', value: 'id', defaultText: 'default',
+      description: 'the project of labels that name none (inline transcripts): where the result is stored; with SIEVE_API_KEYS set, one a key reads (else refused)',
+    },
     threshold: { type: 'string', value: '0..1', defaultText: "the judge section's calibration.threshold, else 0.85", description: 'within-one agreement under which a dimension is untrusted' },
     json: { type: 'boolean', description: 'print the report as JSON' },
     out: { type: 'string', value: 'file', description: 'also write the JSON report to this file' },
@@ -55,7 +60,7 @@ export const judgeCommand: Command = {
       'result is stored as scores for the dashboards unless --dry-run.',
     OWNER_NOTE,
   ],
-  env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV, ...STORAGE_ENV, ...REMOTE_ENV],
+  env: ['SIEVE_CONFIG_FILE', ...JUDGE_ENV, ...STORAGE_ENV, 'SIEVE_API_KEYS', ...REMOTE_ENV],
   exitCodes: {
     0: 'calibrated (untrusted dimensions are reported, not an error)',
     1: 'storage unreachable, or another error (printed)',

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
 import { JUDGE_ENV, SIMULATOR_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, type Command, type OptionValues } from '../command.js'
+import { agentOption, costOption, fractionOption, integerOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, UsageError, writeReport, reportPaths, type Command } from '../command.js'
+import { gateOptions, gatePolicyOption } from '../gate-options.js'
 import { replayJudge } from '../replay-judge.js'
 
 /** --send as an http(s) URL; a usage error otherwise. */
@@ -9,17 +9,6 @@ function sendEndpoint(raw: string): string {
   const url = URL.canParse(raw) ? new URL(raw) : undefined
   if (!url || !/^https?:$/.test(url.protocol)) throw new UsageError(`--send must be the http(s) URL of a Sieve's OTLP endpoint, e.g. http://localhost:4318 (got '${raw}')`)
   return raw.replace(/\/+$/, '')
-}
-
-/**
- * Where the report goes: --out, else under the data directory (never the current one, often a
- * checkout), and the summary beside it; their folder is created.
- */
-function reportPaths(values: OptionValues, dataDir: string): { out: string; summary: string } {
-  const out = typeof values.out === 'string' ? values.out : join(dataDir, 'reports', 'sieve-simulate.json')
-  const summary = typeof values.summary === 'string' ? values.summary : `${out.replace(/\.json$/, '')}.md`
-  for (const file of [out, summary]) mkdirSync(dirname(resolve(file)), { recursive: true })
-  return { out, summary }
 }
 
 const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String))
@@ -35,15 +24,14 @@ export const simulateCommand: Command = {
     scenario: { type: 'string', value: 'id', multiple: true, description: 'run only this scenario' },
     template: { type: 'string', value: 'name', multiple: true, description: 'run only this template (base: the scenario as written; a+b: templates a then b as one variant), whether or not the scenario lists it' },
     user: { type: 'string', choices: ['auto', 'scripted', 'llm'], default: 'auto', description: "who plays the user: the scenario's user.script when it has one, else the LLM (auto); always the script; always the LLM" },
-    repeats: { type: 'string', value: 'n', default: '1', description: 'runs per scenario × template, 1 to 100' },
+    ...gateOptions('1', 'scenario × template'),
     concurrency: { type: 'string', value: 'n', default: '1', description: 'runs in flight at once, 1 to 64' },
-    'min-pass-rate': { type: 'string', value: '0..1', default: '1', description: 'a scenario × template passing fewer of its runs fails the simulation' },
-    'max-cost': { type: 'string', value: 'usd', description: 'stop once the simulator and the judge have cost this much (priced by simulator.prices and judge.prices)' },
-    baseline: { type: 'string', value: 'file', description: 'baseline JSON, keyed by scenarios version, model, judge model and simulator model' },
-    'update-baseline': { type: 'boolean', description: 'store this run as the baseline for its key (needs --baseline)' },
+    'min-pass-rate': { type: 'string', value: '0..1', description: 'a scenario × template passing fewer of its runs fails the simulation (without it, one failing every run fails)' },
+    'max-cost': { type: 'string', value: 'usd', description: 'stop once the simulator and the judge have cost this much (priced by simulator.prices and judge.prices); --repeats auto adds no round past it' },
+    baseline: { type: 'string', value: 'file', description: 'baseline JSON: every run of every scenario × template with what it was measured with; paired on those both share' },
+    'update-baseline': { type: 'boolean', description: 'store this run as the baseline, replacing the file\'s (needs --baseline)' },
     judge: { type: 'boolean', env: 'JUDGE_MODEL', defaultText: 'on when JUDGE_MODEL is set', description: 'judge every finished run with the rubric that applies; fails when no judge is configured' },
     'no-judge': { type: 'boolean', description: 'score with the checks and the scorecard only, even when a judge is configured' },
-    'judge-tolerance': { type: 'string', value: '0..1', defaultText: '0.1', description: 'largest drop of a judge score below the baseline that is not a regression' },
     now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
     send: {
       type: 'string', value: 'url',
@@ -69,7 +57,7 @@ export const simulateCommand: Command = {
   env: ['SIEVE_CONFIG_FILE', ...SIMULATOR_ENV, ...JUDGE_ENV],
   exitCodes: {
     0: 'pass',
-    1: 'a scenario × template passed fewer runs than --min-pass-rate (a check, a scorecard gate or the judge failed), or a regression against the baseline',
+    1: 'a zero-tolerance check or scorecard gate failed in a run, a scenario × template failed every run (or fewer than --min-pass-rate passed), or a graded metric dropped past --fail-threshold distinguishably from the baseline',
     2: 'usage or configuration error (an invalid scenario, an expected check unknown or its parameters invalid), the agent cannot run, the simulator or the judge cannot be reached, or --max-cost left a scenario without a finished run',
   },
   async run({ values }) {
@@ -84,19 +72,18 @@ export const simulateCommand: Command = {
     if (!scenarios.length) throw new UsageError('--scenarios <file|dir> is required')
     for (const path of scenarios) if (!existsSync(path)) throw new UsageError(`--scenarios: ${path} does not exist`)
     const { agent, ...reached } = agentOption(values)
-    const repeats = integerOption('repeats', values.repeats, 1, 100)
     const concurrency = integerOption('concurrency', values.concurrency, 1, 64)
     const timeout = Number(values.timeout)
     if (!(timeout > 0)) throw new UsageError(`--timeout must be a positive number of seconds (got '${String(values.timeout)}')`)
     if (values['update-baseline'] && typeof values.baseline !== 'string') throw new UsageError('--update-baseline needs --baseline <file>')
     if (values.judge && values['no-judge']) throw new UsageError('--judge and --no-judge: choose one')
     const minPassRate = fractionOption('min-pass-rate', values['min-pass-rate'])
-    const judgeTolerance = fractionOption('judge-tolerance', values['judge-tolerance'])
+    const { repeats, ...policy } = await gatePolicyOption(values)
     const maxCostUsd = costOption(values['max-cost'])
     const now = nowOption(values.now)
     const only = { ...(list(values.scenario) ? { scenarios: list(values.scenario) } : {}), ...(list(values.template) ? { templates: list(values.template) } : {}) }
 
-    const [{ loadConfig }, { loadSimulatorConfig, runSimulation, simulationSummary }, { loadChecksConfig }] = await Promise.all([
+    const [{ loadConfig }, { loadSimulatorConfig, runSimulation, simulationSummary, simulationTerminal }, { loadChecksConfig }] = await Promise.all([
       import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
     ])
     try {
@@ -109,13 +96,13 @@ export const simulateCommand: Command = {
         agent,
         ...reached,
         repeats,
+        policy,
         concurrency,
         timeoutMs: timeout * 1000,
         checks,
         user: values.user as 'auto' | 'scripted' | 'llm',
         ...(simulator ? { simulator } : {}),
         ...(judge ? { judge } : {}),
-        ...(judgeTolerance !== undefined ? { judgeTolerance } : {}),
         ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
         ...(minPassRate !== undefined ? { minPassRate } : {}),
         ...(typeof values.baseline === 'string' ? { baseline: values.baseline } : {}),
@@ -125,10 +112,7 @@ export const simulateCommand: Command = {
         ...(typeof values.send === 'string' ? { forward: { endpoint: sendEndpoint(values.send), ...(process.env.SIEVE_API_KEY ? { apiKey: process.env.SIEVE_API_KEY } : {}) } } : {}),
         log: (line) => console.log(line),
       })
-      const paths = reportPaths(values, config.dataDir)
-      const exitCode = writeReport({ ...values, ...paths }, report, simulationSummary(report))
-      console.log(`Report: ${paths.out} (summary: ${paths.summary})`)
-      return exitCode
+      return writeReport({ ...values, ...reportPaths(values, config.dataDir, 'sieve-simulate') }, report, simulationSummary(report), simulationTerminal(report))
     } catch (err) {
       return configErrorExit('simulate', err, ['SIMULATE_CONFIG', 'EVAL_CONFIG', 'BASELINE_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID'])
     }

@@ -70,7 +70,7 @@ const exportRequest = z
   .strict()
 
 const calibrateRequest = z
-  .object({ labels: z.array(labelSchema), fromAnnotations: z.boolean(), threshold: z.number().min(0).max(1).optional(), dryRun: z.boolean() })
+  .object({ labels: z.array(labelSchema), fromAnnotations: z.boolean(), project: z.string().min(1).optional(), threshold: z.number().min(0).max(1).optional(), dryRun: z.boolean() })
   .strict()
 
 const scoreRequest = z.object({ projectId: z.string().min(1), traceId: z.string().regex(/^[0-9a-fA-F]{32}$/), dryRun: z.boolean() }).strict()

@@ -25,6 +25,8 @@ export interface CalibrateRequest {
   labels: Label[]
   /** Also the annotations stored as feedback. */
   fromAnnotations: boolean
+  /** The project of labels that name none (`--project`); else `default`, refused when no API key reads it. */
+  project?: string
   threshold?: number
   /** Nothing read from or written to storage: inline transcripts only. */
   dryRun: boolean
@@ -68,7 +70,7 @@ export class OperationError extends Error {
  * broken store: 4xx over HTTP, exit 2 in the CLI (the judge's codes are scorer's JudgeErrorCode).
  */
 export const USER_ERROR_CODES = new Set([
-  'DATASET_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE', 'NO_JUDGE',
+  'DATASET_INVALID', 'SELECTION_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE', 'NO_JUDGE',
   'LABELS_INVALID', 'INVALID_ANSWER', 'PROVIDER_UNAVAILABLE', 'REQUEST_REJECTED', 'PANEL_NO_MAJORITY',
 ])
 
@@ -115,13 +117,15 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       const result = await migrate(client, migrateOptionsOf(config))
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
-    async calibrate({ labels, fromAnnotations, threshold, dryRun }) {
+    async calibrate({ labels, fromAnnotations, project, threshold, dryRun }) {
       const [{ readTrace }, scorer, judges] = await Promise.all([import('@sieve/core'), import('@sieve/scorer'), import('@sieve/judge')])
       const judge = judges.loadJudgeConfig(config)
       if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
       // Storage holds labelled traces given by id, and keeps the result for dashboards.
       const client = dryRun ? undefined : await migratedStore()
-      const all = [...labels, ...(client && fromAnnotations ? await judges.readAnnotationLabels(client) : [])]
+      // Stored for a project no key reads, the calibration would be seen by nobody: refused (a dry run stores nothing).
+      const keyedProjects = dryRun ? undefined : new Set(config.apiKeys.values())
+      const all = [...judges.labelsInProjects(labels, { ...(project ? { project } : {}), ...(keyedProjects ? { keyedProjects } : {}) }), ...(client && fromAnnotations ? await judges.readAnnotationLabels(client) : [])]
       if (all.length === 0) throw new judges.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
       const calls = new judges.Semaphore(judge.concurrency)
       const judgeClient = new judges.JudgeClient(judge, new judges.JudgeMetrics())

@@ -1,7 +1,7 @@
 import type { Span, Trace } from '@sieve/core'
 import { traceView } from '@sieve/scorer'
 import { callHttpAgent, isHttpAgent, newCallIds } from './http-agent.js'
-import { runAgent, type AgentTurn } from './run-agent.js'
+import { runAgent, whyItFailed, type AgentTurn } from './run-agent.js'
 import { replayTrace } from './score-replay.js'
 import { startSpanReceiver, type SpanReceiver } from './span-receiver.js'
 
@@ -59,10 +59,13 @@ export async function callAgentTurn(target: AgentTarget, turn: AgentTurn, receiv
   }
   receiver.take()
   const run = await runAgent(target.agent, turn, receiver.endpoint, target.timeoutMs, target.cwd)
-  const error = run.timedOut ? `timed out after ${target.timeoutMs} ms` : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${run.stderr.split('\n').slice(-3).join(' ')}` : undefined
-  // exit 127: the shell found no such command; no exit code: spawning failed.
-  const cannotStart = (run.exitCode === 127 || run.exitCode === null) && !run.timedOut ? run.stderr || `exit code ${run.exitCode}` : undefined
-  return outcome(receiver.take(), undefined, { ...(error ? { error } : {}), ...(cannotStart ? { cannotStart } : {}) })
+  const spans = receiver.take()
+  const error = run.timedOut ? `timed out after ${target.timeoutMs} ms` : run.exitCode === null ? whyItFailed(run.stderr) : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${whyItFailed(run.stderr)}` : undefined
+  // Spawning failed (no exit code), the shell found no such command (127) or could not execute it
+  // (126), or it exited non-zero before sending a single span (a missing module, a crash at import):
+  // the agent did not run. Whether that is a setup error is for the caller (its first call only).
+  const cannotStart = !run.timedOut && (run.exitCode === null || run.exitCode === 126 || run.exitCode === 127 || (run.exitCode !== 0 && !spans.length)) ? error : undefined
+  return outcome(spans, undefined, { ...(error ? { error } : {}), ...(cannotStart ? { cannotStart } : {}) })
 }
 
 /** Where an HTTP agent's traces are expected when no port is given: next to OTLP's 4318. */

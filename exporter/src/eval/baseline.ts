@@ -1,33 +1,54 @@
-import { readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { zodProblems } from '@sieve/core'
 import { z } from 'zod'
-import { judgeFigures, judgeRegressions, type ExampleJudge } from './judge-figures.js'
+import type { BaselineSamples } from './metric-verdicts.js'
+import { metricSamples, type MetricSamples, type RunsByItem, type ZeroTolerance } from './metrics.js'
+import { runOutcomeSchema } from './run-outcome.js'
 
 const fraction = z.number().min(0).max(1)
 
-/** The judge's figures for an example (or the whole run): only compared under the same rubric version. */
-export const judgeFiguresSchema = z.object({
-  /** `rubric-id@version`. */
-  rubric: z.string().min(1),
-  mean: fraction,
-  passRate: fraction,
-  /** Mean normalised value per dimension id. */
-  dimensions: z.record(z.string(), fraction),
+/** What a run was measured with: a later run pairs with a baseline, and refuses what was measured otherwise. */
+export const baselineStampsSchema = z.object({
+  /** The dataset's version (a hash of the file), or the scenario files' for `sieve simulate`. */
+  datasetVersion: z.string(),
+  agentVersion: z.string(),
+  promptVersion: z.string(),
+  /** The model the agent's spans name. */
+  model: z.string(),
+  judgeModel: z.string().optional(),
+  judgePromptVersion: z.string().optional(),
+  /** `sieve simulate` with an LLM user. */
+  simulatorModel: z.string().optional(),
+  scorerVersion: z.string(),
+  /** Check name → version, for the checks expected. */
+  checks: z.record(z.string(), z.string()),
 })
 
-export type JudgeFigures = z.output<typeof judgeFiguresSchema>
+export type BaselineStamps = z.output<typeof baselineStampsSchema>
 
-const figures = z.object({ mean: fraction, passRate: fraction, judge: judgeFiguresSchema.optional() })
+export const BASELINE_VERSION = 2
 
 /**
- * Stored results of earlier gate (or simulation) runs, one entry per (dataset version, model, judge
- * model, simulator model): a new model, an edited dataset or scenario, another judge or another
- * simulated user is not compared against numbers that were measured on something else. Runs
- * without the judge have no judge model; `sieve eval` and scripted users have no simulator model.
- * For `sieve simulate` the dataset version is its scenario files' and `examples` are keyed
- * `scenario@template`.
+ * A baseline: every run of every example (or scenario × template) as its outcome, with the stamps
+ * it was measured with. One per file; `--update-baseline` replaces it.
  */
-export const baselineFileSchema = z.object({
+const baselineV2Schema = z.object({
+  version: z.literal(BASELINE_VERSION),
+  createdAt: z.iso.datetime(),
+  /** Runs per example it was recorded with. */
+  repeats: z.number().int().positive(),
+  stamps: baselineStampsSchema,
+  items: z.record(z.string(), z.array(runOutcomeSchema)),
+})
+
+export type RecordedBaseline = z.output<typeof baselineV2Schema>
+
+/** The judge's figures for an example, as baselines before version 2 kept them. */
+const legacyJudgeSchema = z.object({ rubric: z.string().min(1), mean: fraction, passRate: fraction, dimensions: z.record(z.string(), fraction) })
+const legacyFigures = z.object({ mean: fraction, passRate: fraction, judge: legacyJudgeSchema.optional() })
+
+/** Before version 2: per-example figures only, one entry per (dataset version, model, judge model, simulator model). */
+const legacySchema = z.object({
   entries: z.record(
     z.string(),
     z.object({
@@ -36,25 +57,36 @@ export const baselineFileSchema = z.object({
       judgeModel: z.string().optional(),
       simulatorModel: z.string().optional(),
       createdAt: z.iso.datetime(),
-      overall: figures,
-      examples: z.record(z.string(), figures),
+      overall: legacyFigures,
+      examples: z.record(z.string(), legacyFigures),
     }),
   ),
 })
 
-export type BaselineFile = z.output<typeof baselineFileSchema>
-export type BaselineEntry = BaselineFile['entries'][string]
+export const baselineFileSchema = z.union([baselineV2Schema, legacySchema])
 
-export type BaselineKey = Pick<BaselineEntry, 'datasetVersion' | 'model' | 'judgeModel' | 'simulatorModel'>
-
-export const baselineKey = (k: BaselineKey) => `${k.datasetVersion}|${k.model}${k.judgeModel ? `|judge=${k.judgeModel}` : ''}${k.simulatorModel ? `|user=${k.simulatorModel}` : ''}`
+type LegacyEntry = z.output<typeof legacySchema>['entries'][string]
 
 export class BaselineError extends Error {
   readonly code = 'BASELINE_INVALID'
 }
 
-export function readBaseline(path: string): BaselineFile {
-  if (!existsSync(path)) return { entries: {} }
+export interface Baseline {
+  path: string
+  createdAt: string
+  /** All of them for a version 2 file; what a legacy entry had (dataset version, model, judge and simulator models). */
+  stamps: Partial<BaselineStamps>
+  repeats?: number
+  /** Runs by item; absent for a file written before per-run outcomes were kept. */
+  runs?: RunsByItem
+  legacy?: LegacyEntry
+}
+
+export type BaselineFile = z.output<typeof baselineFileSchema>
+
+/** The baseline file at `path`, validated; undefined when there is none yet. */
+export function readBaseline(path: string): BaselineFile | undefined {
+  if (!existsSync(path)) return undefined
   let raw: unknown
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'))
@@ -62,67 +94,149 @@ export function readBaseline(path: string): BaselineFile {
     throw new BaselineError(`${path}: not valid JSON: ${(err as Error).message}`)
   }
   const parsed = baselineFileSchema.safeParse(raw)
-  if (!parsed.success) {
-    throw new BaselineError(`${path}: ${zodProblems(parsed.error).join('; ')}`)
-  }
+  if (!parsed.success) throw new BaselineError(`${path}: ${zodProblems(parsed.error).join('; ')}`)
   return parsed.data
 }
 
-/** One compared item: an example of a dataset, a scenario × template of a simulation. */
-export interface BaselineItem {
-  id: string
-  mean: number
-  passRate: number
-  judge?: ExampleJudge
-  /** Set by compareWithBaseline: the baseline's figures for this item. */
-  baseline?: BaselineEntry['examples'][string]
+/**
+ * The baseline a file holds. A file of the format before version 2 holds one entry per (dataset
+ * version, model, judge and simulator models): the one for `key`, else the newest, per-example
+ * figures only.
+ */
+export function baselineOf(path: string, file: BaselineFile, key: Pick<BaselineStamps, 'datasetVersion' | 'model' | 'judgeModel' | 'simulatorModel'>): Baseline | undefined {
+  if ('version' in file) return { path, createdAt: file.createdAt, stamps: file.stamps, repeats: file.repeats, runs: new Map(Object.entries(file.items)) }
+  const legacyKey = `${key.datasetVersion}|${key.model}${key.judgeModel ? `|judge=${key.judgeModel}` : ''}${key.simulatorModel ? `|user=${key.simulatorModel}` : ''}`
+  const entry = file.entries[legacyKey] ?? Object.values(file.entries).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]
+  if (!entry) return undefined
+  const { datasetVersion, model, judgeModel, simulatorModel } = entry
+  return { path, createdAt: entry.createdAt, stamps: { datasetVersion, model, ...(judgeModel ? { judgeModel } : {}), ...(simulatorModel ? { simulatorModel } : {}) }, legacy: entry }
+}
+
+/** Stores this run as the baseline, replacing the file's. */
+export function writeBaseline(path: string, stamps: BaselineStamps, repeats: number, runs: RunsByItem): void {
+  const file: z.input<typeof baselineV2Schema> = {
+    version: BASELINE_VERSION,
+    createdAt: new Date().toISOString(),
+    repeats,
+    stamps,
+    items: Object.fromEntries([...runs].map(([id, outcomes]) => [id, [...outcomes]])),
+  }
+  writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`)
+}
+
+/** A legacy entry's per-example figures as metrics: one value per example (its mean over runs). */
+function legacyMetrics(entry: LegacyEntry): MetricSamples[] {
+  const examples = Object.entries(entry.examples)
+  const one = (id: string, name: string, source: MetricSamples['source'], read: (f: LegacyEntry['examples'][string]) => number | undefined, versions?: string[]): MetricSamples => ({
+    id, name, kind: 'graded', source, scale: 'graded', ...(versions ? { versions } : {}),
+    clusters: new Map(examples.flatMap(([item, f]) => {
+      const v = read(f)
+      return v === undefined ? [] : [[item, [v]]]
+    })),
+  })
+  const judged = examples.flatMap(([, f]) => (f.judge ? [f.judge] : []))
+  const rubrics = [...new Set(judged.map((j) => j.rubric))]
+  return [
+    one('graded:pass rate', 'pass rate', 'pass rate', (f) => f.passRate),
+    ...rubrics.flatMap((full) => {
+      const [rubric, version] = full.split('@') as [string, string]
+      const dims = [...new Set(judged.filter((j) => j.rubric === full).flatMap((j) => Object.keys(j.dimensions)))]
+      const of = (read: (j: z.output<typeof legacyJudgeSchema>) => number | undefined) => (f: LegacyEntry['examples'][string]) => (f.judge?.rubric === full ? read(f.judge) : undefined)
+      return [one(`graded:${rubric}`, rubric, 'judge', of((j) => j.mean), [version]), ...dims.map((d) => one(`graded:${rubric}.${d}`, `${rubric}.${d}`, 'judge', of((j) => j.dimensions[d]), [version]))]
+    }),
+  ]
 }
 
 export interface BaselineComparison {
   path: string
   compared: boolean
+  /** When it was recorded and what changed since (agent, model, dataset), or why nothing was compared. */
   note: string
-  overall?: { mean: number; passRate: number }
+  createdAt?: string
+  stamps?: Partial<BaselineStamps>
+  repeats?: number
+  /** False: written before per-run outcomes were kept, compared on per-example figures only. */
+  perRun?: boolean
+  /** Examples (or scenario × templates) one side ran and the other did not: in no paired figure. */
+  onlyNow: string[]
+  onlyBaseline: string[]
+  /** Metrics not compared, and why. */
+  refused: { metrics: string[]; reason: string }[]
 }
+
+const JUDGE_STAMPS = [
+  ['judgeModel', 'judged by'],
+  ['judgePromptVersion', 'with judge prompt version'],
+  ['scorerVersion', 'scored by scorer'],
+] as const
 
 /**
- * The items against the baseline entry stored under `key`: a lower pass rate is a regression, and
- * so is a judge score lower by more than `tolerance`. `what` names the version in the note
- * ("dataset version", "scenarios version").
+ * Why each metric of this run cannot be compared with the baseline: users simulated by another
+ * model (every metric); another judge model, judge prompt or scorer version (judge metrics); another
+ * rubric version (that rubric's); another check version (that check's).
  */
-export function compareWithBaseline(path: string, file: BaselineFile, key: BaselineKey, items: BaselineItem[], tolerance: number, what = 'dataset version'): { baseline: BaselineComparison; reasons: string[]; warnings: string[] } {
-  const entry = file.entries[baselineKey(key)]
-  const reasons: string[] = []
-  const warnings: string[] = []
-  if (!entry) {
-    const by = `${key.judgeModel ? ` judged by ${key.judgeModel}` : ''}${key.simulatorModel ? ` with users simulated by ${key.simulatorModel}` : ''}`
-    return { baseline: { path, compared: false, note: `no baseline for ${what} ${key.datasetVersion} and model ${key.model || '(unknown)'}${by}` }, reasons, warnings }
+function refusals(base: Baseline, now: BaselineStamps, metrics: readonly MetricSamples[], baseMetrics: readonly MetricSamples[]): BaselineComparison['refused'] {
+  const refused: BaselineComparison['refused'] = []
+  const graded = metrics.filter((m) => m.kind === 'graded')
+  const refuse = (of: readonly MetricSamples[], reason: string) => of.length && refused.push({ metrics: of.map((m) => m.id), reason })
+  const was = base.stamps
+  if ((was.simulatorModel ?? '') !== (now.simulatorModel ?? '')) {
+    refuse(graded, `the baseline's users were simulated by ${was.simulatorModel ?? 'their scripts'}, this run's by ${now.simulatorModel ?? 'their scripts'}`)
+    return refused
   }
-  for (const item of items) {
-    const before = entry.examples[item.id]
-    if (!before) continue
-    item.baseline = before
-    if (item.passRate < before.passRate) reasons.push(`regression on ${item.id}: pass rate ${before.passRate} → ${item.passRate}`)
-    const judged = judgeRegressions(item.id, item.judge, before.judge, tolerance)
-    reasons.push(...judged.reasons)
-    if (judged.note) warnings.push(judged.note)
+  const judged = graded.filter((m) => m.source === 'judge')
+  // A legacy baseline has no judge prompt or scorer version: only the judge model is known.
+  const changed = JUDGE_STAMPS.find(([key]) => (key === 'judgeModel' || was[key] !== undefined) && (was[key] ?? '') !== (now[key] ?? ''))
+  if (changed) {
+    const [key, what] = changed
+    refuse(judged, `the baseline was ${what} ${was[key] ?? 'none'}, this run ${what} ${now[key] ?? 'none'}`)
+  } else {
+    for (const m of judged) {
+      const before = baseMetrics.find((b) => b.id === m.id)?.versions
+      if (before && m.versions && before.join() !== m.versions.join()) refuse([m], `rubric version ${before.join(', ')} in the baseline, ${m.versions.join(', ')} now`)
+    }
   }
-  return { baseline: { path, compared: true, note: `baseline of ${entry.createdAt}`, overall: entry.overall }, reasons, warnings }
+  for (const m of graded.filter((x) => x.source === 'check')) {
+    const before = was.checks?.[m.name]
+    if (before !== undefined && now.checks[m.name] !== undefined && before !== now.checks[m.name]) refuse([m], `check ${m.name} version ${before} in the baseline, ${now.checks[m.name]} now`)
+  }
+  return refused
 }
 
-/** Stores this run's figures under `key`, replacing what was stored there. */
-export function writeBaseline(path: string, file: BaselineFile, key: BaselineKey, overall: { mean: number; passRate: number }, items: readonly BaselineItem[]): void {
-  const entry: BaselineEntry = {
-    ...key,
-    createdAt: new Date().toISOString(),
-    overall,
-    examples: Object.fromEntries(
-      items.map((e) => {
-        const judge = judgeFigures(e.judge)
-        return [e.id, { mean: e.mean, passRate: e.passRate, ...(judge ? { judge } : {}) }]
-      }),
-    ),
+const STAMP_CHANGES = [
+  ['agentVersion', 'agent'],
+  ['promptVersion', 'prompt'],
+  ['model', 'model'],
+  ['datasetVersion', 'version'],
+] as const
+
+/**
+ * This run's metrics against the baseline: what may be compared (metrics, per-run or not, the
+ * refusals) and the comparison the report shows.
+ */
+export function compareWithBaseline(base: Baseline | undefined, path: string, now: BaselineStamps, metrics: readonly MetricSamples[], policy: ZeroTolerance, what = 'dataset'): { samples?: BaselineSamples; comparison: BaselineComparison } {
+  if (!base) return { comparison: { path, compared: false, note: `no baseline in ${path} yet`, onlyNow: [], onlyBaseline: [], refused: [] } }
+  const baseMetrics = base.runs ? metricSamples(base.runs, policy) : legacyMetrics(base.legacy!)
+  const refused = refusals(base, now, metrics, baseMetrics)
+  const items = (runs: RunsByItem | undefined, legacy: LegacyEntry | undefined) => new Set(runs ? runs.keys() : Object.keys(legacy!.examples))
+  const before = items(base.runs, base.legacy)
+  const after = new Set(metrics.flatMap((m) => [...m.clusters.keys()]))
+  const changes = STAMP_CHANGES.flatMap(([key, label]) => {
+    const was = base.stamps[key]
+    return was !== undefined && was !== now[key] ? [`${key === 'datasetVersion' ? `${what} version` : label} ${was || '(none)'} → ${now[key] || '(none)'}`] : []
+  })
+  const comparison: BaselineComparison = {
+    path,
+    compared: true,
+    note: `baseline of ${base.createdAt}${changes.length ? `; since then ${changes.join(', ')}` : ''}${base.runs ? '' : '; written before per-run outcomes were kept: compared on per-example figures only (pass rate and judge scores), their noise unknown; --update-baseline records one that keeps them'}`,
+    createdAt: base.createdAt,
+    stamps: base.stamps,
+    ...(base.repeats ? { repeats: base.repeats } : {}),
+    perRun: Boolean(base.runs),
+    onlyNow: [...after].filter((id) => !before.has(id)).sort(),
+    onlyBaseline: [...before].filter((id) => !after.has(id)).sort(),
+    refused: refused.map((r) => ({ ...r, metrics: r.metrics.map((id) => id.replace(/^graded:/, '')) })),
   }
-  const next: BaselineFile = { entries: { ...file.entries, [baselineKey(key)]: entry } }
-  writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`)
+  const samples: BaselineSamples = { metrics: baseMetrics, perRun: Boolean(base.runs), refused: new Map(refused.flatMap((r) => r.metrics.map((id) => [id, r.reason] as const))) }
+  return { samples, comparison }
 }

@@ -6,13 +6,18 @@ import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { checkProblems } from '../dataset/resolve-checks.js'
 import { readDataset } from '../dataset/validate-dataset.js'
-import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison, type BaselineEntry, type BaselineFile, type BaselineKey } from './baseline.js'
+import { repeatRounds, type AutoRepeats } from './auto-repeats.js'
+import { readBaseline, writeBaseline, type BaselineComparison, type BaselineStamps } from './baseline.js'
 import { GateConfigError } from './gate-config-error.js'
-import { gateFindings, type GateFindings } from './gate-findings.js'
+import { gateFindings } from './gate-findings.js'
+import { AUTO_START_REPEATS, type GatePolicyInput } from './gate-policy.js'
+import { gateStatistics, resolvePolicy, statedPolicy, type StatedPolicy } from './gate-statistics.js'
 import { overallJudge, type OverallJudge } from './judge-figures.js'
+import type { MetricResult } from './metric-verdicts.js'
 import type { ReplayJudge } from './replay-judge.js'
 import { replayExamples } from './replay-examples.js'
-import { isScored, overallFigures, type RunFigures, type RunResult } from './run-verdict.js'
+import { runOutcome, type RunOutcome } from './run-outcome.js'
+import { overallFigures, type RunFigures, type RunResult } from './run-verdict.js'
 import { SeenVersions } from './seen-versions.js'
 import type { AgentTarget } from './agent-turn.js'
 
@@ -21,7 +26,10 @@ export { GateConfigError } from './gate-config-error.js'
 
 export interface GateOptions extends AgentTarget {
   dataset: string
-  repeats: number
+  /** Runs per example, or `auto`: raised (within `policy.maxRepeats` and `maxCostUsd`) until the fail threshold is detectable. */
+  repeats: number | 'auto'
+  /** Thresholds, the test's level, zero-tolerance and graded checks, --max-repeats (gatePolicySchema; defaults there). */
+  policy?: Omit<GatePolicyInput, 'repeats'>
   failBelow?: number
   warnBelow?: number
   baseline?: string
@@ -29,8 +37,6 @@ export interface GateOptions extends AgentTarget {
   checks: readonly CheckDefinition[]
   /** When given, every run of every example is judged, and a run the judge fails is a failed run. */
   judge?: ReplayJudge
-  /** Largest drop of a judge score (0..1) below the baseline's that is not a regression; default 0.1. */
-  judgeTolerance?: number
   /** Progress lines for the terminal. */
   log?: (line: string) => void
   /**
@@ -38,7 +44,7 @@ export interface GateOptions extends AgentTarget {
    * are `errored`, kept out of means and pass rates. Default 0.2.
    */
   maxErroredShare?: number
-  /** Judging stops once the judge has cost this much (USD); runs left unjudged are reported. */
+  /** Judging stops once the judge has cost this much (USD); runs left unjudged are reported. `--repeats auto` adds no round past it. */
   maxCostUsd?: number
   /** A fixed clock for the agent (ISO 8601), passed as SIEVE_EVAL_NOW so reruns are reproducible. */
   now?: string
@@ -53,16 +59,22 @@ export interface ExampleResult extends RunFigures {
   id: string
   bucket: GoldenExample['bucket']
   runs: RunResult[]
-  baseline?: BaselineEntry['examples'][string]
 }
 
 export interface GateReport {
   dataset: { path: string; version: string; examples: number }
   agent: string
+  /** Runs per example made (with `--repeats auto`, where it stopped). */
   repeats: number
+  /** How `--repeats auto` went: rounds, and why it stopped. */
+  repeatsAuto?: AutoRepeats
   model: string
   examples: ExampleResult[]
   overall: { mean: number; passRate: number; runs: number; errored: number; notJudged: number }
+  /** Each metric: baseline → now, Δ ± its 95% interval, the detectable drop, the verdict. */
+  metrics: MetricResult[]
+  /** The thresholds, level and zero-tolerance checks the verdict was made by. */
+  policy: StatedPolicy
   /** What the figures were measured with, to tell two runs apart. */
   stamps: GateStamps
   /** The judge's totals, cost included; absent when the judge was off. */
@@ -93,44 +105,78 @@ export function datasetVersion(path: string): string {
 }
 
 /**
- * Replays every example `repeats` times through the agent, scores each run with the example's
- * expected checks (and the judge when given), compares with the baseline and decides: exit 0 pass
- * (or warn), 1 regression or a known failure failing again, 2 configuration error (raised as
- * GateConfigError, also when the judge cannot be reached at all).
+ * Replays every example through the agent (`repeats` times, or as many as `auto` decides), scores
+ * each run with the example's expected checks (and the judge when given), compares with the
+ * baseline and decides: exit 0 pass (or warn), 1 a regression, a zero-tolerance failure or a known
+ * failure failing again, 2 configuration error (raised as GateConfigError, also when the judge
+ * cannot be reached at all).
  */
 export async function runGate(o: GateOptions): Promise<GateReport> {
+  const policy = resolvePolicy({ ...o.policy, repeats: o.repeats }, o.checks)
   const examples = gateExamples(o)
   const baselineFile = o.baseline ? readBaseline(o.baseline) : undefined
   const version = datasetVersion(o.dataset)
   const seen = new SeenVersions()
   const callsBefore = o.judge?.metrics.total('calls') ?? 0
   const runAt = new Date().toISOString()
-  const { value: results, warnings: replayWarnings } = await replayExamples(o, examples, seen)
+  const baseline = o.baseline ? { path: o.baseline, file: baselineFile } : undefined
+  const statistics = (results: readonly ExampleResult[]) => gateStatistics(outcomesOf(results), baselineStamps(gateStamps(o, examples, seen, { runAt, version })), policy, baseline, 'dataset')
+  let made: { repeats: number; auto?: AutoRepeats } = { repeats: 0 }
+  const { value: results, warnings: replayWarnings } = await replayExamples(o, examples, seen, async (round, current, judgeCost) => {
+    made = await repeatRounds(
+      policy.repeats,
+      { start: AUTO_START_REPEATS, items: examples.length, compared: Boolean(baselineFile), maxRepeats: policy.maxRepeats, failThreshold: policy.failThreshold, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) },
+      round,
+      () => ({ results: statistics(current()).metrics, spend: { usd: judgeCost(), runs: current().reduce((n, e) => n + e.runs.length, 0) } }),
+      o.log ?? (() => {}),
+    )
+  })
 
   const model = seen.model
   const overall = overallFigures(results)
   const judgeTotals = o.judge ? judgeTotalsOf(o.judge, results, callsBefore) : undefined
   const found = gateFindings(o, results, overall, judgeTotals)
   found.warnings.push(...replayWarnings)
-  const key = { datasetVersion: version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}) }
-  const baseline = o.baseline && baselineFile ? compareBaseline(o, { path: o.baseline, file: baselineFile, key }, results, overall, found) : undefined
+  const stamps = gateStamps(o, examples, seen, { runAt, version })
+  const stats = statistics(results)
+  found.reasons.push(...stats.reasons)
+  found.warnings.push(...stats.warnings)
+  if (o.baseline && o.updateBaseline) writeBaseline(o.baseline, baselineStamps(stamps), made.repeats, outcomesOf(results))
   const { reasons, warnings } = found
   return {
     dataset: { path: o.dataset, version, examples: results.length },
     agent: o.agent,
-    repeats: o.repeats,
+    repeats: made.repeats,
+    ...(made.auto ? { repeatsAuto: made.auto } : {}),
     model,
     examples: results,
     overall,
-    stamps: gateStamps(o, examples, seen, { runAt, version }),
+    metrics: stats.metrics,
+    policy: statedPolicy(policy),
+    stamps,
     ...(judgeTotals ? { judge: judgeTotals } : {}),
-    baseline,
+    baseline: stats.baseline,
     verdict: reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass',
     reasons,
     warnings,
     exitCode: reasons.length ? 1 : 0,
   }
 }
+
+/** Each example's runs as the metrics read them and the baseline keeps them. */
+const outcomesOf = (results: readonly ExampleResult[]): Map<string, RunOutcome[]> => new Map(results.map((e) => [e.id, e.runs.map(runOutcome)]))
+
+/** The report's stamps as a baseline keeps them. */
+export const baselineStamps = (s: GateStamps & { simulator?: { model: string } }): BaselineStamps => ({
+  datasetVersion: s.datasetVersion,
+  agentVersion: s.agent.version,
+  promptVersion: s.agent.promptVersion,
+  model: s.model,
+  ...(s.judge ? { judgeModel: s.judge.model, judgePromptVersion: s.judge.promptVersion } : {}),
+  ...(s.simulator ? { simulatorModel: s.simulator.model } : {}),
+  scorerVersion: s.scorerVersion,
+  checks: s.checks,
+})
 
 /** The dataset's examples, once every problem that would make the gate's verdict meaningless is ruled out. */
 function gateExamples(o: GateOptions): GoldenExample[] {
@@ -148,16 +194,6 @@ function gateExamples(o: GateOptions): GoldenExample[] {
     throw new GateConfigError(`${judgeOnly.length} example(s) are scored by the judge alone (${judgeOnly.slice(0, 3).join(', ')}${judgeOnly.length > 3 ? ', …' : ''}): configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`)
   }
   return examples.map(({ example }) => example)
-}
-
-/** Regressions against the baseline stored under `key` are added to `found`; the run's figures replace it when asked. */
-function compareBaseline(o: GateOptions, stored: { path: string; file: BaselineFile; key: BaselineKey }, results: readonly ExampleResult[], overall: GateReport['overall'], found: GateFindings): BaselineComparison {
-  const scored = results.filter(isScored)
-  const compared = compareWithBaseline(stored.path, stored.file, stored.key, scored, o.judgeTolerance ?? 0.1)
-  found.reasons.push(...compared.reasons)
-  found.warnings.push(...compared.warnings)
-  if (o.updateBaseline) writeBaseline(stored.path, stored.file, stored.key, overall, scored)
-  return compared.baseline
 }
 
 function judgeTotalsOf(judge: ReplayJudge, results: readonly ExampleResult[], callsBefore: number): OverallJudge {

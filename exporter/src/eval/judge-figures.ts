@@ -1,4 +1,3 @@
-import type { JudgeFigures } from './baseline.js'
 import type { RunJudgement } from './replay-judge.js'
 
 /** The judge's results for one example across its repeats. */
@@ -57,12 +56,6 @@ export function exampleJudge(runs: readonly RunJudgement[]): ExampleJudge | unde
   }
 }
 
-/** What a baseline keeps of an example's judge results; nothing when no run was judged. */
-export function judgeFigures(j: ExampleJudge | undefined): JudgeFigures | undefined {
-  if (!j || j.mean === undefined || j.passRate === undefined) return undefined
-  return { rubric: j.rubric, mean: j.mean, passRate: j.passRate, dimensions: j.dimensions }
-}
-
 export function overallJudge(model: string, examples: ReadonlyArray<ExampleJudge | undefined>, runs: readonly RunJudgement[], usage: { calls: number; priced: boolean }): OverallJudge {
   const judged = examples.filter((e): e is ExampleJudge => e?.mean !== undefined)
   return {
@@ -76,21 +69,4 @@ export function overallJudge(model: string, examples: ReadonlyArray<ExampleJudge
     costUsd: Math.round(runs.reduce((n, r) => n + r.costUsd, 0) * 1e6) / 1e6,
     priced: usage.priced,
   }
-}
-
-/**
- * Drops in the judge's figures for one example beyond `tolerance` (on the 0..1 scale): the
- * weighted score and each dimension. Figures of another rubric version are not comparable.
- */
-export function judgeRegressions(id: string, now: ExampleJudge | undefined, before: JudgeFigures | undefined, tolerance: number): { reasons: string[]; note?: string } {
-  if (!before || !now || now.mean === undefined) return { reasons: [] }
-  if (before.rubric !== now.rubric) return { reasons: [], note: `${id}: judged with ${now.rubric}, baseline with ${before.rubric}: judge scores not compared` }
-  const reasons: string[] = []
-  const drop = (was: number, is: number) => round(was - is) > tolerance
-  if (drop(before.mean, now.mean)) reasons.push(`judge regression on ${id}: ${now.rubric} score ${before.mean} → ${now.mean} (tolerance ${tolerance})`)
-  for (const [dimension, was] of Object.entries(before.dimensions)) {
-    const is = now.dimensions[dimension]
-    if (is !== undefined && drop(was, is)) reasons.push(`judge regression on ${id}: ${dimension} ${was} → ${is} (tolerance ${tolerance})`)
-  }
-  return { reasons }
 }

@@ -21,22 +21,31 @@ interface Replay {
 }
 
 /**
- * Replays every example `repeats` times through the agent, in dataset order, and scores each run
- * (the judge too when given); what the runs' traces ran with is counted in `seen`.
+ * Replays the examples through the agent, in dataset order, scoring each run (the judge too when
+ * given), what the runs' traces ran with counted in `seen`; in rounds: `rounds` calls `round(to)`
+ * to bring every example to `to` runs, as many times as it decides (repeatRounds).
  */
-export async function replayExamples(o: GateOptions, examples: readonly GoldenExample[], seen: SeenVersions): Promise<{ value: ExampleResult[]; warnings: string[] }> {
+export async function replayExamples(
+  o: GateOptions,
+  examples: readonly GoldenExample[],
+  seen: SeenVersions,
+  rounds: (round: (to: number) => Promise<void>, results: () => ExampleResult[], judgeCost: () => number) => Promise<void>,
+): Promise<{ value: ExampleResult[]; warnings: string[] }> {
   const log = o.log ?? (() => {})
   return withReceivers(o, 1, (m) => new GateConfigError(m), async ([receiver]) => {
     const replay: Replay = { o, receiver: receiver!, seen, judgeReached: false, judgeCost: 0 }
-    const results: ExampleResult[] = []
-    for (const [index, example] of examples.entries()) {
-      const runs: RunResult[] = []
-      for (let r = 0; r < o.repeats; r++) runs.push(await replayRun(replay, example, r, index === 0 && r === 0))
-      const result: ExampleResult = { id: example.id, bucket: example.bucket, runs, ...runFigures(runs) }
-      results.push(result)
-      log(progressLine(result))
+    const runs: RunResult[][] = examples.map(() => [])
+    const results = () => examples.map((example, i): ExampleResult => ({ id: example.id, bucket: example.bucket, runs: runs[i]!, ...runFigures(runs[i]!) }))
+    const round = async (to: number) => {
+      for (const [index, example] of examples.entries()) {
+        const mine = runs[index]!
+        if (mine.length >= to) continue
+        while (mine.length < to) mine.push(await replayRun(replay, example, mine.length, index === 0 && mine.length === 0))
+        log(progressLine({ id: example.id, bucket: example.bucket, runs: mine, ...runFigures(mine) }))
+      }
     }
-    return results
+    await rounds(round, results, () => replay.judgeCost)
+    return results()
   })
 }
 

@@ -8,6 +8,8 @@ export interface RunScorecard {
   value: number
   passed: boolean
   failedGates: string[]
+  /** The card's hard gates, failed or not. */
+  gates: string[]
   /** Items the run has no score for (a check the example does not expect, the judge off or failing). */
   missing: string[]
 }
@@ -31,5 +33,5 @@ export function replayScorecard(card: Scorecard, checks: readonly ReplayCheck[],
   const result = scoreCard(card, seen)
   if (!result) return undefined
   const round = (x: number) => Math.round(x * 1000) / 1000
-  return { card: result.card, value: round(result.value), passed: result.passed, failedGates: result.failedGates, missing: result.missing }
+  return { card: result.card, value: round(result.value), passed: result.passed, failedGates: result.failedGates, gates: card.items.filter((i) => i.gate).map((i) => i.name), missing: result.missing }
 }

@@ -2,9 +2,30 @@ import { spawn } from 'node:child_process'
 
 export interface AgentRun {
   exitCode: number | null
-  /** Last lines of the agent's stderr, to explain a failed run. */
+  /** The start of the agent's stderr, to explain a failed run (whyItFailed). */
   stderr: string
   timedOut: boolean
+}
+
+/** Keep this much of an agent's stderr: where it says why it failed is at the start. */
+const STDERR_KEPT = 8000
+
+/** Lines of a crash report that say nothing of why: stack frames, Node's version, an error object's fields, braces. */
+const NOISE = /^\s+at |^Node\.js v\d|^\s+\w+: ['"\d\[{]|^\s*[{}]\s*$|^\s*\^+\s*$/
+/** An error's own line (`TypeError: ...`, `Error [ERR_...]: ...`), else any line saying something failed. */
+const ERROR_LINE = /^\w*Error\b/
+const SAYS_WHY = /error|denied|not found|no such|cannot|not executable|refused|unexpected/i
+
+/**
+ * The first lines of an agent's stderr that say why it failed, two at most, joined: from the error's
+ * own line (Node's `Error: ...` under a crash's source excerpt), else the first saying something
+ * failed (the shell's "Permission denied"), else the first line with something in it.
+ */
+export function whyItFailed(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() && !NOISE.test(l))
+  const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l.trim()))
+  const first = [at(ERROR_LINE), at(SAYS_WHY), 0].find((i) => i >= 0)!
+  return lines.slice(first, first + 2).map((l) => l.trim()).join(' ')
 }
 
 /** A module path is run with node (TypeScript through tsx); anything else is a shell command. */
@@ -62,7 +83,7 @@ export function runAgent(agent: string, turn: AgentTurn, endpoint: string, timeo
     let stderr = ''
     let timedOut = false
     child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000)
+      if (stderr.length < STDERR_KEPT) stderr = (stderr + chunk.toString()).slice(0, STDERR_KEPT)
     })
     child.stdin.on('error', () => {}) // an agent that does not read stdin closes it early
     child.stdin.end(input)

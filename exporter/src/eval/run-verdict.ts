@@ -46,7 +46,8 @@ const round = (x: number) => Math.round(x * 1000) / 1000
  * is not a low score: the run then stands on its checks alone, or is unscored when it has none.
  */
 export function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean, scorecard?: RunScorecard): RunResult {
-  const base = { traceId: score.traceId, checks: score.checks, ...(judge ? { judge } : {}), ...(scorecard ? { scorecard } : {}), ...(error ? { error } : {}), ...(notJudged ? { notJudged: true as const } : {}) }
+  // An errored run was cut short: what its checks saw of it is no result, and none is listed.
+  const base = { traceId: score.traceId, checks: error ? [] : score.checks, ...(judge ? { judge } : {}), ...(scorecard ? { scorecard } : {}), ...(error ? { error } : {}), ...(notJudged ? { notJudged: true as const } : {}) }
   const result = checksAndJudge(base, score, judge, error, notJudged)
   // A failed scorecard (a hard gate, or its weighted total) fails a run that was scored at all.
   return scorecard && !scorecard.passed && !result.errored && !result.unscored ? { ...result, passed: false } : result

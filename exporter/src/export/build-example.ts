@@ -4,7 +4,7 @@ import { SIMULATION_ATTR } from '@sieve/protocol'
 import { traceFields, traceView } from '@sieve/scorer'
 import { DATASET_VERSION, type GoldenExample, type SelectionReason } from '../dataset/golden-example.js'
 import type { Scrubber } from '../scrub/scrubber.js'
-import { expectationsFor, failedRubric, type ExpectationContext, type Filters } from './expectations.js'
+import { expectationsFor, type ExpectationContext, type Filters } from './expectations.js'
 import type { Candidate } from './select-traces.js'
 
 /** A stored score of the trace, as the selection query returns it. */
@@ -146,10 +146,14 @@ function simulationTags(trace: Trace): string[] {
   return []
 }
 
-/** `failed:<name>` for each failed check and judge rubric, `gate:<name>` for the gates expected, `selected:<by>` and `below:<score>`. */
+/**
+ * `failed:<name>` for each score that failed, by its own name: a check, the judge's rubric
+ * (`<rubric>`, its weighted score) or one dimension (`<rubric>.<dimension>`); `gate:<name>` for the
+ * gates expected, `selected:<by>` and `below:<score>`.
+ */
 function exampleTags(scores: StoredScore[], gates: string[], selected: SelectionReason[]): string[] {
-  const rubric = failedRubric(scores)
-  const failed = [...scores.filter((s) => !s.passed && s.kind === 'deterministic').map((s) => s.name), ...(rubric ? [rubric] : [])]
+  const failedOf = (kind: string) => scores.filter((s) => !s.passed && s.kind === kind).map((s) => s.name)
+  const failed = [...failedOf('deterministic'), ...failedOf('judge').sort()]
   const tags = [...failed.map((name) => `failed:${name}`), ...gates.map((g) => `gate:${g}`)]
   for (const reason of selected) {
     tags.push(`selected:${reason.by}`)

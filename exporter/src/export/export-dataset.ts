@@ -9,7 +9,8 @@ import type { Scrubber } from '../scrub/scrubber.js'
 import { buildExample, exampleId, inputHash } from './build-example.js'
 import { configDrift, type ConfigDrift } from './config-drift.js'
 import { recordExports, type ExportRecord } from './exports-table.js'
-import { selectTraces, type Selection } from './select-traces.js'
+import { checkSelectionNames } from './score-names.js'
+import { countExported, selectTraces, type Selection } from './select-traces.js'
 
 export interface ExportOptions extends Omit<Selection, 'datasetPath'> {
   out: string
@@ -35,6 +36,8 @@ export interface ExportReport {
   skipped: { traceId: string; reason: string }[]
   /** Added examples whose expected check was scored under other parameters than the ones they carry. */
   configDrift: ConfigDrift[]
+  /** Traces the selection matches that an earlier export already put into this file (the `exports` table): not added again. */
+  alreadyExported: number
 }
 
 export class DatasetFileError extends Error {
@@ -47,6 +50,7 @@ export class DatasetFileError extends Error {
  */
 export async function exportDataset(client: Storage, o: ExportOptions): Promise<ExportReport> {
   const path = resolve(o.out)
+  await checkSelectionNames(client, o, o.checks.available)
   const existing = readDataset(path)
   if (existing.problems.length) {
     throw new DatasetFileError(`${path} has ${existing.problems.length} invalid line(s); run \`sieve dataset validate ${o.out}\` and fix them first`)
@@ -60,7 +64,7 @@ export async function exportDataset(client: Storage, o: ExportOptions): Promise<
     byInput.set(inputHash(example.input), example.id)
     ids.add(example.id)
   }
-  const report: ExportReport = { path, added: [], duplicates: [], skipped: [], configDrift: [] }
+  const report: ExportReport = { path, added: [], duplicates: [], skipped: [], configDrift: [], alreadyExported: await countExported(client, { ...o, datasetPath: path }) }
   const records: ExportRecord[] = []
   const lines: string[] = []
   const now = o.now ?? new Date()

@@ -65,41 +65,51 @@ const FEEDBACK_MATCH = `project_id = {projectId:String}
 
 const feedbackParams = (f: FeedbackFilter | undefined) => ({ anyScore: f?.maxScore === undefined ? 1 : 0, maxScore: f?.maxScore ?? 0, comment: f?.comment ?? '' })
 
+/**
+ * The selection's rows, one per trace: those not yet exported into the dataset, or (`exported`)
+ * those already there. Calibration rows (`kind = 'calibration'`, `sieve judge calibrate`) belong to
+ * no trace and are never read.
+ */
+const selectionQuery = (exported: boolean) => `SELECT trace_id AS traceId,
+    groupArray(tuple(scorer_name, kind, value, passed, config_hash)) AS scores,
+    argMaxIf(detail, created_at, ${IS_SCORECARD}) AS card,
+    max(trace_start_time) AS started
+  FROM scores FINAL
+  WHERE project_id = {projectId:String}
+    AND error = '' AND kind != 'calibration' AND trace_id != ''
+    AND trace_start_time >= fromUnixTimestamp64Nano({since:Int64}, 'UTC')
+    AND ({service:String} = '' OR service_name = {service:String})
+    AND (empty({ids:Array(String)}) OR trace_id IN {ids:Array(String)})
+    AND trace_id ${exported ? 'IN' : 'NOT IN'} (SELECT trace_id FROM exports FINAL WHERE project_id = {projectId:String} AND dataset_path = {path:String})
+    AND ({byFeedback:UInt8} = 0 OR trace_id IN (SELECT trace_id FROM feedback FINAL WHERE ${FEEDBACK_MATCH}))
+  GROUP BY trace_id
+  HAVING if({score:String} = '', 1, countIf(scorer_name = {score:String} AND value < {below:Float64}) > 0)
+    AND if({failed:String} = '', 1, countIf(scorer_name = {failed:String} AND passed = 0) > 0)
+    AND if({gate:String} = '', 1, if({gate:String} = 'any', notEmpty(JSONExtract(card, 'failedGates', 'Array(String)')), has(JSONExtract(card, 'failedGates', 'Array(String)'), {gate:String})))
+    AND if({score:String} = '' AND {failed:String} = '' AND {gate:String} = '' AND {byFeedback:UInt8} = 0, countIf(passed = 0) > 0, 1)`
+
+const selectionParams = (s: Selection) => ({
+  projectId: s.projectId,
+  since: s.sinceUnixNano,
+  service: s.service ?? '',
+  score: s.score ?? '',
+  below: s.below ?? 0,
+  failed: s.failed ?? '',
+  gate: s.failedGate ?? '',
+  byFeedback: s.feedback ? 1 : 0,
+  ...feedbackParams(s.feedback),
+  path: s.datasetPath,
+  limit: s.limit,
+  ids: s.traceIds ?? [],
+})
+
 /** Low-scoring or failing traces, newest first, each with every score it has, not yet in the dataset. */
 export async function selectTraces(client: Storage, s: Selection): Promise<Candidate[]> {
   const result = await client.query({
-    query: `SELECT trace_id AS traceId,
-        groupArray(tuple(scorer_name, kind, value, passed, config_hash)) AS scores,
-        argMaxIf(detail, created_at, ${IS_SCORECARD}) AS card
-      FROM scores FINAL
-      WHERE project_id = {projectId:String}
-        AND error = ''
-        AND trace_start_time >= fromUnixTimestamp64Nano({since:Int64}, 'UTC')
-        AND ({service:String} = '' OR service_name = {service:String})
-        AND (empty({ids:Array(String)}) OR trace_id IN {ids:Array(String)})
-        AND trace_id NOT IN (SELECT trace_id FROM exports FINAL WHERE project_id = {projectId:String} AND dataset_path = {path:String})
-        AND ({byFeedback:UInt8} = 0 OR trace_id IN (SELECT trace_id FROM feedback FINAL WHERE ${FEEDBACK_MATCH}))
-      GROUP BY trace_id
-      HAVING if({score:String} = '', 1, countIf(scorer_name = {score:String} AND value < {below:Float64}) > 0)
-        AND if({failed:String} = '', 1, countIf(scorer_name = {failed:String} AND passed = 0) > 0)
-        AND if({gate:String} = '', 1, if({gate:String} = 'any', notEmpty(JSONExtract(card, 'failedGates', 'Array(String)')), has(JSONExtract(card, 'failedGates', 'Array(String)'), {gate:String})))
-        AND if({score:String} = '' AND {failed:String} = '' AND {gate:String} = '' AND {byFeedback:UInt8} = 0, countIf(passed = 0) > 0, 1)
-      ORDER BY max(trace_start_time) DESC, trace_id
+    query: `${selectionQuery(false)}
+      ORDER BY started DESC, traceId
       LIMIT {limit:UInt32}`,
-    query_params: {
-      projectId: s.projectId,
-      since: s.sinceUnixNano,
-      service: s.service ?? '',
-      score: s.score ?? '',
-      below: s.below ?? 0,
-      failed: s.failed ?? '',
-      gate: s.failedGate ?? '',
-      byFeedback: s.feedback ? 1 : 0,
-      ...feedbackParams(s.feedback),
-      path: s.datasetPath,
-      limit: s.limit,
-      ids: s.traceIds ?? [],
-    },
+    query_params: selectionParams(s),
     format: 'JSONEachRow',
   })
   const rows = await result.json<{ traceId: string; scores: [string, string, number, number, string][]; card: string }>()
@@ -143,4 +153,11 @@ async function lowestFeedback(client: Storage, projectId: string, traceIds: stri
   })
   const rows = await result.json<{ traceId: string; worst: [number, string] }>()
   return new Map(rows.map((r) => [r.traceId, { score: Number(r.worst[0]), comment: r.worst[1] }]))
+}
+
+/** How many traces the selection matches that an earlier export already put into the dataset. */
+export async function countExported(client: Storage, s: Selection): Promise<number> {
+  const result = await client.query({ query: `SELECT count() AS n FROM (${selectionQuery(true)})`, query_params: selectionParams(s), format: 'JSONEachRow' })
+  const [row] = await result.json<{ n: string }>()
+  return Number(row?.n ?? 0)
 }

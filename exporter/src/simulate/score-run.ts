@@ -63,7 +63,7 @@ export function scoreConversation(c: Conversation, scenario: Scenario, checks: C
   const scorecard = card ? replayScorecard(card, [...score.checks, ...extra], judge) : undefined
   const result = runResult(score, judge, c.agentError, notJudged, scorecard)
 
-  const failures: LocatedFailure[] = score.checks.filter((x) => !x.passed).map((x) => ({ kind: 'check', name: x.name, message: x.message, ...located(c, x) }))
+  const failures: LocatedFailure[] = result.checks.filter((x) => !x.passed).map((x) => ({ kind: 'check', name: x.name, message: x.message, ...located(c, x) }))
   for (const gate of scorecard?.failedGates ?? []) {
     const check = [...score.checks, ...extra].find((x) => x.name === gate)
     failures.push({ kind: 'gate', name: gate, message: check?.message ?? `the judge's ${gate} failed the gate`, ...(check ? located(c, check) : {}) })

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scorer'
 import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
-import { compareWithBaseline, readBaseline, writeBaseline, type BaselineComparison } from '../eval/baseline.js'
+import { repeatRounds, type AutoRepeats } from '../eval/auto-repeats.js'
+import { readBaseline, writeBaseline, type BaselineComparison, type BaselineFile } from '../eval/baseline.js'
+import { baselineStamps } from '../eval/gate.js'
+import { AUTO_START_REPEATS, type GatePolicy, type GatePolicyInput } from '../eval/gate-policy.js'
+import { gateStatistics, resolvePolicy, statedPolicy, type StatedPolicy } from '../eval/gate-statistics.js'
 import { overallJudge, type OverallJudge } from '../eval/judge-figures.js'
+import type { MetricResult } from '../eval/metric-verdicts.js'
+import { runOutcome, type RunOutcome } from '../eval/run-outcome.js'
 import { isScored, overallFigures } from '../eval/run-verdict.js'
 import type { ReplayJudge, RunJudgement } from '../eval/replay-judge.js'
 import { SeenVersions } from '../eval/seen-versions.js'
@@ -26,7 +32,10 @@ export type UserMode = 'auto' | 'scripted' | 'llm'
 export interface SimulateOptions extends AgentTarget {
   /** Scenario files, or folders holding them. */
   scenarios: readonly string[]
-  repeats: number
+  /** Runs per scenario × template, or `auto` (as in eval: raised until the fail threshold is detectable, within the budget). */
+  repeats: number | 'auto'
+  /** Thresholds, the test's level, zero-tolerance and graded checks, --max-repeats (gatePolicySchema). */
+  policy?: Omit<GatePolicyInput, 'repeats'>
   /** Runs in flight at once. */
   concurrency: number
   /** The configured checks: the scenarios' expected checks resolve against them, and the agent's scorecard reads them. */
@@ -34,10 +43,9 @@ export interface SimulateOptions extends AgentTarget {
   user: UserMode
   simulator?: SimulatorConfig
   judge?: ReplayJudge
-  judgeTolerance?: number
   /** Simulator and judge spend (USD) after which no run goes on with an LLM user and nothing more is judged. */
   maxCostUsd?: number
-  /** Least pass rate a scenario × template needs; default 1: every run passes. */
+  /** Least pass rate a scenario × template needs; none by default (a variant failing every run fails anyway). */
   minPassRate?: number
   baseline?: string
   updateBaseline: boolean
@@ -53,10 +61,15 @@ export interface SimulateOptions extends AgentTarget {
 export interface SimulationReport {
   scenarios: { paths: readonly string[]; files: string[]; version: string; count: number }
   agent: string
+  /** Runs per scenario × template made (with `--repeats auto`, where it stopped). */
   repeats: number
+  repeatsAuto?: AutoRepeats
   concurrency: number
   variants: VariantResult[]
   overall: { mean: number; passRate: number; runs: number; passed: number; errored: number; incomplete: number; notJudged: number }
+  /** Each metric over the scenario × templates: baseline → now, Δ ± its 95% interval, the detectable drop, the verdict. */
+  metrics: MetricResult[]
+  policy: StatedPolicy
   cost: { simulatorUsd: number; simulatorCalls: number; judgeUsd: number; totalUsd: number; maxCostUsd?: number; reached: boolean; priced: boolean }
   stamps: {
     runAt: string
@@ -142,6 +155,7 @@ async function inSlots<T>(jobs: readonly T[], width: number, target: AgentTarget
  */
 export async function runSimulation(o: SimulateOptions): Promise<SimulationReport> {
   const log = o.log ?? (() => {})
+  const policy = resolvePolicy({ ...o.policy, repeats: o.repeats }, o.checks.available)
   const set = readScenarios(o.scenarios)
   if (set.problems.length) throw new SimulateConfigError(listed(set.problems))
   if (!set.scenarios.length) throw new SimulateConfigError(`no scenario files (.yaml, .yml) in ${o.scenarios.join(', ')}`)
@@ -165,9 +179,9 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   const judgeCallsBefore = o.judge?.metrics.total('calls') ?? 0
   const seen = new SeenVersions()
   const runs: SimRun[][] = variants.map(() => [])
-  const jobs = variants.flatMap((variant, index) => Array.from({ length: o.repeats }, (_, r) => ({ variant, index, run: r + 1 })))
+  type Job = { variant: Variant; index: number; run: number }
 
-  const simulateOne = async ({ variant, index, run }: (typeof jobs)[number], receiver: SpanReceiver): Promise<void> => {
+  const simulateOne = async ({ variant, index, run }: Job, receiver: SpanReceiver): Promise<void> => {
     const { scenario, template } = variant
     const label: RunLabel = { scenario: scenario.id, template, run }
     const user = variant.user === 'scripted' ? scriptedUser(scenario.user!.script) : llmUser(client!, scenario, (usd) => (state.simulatorUsd += usd))
@@ -222,7 +236,9 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   /** A Sieve that cannot be reached, or refuses the key, before any run was stored is a setup problem; other failures are counted. */
   const store = async (target: ForwardTarget, traces: Parameters<typeof forwardRun>[1], tags: Parameters<typeof forwardRun>[2]) => {
     try {
-      state.stored.spans += await forwardRun(target, traces, tags)
+      // Awaited first: `spans += await ...` would add to the count read before other runs added theirs.
+      const spans = await forwardRun(target, traces, tags)
+      state.stored.spans += spans
       state.stored.traces += traces.length
     } catch (err) {
       const message = (err as Error).message
@@ -234,19 +250,56 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
     }
   }
 
-  state.receiverWarnings = await inSlots(jobs, o.concurrency, o, () => state.failure !== undefined, async (job, receiver) => {
-    try {
-      await simulateOne(job, receiver)
-    } catch (err) {
-      state.failure ??= err as Error
-    }
-  })
-  if (state.failure) throw state.failure
-
-  const results = variants.map((v, i) =>
+  /** Brings every scenario × template to `to` runs, `--concurrency` at a time. */
+  let made = 0
+  const round = async (to: number) => {
+    const jobs = variants.flatMap((variant, index) => Array.from({ length: to - made }, (_, r): Job => ({ variant, index, run: made + r + 1 })))
+    state.receiverWarnings.push(...await inSlots(jobs, o.concurrency, o, () => state.failure !== undefined, async (job, receiver) => {
+      try {
+        await simulateOne(job, receiver)
+      } catch (err) {
+        state.failure ??= err as Error
+      }
+    }))
+    if (state.failure) throw state.failure
+    made = to
+  }
+  const results = () => variants.map((v, i) =>
     variantResult({ id: keyOf(v.scenario.id, v.template), scenario: v.scenario.id, template: v.template, title: v.scenario.title, path: v.file.path, tags: v.scenario.tags, user: v.user }, runs[i]!),
   )
-  return report(o, set, results, { runAt, seen, state, judgeCallsBefore, baselineFile, runId: batch })
+  const llm = variants.some((v) => v.user === 'llm') ? o.simulator : undefined
+  const stats = (now: VariantResult[]) => gateStatistics(outcomesOf(now), stampsForBaseline(stampsOf(o, set, now, { runAt, seen, llm })), policy, o.baseline ? { path: o.baseline, file: baselineFile } : undefined, 'scenarios')
+  const repeats = await repeatRounds(
+    policy.repeats,
+    { start: AUTO_START_REPEATS, items: variants.length, compared: Boolean(baselineFile), maxRepeats: policy.maxRepeats, failThreshold: policy.failThreshold, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) },
+    round,
+    () => ({ results: stats(results()).metrics, spend: { usd: state.simulatorUsd + state.judgeUsd, runs: runs.reduce((n, r) => n + r.length, 0) } }),
+    log,
+  )
+  return report(o, set, results(), { runAt, seen, state, judgeCallsBefore, baselineFile, runId: batch, policy, repeats, llm, stats })
+}
+
+/** Each scenario × template's counted runs (not cut short) as the metrics read them and the baseline keeps them. */
+const outcomesOf = (variants: readonly VariantResult[]): Map<string, RunOutcome[]> => new Map(variants.map((v) => [v.id, v.runs.filter((r) => !r.incomplete).map(runOutcome)]))
+
+type Stamps = SimulationReport['stamps']
+
+/** The scenario files' version is what a baseline keeps as its dataset version. */
+const stampsForBaseline = (s: Stamps) => baselineStamps({ ...s, datasetVersion: s.scenariosVersion })
+
+function stampsOf(o: SimulateOptions, set: { version: string; scenarios: readonly ScenarioFile[] }, results: readonly VariantResult[], ctx: { runAt: string; seen: SeenVersions; llm: SimulatorConfig | undefined }): Stamps {
+  const expected = [...new Set(results.flatMap((v) => Object.keys(set.scenarios.find((f) => f.scenario.id === v.scenario)!.scenario.expect.checks)))].sort()
+  return {
+    runAt: ctx.runAt,
+    ...(o.now ? { agentNow: o.now } : {}),
+    scenariosVersion: set.version,
+    agent: { command: o.agent, version: ctx.seen.agentVersion, promptVersion: ctx.seen.promptVersion },
+    model: ctx.seen.model,
+    ...(ctx.llm ? { simulator: { model: ctx.llm.model, promptVersion: USER_PROMPT_VERSION } } : {}),
+    ...(o.judge ? { judge: { model: o.judge.model, promptVersion: JUDGE_PROMPT_VERSION, rubrics: [...ctx.seen.rubrics].sort() } } : {}),
+    checks: Object.fromEntries(expected.map((name) => [name, o.checks.available.find((c) => c.name === name)!.version])),
+    scorerVersion: SCORER_VERSION,
+  }
 }
 
 function report(
@@ -254,11 +307,12 @@ function report(
   set: { files: string[]; version: string; scenarios: readonly ScenarioFile[] },
   results: VariantResult[],
   ctx: {
-    runAt: string; seen: SeenVersions; judgeCallsBefore: number; baselineFile: ReturnType<typeof readBaseline> | undefined; runId: string
+    runAt: string; seen: SeenVersions; judgeCallsBefore: number; baselineFile: BaselineFile | undefined; runId: string
     state: { simulatorUsd: number; judgeUsd: number; receiverWarnings: string[]; stored: { traces: number; spans: number; failedRuns: number; firstError: string | undefined } }
+    policy: GatePolicy; repeats: { repeats: number; auto?: AutoRepeats }; llm: SimulatorConfig | undefined
+    stats: (now: VariantResult[]) => ReturnType<typeof gateStatistics>
   },
 ): SimulationReport {
-  const minPassRate = o.minPassRate ?? 1
   const scored = results.filter(isScored)
   const allRuns = results.flatMap((v) => v.runs)
   const overall = {
@@ -271,8 +325,10 @@ function report(
   const warnings: string[] = []
   for (const v of results) {
     const names = v.failing.map((f) => (f.kind === 'gate' ? `${f.name} (gate)` : f.name)).join(', ')
-    if (scored.includes(v) && v.passRate < minPassRate) reasons.push(`${v.id} fails: pass rate ${v.passRate}${minPassRate < 1 ? ` below ${minPassRate}` : ''}${names ? ` (failing: ${names})` : ''}`)
-    else if (scored.includes(v) && v.passRate < 1) warnings.push(`${v.id} is unstable: passed ${Math.round(v.passRate * 100)}% of its runs`)
+    const failing = names ? ` (failing: ${names})` : ''
+    // A scenario failing every run is a failing scenario; one failing some runs is noise unless a metric says otherwise.
+    if (scored.includes(v) && v.status === 'fail') reasons.push(`${v.id} fails: pass rate 0${failing}`)
+    else if (scored.includes(v) && o.minPassRate !== undefined && v.passRate < o.minPassRate) reasons.push(`${v.id} fails: pass rate ${v.passRate} below --min-pass-rate ${o.minPassRate}${failing}`)
     if (v.status === 'errored') reasons.push(`${v.id}: every run errored (first: ${v.runs.find((r) => r.error)?.error})`)
     if (v.status === 'unscored') warnings.push(`${v.id} is unscored: the judge gave no verdict on any run`)
     if (v.status === 'incomplete') setup.push(`${v.id}: no run finished (${[...new Set(v.runs.map((r) => r.stop.detail ?? r.stop.reason))].join('; ')})${v.runs.some((r) => r.stop.reason === 'max-cost') ? '; raise --max-cost' : ''}`)
@@ -288,27 +344,24 @@ function report(
     : undefined
   if (judgeTotals?.errors) warnings.push(`judge errors on ${judgeTotals.errors} run(s), not counted as low scores (first: ${allRuns.find((r) => r.judge?.error)?.judge?.error})`)
 
-  const llm = results.some((v) => v.user === 'llm') ? o.simulator : undefined
-  const model = ctx.seen.model
-  let baseline: BaselineComparison | undefined
-  if (o.baseline && ctx.baselineFile) {
-    const key = { datasetVersion: set.version, model, ...(o.judge ? { judgeModel: o.judge.model } : {}), ...(llm ? { simulatorModel: llm.model } : {}) }
-    const compared = compareWithBaseline(o.baseline, ctx.baselineFile, key, scored, o.judgeTolerance ?? 0.1, 'scenarios version')
-    baseline = compared.baseline
-    reasons.push(...compared.reasons)
-    warnings.push(...compared.warnings)
-    if (o.updateBaseline) writeBaseline(o.baseline, ctx.baselineFile, key, { mean: overall.mean, passRate: overall.passRate }, scored)
-  }
+  const stamps = stampsOf(o, set, results, ctx)
+  const stats = ctx.stats(results)
+  reasons.push(...stats.reasons)
+  warnings.push(...stats.warnings)
+  if (o.baseline && o.updateBaseline) writeBaseline(o.baseline, stampsForBaseline(stamps), ctx.repeats.repeats, outcomesOf(results))
   const simulatorCalls = allRuns.reduce((n, r) => n + r.cost.simulatorCalls, 0)
   const { simulatorUsd, judgeUsd } = ctx.state
-  const expected = [...new Set(results.flatMap((v) => Object.keys(set.scenarios.find((f) => f.scenario.id === v.scenario)!.scenario.expect.checks)))].sort()
+  const llm = ctx.llm
   return {
     scenarios: { paths: o.scenarios, files: set.files, version: set.version, count: new Set(results.map((v) => v.scenario)).size },
     agent: o.agent,
-    repeats: o.repeats,
+    repeats: ctx.repeats.repeats,
+    ...(ctx.repeats.auto ? { repeatsAuto: ctx.repeats.auto } : {}),
     concurrency: o.concurrency,
     variants: results,
     overall,
+    metrics: stats.metrics,
+    policy: statedPolicy(ctx.policy),
     cost: {
       simulatorUsd: usd(simulatorUsd),
       simulatorCalls,
@@ -319,20 +372,10 @@ function report(
       // Whether every model spent on has a price: otherwise the ceiling counts only part of the spend.
       priced: (!llm || priceOf(llm.model, llm.prices) !== undefined) && (o.judge?.priced ?? true),
     },
-    stamps: {
-      runAt: ctx.runAt,
-      ...(o.now ? { agentNow: o.now } : {}),
-      scenariosVersion: set.version,
-      agent: { command: o.agent, version: ctx.seen.agentVersion, promptVersion: ctx.seen.promptVersion },
-      model,
-      ...(llm ? { simulator: { model: llm.model, promptVersion: USER_PROMPT_VERSION } } : {}),
-      ...(o.judge ? { judge: { model: o.judge.model, promptVersion: JUDGE_PROMPT_VERSION, rubrics: [...ctx.seen.rubrics].sort() } } : {}),
-      checks: Object.fromEntries(expected.map((name) => [name, o.checks.available.find((c) => c.name === name)!.version])),
-      scorerVersion: SCORER_VERSION,
-    },
+    stamps,
     ...(judgeTotals ? { judge: judgeTotals } : {}),
     ...(o.forward ? { stored: { endpoint: o.forward.endpoint, runId: ctx.runId, traces: stored.traces, spans: stored.spans, failedRuns: stored.failedRuns } } : {}),
-    baseline,
+    baseline: stats.baseline,
     verdict: setup.length ? 'error' : reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass',
     reasons: [...setup, ...reasons],
     warnings,

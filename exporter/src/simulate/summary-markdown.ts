@@ -1,4 +1,5 @@
-import { judgeLine } from '../eval/summary-markdown.js'
+import { terminalReport } from '../eval/metric-report.js'
+import { baselineLines, judgeLine, metricsSection, repeatsLine } from '../eval/summary-markdown.js'
 import type { SimulationReport } from './simulate.js'
 import type { FailingItem, VariantResult } from './variant-result.js'
 
@@ -23,20 +24,27 @@ export function simulationSummary(r: SimulationReport): string {
   const lines = [
     `## Sieve simulation: ${icon}`,
     '',
-    `Scenarios ${r.scenarios.paths.map((p) => `\`${p}\``).join(', ')} (version ${r.scenarios.version}, ${r.scenarios.count} scenario(s), ${r.variants.length} scenario × template), agent \`${r.agent}\`, ${r.repeats} run(s) each, ${users} users, model ${r.stamps.model || 'unknown'}.`,
+    `Scenarios ${r.scenarios.paths.map((p) => `\`${p}\``).join(', ')} (version ${r.scenarios.version}, ${r.scenarios.count} scenario(s), ${r.variants.length} scenario × template), agent \`${r.agent}\`, ${repeatsLine(r.repeats, r.repeatsAuto)}, ${users} users, model ${r.stamps.model || 'unknown'}.`,
     '',
     `Pass rate **${r.overall.passRate}** (${r.overall.passed} of ${r.overall.runs - r.overall.incomplete - r.overall.errored} counted run(s) passed${r.overall.incomplete ? `, ${r.overall.incomplete} cut short` : ''}${r.overall.errored ? `, ${r.overall.errored} errored` : ''}). ` +
       `Cost: simulator $${c.simulatorUsd.toFixed(4)} (${c.simulatorCalls} call(s)) + judge $${c.judgeUsd.toFixed(4)} = $${c.totalUsd.toFixed(4)}${c.maxCostUsd !== undefined ? ` of a $${c.maxCostUsd} ceiling${c.reached ? ' (reached)' : ''}` : ''}${c.priced ? '' : ' (some models have no price: spend counted in part)'}.`,
   ]
   if (r.judge) lines.push('', judgeLine(r.judge))
   if (r.stored) lines.push('', `Stored in Sieve at ${r.stored.endpoint}: ${r.stored.traces} trace(s), ${r.stored.spans} span(s), tagged \`sieve.simulation.run_id = ${r.stored.runId}\`${r.stored.failedRuns ? `; ${r.stored.failedRuns} run(s) not stored` : ''}.`)
-  if (r.baseline && !r.baseline.compared) lines.push('', `Baseline not compared: ${r.baseline.note}.`)
+  lines.push(...baselineLines(r.baseline, 'scenario × template'))
   if (r.reasons.length) lines.push('', r.verdict === 'error' ? '### Why it could not decide' : '### Why it fails', '', ...r.reasons.map((x) => `- ${x}`))
   if (r.warnings.length) lines.push('', '### Warnings', '', ...r.warnings.map((x) => `- ${x}`))
-  lines.push('', '| scenario | template | user | status | pass rate | baseline | turns | stopped | failing (where first seen) | cost |', '|---|---|---|---|---|---|---|---|---|---|')
+  lines.push(...metricsSection(r.metrics, r.policy))
+  lines.push('', '### Scenarios', '', '| scenario | template | user | status | pass rate | turns | stopped | failing (where first seen) | cost |', '|---|---|---|---|---|---|---|---|---|')
   for (const v of r.variants) {
     const turns = v.turns.min === v.turns.max ? `${v.turns.min}` : `${v.turns.min}–${v.turns.max}`
-    lines.push(`| ${v.scenario} | ${v.template} | ${v.user} | ${v.status} | ${v.passRate} | ${v.baseline ? v.baseline.passRate : ''} | ${turns} | ${stopsCell(v)} | ${failingCell(v)} | $${v.costUsd.toFixed(4)} |`)
+    lines.push(`| ${v.scenario} | ${v.template} | ${v.user} | ${v.status} | ${v.passRate} | ${turns} | ${stopsCell(v)} | ${failingCell(v)} | $${v.costUsd.toFixed(4)} |`)
   }
   return `${lines.join('\n')}\n`
+}
+
+/** What `sieve simulate` prints when it is done: the verdict, the metrics, why and what it warns of. */
+export function simulationTerminal(r: SimulationReport): string {
+  const baseline = r.baseline ? [`baseline ${r.baseline.path}: ${r.baseline.note}`] : []
+  return terminalReport(`sieve simulate, ${r.variants.length} scenario × template(s), ${repeatsLine(r.repeats, r.repeatsAuto)}`, r, baseline)
 }

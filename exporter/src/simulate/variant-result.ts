@@ -1,4 +1,3 @@
-import type { BaselineEntry } from '../eval/baseline.js'
 import { runFigures, type RunFigures, type RunResult } from '../eval/run-verdict.js'
 import type { StopReason } from './converse.js'
 import type { LocatedFailure } from './score-run.js'
@@ -46,7 +45,6 @@ export interface VariantResult extends Omit<RunFigures, 'status'> {
   stops: Partial<Record<StopReason, number>>
   failing: FailingItem[]
   costUsd: number
-  baseline?: BaselineEntry['examples'][string]
 }
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits

@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import { JudgeError } from '../judge-error.js'
-import { labelSchema, type Label } from './labels.js'
+import { labelSchema, type ProjectLabel } from './labels.js'
 
 /**
  * Human labels kept as feedback: rows with `source = 'annotator'` whose attributes name the
@@ -17,7 +17,7 @@ export interface AnnotationRow {
   user_id: string
 }
 
-export function labelsFromAnnotations(rows: readonly AnnotationRow[]): Label[] {
+export function labelsFromAnnotations(rows: readonly AnnotationRow[]): ProjectLabel[] {
   const byTrace = new Map<string, { projectId: string; traceId: string; rubric: string; first: Record<string, number>; second: Record<string, number>; who: Map<string, string> }>()
   for (const row of rows) {
     if (!Number.isInteger(row.score)) throw new JudgeError('LABELS_INVALID', `annotation ${row.feedback_id} on trace ${row.trace_id}: score ${row.score} is not a rubric level (an integer)`)
@@ -32,19 +32,19 @@ export function labelsFromAnnotations(rows: readonly AnnotationRow[]): Label[] {
       entry.second[row.dimension] = row.score
     }
   }
-  return [...byTrace.values()].map((e) =>
-    labelSchema.parse({
-      projectId: e.projectId,
+  return [...byTrace.values()].map((e) => ({
+    ...labelSchema.parse({
       traceId: e.traceId,
       rubric: e.rubric,
       labels: e.first,
       ...(Object.keys(e.second).length ? { secondLabels: e.second } : {}),
     }),
-  )
+    projectId: e.projectId,
+  }))
 }
 
 /** Every annotation in storage, oldest first, as labels. */
-export async function readAnnotationLabels(storage: Storage): Promise<Label[]> {
+export async function readAnnotationLabels(storage: Storage): Promise<ProjectLabel[]> {
   const result = await storage.query({
     query: `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
             FROM feedback FINAL

@@ -7,7 +7,7 @@ import { PROMPT_VERSION } from '../prompt.js'
 import type { Rubric } from '../rubric.js'
 import { buildTranscript, type Transcript, type TranscriptTurn } from '../transcript.js'
 import { agreement, type Agreement, type Pair } from './agreement.js'
-import type { Label } from './labels.js'
+import type { Label, ProjectLabel } from './labels.js'
 import type { ScoreRecord } from '@sieve/scorer'
 
 export interface DimensionCalibration {
@@ -83,7 +83,7 @@ export function inlineTranscript(turns: NonNullable<Label['transcript']>): Trans
  * Runs the judge, as configured, on every labelled dimension and compares with the labellers.
  * A dimension is trusted when it meets every rule of `judge.calibration` (`failedRules`).
  */
-export async function calibrate(labels: readonly Label[], deps: CalibrateDeps): Promise<CalibrationReport> {
+export async function calibrate(labels: readonly ProjectLabel[], deps: CalibrateDeps): Promise<CalibrationReport> {
   const judged = new Map<string, { rubric: Rubric; dimension: string; pairs: Pair[]; humans: Pair[]; errors: number }>()
   for (const label of labels) {
     const rubric = deps.rubrics.get(label.rubric)

@@ -11,7 +11,8 @@ const levels = z.record(z.string(), z.number().int())
 export const labelSchema = z
   .strictObject({
     traceId: z.string().regex(/^[0-9a-fA-F]{32}$/, 'traceId is 32 hex digits').optional(),
-    projectId: z.string().default('default'),
+    /** The project the trace is in, and the calibration is stored for; see labelsInProjects. */
+    projectId: z.string().min(1).optional(),
     transcript: z
       .array(z.strictObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), text: z.string(), name: z.string().optional(), spanId: z.string().optional() }))
       .min(1)
@@ -23,6 +24,28 @@ export const labelSchema = z
   .refine((l) => (l.traceId === undefined) !== (l.transcript === undefined), 'give either traceId or transcript (exactly one)')
 
 export type Label = z.infer<typeof labelSchema>
+
+/** A label with the project its result is stored for. */
+export type ProjectLabel = Label & { projectId: string }
+
+/**
+ * Each label with its project: its own `projectId`, else `project` (`judge calibrate --project`),
+ * else `default`. With API keys (`keyedProjects`: the projects SIEVE_API_KEYS gives), a result
+ * stored for a project no key reads would be seen by nobody, `default` included: refused, saying so.
+ */
+export function labelsInProjects(labels: readonly Label[], o: { project?: string; keyedProjects?: ReadonlySet<string> }): ProjectLabel[] {
+  const placed = labels.map((l) => ({ ...l, projectId: l.projectId ?? o.project ?? 'default' }))
+  const keyed = o.keyedProjects
+  if (!keyed?.size) return placed
+  const unread = [...new Set(placed.map((l) => l.projectId))].filter((p) => !keyed.has(p))
+  if (!unread.length) return placed
+  const unnamed = labels.some((l) => l.projectId === undefined) && !o.project
+  throw new JudgeError(
+    'LABELS_INVALID',
+    `no key in SIEVE_API_KEYS reads project ${unread.join(', ')}, so the calibration stored there would be seen by nobody` +
+      `${unnamed ? `: labels without a projectId go to project ${o.project ?? 'default'}` : ''}; give --project <id> or a projectId on each label (projects with a key: ${[...keyed].sort().join(', ')})`,
+  )
+}
 
 export function parseLabels(text: string, source: string): Label[] {
   const out: Label[] = []

@@ -5,7 +5,7 @@ import { runSupportAgent } from './run.js'
 /**
  * The refund-outside-policy support agent, traced with the Sieve SDK.
  *   --broken      use the regressed prompt (refunds outside the policy window)
- *   --turns N     run N customer turns (default 1)
+ *   --turns N     one conversation of N customer turns, one session (default 1)
  * Talks to OPENAI_BASE_URL / OPENAI_API_KEY (model: OPENAI_MODEL, default gpt-4o-mini); without
  * them it starts a scripted local model. Traces go to SIEVE_ENDPOINT (default http://localhost:4318);
  * spans it could not deliver there are reported and make it exit 1.
@@ -29,6 +29,7 @@ try {
       console.log(`trace: ${turn.traceId}  (${endpoint}/api/traces/${turn.traceId})`)
     },
   })
+  if (run.turns.length > 1) console.log(`session: ${run.sessionId} (${run.turns.length} turns; ${endpoint}/api/sessions/${run.sessionId})`)
   if (run.offline) console.log('(no OPENAI_BASE_URL/OPENAI_API_KEY: answered by the scripted local model)')
 } finally {
   // The SDK never fails the agent over its spans; the example, whose point is the trace, says so.

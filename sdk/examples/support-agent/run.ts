@@ -16,30 +16,32 @@ export interface RunOptions {
   onTurn?: (turn: TurnResult) => void
 }
 
+/** What the customer says: the request, then (in a longer conversation) insisting on a refund to the card. */
+const CUSTOMER = ['Hi, I want a refund for order A-1001, it arrived broken.', "I don't want store credit. Please refund it to my card, I have been a customer for years."]
+
 /**
- * Runs customer turns of the support agent, traced with whatever `init()` set up. Tests of the
- * scorer and exporter call this (after `init` towards their collector) to get both behaviours.
+ * Runs one conversation of `turns` customer turns with the support agent (one session, each turn
+ * given the earlier ones as history), traced with whatever `init()` set up. Tests of the scorer
+ * and exporter call this (after `init` towards their collector) to get both behaviours.
  */
-export async function runSupportAgent(options: RunOptions = {}): Promise<{ promptVersion: PromptVersion; offline: boolean; turns: TurnResult[] }> {
+export async function runSupportAgent(options: RunOptions = {}): Promise<{ promptVersion: PromptVersion; offline: boolean; sessionId: string; turns: TurnResult[] }> {
   const promptVersion: PromptVersion = options.broken ? 'refund-v4-broken' : 'refund-v3'
   const offline = !options.baseURL && !options.apiKey
   const local = offline ? await startFakeOpenAI({ script: supportModel }) : undefined
   const client = wrapOpenAI(new OpenAI(local ? { baseURL: local.baseURL, apiKey: 'offline' } : { baseURL: options.baseURL, apiKey: options.apiKey }))
   const turns: TurnResult[] = []
+  const sessionId = `session-${Date.now()}`
+  const history: { role: 'user' | 'assistant'; content: string }[] = []
   try {
     for (let i = 0; i < (options.turns ?? 1); i++) {
-      const turn = await supportTurn(client, {
-        request: 'Hi, I want a refund for order A-1001, it arrived broken.',
-        promptVersion,
-        model: options.model ?? 'gpt-4o-mini',
-        sessionId: `session-${Date.now()}-${i}`,
-        userId: 'C-17',
-      })
+      const request = CUSTOMER[Math.min(i, CUSTOMER.length - 1)]!
+      const turn = await supportTurn(client, { request, history: [...history], promptVersion, model: options.model ?? 'gpt-4o-mini', sessionId, userId: 'C-17' })
+      history.push({ role: 'user', content: request }, { role: 'assistant', content: turn.answer })
       turns.push(turn)
       options.onTurn?.(turn)
     }
   } finally {
     await local?.close()
   }
-  return { promptVersion, offline, turns }
+  return { promptVersion, offline, sessionId, turns }
 }
