@@ -61,12 +61,12 @@ describe('migrations', () => {
     assert.deepEqual(second, { applied: [], retentionUpdated: [] })
     assert.equal(await migrationsApplied(client), true)
     const tables = await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
-    assert.deepEqual(tables.map((t) => t.name), ['dead_letters', 'exports', 'feedback', 'insert_intents', 'judge_budget', 'progress', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'schema_migrations', 'score_changes', 'score_changes_mv', 'score_latest', 'score_latest_mv', 'scores', 'span_log_events', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
+    assert.deepEqual(tables.map((t) => t.name), ['calibration_history', 'dead_letters', 'exports', 'feedback', 'insert_intents', 'judge_budget', 'progress', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'review_queue', 'review_rules', 'review_skips', 'schema_migrations', 'score_changes', 'score_changes_mv', 'score_latest', 'score_latest_mv', 'scores', 'span_log_events', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
   })
 
   test('a changed retention rewrites the TTL of every table', async () => {
     const changed = await migrate(client, { retentionDays: 7 })
-    assert.deepEqual(changed.retentionUpdated.sort(), ['dead_letters', 'feedback', 'judge_budget', 'quality_1h', 'quality_5m', 'score_latest', 'scores', 'span_log_events', 'spans', 'trace_quality', 'traces'])
+    assert.deepEqual(changed.retentionUpdated.sort(), ['calibration_history', 'dead_letters', 'feedback', 'judge_budget', 'quality_1h', 'quality_5m', 'review_queue', 'review_skips', 'score_latest', 'scores', 'span_log_events', 'spans', 'trace_quality', 'traces'])
     const engines = await (await client.query({ query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'spans'", format: 'JSONEachRow' })).json<{ engine_full: string }>()
     assert.match(engines[0]!.engine_full, /toIntervalDay\(7\)/)
     assert.deepEqual((await migrate(client, { retentionDays: 7 })).retentionUpdated, [])

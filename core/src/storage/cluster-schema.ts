@@ -24,12 +24,17 @@ export const SHARDING_KEYS: Readonly<Record<string, string>> = {
   exports: 'cityHash64(trace_id)',
   dead_letters: 'cityHash64(trace_id)',
   span_log_events: 'cityHash64(trace_id)',
+  // A trace's queue rows and skips meet its labels (feedback) in the next item's joins.
+  review_queue: 'cityHash64(trace_id)',
+  review_skips: 'cityHash64(trace_id)',
   quality_5m: 'rand()',
   quality_1h: 'rand()',
   judge_budget: 'cityHash64(utc_day, slice, instance_id)',
   progress: 'cityHash64(stage)',
   insert_intents: 'cityHash64(consumer_group, partition)',
   schema_migrations: 'cityHash64(version)',
+  review_rules: 'cityHash64(project_id, rubric_id)',
+  calibration_history: 'cityHash64(project_id, scorer_name)',
 }
 
 export class ClusterSchemaError extends Error {
