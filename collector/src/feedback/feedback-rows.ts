@@ -11,23 +11,28 @@ import type { Feedback } from '@sieve/protocol'
  * which it also answers with.
  */
 export async function insertFeedback(client: Storage, projectId: string, feedback: Feedback & { feedbackId: string }): Promise<void> {
-  const attributes: Record<string, string> = {}
-  for (const [key, value] of Object.entries(feedback.attributes ?? {})) setAttribute(attributes, wellFormed(key), wellFormed(value))
+  await insertFeedbackRows(client, projectId, [feedback])
+}
+
+/** Several feedback bodies of one project in one insert: all stored, or none (a review label's dimensions). */
+export async function insertFeedbackRows(client: Storage, projectId: string, feedback: readonly (Feedback & { feedbackId: string })[]): Promise<void> {
   await client.insert({
     table: 'feedback',
     format: 'JSONEachRow',
-    values: [
-      {
+    values: feedback.map((f) => {
+      const attributes: Record<string, string> = {}
+      for (const [key, value] of Object.entries(f.attributes ?? {})) setAttribute(attributes, wellFormed(key), wellFormed(value))
+      return {
         project_id: projectId,
-        feedback_id: feedback.feedbackId,
-        trace_id: feedback.traceId,
-        span_id: feedback.spanId ?? '',
-        score: feedback.score,
-        comment: wellFormed(feedback.comment ?? ''),
-        source: feedback.source,
-        user_id: wellFormed(feedback.userId ?? ''),
+        feedback_id: f.feedbackId,
+        trace_id: f.traceId,
+        span_id: f.spanId ?? '',
+        score: f.score,
+        comment: wellFormed(f.comment ?? ''),
+        source: f.source,
+        user_id: wellFormed(f.userId ?? ''),
         attributes,
-      },
-    ],
+      }
+    }),
   })
 }
