@@ -1,4 +1,5 @@
 import type { Storage } from '@sieve/core'
+import { ANNOTATOR_SOURCE, WITHDRAWN_SOURCE } from './calibration/annotations.js'
 
 /** Feedback read in one poll: the lowest score among a trace's new feedback rows. */
 export interface FeedbackSeen {
@@ -12,12 +13,18 @@ export interface FeedbackPollOptions {
   /** How far back the first read looks. */
   lookbackMs?: number
   onError?: (err: Error) => void
+  /**
+   * Labels given or withdrawn (sources 'annotator', 'annotator_withdrawn'), per project the rubrics
+   * they label. They are rubric levels, not a user's verdict on the answer: never in `onFeedback`.
+   */
+  onAnnotations?: (projects: { projectId: string; rubrics: string[] }[]) => void | Promise<void>
 }
 
 /**
  * Reads the `feedback` table for the judge: feedback given before a trace is scored steers its
- * sampling, feedback given after re-opens it (JudgeStage.feedbackArrived). Reads only rows newer
- * than the last read (by `created_at`); a poll ends when `onFeedback` has handled its rows.
+ * sampling, feedback given after re-opens it (JudgeStage.feedbackArrived); labels go to
+ * `onAnnotations` (the review queues recalibrate). Reads only rows newer than the last read (by
+ * `created_at`); a poll ends when both have handled its rows.
  */
 export function pollFeedback(storage: Storage, onFeedback: (rows: FeedbackSeen[]) => void | Promise<void>, options: FeedbackPollOptions = {}) {
   const intervalMs = options.intervalMs ?? 2000
@@ -25,16 +32,23 @@ export function pollFeedback(storage: Storage, onFeedback: (rows: FeedbackSeen[]
   let running: Promise<void> | undefined
   const poll = async () => {
     const result = await storage.query({
-      query: `SELECT project_id, trace_id, min(score) AS lowest, toString(max(created_at)) AS last
-              FROM feedback WHERE created_at > parseDateTime64BestEffort({since:String}, 3, 'UTC')
+      query: `SELECT project_id, trace_id, minIf(score, NOT is_label) AS lowest, countIf(NOT is_label) AS rated,
+                groupUniqArrayIf(attributes['rubric'], is_label) AS rubrics, toString(max(created_at)) AS last
+              FROM (SELECT *, source IN {labels:Array(String)} AS is_label FROM feedback
+                    WHERE created_at > parseDateTime64BestEffort({since:String}, 3, 'UTC'))
               GROUP BY project_id, trace_id`,
-      query_params: { since },
+      query_params: { since, labels: [ANNOTATOR_SOURCE, WITHDRAWN_SOURCE] },
       format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     })
-    const rows = await result.json<{ project_id: string; trace_id: string; lowest: number; last: string }>()
+    const rows = await result.json<{ project_id: string; trace_id: string; lowest: number; rated: number; rubrics: string[]; last: string }>()
     let last = since
     for (const row of rows) if (row.last > last) last = row.last
-    if (rows.length) await onFeedback(rows.map((r) => ({ projectId: r.project_id, traceId: r.trace_id, lowest: Number(r.lowest) })))
+    const rated = rows.filter((r) => Number(r.rated) > 0)
+    if (rated.length) await onFeedback(rated.map((r) => ({ projectId: r.project_id, traceId: r.trace_id, lowest: Number(r.lowest) })))
+    const labelled = new Map<string, Set<string>>()
+    for (const r of rows) for (const rubric of r.rubrics) if (rubric) labelled.set(r.project_id, (labelled.get(r.project_id) ?? new Set()).add(rubric))
+    if (labelled.size) await options.onAnnotations?.([...labelled].map(([projectId, rubrics]) => ({ projectId, rubrics: [...rubrics] })))
     // Moved on only once handled: rows whose handling failed are read again by the next poll.
     since = last
   }

@@ -23,6 +23,9 @@ export const JUDGE_COUNTERS = {
   lookup_errors: { help: 'Failed storage lookups of the new-user and feedback slices', labels: [] },
   reopened: { help: 'Scored traces reopened by late negative feedback', labels: ['reason'] },
   budget_sync_errors: { help: 'Failed reads or writes of the daily budgets in judge_budget', labels: ['op'] },
+  review_queued: { help: 'Judged traces put in a review queue, by the rule that took them', labels: ['reason'] },
+  review_not_queued: { help: 'Judged traces a rule took but no queue did, by reason (queue_full: maxOpen traces wait already)', labels: ['reason'] },
+  review_errors: { help: 'Failed review queue writes, recalibrations and reads of the trust in effect', labels: ['op'] },
 } as const satisfies Record<string, { help: string; labels: readonly string[] }>
 
 export type JudgeCounter = keyof typeof JUDGE_COUNTERS

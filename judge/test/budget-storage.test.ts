@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { migrate } from '@sieve/core'
-import { startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
-import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
+import { until, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { conversation, traceId } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'
+import { judgeTestbed, type Testbed } from './testbed.js'
 
 /*
  * Daily budgets kept in storage (`judge_budget`, migration 0010), embedded or over HTTP: a restart,
@@ -16,23 +12,15 @@ import { judgeStage } from './stage-harness.js'
  * calls a trace; each call costs 0.0012 USD at the harness's price (1000 tokens in, 100 out).
  * Each test runs on a day of its own (`at(n)`: n days from today), so their rows do not meet.
  */
-let dir: string
-let store: TestStorage
+let testbed: Testbed
 let storage: Storage
 let server: FakeOpenAI
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sieve-judge-budget-'))
-  store = await openTestStorage({ path: join(dir, 'clickhouse') })
-  storage = store.storage
-  await migrate(storage, { retentionDays: 30 })
-  server = await startFakeOpenAI({ script: (r) => verdict(r, 3) })
+  testbed = await judgeTestbed('judge-budget')
+  ;({ storage, server } = testbed)
 })
-after(async () => {
-  await server.close()
-  await store.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+after(() => testbed.close())
 
 // Days from today on: a day past the retention (30 days) would be deleted by the table's TTL.
 const DAY = 86_400_000

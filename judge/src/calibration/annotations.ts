@@ -2,6 +2,14 @@ import type { Storage } from '@sieve/core'
 import { JudgeError } from '../judge-error.js'
 import { labelSchema, type ProjectLabel } from './labels.js'
 
+/** The feedback source of a person's label of a rubric dimension (the review page writes it too). */
+export const ANNOTATOR_SOURCE = 'annotator'
+/**
+ * The source of a row that withdraws a label (`u` on the review page): written with the label's
+ * feedback id, it replaces the label in `feedback FINAL`, so no reader of annotations sees it.
+ */
+export const WITHDRAWN_SOURCE = 'annotator_withdrawn'
+
 /**
  * Human labels kept as feedback: rows with `source = 'annotator'` whose attributes name the
  * `rubric` and `dimension` and whose score is the level. Per trace and dimension, the first
@@ -41,6 +49,19 @@ export function labelsFromAnnotations(rows: readonly AnnotationRow[]): ProjectLa
     }),
     projectId: e.projectId,
   }))
+}
+
+/** One project's annotations of one rubric, oldest first, as labelsFromAnnotations takes them. */
+export async function readProjectAnnotations(storage: Storage, projectId: string, rubricId: string): Promise<AnnotationRow[]> {
+  const result = await storage.query({
+    query: `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
+            FROM feedback FINAL
+            WHERE project_id = {project:String} AND source = {source:String} AND attributes['rubric'] = {rubric:String} AND attributes['dimension'] != ''
+            ORDER BY created_at, feedback_id`,
+    query_params: { project: projectId, rubric: rubricId, source: ANNOTATOR_SOURCE },
+    format: 'JSONEachRow',
+  })
+  return result.json<AnnotationRow>()
 }
 
 /** Every annotation in storage, oldest first, as labels. */
