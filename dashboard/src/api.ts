@@ -1,9 +1,10 @@
-import { Router, json, type Request, type RequestHandler, type Response } from 'express'
-import { zodProblems, type Storage } from '@sieve/core'
+import { Router, json } from 'express'
+import type { Storage } from '@sieve/core'
+import { loadReviewSetup, type ReviewSetup } from '@sieve/judge'
 import { requireProject, securityHeaders, type TraceDetails } from '@sieve/collector'
 import { traceIdSchema } from '@sieve/protocol'
-import type { z } from 'zod'
 import type { DatasetExporter } from './exporter.js'
+import { ApiError, handle, parse, requestProject } from './handlers.js'
 import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, worstQuery } from './params.js'
 import { openApiDocument } from './openapi.js'
 import { pipelineCounters, type MetricFamilies } from './pipeline.js'
@@ -14,6 +15,9 @@ import { session } from './queries/session.js'
 import { status } from './queries/status.js'
 import { traceQuality } from './queries/trace-quality.js'
 import { worst } from './queries/worst.js'
+import { createReviewRoutes } from './review/routes.js'
+
+export { ApiError }
 
 export interface DashboardApiOptions {
   client: Storage
@@ -25,40 +29,12 @@ export interface DashboardApiOptions {
   metrics?: () => Promise<MetricFamilies>
   /** JUDGE_MODEL as configured: the UI says "judge off" where judge figures would be when it is unset. */
   judgeModel?: string | undefined
+  /**
+   * The review queues' rules of the config file, the rubrics and the trust rules (judge's
+   * loadReviewSetup); without it, the shipped rubrics and the default rules.
+   */
+  review?: ReviewSetup
 }
-
-export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message)
-  }
-}
-
-function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(input)
-  if (result.success) return result.data
-  const problems = zodProblems(result.error, { root: '', unknown: what })
-  const tooLarge = result.error.issues.some((i) => /at most \d+ (days|points)|at most \d+,/.test(i.message))
-  throw new ApiError(400, tooLarge ? 'RANGE_TOO_LARGE' : 'INVALID_PARAMETER', problems.join('; '))
-}
-
-/** The project requireProject resolved from the request's API key. */
-const requestProject = (res: Response): string => {
-  const project = res.locals.projectId
-  if (typeof project !== 'string' || project === '') throw new ApiError(500, 'NO_PROJECT', 'authentication did not resolve a project')
-  return project
-}
-
-/** Wraps an async handler so a thrown ApiError becomes its status and anything else a 500 with a message. */
-const handle =
-  (fn: (req: Request, res: Response) => Promise<unknown>): RequestHandler =>
-  async (req, res) => {
-    try {
-      res.json(await fn(req, res))
-    } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError(500, 'QUERY_FAILED', `query failed: ${(err as Error).message}`)
-      res.status(e.status).json({ error: { code: e.code, message: e.message } })
-    }
-  }
 
 /**
  * What the dashboard adds to the read API's `GET /api/traces/:id`: the trace's scores and feedback
@@ -107,6 +83,8 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
       return { available: true, counters: pipelineCounters(await options.metrics()) }
     }),
   )
+
+  router.use('/review', createReviewRoutes({ client, setup: options.review ?? loadReviewSetup({ sections: {} }) }))
 
   router.post(
     '/export',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { feedbackSchema, listTracesQuerySchema, traceIdSchema } from '@sieve/collector'
 import { z } from 'zod'
 import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, worstQuery } from './params.js'
+import { calibrationQuery, labelBody, labelsExportQuery, nextQuery, queuesQuery, rubricQuery, rulesBody, traceActionBody } from './review/params.js'
 
 /**
  * The HTTP API of a Sieve server as an OpenAPI 3.1 document, generated from the zod schemas the
@@ -21,7 +22,7 @@ interface RouteDoc {
   /** Unique across the document: what generated clients name the call. */
   operationId: string
   summary: string
-  tag: 'ingest' | 'read' | 'operations'
+  tag: 'ingest' | 'read' | 'review' | 'operations'
   /** A strict zod object whose properties are the query parameters. */
   query?: z.ZodType
   pathParams?: Record<string, { description: string; schema: z.ZodType }>
@@ -102,6 +103,36 @@ export const ROUTES: readonly RouteDoc[] = [
     method: 'post', path: '/api/export', operationId: 'exportDataset', tag: 'read', summary: "The selected traces as PII-scrubbed golden examples in the project's dataset.",
     body: { schema: exportBody }, responses: { 200: '`{exported, skipped, destination}`', ...ERRORS, 501: 'no dataset exporter in this process' },
   },
+  { method: 'get', path: '/api/review/queues', operationId: 'listReviewQueues', tag: 'review', summary: "The project's review queues, one per rubric: the rules in effect, traces in each, those nobody labelled, those waiting for `reviewer`.", query: queuesQuery, responses: { 200: '`{queues: [{rubric, title, rules, items, open, waiting?}]}`', ...ERRORS } },
+  {
+    method: 'get', path: '/api/review/next', operationId: 'getNextReviewItem', tag: 'review', query: nextQuery,
+    summary: "The oldest trace of a queue waiting for this reviewer (or, with `traceId`, that trace), with its conversation and the rubric's dimensions and anchored levels. Never the judge's verdict.",
+    responses: { 200: '`{rubric, remaining, item: {traceId, reason, dimensions, addedAt, addedBy, labellers, labelledByYou, skippedByYou, stored, rootName, conversation} | null}`', ...ERRORS, 404: '`traceId` is not in the project\'s queue' },
+  },
+  {
+    method: 'post', path: '/api/review/labels', operationId: 'labelTrace', tag: 'review', body: { schema: labelBody },
+    summary: "A reviewer's levels for a queued trace, stored as feedback (source `annotator`); the rubric's calibration is recomputed. Answers the judge's verdict beside them.",
+    responses: { 201: '`{stored, traceId, verdict: {judged, dimensions, overall}, others, calibration}`', ...ERRORS, 404: 'the trace is not in the project\'s queue' },
+  },
+  { method: 'post', path: '/api/review/skip', operationId: 'skipReviewItem', tag: 'review', body: { schema: traceActionBody }, summary: 'The reviewer passes over a queued trace: not offered to them again until undone.', responses: { 200: '`{skipped, traceId}`', ...ERRORS, 404: 'the trace is not in the project\'s queue' } },
+  {
+    method: 'post', path: '/api/review/undo', operationId: 'undoReviewAction', tag: 'review', body: { schema: traceActionBody },
+    summary: "Withdraws the reviewer's label of a trace (and takes back a skip); the calibration is recomputed.",
+    responses: { 200: '`{traceId, withdrawn, unskipped, calibration}`', ...ERRORS, 404: 'the trace is not in the project\'s queue' },
+  },
+  {
+    method: 'post', path: '/api/review/queue', operationId: 'addToReviewQueue', tag: 'review', body: { schema: traceActionBody },
+    summary: "Puts a trace of the project in a rubric's queue (the trace view's button). A trace enters a queue once.",
+    responses: { 200: '`{added: false, why}`: it is in the queue already', 201: '`{added: true, traceId, rubric}`', ...ERRORS, 404: 'no such trace in the project' },
+  },
+  { method: 'get', path: '/api/review/rules', operationId: 'getReviewRules', tag: 'review', query: rubricQuery, summary: "A queue's rules in effect (the config file's, version 0, until a version is saved), the config file's, and every saved version.", responses: { 200: '`{rubric, inEffect, configured, history}`', ...ERRORS } },
+  { method: 'post', path: '/api/review/rules', operationId: 'saveReviewRules', tag: 'review', body: { schema: rulesBody }, summary: "Saves a new version of a queue's rules (the dashboard's form).", responses: { 201: '`{rubric, version, rules}`', ...ERRORS } },
+  {
+    method: 'get', path: '/api/review/calibration', operationId: 'getCalibration', tag: 'review', query: calibrationQuery,
+    summary: "A rubric's calibration per dimension: the one in effect (judge and people's agreement, failed trust rules) and its newest `points` over time.",
+    responses: { 200: '`{rubric, rules, dimensions: [{dimension, name, current, history}]}`', ...ERRORS },
+  },
+  { method: 'get', path: '/api/review/labels.jsonl', operationId: 'exportLabels', tag: 'review', query: labelsExportQuery, summary: "The project's labels as the JSONL `sieve judge calibrate --labels` takes (application/x-ndjson).", responses: { 200: 'one label per line: `{traceId, rubric, labels, secondLabels?, projectId}`', ...ERRORS } },
   { method: 'get', path: '/healthz', operationId: 'getHealth', tag: 'operations', open: true, summary: 'Liveness: the process answers.', responses: { 200: '`{status: "ok"}`' } },
   { method: 'get', path: '/readyz', operationId: 'getReadiness', tag: 'operations', open: true, summary: 'Readiness: storage reachable and migrated (the collector: taking spans too).', responses: { 200: '`{status: "ready"}`', 503: '`{status: "unavailable", message}`' } },
   { method: 'get', path: '/metrics', operationId: 'getMetrics', tag: 'operations', open: true, summary: 'Prometheus metrics; with API keys configured, SIEVE_METRICS_TOKEN as a bearer token (or loopback).', responses: { 200: 'Prometheus text format', 401: 'the metrics token is missing' } },
@@ -176,6 +207,7 @@ export function openApiDocument(version = VERSION): JsonSchema {
     tags: [
       { name: 'ingest', description: 'what agents and SDKs send' },
       { name: 'read', description: 'what dashboards and tools read' },
+      { name: 'review', description: "people labelling the judge's traces; calibration follows" },
       { name: 'operations', description: 'health, readiness, metrics' },
     ],
     paths,

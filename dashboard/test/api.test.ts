@@ -422,8 +422,8 @@ describe('dashboard API on seeded data', () => {
       passed: 4,
       passRate: 0.4,
       gates: [
-        { name: 'tool_policy', kind: 'deterministic', failed: 6 },
-        { name: 'answer_format', kind: 'deterministic', failed: 1 },
+        { name: 'tool_policy', kind: 'deterministic', failed: 6, untrusted: false },
+        { name: 'answer_format', kind: 'deterministic', failed: 1, untrusted: false },
       ],
     })
     const v1 = await api.get(`/api/scorecard?${range}&agent_version=${encodeURIComponent(V1)}`)

@@ -11,9 +11,10 @@ import { openEngine } from './support/engine.js'
 import { seed, traceId } from './support/seed.js'
 
 /*
- * Every query and path parameter of every read route, fed hostile values, through both apps that
- * serve them: `sieve up`'s (the collector's app with the dashboard mounted) and `sieve dashboard`'s.
- * None may give a 5xx; a refusal is a 400 that names the parameter.
+ * Every query and path parameter of every read route, and the bodies of the review queue's writes,
+ * fed hostile values, through both apps that serve them: `sieve up`'s (the collector's app with the
+ * dashboard mounted) and `sieve dashboard`'s. None may give a 5xx; a refusal is a 400 that names the
+ * parameter.
  */
 
 type Kind = 'time' | 'count' | 'choice' | 'text'
@@ -27,6 +28,12 @@ const ROUTES: { path: string; base: string; params: Record<string, Kind> }[] = [
   { path: '/api/scorecard', base: '', params: { from: 'time', to: 'time', service: 'text', agent_version: 'text', prompt_version: 'text', model: 'text' } },
   // The collector's read API (GET /api/traces lists traces; the dashboard has no route of that path).
   { path: '/api/traces', base: '', params: { since: 'time', service: 'text', limit: 'count' } },
+  // The review queue: rubric ids are loaded rubrics, trace ids 32 hex digits (no hostile value is either).
+  { path: '/api/review/queues', base: '', params: { reviewer: 'text' } },
+  { path: '/api/review/next', base: 'rubric=generic&reviewer=ana', params: { rubric: 'choice', reviewer: 'text', traceId: 'choice' } },
+  { path: '/api/review/rules', base: 'rubric=generic', params: { rubric: 'choice' } },
+  { path: '/api/review/calibration', base: 'rubric=generic', params: { rubric: 'choice', points: 'count' } },
+  { path: '/api/review/labels.jsonl', base: '', params: { rubric: 'choice' } },
 ]
 
 /** Values as they stand in the query string (already percent-encoded where needed). */
@@ -50,6 +57,16 @@ const REPEATED = (name: string) => [`${name}=1&${name}=2`, `${name}=2026-11-20T1
 
 const PATHS = ['/api/traces/%s', '/api/traces/%s/quality', '/api/sessions/%s']
 const PATH_VALUES = ['%', '%E0%A4%A', '%00', '%0A', 'x'.repeat(5000), '..', '%2E%2E', '%2F', '%5C', '%27', '%ED%A0%80', '99999999999999999999999', 'NaN', '-1', traceId(1, 'a').toUpperCase()]
+
+/** Review bodies: none a valid label, skip, undo, add or rules save (those answer 404 for a trace not queued, or 201). */
+const label = (change: Record<string, unknown>) => JSON.stringify({ rubric: 'generic', traceId: traceId(1, 'a'), reviewer: 'ana', labels: { groundedness: 2 }, ...change })
+const REVIEW_BODIES = [
+  '{', '[]', 'null', '1e400', '{"rubric": "generic"}', label({ labels: { groundedness: 1e400 } }), label({ labels: { groundedness: '2' } }), label({ labels: { groundedness: 0 } }),
+  label({ labels: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`d${i}`, 1])) }), label({ labels: { ['x'.repeat(65)]: 1 } }), label({ note: 'x'.repeat(2001) }),
+  label({ reviewer: 'x'.repeat(65) }), label({ reviewer: ' ' }), label({ reviewer: '\u0000' }), label({ rubric: '__proto__' }), label({ rubric: 'x'.repeat(65) }), label({ traceId: 'x' }),
+  label({ extra: 1 }), label({ rules: { randomShare: 2 } }), `"${'x'.repeat(70_000)}"`,
+]
+const REVIEW_POSTS = ['/api/review/labels', '/api/review/skip', '/api/review/undo', '/api/review/queue', '/api/review/rules']
 
 const BODIES = ['{', '[]', 'null', '1e400', '{"traceIds": 1e400}', '{"traceIds": ["x"]}', '{"traceIds": []}', '{"traceIds": {"0": "a"}}', `{"traceIds": ["${traceId(1, 'a')}"], "note": "${'x'.repeat(3000)}"}`, `{"traceIds": ${JSON.stringify(Array(1001).fill(traceId(1, 'a')))}}`, `{"traceIds": ["${traceId(1, 'a')}"], "extra": 1}`, `"${'x'.repeat(1_100_000)}"`]
 
@@ -131,6 +148,17 @@ describe('hostile parameters never give a server error', () => {
           const url = template.replace('%s', value)
           const { status, message } = await call(base, url)
           assert.ok([200, 400, 404].includes(status), `${name}: GET ${url.slice(0, 120)} → ${status} ${message.slice(0, 160)}`)
+        }
+      }
+    }
+  })
+
+  test('review bodies that are not JSON, too large or of the wrong shape are a 400 or a 413', async () => {
+    for (const { name, base } of servers) {
+      for (const path of REVIEW_POSTS) {
+        for (const body of REVIEW_BODIES) {
+          const { status, message } = await call(base, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          assert.ok(status === 400 || status === 413, `${name}: POST ${path} ${body.slice(0, 80)} → ${status} ${message.slice(0, 160)}`)
         }
       }
     }

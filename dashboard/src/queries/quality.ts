@@ -1,4 +1,5 @@
 import type { Storage } from '@sieve/core'
+import { figureTrust, readTrust } from '@sieve/judge'
 import { chTime, filterSql, rows, DIMENSION_COLUMNS } from '../db.js'
 import { INTERVALS, type QualityQuery } from '../params.js'
 
@@ -14,8 +15,10 @@ export interface QualitySeries {
   /** Judge calls that failed (never counted as low scores). */
   errors: number[]
   /**
-   * For a judge dimension: false when `sieve judge calibrate` found it disagrees with human labels
-   * (report it apart), true when calibrated and trusted, null when never calibrated.
+   * For a judge dimension: false when its calibration in effect (`sieve judge calibrate`, or
+   * recomputed from the review queue's labels) breaks a trust rule (report it apart), true when
+   * calibrated and trusted, null when never calibrated; for a rubric's weighted score, false when
+   * any of its dimensions is untrusted (judge's figureTrust).
    */
   trusted: boolean | null
 }
@@ -59,7 +62,7 @@ export async function quality(client: Storage, projectId: string, q: QualityQuer
   const scoreFilter = `${q.kind ? ' AND kind = {kind:String}' : ''}${q.check ? ' AND scorer_name = {check:String}' : ''}`
   const range = (column: string) => `project_id = {project:String} AND ${column} >= {from:DateTime64(3)} AND ${column} < {to:DateTime64(3)}${f.sql}`
 
-  const [scoreRows, traceRows, judgedRows, calibrationRows] = await Promise.all([
+  const [scoreRows, traceRows, judgedRows, trust] = await Promise.all([
     rows<{ t: number; kind: string; check: string; grp: string; scored: number; passed: number; value_sum: number; errors: number; cost: number }>(
       client,
       `SELECT ${bucketOf('bucket')} AS t, kind, scorer_name AS check, ${group} AS grp,
@@ -88,15 +91,8 @@ export async function quality(client: Storage, projectId: string, q: QualityQuer
       params,
     ),
     // Calibration rows have no trace: they sit at trace_id '' at the front of the scores key.
-    rows<{ check: string; trusted: number }>(
-      client,
-      `SELECT scorer_name AS check, argMax(passed, created_at) AS trusted FROM scores FINAL
-       WHERE project_id = {project:String} AND trace_id = '' AND kind = 'calibration'
-       GROUP BY check`,
-      params,
-    ),
+    readTrust(client, projectId),
   ])
-  const trust = new Map(calibrationRows.map((r) => [r.check, r.trusted === 1]))
 
   const series = new Map<string, QualitySeries & { passed: number[]; valueSum: number[] }>()
   const judgeCostUsd = zeros()
@@ -106,7 +102,7 @@ export async function quality(client: Storage, projectId: string, q: QualityQuer
     const key = `${r.kind}\u0000${r.check}\u0000${r.grp}`
     let s = series.get(key)
     if (!s) {
-      const trusted = r.kind === 'judge' ? (trust.get(r.check) ?? null) : null
+      const trusted = r.kind === 'judge' ? figureTrust(r.check, trust) : null
       s = { kind: r.kind, check: r.check, group: r.grp, scored: zeros(), passed: zeros(), valueSum: zeros(), errors: zeros(), passRate: [], meanValue: [], trusted }
       series.set(key, s)
     }

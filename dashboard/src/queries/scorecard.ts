@@ -1,4 +1,5 @@
 import type { Storage } from '@sieve/core'
+import { figureTrust, readTrust } from '@sieve/judge'
 import { chTime, filterSql, rows } from '../db.js'
 import type { ScorecardQuery } from '../params.js'
 
@@ -7,8 +8,11 @@ export interface ScorecardSummary {
   traces: number
   passed: number
   passRate: number | null
-  /** The hard gates that failed, most often first, with the traces each failed. */
-  gates: { name: string; kind: 'deterministic' | 'judge'; failed: number }[]
+  /**
+   * The hard gates that failed, most often first, with the traces each failed. A judge gate is
+   * `untrusted` when the dimension it reads (or one of its rubric's) breaks a trust rule.
+   */
+  gates: { name: string; kind: 'deterministic' | 'judge'; failed: number; untrusted: boolean }[]
 }
 
 /**
@@ -19,7 +23,7 @@ export async function scorecard(client: Storage, projectId: string, q: Scorecard
   const f = filterSql(q, { service: 'service_name', agent_version: 'agent_version', prompt_version: 'trace_prompt_version', model: 'model', environment: 'environment' })
   const where = `project_id = {project:String} AND kind = 'scorecard' AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), ...f.params }
-  const [totals, gates] = await Promise.all([
+  const [totals, gates, trust] = await Promise.all([
     rows<{ traces: number; passed: number }>(client, `SELECT count() AS traces, countIf(passed = 1) AS passed FROM scores FINAL WHERE ${where}`, params),
     rows<{ name: string; failed: number; item_kind: 'deterministic' | 'judge' }>(
       client,
@@ -29,7 +33,13 @@ export async function scorecard(client: Storage, projectId: string, q: Scorecard
        WHERE ${where} GROUP BY gate ORDER BY failed DESC, gate LIMIT 50`,
       params,
     ),
+    readTrust(client, projectId),
   ])
   const { traces, passed } = totals[0] ?? { traces: 0, passed: 0 }
-  return { traces, passed, passRate: traces ? passed / traces : null, gates: gates.map((g) => ({ name: g.name, kind: g.item_kind, failed: g.failed })) }
+  return {
+    traces,
+    passed,
+    passRate: traces ? passed / traces : null,
+    gates: gates.map((g) => ({ name: g.name, kind: g.item_kind, failed: g.failed, untrusted: g.item_kind === 'judge' && figureTrust(g.name, trust) === false })),
+  }
 }

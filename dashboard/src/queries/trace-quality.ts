@@ -1,4 +1,5 @@
 import type { Storage } from '@sieve/core'
+import { figureTrust, readTrust, WITHDRAWN_SOURCE } from '@sieve/judge'
 import { rows } from '../db.js'
 
 export interface TraceScore {
@@ -19,6 +20,8 @@ export interface TraceScore {
   error: string
   costUsd: number
   createdAt: string
+  /** A judge score's trust in effect (judge's figureTrust); null for other kinds and when never calibrated. */
+  trusted: boolean | null
 }
 
 export interface TraceFeedback {
@@ -40,10 +43,13 @@ function json(text: string): unknown {
   }
 }
 
-/** Every score and every piece of feedback of one trace, exact (read with FINAL from the raw tables). */
+/**
+ * Every score and every piece of feedback of one trace, exact (read with FINAL from the raw tables);
+ * labels withdrawn on the review page are gone, as from every reader of annotations.
+ */
 export async function traceQuality(client: Storage, projectId: string, traceId: string): Promise<{ scores: TraceScore[]; feedback: TraceFeedback[] }> {
   const params = { project: projectId, trace: traceId }
-  const [scores, feedback] = await Promise.all([
+  const [scores, feedback, trust] = await Promise.all([
     rows<Record<string, string | number>>(
       client,
       `SELECT kind, scorer_name, scorer_version, span_id, value, passed, detail, evidence, evaluation_label, evaluation_explanation,
@@ -55,10 +61,11 @@ export async function traceQuality(client: Storage, projectId: string, traceId: 
     rows<Record<string, string | number>>(
       client,
       `SELECT feedback_id, span_id, score, comment, source, user_id, toString(created_at) AS created
-       FROM feedback FINAL WHERE project_id = {project:String} AND trace_id = {trace:String}
+       FROM feedback FINAL WHERE project_id = {project:String} AND trace_id = {trace:String} AND source != {withdrawn:String}
        ORDER BY created_at`,
-      params,
+      { ...params, withdrawn: WITHDRAWN_SOURCE },
     ),
+    readTrust(client, projectId),
   ])
   const s = (v: string | number | undefined) => String(v ?? '')
   const n = (v: string | number | undefined) => Number(v ?? 0)
@@ -80,6 +87,7 @@ export async function traceQuality(client: Storage, projectId: string, traceId: 
       error: s(r.error),
       costUsd: n(r.cost_usd),
       createdAt: s(r.created).replace(' ', 'T') + 'Z',
+      trusted: r.kind === 'judge' ? figureTrust(s(r.scorer_name), trust) : null,
     })),
     feedback: feedback.map((r) => ({
       feedbackId: s(r.feedback_id),

@@ -1,5 +1,6 @@
 import { TupleParam } from '@clickhouse/client'
 import type { Storage } from '@sieve/core'
+import { figureTrust, readTrust } from '@sieve/judge'
 import { chTime, filterSql, rows } from '../db.js'
 import type { WorstQuery } from '../params.js'
 
@@ -28,6 +29,8 @@ export interface WorstTrace {
   /** Mean of the per-dimension scores (`<rubric>.<dimension>`) in effect, never mixed into judgeMean. */
   judgeDimensionMean: number | null
   judgeFailed: string[]
+  /** Its judge scores in effect read a dimension that breaks a trust rule (judge's figureTrust): the judge figures are not to be trusted. */
+  judgeUntrusted: boolean
 }
 
 /** The names whose failing scores in effect add up to more than none. */
@@ -76,7 +79,7 @@ export async function worst(client: Storage, projectId: string, q: WorstQuery): 
   const byKey = '{keys:Array(Tuple(DateTime64(9, \'UTC\'), String))}'
   const ids = [...new Set(candidates.map((r) => r.trace_id))]
 
-  const [scored, traces, judged] = await Promise.all([
+  const [scored, traces, judged, trust] = await Promise.all([
     rows<{
       trace_id: string; start_ms: number; service: string; agent: string; prompt: string; llm: string
       checks: number; checks_failed: number; failed_checks: string[]; judge_scores: number; judge_value_sum: number; judge_failed: string[]
@@ -97,6 +100,7 @@ export async function worst(client: Storage, projectId: string, q: WorstQuery): 
       { ...params, ids },
     ),
     judgeMeans(client, { ...params, ids }),
+    readTrust(client, projectId),
   ])
   const traceById = new Map(traces.map((t) => [t.trace_id, t]))
   const result: WorstTrace[] = scored.map((r) => {
@@ -119,6 +123,7 @@ export async function worst(client: Storage, projectId: string, q: WorstQuery): 
       judgeMean: judged.get(r.trace_id)?.rubricMean ?? null,
       judgeDimensionMean: judged.get(r.trace_id)?.dimensionMean ?? null,
       judgeFailed: r.judge_failed.sort(),
+      judgeUntrusted: (judged.get(r.trace_id)?.names ?? []).some((name) => figureTrust(name, trust) === false),
     }
   })
   const judge = (t: WorstTrace) => t.judgeMean ?? Number.POSITIVE_INFINITY
@@ -142,14 +147,14 @@ export async function worst(client: Storage, projectId: string, q: WorstQuery): 
 async function judgeMeans(
   client: Storage,
   params: { project: string; from: string; to: string; ids: string[] },
-): Promise<Map<string, { rubricMean: number | null; dimensionMean: number | null }>> {
-  const found = await rows<{ trace_id: string; rubrics: number; rubric_sum: number; dimensions: number; dimension_sum: number }>(
+): Promise<Map<string, { rubricMean: number | null; dimensionMean: number | null; names: string[] }>> {
+  const found = await rows<{ trace_id: string; rubrics: number; rubric_sum: number; dimensions: number; dimension_sum: number; names: string[] }>(
     client,
     `SELECT trace_id,
             countIf(rubric) AS rubrics, sumIf(value, rubric) AS rubric_sum,
-            countIf(NOT rubric) AS dimensions, sumIf(value, NOT rubric) AS dimension_sum
+            countIf(NOT rubric) AS dimensions, sumIf(value, NOT rubric) AS dimension_sum, groupUniqArray(scorer_name) AS names
      FROM (
-       SELECT trace_id, position(scorer_name, '.') = 0 AS rubric,
+       SELECT trace_id, scorer_name, position(scorer_name, '.') = 0 AS rubric,
               argMax(value, created_at) AS value, argMax(error, created_at) AS error
        FROM scores
        WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)} AND kind = 'judge'
@@ -164,7 +169,7 @@ async function judgeMeans(
   return new Map(
     found.map((r) => [
       r.trace_id,
-      { rubricMean: r.rubrics ? r.rubric_sum / r.rubrics : null, dimensionMean: r.dimensions ? r.dimension_sum / r.dimensions : null },
+      { rubricMean: r.rubrics ? r.rubric_sum / r.rubrics : null, dimensionMean: r.dimensions ? r.dimension_sum / r.dimensions : null, names: r.names },
     ]),
   )
 }
