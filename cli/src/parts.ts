@@ -5,7 +5,7 @@ import { createApp, listen } from '@sieve/collector'
 import { startIngester } from '@sieve/ingester'
 import { allowedMethods, createDashboardApi, createUi, traceDetails, UI_PATH } from '@sieve/dashboard'
 import { clickhouseScoreSink, createScorerMetrics, fanOut, loadChecksConfig, loadScorerOptions, kafkaScoreSink, Scorer } from '@sieve/scorer'
-import { checkJudgeConfig, createJudge } from '@sieve/judge'
+import { checkJudgeConfig, createJudge, loadReviewSetup } from '@sieve/judge'
 import { createDatasetExporter } from './dataset-exporter.js'
 import { localOperations } from './store/operations.js'
 import { createOperationsRoutes } from './store/operations-routes.js'
@@ -111,6 +111,7 @@ scorerPart.check = async (config) => {
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, log, ownerToken }) => {
   const dashboardApi = createDashboardApi({
     client: storage, apiKeys: config.apiKeys, metrics: () => metrics.registry.getMetricsAsJSON(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
+    review: loadReviewSetup(config),
   })
   const app = createApp({
     queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
@@ -140,7 +141,11 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
   }
 }
 
-collectorPart.check = (config) => checkPort(config.host, config.port)
+collectorPart.check = async (config) => {
+  // The dashboard's review queues read the review section and the rubrics.
+  loadReviewSetup(config)
+  await checkPort(config.host, config.port)
+}
 
 /** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
 export const opsPart: Part = async ({ config, queue, storage, metrics, log }) => {

@@ -14,7 +14,7 @@ export const collectorCommand: Command = {
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM',
     1: 'storage or Kafka could not be reached at start',
-    2: 'configuration or start-up error, found before storage is opened: an invalid setting, KAFKA_BROKERS unset, a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken',
+    2: 'configuration or start-up error, found before storage is opened: an invalid setting, an invalid judge or review section (the review queues of the dashboard read them), KAFKA_BROKERS unset, a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken',
   },
   async run() {
     const [{ collectorPart }, { serve }] = await Promise.all([import('../parts.js'), import('../serve.js')])

@@ -14,7 +14,7 @@ export const scorerCommand: Command = {
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM',
     1: 'could not start: storage or Kafka unreachable',
-    2: 'configuration or start-up error, found before storage is opened: an invalid setting, an invalid checks, scorecards, scorer or judge section (an unknown check, a rubric), KAFKA_BROKERS unset, a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken',
+    2: 'configuration or start-up error, found before storage is opened: an invalid setting, an invalid checks, scorecards, scorer, judge or review section (an unknown check, a rubric), KAFKA_BROKERS unset, a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken',
   },
   async run() {
     const [{ opsPart, scorerPart }, { serve }] = await Promise.all([import('../parts.js'), import('../serve.js')])

@@ -23,7 +23,7 @@ export const upCommand: Command = {
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM after draining',
     1: 'could not start (storage or the queue unreachable or failing), or the stop not done within 30 s of the signal (it says how many spans were not stored and traces not scored)',
-    2: 'configuration or start-up error, found before anything is written (no data directory is created): an invalid setting, an invalid checks, scorecards, scorer or judge section (an unknown check, a rubric), a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken, the embedded engine not installed (an image built without it)',
+    2: 'configuration or start-up error, found before anything is written (no data directory is created): an invalid setting, an invalid checks, scorecards, scorer, judge or review section (an unknown check, a rubric), a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken, the embedded engine not installed (an image built without it)',
   },
   async run() {
     const [{ parts }, { serve }] = await Promise.all([import('../parts.js'), import('../serve.js')])

@@ -139,9 +139,11 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
         threshold: threshold ?? judge.calibration.threshold,
       })
       if (client) {
-        const now = String(BigInt(Date.now()) * 1_000_000n)
+        const at = new Date()
         const projects = [...new Set(all.map((l) => l.projectId))]
-        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => judges.calibrationRecords(report, p, now)))
+        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => judges.calibrationRecords(report, p, String(BigInt(at.getTime()) * 1_000_000n))))
+        // Beside the review queue's recalibrations, in the dashboard's agreement over time.
+        await judges.writeCalibrationHistory(client, projects.flatMap((p) => judges.calibrationHistoryRows(report, p, 'command', at)))
       }
       return report
     },
