@@ -1,28 +1,24 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
+import { sendAgentTurn } from './support/agent-turn.js'
+import { artifacts, openBrowser } from './support/browser.js'
 import { assertSecurityHeaders } from './support/security-headers.js'
 import { startSieve } from './support/sieve.js'
 import { runSupportAgent } from './support/support-agent.js'
-
-const CHROMIUM = process.env.SIEVE_CHROMIUM ?? '/usr/bin/chromium'
-const artifacts = join(dirname(fileURLToPath(import.meta.url)), '../../test-artifacts/dashboard')
 
 let sieve: Awaited<ReturnType<typeof startSieve>>
 let browser: BrowserContext
 let page: Page
 let broken: string
-const violations: string[] = []
-const consoleErrors: string[] = []
+let violations: string[]
+let consoleErrors: string[]
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (or set SIEVE_CHROMIUM)`)
-  mkdirSync(artifacts, { recursive: true })
   // The support agent must never refund: its broken prompt does, and the scorer says so.
   const dir = mkdtempSync(join(tmpdir(), 'sieve-dashboard-e2e-'))
   // The config the README's first-trace steps use.
@@ -43,24 +39,8 @@ before(async () => {
     if (body.traces?.some((t) => t.traceId === broken)) break
     await new Promise((resolve) => setTimeout(resolve, 500))
   }
-  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sieve-chromium-')), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1400, height: 1000 },
-  })
   // Everything the Content-Security-Policy refuses while the tests walk the UI, as the page reports it.
-  await browser.exposeFunction('sieveCspViolation', (v: string) => violations.push(v))
-  await browser.addInitScript({
-    content: `document.addEventListener('securitypolicyviolation', (e) => {
-      window.sieveCspViolation(e.effectiveDirective + ' refused ' + (e.blockedURI || 'inline') + ' at ' + e.sourceFile + ':' + e.lineNumber)
-    }, true)`,
-  })
-  page = await browser.newPage()
-  page.on('pageerror', (err) => assert.fail(`page error: ${err.message}`))
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`)
-  })
+  ;({ browser, page, violations, consoleErrors } = await openBrowser())
 })
 
 after(async () => {
@@ -191,32 +171,13 @@ test('the prompt version comparison flags the broken prompt', async () => {
  * One more trace of a session, as any OpenTelemetry SDK sends it (OTLP/JSON): the customer's next
  * message, sent to the model with the conversation so far (`earlier`), as chat agents send it.
  */
-async function sendFollowUp(url: string, sessionId: string, earlier: { role: string; content: string }[]): Promise<string> {
-  const traceId = randomBytes(16).toString('hex')
-  const start = BigInt(Date.now()) * 1_000_000n
-  const text = (key: string, value: string) => ({ key, value: { stringValue: value } })
-  const said = (...messages: { role: string; content: string }[]) => JSON.stringify(messages.map(({ role, content }) => ({ role, parts: [{ type: 'text', content }] })))
-  const body = {
-    resourceSpans: [{
-      resource: { attributes: [text('service.name', 'support-agent')] },
-      scopeSpans: [{
-        scope: { name: 'browser-test' },
-        spans: [{
-          traceId, spanId: randomBytes(8).toString('hex'), name: 'invoke_agent support-agent', kind: 1,
-          startTimeUnixNano: String(start), endTimeUnixNano: String(start + 40_000_000n),
-          attributes: [
-            text('gen_ai.operation.name', 'invoke_agent'), text('gen_ai.agent.name', 'support-agent'), text('gen_ai.conversation.id', sessionId),
-            text('gen_ai.input.messages', said(...earlier, { role: 'user', content: 'Thanks! When will I see the money?' })),
-            text('gen_ai.output.messages', said({ role: 'assistant', content: 'Within three to five business days.' })),
-          ],
-        }],
-      }],
-    }],
-  }
-  const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  assert.equal(res.status, 200, await res.text())
-  return traceId
-}
+const sendFollowUp = (url: string, sessionId: string, earlier: { role: string; content: string }[]): Promise<string> =>
+  sendAgentTurn(url, {
+    sessionId,
+    scope: 'browser-test',
+    input: [...earlier, { role: 'user', content: 'Thanks! When will I see the money?' }],
+    output: [{ role: 'assistant', content: 'Within three to five business days.' }],
+  })
 
 /** Each top-level turn of a conversation panel: its role, and the tool's name for a tool call. */
 const turnsOf = (panel: ReturnType<Page['locator']>) =>

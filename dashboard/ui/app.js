@@ -5,8 +5,9 @@ import { compareView } from './views/compare.js'
 import { worstView } from './views/worst.js'
 import { traceView } from './views/trace.js'
 import { sessionView } from './views/session.js'
+import { reviewView } from './views/review.js'
 
-/** Hash routes: #/ overview, #/compare, #/worst, #/trace/<id>, #/sessions/<id>; query parameters after '?'. */
+/** Hash routes: #/ overview, #/compare, #/worst, #/trace/<id>, #/sessions/<id>, #/review; query parameters after '?'. */
 const routes = [
   [/^\/?$/, 'overview', overview],
   [/^\/compare$/, 'compare', compareView],
@@ -14,6 +15,7 @@ const routes = [
   [/^\/trace\/([0-9a-fA-F]{32})$/, 'worst', traceView],
   // The id as encodeURIComponent wrote it: session ids are any text.
   [/^\/sessions\/([^/]+)$/, 'worst', sessionView],
+  [/^\/review$/, 'review', reviewView],
 ]
 
 export function navigate(path, params = {}) {

@@ -55,7 +55,7 @@ export async function overview({ params, navigate }) {
         return h(
           'tr',
           { class: 'clickable', 'data-check': s.check, onclick: () => navigate('/worst', { check: s.check, range, environment, sort: s.kind === 'judge' ? 'judge' : 'checks' }) },
-          h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check), s.trusted === false ? h('span', { class: 'badge warn', title: 'sieve judge calibrate: this judge dimension disagrees with human labels' }, 'untrusted') : null),
+          h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check), s.trusted === false ? h('span', { class: 'badge warn', title: 'This judge dimension (or one its score reads) disagrees with human labels: its calibration, recomputed as labels arrive, breaks a trust rule' }, 'untrusted') : null),
           h('td', {}, s.kind),
           h('td', {}, num(t.scored)),
           h('td', {}, t.passRate === null ? '–' : badge(t.passRate >= 0.95, pct(t.passRate))),
@@ -136,7 +136,7 @@ function scorecardSection(card, range, environment, navigate) {
             h(
               'tr',
               { class: 'clickable', 'data-gate': g.name, onclick: () => navigate('/worst', { check: g.name, range, environment, sort: g.kind === 'judge' ? 'judge' : 'checks' }) },
-              h('td', {}, g.name),
+              h('td', {}, g.name, g.untrusted ? [' ', h('span', { class: 'badge warn', title: 'The judge dimension this gate reads disagrees with human labels: its calibration breaks a trust rule' }, 'untrusted')] : null),
               h('td', {}, num(g.failed)),
             ),
           ),

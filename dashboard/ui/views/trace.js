@@ -1,4 +1,4 @@
-import { get, post } from '../api.js'
+import { get, post, reviewerName } from '../api.js'
 import { badge, errorBox, h, ms, num, plural, pretty, when } from '../dom.js'
 import { conversationPanel } from './conversation.js'
 import { exportOutcome } from './export-outcome.js'
@@ -117,7 +117,16 @@ export async function traceView({ match, params }) {
       h(
         'details',
         { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
-        h('summary', {}, s.error ? badge(false, KEPT_OUT[s.label] ?? (s.kind === 'judge' ? 'judge error' : 'error')) : badge(s.passed), ' ', h('strong', {}, s.name), ` ${s.kind} v${s.version} · value ${num(s.value)}`, s.label ? ` · ${s.label}` : ''),
+        h(
+          'summary',
+          {},
+          s.error ? badge(false, KEPT_OUT[s.label] ?? (s.kind === 'judge' ? 'judge error' : 'error')) : badge(s.passed),
+          ' ',
+          h('strong', {}, s.name),
+          ` ${s.kind} v${s.version} · value ${num(s.value)}`,
+          s.label ? ` · ${s.label}` : '',
+          s.trusted === false ? [' ', h('span', { class: 'badge warn', title: 'This judge dimension (or one its score reads) disagrees with human labels: its calibration breaks a trust rule' }, 'untrusted')] : null,
+        ),
         s.error ? h('p', { class: 'error' }, s.error) : null,
         s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
         s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,
@@ -145,6 +154,8 @@ export async function traceView({ match, params }) {
     }
   })
 
+  const review = reviewControl(traceId, data.scores)
+
   const failed = data.scores.find((s) => !s.passed && !s.error)
   if (failed) queueMicrotask(() => highlight(citedSpans(failed)))
   // A span asked for in the address wins over the failed check's first cited span.
@@ -155,10 +166,38 @@ export async function traceView({ match, params }) {
   return h(
     'div',
     { class: 'trace' },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Trace ', h('span', { class: 'mono' }, traceId)), exportButton, status),
+    h('div', { class: 'toolbar' }, h('h1', {}, 'Trace ', h('span', { class: 'mono' }, traceId)), exportButton, status, review),
     h('p', { class: 'meta' }, `${plural(data.trace.spanCount, 'span')} · ${ms(total / 1e6)}${data.trace.complete ? '' : ' · incomplete'}`, session),
     h('div', { class: 'trace-layout' }, h('div', {}, tree, detail), h('div', {}, conversation, scores, feedback)),
   )
+}
+
+/**
+ * "Add to review queue": the trace into a rubric's queue (POST /api/review/queue), by default the
+ * rubric the judge scored it on. The rubrics come with the page's first click, not before.
+ */
+function reviewControl(traceId, scores) {
+  const judged = scores.find((s) => s.kind === 'judge' && s.rubric)?.rubric.split('@')[0]
+  const status = h('span', { class: 'status review-status', role: 'status' })
+  const picker = h('select', { name: 'review-rubric', hidden: true })
+  const button = h('button', {}, 'Add to review queue')
+  button.addEventListener('click', async () => {
+    const reviewer = reviewerName.get()
+    if (!reviewer) return status.replaceChildren(errorBox(new Error('Enter your reviewer name on the Review page first: it is recorded with what you add.')))
+    try {
+      if (picker.hidden) {
+        const { queues } = await get('/review/queues')
+        picker.replaceChildren(...queues.map((q) => h('option', { value: q.rubric, selected: q.rubric === (judged ?? queues[0]?.rubric) }, q.title)))
+        picker.hidden = false
+        if (!judged) return status.replaceChildren('Choose the rubric, then add.')
+      }
+      const r = await post('/review/queue', { rubric: picker.value, traceId, reviewer })
+      status.replaceChildren(r.added ? `Added to the ${r.rubric} review queue.` : `Not added: ${r.why}.`)
+    } catch (err) {
+      status.replaceChildren(errorBox(err))
+    }
+  })
+  return h('span', { class: 'review-add' }, picker, button, status)
 }
 
 function spanDetail(span) {

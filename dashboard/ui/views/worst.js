@@ -59,7 +59,13 @@ export async function worstView({ params, navigate }) {
       h('td', {}, t.failedChecks.map((c) => h('span', { class: 'badge fail' }, c)), t.judgeFailed.map((c) => h('span', { class: 'badge warn' }, c))),
       h('td', {}, `${num(t.checksFailed)}/${num(t.checks)}`),
       // judgeMean: the rubrics' weighted scores only; the dimensions' mean is a separate figure.
-      judgeOn && h('td', { title: t.judgeDimensionMean === null ? undefined : `dimensions' mean ${t.judgeDimensionMean.toFixed(2)}` }, t.judgeMean === null ? '–' : t.judgeMean.toFixed(2)),
+      judgeOn &&
+        h(
+          'td',
+          { title: t.judgeDimensionMean === null ? undefined : `dimensions' mean ${t.judgeDimensionMean.toFixed(2)}` },
+          t.judgeMean === null ? '–' : t.judgeMean.toFixed(2),
+          t.judgeUntrusted ? [' ', h('span', { class: 'badge warn', title: 'A judge dimension of this trace disagrees with human labels: its calibration breaks a trust rule' }, 'untrusted')] : null,
+        ),
       h('td', {}, ms(t.durationMs)),
     ),
   )
