@@ -136,7 +136,7 @@ test('a reviewer labels five traces from the keyboard, sees the judge\'s verdict
       await page.locator('.judge-verdict').nth(3).waitFor()
       assert.equal(await calibrationRow('groundedness').locator('td.labels').innerText(), '3')
     }
-    if (i < 5) assert.match(await calibrationRow('groundedness').innerText(), new RegExp(`untrusted[\\s\\S]*${i} labels judged, fewer than 5`))
+    if (i < 5) assert.match(await calibrationRow('groundedness').innerText(), new RegExp(`untrusted[\\s\\S]*${i} ${i === 1 ? 'label' : 'labels'} judged, fewer than 5`))
     labelled.push(traceId)
     if (i === 1) await page.screenshot({ path: join(artifacts, 'review-2-verdict.png'), fullPage: true })
     await page.keyboard.press('Enter')

@@ -58,7 +58,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 export function failedRules(judge: Agreement, judgeErrors: number, rules: CalibrationRules): FailedRule[] {
   const failed: FailedRule[] = []
   if (judge.n < rules.minLabels) {
-    failed.push({ rule: 'minLabels', message: `${judge.n} labels judged${judgeErrors ? ` (${judgeErrors} judge errors)` : ''}, fewer than ${rules.minLabels}` })
+    failed.push({ rule: 'minLabels', message: `${judge.n} ${judge.n === 1 ? 'label' : 'labels'} judged${judgeErrors ? ` (${judgeErrors} judge ${judgeErrors === 1 ? 'error' : 'errors'})` : ''}, fewer than ${rules.minLabels}` })
   }
   if (judge.withinOne < rules.threshold) failed.push({ rule: 'threshold', message: `within-one agreement ${pct(judge.withinOne)} under ${pct(rules.threshold)}` })
   if (judge.weightedKappa < rules.minKappa) failed.push({ rule: 'minKappa', message: `weighted kappa ${judge.weightedKappa.toFixed(3)} under ${rules.minKappa}` })
