@@ -10,6 +10,7 @@ import { envSchema, loadConfig } from '@sieve/core'
 import { loadChecksConfig, loadScorerOptions } from '@sieve/scorer'
 import { loadJudgeConfig } from '@sieve/judge'
 import { commands } from '../src/commands/index.js'
+import { prerequisite } from '@sieve/testkit'
 
 /*
  * deploy/helm/sieve: `helm lint` and `helm template`, then the rendered objects read back: kinds,
@@ -36,9 +37,7 @@ function runs(path: string): boolean {
 const helm = [process.env.HELM, join(root, '.cache/helm/bin/helm'), ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'helm'))]
   .filter((p): p is string => !!p)
   .find(runs)
-const needsHelm = helm
-  ? {}
-  : { skip: 'no helm binary found: set HELM, put helm on PATH, or run deploy/helm/tools/install-helm.sh (.ci/run does)' }
+const needsHelm = { skip: prerequisite(!helm && 'no helm binary found: set HELM, put helm on PATH, or run deploy/helm/tools/install-helm.sh (.ci/run does)') }
 
 type Values = Record<string, unknown>
 interface EnvVar {

@@ -1,3 +1,4 @@
+// test:http: this file also runs against a ClickHouse server's HTTP interface (SIEVE_TEST_STORAGE=http).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Storage, Span } from '@sieve/core'

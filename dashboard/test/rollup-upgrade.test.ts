@@ -1,3 +1,4 @@
+// test:http: this file also runs against a ClickHouse server's HTTP interface (SIEVE_TEST_STORAGE=http).
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs'

@@ -4,13 +4,14 @@ import { test } from 'node:test'
 import kafkajs from 'kafkajs'
 import { openKafkaTopicWriter } from '@sieve/queue'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
+import { prerequisite } from '@sieve/testkit'
 import { scenarios } from '@sieve/testkit/scenarios'
 import { kafkaScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '../src/index.js'
 
 // Runs against the broker `npm test` starts for the Kafka tests (KAFKA_BROKERS); there is no other.
 const brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? []
 
-test('scores produced to the scores topic, created at start, arrive keyed by trace, one message per score', { skip: brokers.length ? false : 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)' }, async () => {
+test('scores produced to the scores topic, created at start, arrive keyed by trace, one message per score', { skip: prerequisite(!brokers.length && 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)') }, async () => {
   const settings = uniqueKafkaSettings(brokers)
   const topic = settings.scoresTopic
   const kafka = new kafkajs.Kafka({ clientId: 'scores-test', brokers, logLevel: kafkajs.logLevel.NOTHING })

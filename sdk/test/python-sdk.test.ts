@@ -9,7 +9,7 @@ import { promisify } from 'node:util'
 import { readTrace } from '@sieve/core'
 import { GEN_AI, OTHER, SIEVE_ATTR } from '@sieve/protocol'
 import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
-import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
+import { callTools, prerequisite, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 /*
@@ -31,7 +31,7 @@ function noVenv(): string | false {
     return `${PYTHON} cannot make a virtual environment (apt-get install python3 python3-venv, or set SIEVE_TEST_PYTHON3)`
   }
 }
-const skip = noVenv()
+const skip = prerequisite(noVenv())
 
 /** The versions the repository's Python agents are tested with (testkit/agents/python/requirements.txt). */
 function pinned(...names: string[]): string[] {

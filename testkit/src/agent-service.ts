@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { prerequisite } from './prerequisite.js'
 
 export interface AgentService {
   url: string
@@ -12,11 +13,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /**
  * The Python that runs the agents in testkit/agents/python (a venv .ci/run fills from their
- * requirements.txt; SIEVE_TEST_PYTHON to use another), and why a test skips where it is absent.
+ * requirements.txt; SIEVE_TEST_PYTHON to use another), and why a test skips where it is absent (fails under CI).
  */
 export function pythonAgents(): { python: string; skip: string | false } {
   const python = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
-  const skip = existsSync(python) ? false : `no Python instrumentations at ${python} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt && .cache/python/bin/pip install --no-deps -r testkit/agents/python/requirements-nodeps.txt)`
+  const skip = prerequisite(existsSync(python) ? false : `no Python instrumentations at ${python} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt && .cache/python/bin/pip install --no-deps -r testkit/agents/python/requirements-nodeps.txt)`)
   return { python, skip }
 }
 

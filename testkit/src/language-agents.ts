@@ -3,12 +3,13 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { prerequisite } from './prerequisite.js'
 
 /*
  * Agents in other languages, traced by their own OpenTelemetry SDKs (testkit/agents/go, /java), for
  * tests of what real clients send. Each is built once into .cache/agents, under a hash of its
  * sources, from modules the Go proxy and Maven Central serve; a machine without the toolchain
- * skips its tests, saying what is missing. A build that fails is an error, never a skip.
+ * skips its tests, saying what is missing (under CI it fails them). A build that fails is an error, never a skip.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -44,7 +45,7 @@ function build(what: string, cwd: string, command: string, args: string[]): void
 
 /** testkit/agents/go: the OpenTelemetry Go SDK with its OTLP/HTTP exporter. */
 export function goAgent(): LanguageAgent {
-  const skip = missing('go', ['version']) && '`go` is not on PATH (the Go agent is built from the Go module proxy)'
+  const skip = prerequisite(missing('go', ['version']) && '`go` is not on PATH (the Go agent is built from the Go module proxy)')
   return {
     skip,
     command() {
@@ -62,7 +63,7 @@ export function goAgent(): LanguageAgent {
 
 /** testkit/agents/java: the OpenTelemetry Java SDK with its OTLP/HTTP exporter, on the JDK's java. */
 export function javaAgent(): LanguageAgent {
-  const skip = (missing('mvn', ['--version']) || missing('javac', ['-version'])) && 'no JDK and Maven (`javac`, `mvn`) on PATH for the Java agent'
+  const skip = prerequisite((missing('mvn', ['--version']) || missing('javac', ['-version'])) && 'no JDK and Maven (`javac`, `mvn`) on PATH for the Java agent')
   return {
     skip,
     command() {
