@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { envSchema } from '@sieve/core'
@@ -127,4 +128,13 @@ test('the export --bucket choices are the dataset buckets', () => {
   const bucket = commands.find((c) => c.name === 'export')!.options.bucket!
   assert.ok(bucket.type === 'string')
   assert.deepEqual(bucket.choices, BUCKETS)
+})
+
+test('the root README\'s configuration table names every setting --help describes, and no other', () => {
+  const readme = readFileSync(`${root}README.md`, 'utf8')
+  const table = readme.split('\n## Configuration\n')[1]?.split('\n## ')[0] ?? ''
+  const documented = new Set([...table.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!))
+  const settings = Object.keys(SETTINGS)
+  assert.deepEqual(settings.filter((name) => !documented.has(name)), [], 'settings missing from README.md#configuration')
+  assert.deepEqual([...documented].filter((name) => !settings.includes(name)), [], 'README.md#configuration names what is not a setting')
 })
