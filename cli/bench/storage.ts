@@ -104,7 +104,10 @@ const perCpuSecond = (count: number, seconds: number) => Math.round(count / seco
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']
 function bytes(b: number): string {
   let unit = 0
-  while (b >= 1024 && unit < UNITS.length - 1) (b /= 1024), unit++
+  while (b >= 1024 && unit < UNITS.length - 1) {
+    b /= 1024
+    unit++
+  }
   return `${b.toFixed(unit ? 1 : 0)} ${UNITS[unit]}`
 }
 

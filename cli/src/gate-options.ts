@@ -12,7 +12,7 @@ export function gateOptions(defaultRepeats: string, unit: string): Record<string
       type: 'string', value: 'n|auto', default: defaultRepeats,
       description: `runs per ${unit}, 1 to 100; auto: from 3, raised until a drop of --fail-threshold is detectable on every graded metric (80% power), within --max-repeats and --max-cost`,
     },
-    'max-repeats': { type: 'string', value: 'n', defaultText: '20', description: 'with --repeats auto: the most runs per ' + unit },
+    'max-repeats': { type: 'string', value: 'n', defaultText: '20', description: `with --repeats auto: the most runs per ${unit}` },
     'fail-threshold': { type: 'string', value: '0..1', defaultText: '0.1', description: 'a graded metric (pass rate, a check\'s pass rate, the scorecard, a judge score) fails on a drop past this from the baseline, when distinguishable from noise' },
     'warn-threshold': { type: 'string', value: '0..1', defaultText: '0.05', description: 'a drop past this warns (saying how many repeats would settle it when it is not yet distinguishable)' },
     significance: { type: 'string', value: 'level', defaultText: '0.05', description: 'one-sided level at which a drop is distinguishable from noise' },

@@ -72,7 +72,7 @@ test('an unchanged agent whose graded figures are noisy passes twice in a row ag
     assert.ok(lower.length > 0, `${name}: ${passRates(rerun.report)} against ${passRates(recorded.report)}`)
     assert.notDeepEqual(metric(rerun.report, 'generic.communication').delta.value, undefined)
     for (const name of ['pass rate', 'required_tools', 'generic', 'generic.communication']) assert.equal(metric(rerun.report, name).verdict, 'pass', name)
-    assert.match(rerun.summary, /\| prohibited_tools \| zero tolerance \| 0 of 20 failed \| 0 of 20 failed \(≤ 13\.9%\) \|  \|  \| pass \|/)
+    assert.match(rerun.summary, /\| prohibited_tools \| zero tolerance \| 0 of 20 failed \| 0 of 20 failed \(≤ 13\.9%\) \| {2}\| {2}\| pass \|/)
     assert.match(rerun.summary, /\| pass rate \| graded \| 0\.65 \| 0\.\d+ \| [+−]?[\d.]+ ± [\d.]+ \| [\d.]+ \| pass \|/)
   }
 })

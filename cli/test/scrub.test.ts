@@ -22,7 +22,7 @@ async function scrub(input: string, args: string[] = [], env: Record<string, str
 
 test('sieve scrub replaces personal data in every string of each JSONL line and keeps the order id', async () => {
   const line = { input: 'I am Jana Nováková, call +44 20 7946 0958', tool: { args: { email: 'jana@example.cz', order: 'ORD-123456' } } }
-  const { code, stdout } = await scrub(JSON.stringify(line) + '\n' + JSON.stringify({ note: 'mail jana@example.cz' }) + '\n')
+  const { code, stdout } = await scrub(`${JSON.stringify(line)}\n${JSON.stringify({ note: 'mail jana@example.cz' })}\n`)
   assert.equal(code, 0)
   const [first, second] = stdout.trim().split('\n').map((l) => JSON.parse(l))
   assert.deepEqual(first, { input: 'I am <PERSON_1>, call <PHONE_1>', tool: { args: { email: '<EMAIL_1>', order: 'ORD-123456' } } })

@@ -131,7 +131,8 @@ test(`collector, ingester, scorer and dashboard as separate processes over Kafka
   assert.deepEqual(new Set(worst.traces.map((t) => t.traceId)), new Set(traceIds.filter((_, i) => i % kinds.length === 0)))
 
   for (const [role, run] of Object.entries(roles)) {
-    const exited = run.child.exitCode !== null ? [run.child.exitCode] : (run.child.kill('SIGTERM'), await once(run.child, 'exit'))
+    if (run.child.exitCode === null) run.child.kill('SIGTERM')
+    const exited = run.child.exitCode !== null ? [run.child.exitCode] : await once(run.child, 'exit')
     assert.equal(exited[0], 0, `sieve ${role}:\n${run.output()}`)
   }
 })

@@ -60,7 +60,7 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
 
     const scored = await sieve(['score', '--trace', traceId, '--dry-run'])
     assert.equal(scored.code, 1, scored.out + scored.err)
-    assert.match(scored.out, /FAIL  prohibited_tools/)
+    assert.match(scored.out, /FAIL {2}prohibited_tools/)
     const checks = await sieve(['checks', '--agent', 'support'])
     assert.equal(checks.code, 0, checks.err)
     assert.match(checks.out, /prohibited_tools\s+v2\s+[0-9a-f]{16}\s+\{"tools":\[\{"name":"process_refund"\}\],"scope":"trace"\}/)

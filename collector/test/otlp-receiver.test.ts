@@ -104,7 +104,10 @@ test('acks only after the queue\'s storing consumer has handled the spans', asyn
   queue.next(() => new Promise<void>((resolve) => (release = resolve)))
   const batches = queue.batches
   let answered = false
-  const response = post(authed.url, JSON_TYPE, jsonRequest([validSpan(0)])).then((r) => ((answered = true), r))
+  const response = post(authed.url, JSON_TYPE, jsonRequest([validSpan(0)])).then((r) => {
+    answered = true
+    return r
+  })
   await queue.batchesSeen(batches + 1)
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
   assert.equal(answered, false, 'answered before publish resolved')

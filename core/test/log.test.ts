@@ -37,5 +37,5 @@ test('values of fields named like secrets never reach a line; errors become thei
 test('text lines for a terminal: time, level, message, then key=value', () => {
   const { lines, log } = capture({ json: false })
   log.warn('queue full', { project: 'shop', spans: 12, reason: 'two words' })
-  assert.match(lines[0]!, /^\S+ warn  queue full project=shop spans=12 reason="two words"$/)
+  assert.match(lines[0]!, /^\S+ warn {2}queue full project=shop spans=12 reason="two words"$/)
 })

@@ -152,7 +152,7 @@ const PATH_METHODS: readonly [RegExp, string[]][] = [...new Set(ROUTES.map((r) =
  */
 export function allowedMethods(path: string): string[] | undefined {
   const methods = PATH_METHODS.find(([pattern]) => pattern.test(path))?.[1]
-  return methods && methods.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))
+  return methods?.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))
 }
 
 function parameters(route: RouteDoc): JsonSchema[] {

@@ -161,6 +161,7 @@ export const sessionIdParam = z
   .string()
   .min(1, 'a session id is not empty')
   .max(512, 'a session id is at most 512 characters')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'a session id holds no control characters')
 
 export const exportBody = z

@@ -20,6 +20,6 @@ console.log(`overall  precision ${pct(result.precision)}  recall ${pct(result.re
 console.log(`false positives on kept types: ${JSON.stringify(result.falsePositivesOnKept)}`)
 console.log('Presidio on the same file: precision 0.685 / recall 0.603 (default), 0.870 / 0.839 (transformer model)')
 if (verbose) {
-  console.log('\nmissed:\n' + result.missedExamples.join('\n'))
-  console.log('\nfalse positives:\n' + result.falsePositiveExamples.join('\n'))
+  console.log(`\nmissed:\n${result.missedExamples.join('\n')}`)
+  console.log(`\nfalse positives:\n${result.falsePositiveExamples.join('\n')}`)
 }

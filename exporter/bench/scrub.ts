@@ -15,7 +15,7 @@ const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify(benchExample
 /** As the scrubber meets them: parsed from JSON (flat strings, where the text built above is ropes). */
 const examples = lines.map((l) => JSON.parse(l) as ReturnType<typeof benchExample>)
 const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0)
-const jsonl = lines.join('\n') + '\n'
+const jsonl = `${lines.join('\n')}\n`
 /** The examples in the batches `sieve scrub` reads them in: lines up to BATCH_CHARS together. */
 const batches: (typeof examples)[] = [[]]
 for (let i = 0, chars = 0; i < examples.length; i++) {

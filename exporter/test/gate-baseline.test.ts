@@ -97,7 +97,7 @@ test('a baseline written before per-run outcomes were kept is read: compared on 
     expected: { checks: { prohibited_tools: { tools: ['process_refund'] } } }, observed: { output: 'Refunded.', toolCalls: [] }, bucket: 'typical', tags: [],
     source: { traceId: 'a'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: 'v12', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' }, scores: [], reviewBy: '2026-04-15',
   })
-  writeFileSync(dataset, ['ex_00000000000000f1', 'ex_00000000000000f2', 'ex_00000000000000f3'].map((id) => JSON.stringify(example(id))).join('\n') + '\n')
+  writeFileSync(dataset, `${['ex_00000000000000f1', 'ex_00000000000000f2', 'ex_00000000000000f3'].map((id) => JSON.stringify(example(id))).join('\n')}\n`)
   const path = join(dir, 'legacy-baseline.json')
   const figures = { mean: 1, passRate: 1 }
   writeFileSync(path, JSON.stringify({ entries: { 'old|gpt-4o-mini-2024-07-18': { datasetVersion: 'old', model: 'gpt-4o-mini-2024-07-18', createdAt: '2025-12-01T00:00:00.000Z', overall: figures, examples: { ex_00000000000000f1: figures, ex_00000000000000f2: figures, ex_00000000000000f3: { mean: 1, passRate: 0.5 } } } } }))

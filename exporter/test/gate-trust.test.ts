@@ -35,7 +35,7 @@ const refundRule = { checks: { prohibited_tools: { tools: ['process_refund'] } }
 
 function dataset(name: string, ...examples: object[]): string {
   const path = join(dir, name)
-  writeFileSync(path, examples.map((e) => JSON.stringify(e)).join('\n') + '\n')
+  writeFileSync(path, `${examples.map((e) => JSON.stringify(e)).join('\n')}\n`)
   return path
 }
 

@@ -80,7 +80,7 @@ test('a stream larger than one batch keeps every line, in order, each JSONL line
   const output = sink()
   const done = scrubStream(createScrubber(), input, output.stream)
   // In chunks that end mid-line, some read together, some after a pause.
-  const text = lines.join('\n') + '\n'
+  const text = `${lines.join('\n')}\n`
   for (let at = 0; at < text.length; at += 70_001) {
     input.write(text.slice(at, at + 70_001))
     if (at % 3 === 0) await sleep(30)
@@ -114,6 +114,6 @@ test('a JSONL line nested past the limit is named and left out, the lines around
   assert.deepEqual(report.problems, ['line 1: nested deeper than 256 levels'])
   const lines = out.text().trim().split('\n')
   assert.equal(lines.length, 2)
-  assert.ok(lines[0]!.endsWith('"<EMAIL_1>"' + '}'.repeat(256)))
+  assert.ok(lines[0]!.endsWith(`"<EMAIL_1>"${'}'.repeat(256)}`))
   assert.equal(lines[1], '{"a":"<EMAIL_1>"}')
 })

@@ -119,10 +119,16 @@ export class JudgeThread implements JudgeRunner {
 
   private receive(worker: Worker, m: WorkerMessage): void {
     if (m.type === 'ready') return
-    if (m.type === 'inc') return this.metrics.inc(m.name, m.labels, m.by)
+    if (m.type === 'inc') {
+      this.metrics.inc(m.name, m.labels, m.by)
+      return
+    }
     const job = this.inProgress.get(m.id)
     if (!job) return
-    if (m.type === 'spend') return job.onSpend(m.usd)
+    if (m.type === 'spend') {
+      job.onSpend(m.usd)
+      return
+    }
     this.inProgress.delete(m.id)
     if (this.inProgress.size === 0) worker.unref()
     if (m.type === 'done') job.resolve(m.result)

@@ -42,7 +42,7 @@ export class VerdictRecorder {
 
   async run(job: Job): Promise<void> {
     const { runner, ledger, metrics, log } = this.deps
-    let judged
+    let judged: Awaited<ReturnType<typeof runner.judge>>
     try {
       judged = await runner.judge(job, (usd) => ledger.addSpend(job.slice, usd))
     } catch (err) {

@@ -7,7 +7,7 @@ import {
   calibrationRecords,
   formatCalibration,
   JudgeClient,
-  JudgeError,
+  type JudgeError,
   JudgeMetrics,
   labelsFromAnnotations,
   loadJudgeConfig,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isPinnedModel, JudgeError, loadJudgeConfig } from '../src/index.js'
+import { isPinnedModel, type JudgeError, loadJudgeConfig } from '../src/index.js'
 import { loadConfig } from '@sieve/core'
 
 const judge = (model: string, allowModelAlias = false) => ({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k', model, allowModelAlias })

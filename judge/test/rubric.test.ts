@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { BUILTIN_RUBRICS_DIR, JudgeError, loadRubricDir, normalizeLevel, parseRubric } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, type JudgeError, loadRubricDir, normalizeLevel, parseRubric } from '../src/index.js'
 
 test('the shipped rubrics load with their dimensions, weights and thresholds', () => {
   const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)

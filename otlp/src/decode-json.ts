@@ -120,7 +120,7 @@ function enumName<T extends string>(names: readonly T[], value: string | number 
 /** `depth`: how many arrays and key-value lists enclose these attributes' values. */
 export function attributesOf(list: KeyValueJson[] | undefined, depth = 0): Attributes {
   const out: Attributes = {}
-  if (list) for (const kv of list) setAttribute(out, wellFormed(kv.key), valueOf(kv.value, depth))
+  if (list) for (const kv of list) setAttribute(out, wellFormed(kv.key), anyValueOf(kv.value, depth))
   return out
 }
 
@@ -141,7 +141,7 @@ function nestedDepth(depth: number): number {
  * Mirrors the protobuf decoder: exact ints (string beyond 2^53), bytes as base64, empty as null,
  * NaN and the infinities by name (as OTLP/JSON writes them: JSON has no number for them).
  */
-export function valueOf(v: AnyValueJson | undefined, depth: number): AttributeValue {
+export function anyValueOf(v: AnyValueJson | undefined, depth: number): AttributeValue {
   if (v === undefined) return null
   if (v.stringValue !== undefined) return wellFormed(v.stringValue)
   if (v.boolValue !== undefined) return v.boolValue
@@ -153,7 +153,7 @@ export function valueOf(v: AnyValueJson | undefined, depth: number): AttributeVa
   if (v.doubleValue !== undefined) return v.doubleValue
   if (v.arrayValue !== undefined) {
     const inner = nestedDepth(depth)
-    return (v.arrayValue.values ?? []).map((item) => valueOf(nested(anyValueSchema, item), inner))
+    return (v.arrayValue.values ?? []).map((item) => anyValueOf(nested(anyValueSchema, item), inner))
   }
   if (v.kvlistValue !== undefined) {
     const inner = nestedDepth(depth)

@@ -1,6 +1,6 @@
 import { setAttribute, wellFormed, type AttributeValue, type Attributes, type SpanLogEvent } from '@sieve/core'
 import { RequestAccount } from './decoded-request.js'
-import { attributesOf, describe, FieldError, hexId, nanos, valueOf } from './decode-json.js'
+import { attributesOf, describe, FieldError, hexId, nanos, anyValueOf } from './decode-json.js'
 import { readAnyValue, readKeyValue } from './decode-protobuf.js'
 import type { OtlpFormat } from './encode-response.js'
 import { OtlpDecodeError } from './otlp-error.js'
@@ -166,7 +166,7 @@ function walkJson(body: Buffer, keep: (where: string, record: RawRecord | string
             traceId: hexId(l.traceId, 'trace id'),
             spanId: hexId(l.spanId, 'span id'),
             attributes: attributesOf(l.attributes),
-            body: l.body === undefined ? undefined : valueOf(l.body, 0),
+            body: l.body === undefined ? undefined : anyValueOf(l.body, 0),
             droppedAttributesCount: l.droppedAttributesCount ?? 0,
           })
         } catch (err) {

@@ -1,4 +1,5 @@
-import kafkajs, { type Producer } from 'kafkajs'
+import type kafkajs from 'kafkajs'
+import type { Producer } from 'kafkajs'
 import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '@sieve/otlp'
 import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'

@@ -107,7 +107,7 @@ export class KafkaSubscription implements Subscription {
       this.metrics.kafkaDeadLetters.inc({ group }, poison.length)
       if (spans.length) await this.whileBeating(heartbeat, this.coalescer.add(spans))
       handled = spans.length + poison.length
-    } catch (err) {
+    } catch (_err) {
       this.metrics.kafkaBatchFailures.inc({ group })
       const backoff = this.backoff.get(partition) ?? new Backoff({ baseMs: this.settings.minBackoffMs, maxMs: this.settings.maxBackoffMs })
       this.backoff.set(partition, backoff)

@@ -95,6 +95,7 @@ test('N traces sent become N traces scored, each check stored once with its eval
   assert.equal(row.config_hash, checks.profileFor('support', '').checks.find((c) => c.check.name === 'prohibited_tools')!.configHash)
   assert.equal(row.service_name, 'support')
   assert.equal(row.model, 'gpt-4o-mini-2024-07-18')
+  // biome-ignore lint/complexity/useMathMinMax: the times are BigInts, which Math.min does not take
   const firstStart = sent[0]!.map((s) => BigInt(s.startTimeUnixNano)).reduce((a, b) => (a < b ? a : b))
   assert.equal(String(row.start), firstStart.toString())
 

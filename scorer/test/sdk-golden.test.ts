@@ -37,7 +37,7 @@ async function scoredRun(broken: boolean): Promise<{ score: TraceScore; refundSp
   const traceId = run.turns[0]!.traceId
   // The ingester stores asynchronously after the collector acknowledged the export.
   let trace = await readTrace(sieve.storage, 'default', traceId)
-  for (let i = 0; i < 100 && (!trace || !trace.complete); i++) {
+  for (let i = 0; i < 100 && (!trace?.complete); i++) {
     await new Promise((r) => setTimeout(r, 50))
     trace = await readTrace(sieve.storage, 'default', traceId)
   }

@@ -103,10 +103,11 @@ function bounded(work: Promise<unknown>, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms)
     timer.unref?.()
-    work.then(
-      () => (clearTimeout(timer), resolve()),
-      () => (clearTimeout(timer), resolve()),
-    )
+    const settle = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    work.then(settle, settle)
   })
 }
 

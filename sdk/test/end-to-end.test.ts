@@ -138,7 +138,10 @@ describe('traces from the SDK read back from a running Sieve', () => {
       const { traceId } = await supportTurn({ input: 'I am ann@example.com' })
       const trace = await readTrace(traceId)
       const all: Node[] = []
-      const walk = (n: Node) => (all.push(n), n.children.forEach(walk))
+      const walk = (n: Node): void => {
+        all.push(n)
+        for (const child of n.children) walk(child)
+      }
       trace.roots.forEach(walk)
       assert.equal(all.length, 5)
       assert.doesNotMatch(JSON.stringify(all), /ann@example\.com/)

@@ -15,7 +15,10 @@ test('requests served at once, each flushing before it answers, lose no span to 
   const collector = createServer((req, res) => {
     most = Math.max(most, ++inFlight)
     req.resume()
-    req.on('end', () => setTimeout(() => (inFlight--, res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()), 30))
+    req.on('end', () => setTimeout(() => {
+      inFlight--
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
+    }, 30))
   })
   await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
   try {

@@ -30,7 +30,11 @@ async function brokenCollector(mode: { hang: true } | { status: number; retryAft
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts: () => ({ received, answered }),
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 

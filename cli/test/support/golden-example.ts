@@ -24,6 +24,6 @@ export function refundExample(id: string, bucket: string, scores: object[] = [{ 
 /** Writes examples as a JSONL dataset in `dir`; returns its path. */
 export function writeDataset(dir: string, name: string, ...examples: object[]): string {
   const path = join(dir, name)
-  writeFileSync(path, examples.map((e) => JSON.stringify(e)).join('\n') + '\n')
+  writeFileSync(path, `${examples.map((e) => JSON.stringify(e)).join('\n')}\n`)
   return path
 }

@@ -40,7 +40,7 @@ function toolInput(value: unknown): Pick<SchemeToolCall, 'arguments' | 'callId'>
 /** A tool's output as written: `{output: <LangChain ToolMessage>}` is the message's content. */
 function toolOutput(value: unknown): Pick<SchemeToolCall, 'result' | 'callId' | 'error'> {
   const message = asObject(asObject(asObject(parseJsonValue(value))?.output)?.kwargs)
-  if (!message || message.type !== 'tool') return { result: value }
+  if (message?.type !== 'tool') return { result: value }
   const callId = message.tool_call_id
   return { result: message.content, ...(typeof callId === 'string' ? { callId } : {}), ...(message.status === 'error' ? { error: String(message.content ?? 'error') } : {}) }
 }

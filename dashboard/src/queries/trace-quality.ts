@@ -86,7 +86,7 @@ export async function traceQuality(client: Storage, projectId: string, traceId: 
       sampleReason: s(r.sample_reason),
       error: s(r.error),
       costUsd: n(r.cost_usd),
-      createdAt: s(r.created).replace(' ', 'T') + 'Z',
+      createdAt: `${s(r.created).replace(' ', 'T')}Z`,
       trusted: r.kind === 'judge' ? figureTrust(s(r.scorer_name), trust) : null,
     })),
     feedback: feedback.map((r) => ({
@@ -96,7 +96,7 @@ export async function traceQuality(client: Storage, projectId: string, traceId: 
       comment: s(r.comment),
       source: s(r.source),
       userId: s(r.user_id),
-      createdAt: s(r.created).replace(' ', 'T') + 'Z',
+      createdAt: `${s(r.created).replace(' ', 'T')}Z`,
     })),
   }
 }

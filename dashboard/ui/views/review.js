@@ -1,4 +1,4 @@
-import { get, getText, post, reviewerName } from '../api.js'
+import { get, getText, reviewerName } from '../api.js'
 import { errorBox, h, plural } from '../dom.js'
 import { calibrationPanel } from './calibration.js'
 import { conversationPanel } from './conversation.js'

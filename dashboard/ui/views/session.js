@@ -14,7 +14,7 @@ export async function sessionView({ match, navigate }) {
       'tr',
       { 'data-trace': t.traceId },
       h('td', {}, `${i + 1}`),
-      h('td', {}, h('a', { href: `#/trace/${t.traceId}`, class: 'mono' }, t.traceId.slice(0, 12) + '…')),
+      h('td', {}, h('a', { href: `#/trace/${t.traceId}`, class: 'mono' }, `${t.traceId.slice(0, 12)}…`)),
       h('td', {}, when(t.startTime)),
       h('td', {}, t.rootName, t.complete ? '' : h('span', { class: 'meta' }, ' (incomplete)')),
       h('td', {}, ms(t.durationMs)),

@@ -49,7 +49,9 @@ export async function traceView({ match, params }) {
   const traceId = match[1].toLowerCase()
   const data = await get(`/traces/${traceId}`)
   const rows = flatten(data.trace.roots)
+  // biome-ignore lint/complexity/useMathMinMax: the times are BigInts, which Math.min does not take
   const t0 = rows.reduce((m, r) => (nanos(r.span.startTimeUnixNano) < m ? nanos(r.span.startTimeUnixNano) : m), nanos(rows[0].span.startTimeUnixNano))
+  // biome-ignore lint/complexity/useMathMinMax: the times are BigInts, which Math.min does not take
   const t1 = rows.reduce((m, r) => (nanos(r.span.endTimeUnixNano) > m ? nanos(r.span.endTimeUnixNano) : m), 0n)
   const total = Number(t1 - t0) || 1
 

@@ -40,7 +40,10 @@ export async function worstView({ params, navigate }) {
 
   const filterForm = h(
     'form',
-    { class: 'filters', onsubmit: (e) => (e.preventDefault(), go(Object.fromEntries(new FormData(e.target)))) },
+    { class: 'filters', onsubmit: (e) => {
+        e.preventDefault()
+        go(Object.fromEntries(new FormData(e.target)))
+      } },
     FILTERS.map((f) => h('label', {}, f.replace('_', ' '), h('input', { name: f, value: filters[f] ?? '', size: 14 }))),
     judgeOn && h('label', {}, 'sort', h('select', { name: 'sort' }, h('option', { value: 'checks', selected: sort === 'checks' }, 'failed checks'), h('option', { value: 'judge', selected: sort === 'judge' }, 'judge score'))),
     h('button', { type: 'submit' }, 'Apply'),
@@ -51,7 +54,7 @@ export async function worstView({ params, navigate }) {
       'tr',
       { 'data-trace': t.traceId },
       h('td', {}, h('input', { type: 'checkbox', 'aria-label': `select ${t.traceId}`, onchange: (e) => toggle(t.traceId, e.target.checked) })),
-      h('td', {}, h('a', { href: `#/trace/${t.traceId}`, class: 'mono' }, t.traceId.slice(0, 12) + '…')),
+      h('td', {}, h('a', { href: `#/trace/${t.traceId}`, class: 'mono' }, `${t.traceId.slice(0, 12)}…`)),
       h('td', {}, when(t.startTime)),
       h('td', {}, t.rootName),
       h('td', {}, t.agentVersion),

@@ -1,4 +1,4 @@
-import type { Clusters, Scale } from './error-bars.js'
+import type { Scale } from './error-bars.js'
 import type { RunOutcome } from './run-outcome.js'
 
 /**

@@ -11,7 +11,7 @@ export interface AgentRun {
 const STDERR_KEPT = 8000
 
 /** Lines of a crash report that say nothing of why: stack frames, Node's version, an error object's fields, braces. */
-const NOISE = /^\s+at |^Node\.js v\d|^\s+\w+: ['"\d\[{]|^\s*[{}]\s*$|^\s*\^+\s*$/
+const NOISE = /^\s+at |^Node\.js v\d|^\s+\w+: ['"\d[{]|^\s*[{}]\s*$|^\s*\^+\s*$/
 /** An error's own line (`TypeError: ...`, `Error [ERR_...]: ...`), else any line saying something failed. */
 const ERROR_LINE = /^\w*Error\b/
 const SAYS_WHY = /error|denied|not found|no such|cannot|not executable|refused|unexpected/i

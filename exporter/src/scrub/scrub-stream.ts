@@ -80,8 +80,8 @@ export async function scrubStream(scrubber: Scrubber, input: Readable, output: W
     let v = 0
     let t = 0
     for (const kind of kinds) {
-      if (kind === 'json') out += JSON.stringify(scrubbedValues[v++]) + '\n'
-      else if (kind === 'text') out += scrubbedTexts[t++] + '\n'
+      if (kind === 'json') out += `${JSON.stringify(scrubbedValues[v++])}\n`
+      else if (kind === 'text') out += `${scrubbedTexts[t++]}\n`
     }
     if (out && !output.write(out)) await new Promise((resolve) => output.once('drain', resolve))
   }
