@@ -18,7 +18,7 @@ const MAX_LINES = 200
  * Known failures in files being rewritten on other branches, to be emptied once those land:
  * `exporter/` is being split into `dataset/` and `replay/`, with their own READMEs.
  */
-const PENDING_SPLIT_OVER_CAP = new Set(['exporter/README.md', 'collector/README.md', 'deploy/README.md', 'scorer/README.md', 'dashboard/README.md', 'testkit/README.md', 'cli/README.md'])
+const PENDING_SPLIT_OVER_CAP = new Set(['exporter/README.md', 'deploy/README.md', 'scorer/README.md', 'dashboard/README.md', 'testkit/README.md', 'cli/README.md'])
 const PENDING_SPLIT_STALE_PATHS = new Set<string>([
   'exporter/README.md: detectors/index.ts',
   'dashboard/README.md: provisioning/datasources/sieve.yaml',
@@ -28,8 +28,9 @@ const PENDING_SPLIT_STALE_PATHS = new Set<string>([
 ])
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
+/** The repository's files, new ones not yet committed included. */
 const tracked = (...patterns: string[]) =>
-  execFileSync('git', ['ls-files', '--', ...patterns], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean)
+  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...patterns], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean)
 
 /** The READMEs held to the cap: the root one, ARCHITECTURE.md, and each workspace's, deploy's and migrations'. */
 function cappedDocs(): string[] {
@@ -45,7 +46,7 @@ test('every part README, the root README and ARCHITECTURE.md are at most 200 lin
   assert.deepEqual(over, [], `over ${MAX_LINES} lines`)
 })
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes; repeats get -1, -2 ... */
+/** GitHub's anchors: a heading's (lower case, punctuation dropped, spaces to dashes; repeats get -1, -2 ...) and HTML ones. */
 function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>()
   const out = new Set<string>()
@@ -60,6 +61,8 @@ function anchors(markdown: string): Set<string> {
     seen.set(slug, n + 1)
     out.add(n ? `${slug}-${n}` : slug)
   }
+  // An anchor kept for old links where a section became a table row: <a id="kafka-ingest-benchmark"></a>.
+  for (const [, id] of markdown.matchAll(/<a (?:id|name)="([^"]+)"/g)) out.add(id!)
   return out
 }
 
