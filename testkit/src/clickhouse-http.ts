@@ -15,7 +15,7 @@ import zlib from 'node:zlib'
  * is executed by chDB, the ClickHouse engine Sieve embeds, on a data directory of its own; what the
  * engine answers (rows, errors, types, formats) is the real engine's. What this module does is what a
  * server's HTTP handler does around the engine, for the subset `@clickhouse/client` uses (see
- * testkit/README.md, "A ClickHouse HTTP stand-in", for what is and is not implemented).
+ * testkit/DESIGN.md, "What it implements", for what is and is not implemented).
  */
 
 type ChdbModule = typeof import('chdb')
