@@ -11,7 +11,7 @@
 #                            module and build caches make a rebuild quick.
 #
 # Does nothing when .cache/helm/bin/helm already answers `helm version`. Timings measured here are in
-# deploy/README.md ("helm lint and helm template in CI").
+# deploy/DESIGN.md ("helm lint and helm template in CI").
 set -euo pipefail
 
 HELM_VERSION=v3.21.4
