@@ -6,7 +6,8 @@
  * is what a hand-written instrumentation does: startActiveSpan, the attributes set by hand, content
  * serialized at call time. The SDK measured is the published build (dist/), built by the script.
  *
- * Time: median µs per operation over rounds. Allocation: heap growth per operation with young-
+ * Time: median µs of this process's CPU (user + system, all threads: GC helpers included) per
+ * operation over rounds, so that other processes on a shared machine do not count. Allocation: heap growth per operation with young-
  * generation GC kept out of the way (large semi-space, --expose-gc), an estimate of bytes allocated.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api'
@@ -100,11 +101,11 @@ async function measure(fn: () => Promise<unknown>): Promise<{ us: number; bytes:
   await bareProvider.forceFlush()
   gc!()
   const heapBefore = process.memoryUsage().heapUsed
-  const start = process.hrtime.bigint()
+  const start = process.cpuUsage()
   for (let i = 0; i < OPS; i++) await fn()
-  const ns = Number(process.hrtime.bigint() - start)
+  const used = process.cpuUsage(start)
   const bytes = process.memoryUsage().heapUsed - heapBefore
-  return { us: ns / OPS / 1000, bytes: bytes / OPS }
+  return { us: (used.user + used.system) / OPS, bytes: bytes / OPS }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -123,7 +124,7 @@ await traceAgent('bench', async () => {
 })
 
 const row = (name: string) => ({ us: median(samples[name]!.us), bytes: median(samples[name]!.bytes) })
-console.log(`@sieve/sdk overhead (${ROUNDS} interleaved rounds × ${OPS} ops, medians; content capture on; SDK from ${import.meta.resolve('@sieve/sdk').replace(/^.*\/sdk\//, 'sdk/')})\n`)
+console.log(`@sieve/sdk overhead (${ROUNDS} interleaved rounds × ${OPS} ops, medians of CPU µs per op; content capture on; SDK from ${import.meta.resolve('@sieve/sdk').replace(/^.*\/sdk\//, 'sdk/')})\n`)
 console.log('case                               µs/op    bytes/op')
 for (const name of Object.keys(cases)) {
   const r = row(name)
