@@ -100,8 +100,13 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   await page.setViewportSize({ width: 1400, height: 420 })
   await refund.scrollIntoViewIfNeeded()
   for (const name of ['check_order_status', 'lookup_customer_history']) await page.locator('.conversation .turn-tool summary', { hasText: name }).click()
-  const box = (await refund.boundingBox())!
-  assert.ok(box.y >= 0 && box.y < 420, `the cited call is still in view (top at ${box.y} of 420)`)
+  // The browser fires `toggle` in a task after the click: give the page a moment to bring the call back.
+  let top = (await refund.boundingBox())!.y
+  for (let waited = 0; !(top >= 0 && top < 420) && waited < 2000; waited += 50) {
+    await page.waitForTimeout(50)
+    top = (await refund.boundingBox())!.y
+  }
+  assert.ok(top >= 0 && top < 420, `the cited call is still in view (top at ${top} of 420)`)
   await page.setViewportSize({ width: 1400, height: 1000 })
   assert.match(await page.locator('.feedback').innerText(), /refunded an order outside the window/)
   await page.screenshot({ path: join(artifacts, '3-trace.png'), fullPage: true })

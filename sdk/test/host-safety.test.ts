@@ -132,9 +132,11 @@ describe('the SDK never harms the host', () => {
     const collector = await brokenCollector({ status: 200 })
     const probe = probePoolingWindow()
     try {
-      const answers = await tracedTurns({ endpoint: collector.url }, 2)
+      // A generous export timeout: on a loaded machine the 1 s default of these tests can end the
+      // export before its response, and then there is no pooling window to probe.
+      const answers = await tracedTurns({ endpoint: collector.url, exportTimeoutMillis: 10_000 }, 2)
       assert.deepEqual(answers, Array(2).fill('Store credit issued.'))
-      await flush()
+      for (let waited = 0; exportStats().exported === 0 && waited < 10_000; waited += 50) await flush(50)
       assert.ok(probe.raised() >= 1, 'no export reached the collector')
       assert.deepEqual(probe.escaped, [])
       assert.ok(exportStats().exported > 0, JSON.stringify(exportStats()))
