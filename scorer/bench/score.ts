@@ -5,13 +5,16 @@ import { InProcessQueue } from '@sieve/queue'
 import { createStorage, migrate, type Span, type Trace } from '@sieve/core'
 import { median, processCpuSeconds } from '@sieve/testkit'
 import { supportTrace } from '@sieve/testkit/bench'
-import { clickhouseScoreSink, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
+import { clickhouseScoreSink, DEFAULT_CHECKS, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords, traceView } from '../src/index.js'
 
 /*
  * 1. Checks throughput on one core: assembled 20-span traces through every default check (plus
  *    score records), against a baseline measured in the same run: JSON.parse of the same traces'
  *    content attributes, the least any content check must do. Target: >= 5,000 traces/s.
- * 2. Freshness under load: traces published into the embedded queue at BENCH_RATE traces/s for
+ * 2. Each check's CPU per trace as the system prompt grows (1, 8, 32 KB, a prompt of its own per
+ *    trace, so no per-prompt cache helps): a check whose cost grows with the prompt faster than the
+ *    reading of it shows here first.
+ * 3. Freshness under load: traces published into the embedded queue at BENCH_RATE traces/s for
  *    BENCH_SECONDS, scored and stored in chDB; latency from each trace's last span end to its
  *    scores stored. Target: p99 <= quiet period + 2 s.
  * Run: npm run bench:score
@@ -68,6 +71,31 @@ const row = (name: string, rate: number) =>
 row('JSON.parse of content only (baseline)', baseline)
 row('all default checks', checksOnly)
 row('all default checks + score records', withRecords)
+
+// --- each check by system prompt size -------------------------------------------------------
+const SIZES_KB = [1, 8, 32]
+const PER_SIZE = 300
+const cpuMicros = new Map<string, number[]>()
+for (const kb of SIZES_KB) {
+  const traces: Trace[] = Array.from({ length: PER_SIZE }, () => {
+    const spans = supportTrace('bench', Date.now(), { systemPromptChars: kb * 1024 })
+    return { projectId: 'bench', traceId: spans[0]!.traceId, spans, complete: true }
+  })
+  for (const t of traces) traceView(t) // the view is shared by every check: built before any is timed
+  for (const check of DEFAULT_CHECKS) {
+    const params = check.params.parse({})
+    const runs: number[] = []
+    for (let run = 0; run < RUNS + 2; run++) {
+      const start = processCpuSeconds()
+      for (const t of traces) check.run(t, params)
+      if (run > 1) runs.push(((processCpuSeconds() - start) / PER_SIZE) * 1e6)
+    }
+    cpuMicros.set(check.name, [...(cpuMicros.get(check.name) ?? []), median(runs)])
+  }
+}
+console.log(`\neach check, CPU µs per trace (one core) by system prompt size, a prompt of its own per trace; median of ${RUNS} runs of ${PER_SIZE} traces`)
+console.log(`  ${'check'.padEnd(24)} ${SIZES_KB.map((kb) => `${kb} KB`.padStart(9)).join(' ')}`)
+for (const [name, micros] of cpuMicros) console.log(`  ${name.padEnd(24)} ${micros.map((us) => us.toFixed(1).padStart(9)).join(' ')}`)
 
 // --- freshness under load -------------------------------------------------------------------
 const dir = mkdtempSync(join(tmpdir(), 'sieve-bench-score-'))

@@ -19,7 +19,28 @@ const TOOLS = JSON.stringify([
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex')
 
-export function supportTrace(projectId: string, endMs: number): Span[] {
+const PROSE = SYSTEM.toLowerCase().match(/[a-z']+/g)!
+
+export interface SupportTraceOptions {
+  /**
+   * A system prompt of about this many characters, its own to this trace (sentences of the default
+   * prompt's words in a shuffled order), as agents whose prompts embed per-customer context send.
+   * Without it every trace shares one 1.4 KB prompt.
+   */
+  systemPromptChars?: number
+}
+
+function promptOf(chars: number): string {
+  const words: string[] = []
+  for (let length = 0; length < chars; length += words.at(-1)!.length + 1) {
+    words.push(PROSE[Math.floor(Math.random() * PROSE.length)]!)
+    if (words.length % 12 === 0) words[words.length - 1] += '.'
+  }
+  return words.join(' ')
+}
+
+export function supportTrace(projectId: string, endMs: number, options: SupportTraceOptions = {}): Span[] {
+  const system = JSON.stringify([{ type: 'text', content: options.systemPromptChars ? promptOf(options.systemPromptChars) : SYSTEM }])
   const traceId = hex(16)
   const rootId = hex(8)
   const startNs = BigInt(endMs - 9000) * 1_000_000n
@@ -54,7 +75,7 @@ export function supportTrace(projectId: string, endMs: number): Span[] {
     base('chat gpt-4o-mini', 'CLIENT', rootId, 700, {
       'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini-2024-07-18',
       'gen_ai.response.model': 'gpt-4o-mini-2024-07-18', 'gen_ai.usage.input_tokens': 900 + history.length * 120, 'gen_ai.usage.output_tokens': 80,
-      'gen_ai.response.finish_reasons': [finish], 'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: SYSTEM }]),
+      'gen_ai.response.finish_reasons': [finish], 'gen_ai.system_instructions': system,
       'gen_ai.tool.definitions': TOOLS, 'gen_ai.input.messages': JSON.stringify(history),
       'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: output, finish_reason: finish }]),
     })
