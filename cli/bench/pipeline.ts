@@ -37,6 +37,8 @@ interface Load {
   promptBytes: number
   spansPerRequest: number
   senders: number
+  /** Each trace a system prompt of its own (`promptBytes`), every request built apart; otherwise one request copied with fresh ids. */
+  ownPrompts?: boolean
 }
 
 const LOADS: Load[] = [
@@ -44,6 +46,7 @@ const LOADS: Load[] = [
   { name: '1kb-500x16', promptBytes: 1_000, spansPerRequest: 500, senders: 16 },
   { name: '1kb-100x1', promptBytes: 1_000, spansPerRequest: 100, senders: 1 },
   { name: '8kb-100x16', promptBytes: 8_000, spansPerRequest: 100, senders: 16 },
+  { name: '8kb-own-100x16', promptBytes: 8_000, spansPerRequest: 100, senders: 16, ownPrompts: true },
 ]
 
 /** Source files by stage, first match wins; self time elsewhere is `other JS`. */
@@ -183,15 +186,18 @@ async function measure(load: Load): Promise<Measured> {
   writeFileSync(configFile, 'scorer:\n  quietPeriodMs: 500\n')
   const up = await startSieveUp(dataDir, { SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '', JUDGE_MODEL: '' })
   try {
-    const fresh = freshTraceIds(protobufBatch(load.spansPerRequest, load.promptBytes))
+    const template = load.ownPrompts ? undefined : freshTraceIds(protobufBatch(load.spansPerRequest, load.promptBytes))
+    const fresh = (copy: number) => template?.(copy) ?? protobufBatch(load.spansPerRequest, load.promptBytes, { promptPerTrace: true })
     const measured: Buffer[] = []
     const requests = Math.ceil(SPANS / load.spansPerRequest)
     // Warm-up: the code paths compiled and the engine's caches filled before the window.
     const warm = Math.max(4, Math.ceil(2_000 / load.spansPerRequest))
     const tracesPerRequest = Math.ceil(load.spansPerRequest / SPANS_PER_TRACE)
     let copy = 1
-    const send = async (n: number, keep = false) => {
-      const bodies = Array.from({ length: n }, () => fresh(copy++))
+    // Bodies are built before they are sent: building them apart per request takes seconds.
+    const bodiesOf = (n: number) => Array.from({ length: n }, () => fresh(copy++))
+    const send = async (bodies: Buffer[], keep = false) => {
+      const n = bodies.length
       if (keep) measured.push(...bodies)
       const sent = await sendAll(up.url, bodies, load.senders)
       const refused = sent.statuses.filter((s) => s !== 200).length
@@ -201,13 +207,14 @@ async function measure(load: Load): Promise<Measured> {
       const m = await up.metrics()
       return storedSpans(m) >= requestsSent * load.spansPerRequest && scoredTraces(m) >= requestsSent * tracesPerRequest
     }
-    await send(warm)
+    await send(bodiesOf(warm))
+    const window = bodiesOf(requests)
     await until('the warm-up stored and scored', () => drained(warm))
     const countsBefore = statementCounts(await up.metrics())
     const cpuBefore = threadCpu(up.child.pid!)
     const loadBefore = loadavg()[0]!
     const profile = await profileWindow(up, join(dataDir, 'profiles'), async () => {
-      await send(requests, true)
+      await send(window, true)
       await until('every span stored and every trace scored', () => drained(warm + requests))
     })
     const cpuAfter = threadCpu(up.child.pid!)

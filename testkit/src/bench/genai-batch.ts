@@ -51,6 +51,11 @@ export interface GenAiSpanOptions {
    * text, compresses far better than real traffic.
    */
   varied?: boolean
+  /**
+   * A system prompt of `promptBytes` of its own in every trace (agents that put the customer's record
+   * or retrieved documents in it): no cache keyed by the prompt helps, as on such traffic.
+   */
+  promptPerTrace?: boolean
 }
 
 export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES, options: GenAiSpanOptions = {}): ReadableSpan[] {
@@ -67,6 +72,7 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES, options: Gen
   const tracer = provider.getTracer('@sieve/sdk', '0.1.0')
   let history: { role: string; parts: { type: string; content: string }[] }[] = []
   let conversation = 0
+  let tracePrompt = prompt
   for (let t = 0; t * SPANS_PER_TRACE < count; t++) {
     const root = tracer.startSpan('invoke_agent support', {
       kind: SpanKind.SERVER,
@@ -79,8 +85,9 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES, options: Gen
       },
     })
     const parent = trace.setSpan(context.active(), root)
-    history = [{ role: 'system', parts: [{ type: 'text', content: prompt }] }]
     conversation = ++conversations
+    tracePrompt = options.promptPerTrace ? chatter(Math.imul(conversation, 40503) + 17, promptBytes) : prompt
+    history = [{ role: 'system', parts: [{ type: 'text', content: tracePrompt }] }]
     for (let i = 1; i < SPANS_PER_TRACE && t * SPANS_PER_TRACE + i < count; i++) {
       const llm = i % 2 === 1
       const span = llm
@@ -122,7 +129,7 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES, options: Gen
   function messages(t: number, i: number): Record<string, string> {
     if (!options.varied) {
       return {
-        'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: prompt }] }]),
+        'gen_ai.input.messages': JSON.stringify([{ role: 'system', parts: [{ type: 'text', content: tracePrompt }] }]),
         'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `Order ${t} ships tomorrow.` }] }]),
       }
     }
