@@ -58,7 +58,7 @@ const STAGES: [string, RegExp][] = [
   ['rollup + progress', /ingester\/src\/|core\/src\/storage\/(progress|trace-rollup)/],
   ['trace assembly', /scorer\/src\/assembler\//],
   ['trace view + conversation', /scorer\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],
-  ['checks', /scorer\/src\/checks\/|core\/src\/pii\//],
+  ['checks', /scorer\/src\/checks\/|pii\/src\//],
   ['score records + write', /scorer\/src\/(scores|scorecard)\/|scorer\/src\/score-trace/],
   ['garbage collection', /^\(garbage collector\)$/],
 ]

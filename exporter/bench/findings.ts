@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { builtInDetectors, detectPii, TextScan, type Detector } from '@sieve/core/pii'
+import { builtInDetectors, detectPii, TextScan, type Detector } from '@sieve/pii'
 import { createScrubber } from '../src/index.js'
 import { benchExample, corpus, sentences } from './bench-text.js'
 import { datasetsDir } from './presidio.js'

@@ -1,7 +1,7 @@
 export { createScrubber, type Scrubber } from './scrub/scrubber.js'
 export { scrubOptionsSchema, type ScrubOptions } from './scrub/options.js'
 export { Placeholders } from './scrub/placeholders.js'
-export { BUILT_IN_TYPES, type BuiltInType, type Finding, type Detector } from '@sieve/core/pii'
+export { BUILT_IN_TYPES, type BuiltInType, type Finding, type Detector } from '@sieve/pii'
 export { loadScrubOptions } from './scrub/config.js'
 export { scrubStream, BATCH_CHARS, type StreamFormat, type StreamReport } from './scrub/scrub-stream.js'
 export { DATASET_VERSION, BUCKETS, goldenExampleSchema, selectionReasonSchema, type GoldenExample, type SelectionReason } from './dataset/golden-example.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createScrubber } from '../src/index.js'
-import { nameLexicon } from '@sieve/core/pii'
+import { nameLexicon } from '@sieve/pii'
 import { readCorpus, runCorpus } from './corpus.js'
 
 const scrubber = createScrubber()

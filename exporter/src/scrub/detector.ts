@@ -1,4 +1,4 @@
-import { builtInDetectors, detectPiiEach, matchAll, type BuiltInType, type Detector, type Finding } from '@sieve/core/pii'
+import { builtInDetectors, detectPiiEach, matchAll, type BuiltInType, type Detector, type Finding } from '@sieve/pii'
 import type { ResolvedScrubOptions } from './options.js'
 
 /** A digit, '@', '=', an ASCII capital or a character from U+00C0 on: a string with none holds nothing detected. */

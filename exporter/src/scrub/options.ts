@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { BUILT_IN_TYPES } from '@sieve/core/pii'
+import { BUILT_IN_TYPES } from '@sieve/pii'
 
 const regex = z.string().min(1).refine(
   (source) => {

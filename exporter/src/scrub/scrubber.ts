@@ -1,4 +1,4 @@
-import type { Finding } from '@sieve/core/pii'
+import type { Finding } from '@sieve/pii'
 import { ScrubDetector } from './detector.js'
 import { scrubOptionsSchema, type ScrubOptions } from './options.js'
 import { Placeholders } from './placeholders.js'

@@ -1,4 +1,4 @@
-import { builtInDetectors, detectPii, type Detector } from '@sieve/core/pii'
+import { builtInDetectors, detectPii, type Detector } from '@sieve/pii'
 
 /**
  * Structured PII in text: what the PII echo check compares between what a user said and what the

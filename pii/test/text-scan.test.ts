@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { TextScan } from '@sieve/core/pii'
+import { TextScan } from '@sieve/pii'
 
 test('cue words are found in any case, except provider key prefixes, P.O. boxes and units, which are found as written', () => {
   const scan = new TextScan('DATE OF BIRTH: 1990-02-01, Zip 94107, Authorization: Bearer abc, AKIA key, Apt. 4')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { seededRandom } from '@sieve/testkit'
-import { nextCapitalisedWord } from '../src/pii/capitalised-words.js'
+import { nextCapitalisedWord } from '../src/capitalised-words.js'
 
 /** What the scanner stands in for (see capitalised-words.ts): the two must agree on every text. */
 const TOKEN = /(?:\p{Lu}\.(?= )|\p{Lu}[\p{Ll}\p{M}]*(?:['’-]\p{L}[\p{Ll}\p{M}]*)*)(?![\p{L}\p{M}\p{N}_@])/gu

@@ -1,7 +1,8 @@
 /**
  * PII detection, in one place for every part of Sieve that needs it: the exporter scrubs with all
  * detectors, the scorer's pii_echo check compares what a few of them find in user and assistant text.
- * A subpath of its own (`@sieve/core/pii`), so that services that never look for PII load none of it.
+ * A package of its own, so that parts that never look for PII neither load nor install it (its name
+ * lexicon is built from faker's and compromise's dictionaries).
  */
 export { builtInDetectors, BUILT_IN_TYPES, type BuiltInType } from './detectors/index.js'
 export { before, groupSpan, matchAll, type Detector, type Finding } from './finding.js'
