@@ -98,8 +98,8 @@ export async function withReceivers<T>(
     const value = await use(Array.from({ length: slots }, (_, i) => opened[http ? 0 : i]!))
     const strays = http ? opened[0]!.strays() : { unknown: 0, late: 0 }
     const warnings = [
-      ...(strays.unknown ? [`${strays.unknown} span(s) from the agent came under traces no call started, and were left out: does it run each turn under the request's traceparent? (exporter/README.md, "Over HTTP")`] : []),
-      ...(strays.late ? [`${strays.late} span(s) from the agent came after their turn was scored, and were left out: does it flush its spans before it answers? (exporter/README.md, "Over HTTP")`] : []),
+      ...(strays.unknown ? [`${strays.unknown} span(s) from the agent came under traces no call started, and were left out: does it run each turn under the request's traceparent? (exporter/DESIGN.md, "Over HTTP")`] : []),
+      ...(strays.late ? [`${strays.late} span(s) from the agent came after their turn was scored, and were left out: does it flush its spans before it answers? (exporter/DESIGN.md, "Over HTTP")`] : []),
     ]
     return { value, warnings }
   } finally {

@@ -6,7 +6,7 @@ import { supportTurn, type TurnResult } from './agent.js'
 import { withFixtures } from './tools.js'
 
 /**
- * One turn of Sieve's agent protocol (exporter/README.md, "The agent protocol"), shared by the
+ * One turn of Sieve's agent protocol (exporter/DESIGN.md, "The agent protocol"), shared by the
  * command agent (sieve-agent.ts, the input on stdin) and the HTTP agent (sieve-agent-http.ts, the
  * input POSTed): the conversation so far, the user's newest turn last; under `sieve simulate` also
  * `fixtures` (orders and customers the tools see) and `simulation`, which the agent span records as
