@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, type Storage } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
-import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import {
   chunks, freshTraceIds, measureStorageCeiling, metricValue, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu,
   type ThreadGroup,

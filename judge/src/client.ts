@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import type { JudgeConfig } from './config.js'
-import { costUsd } from '@sieve/scorer'
+import { costUsd } from '@sieve/scoring'
 import { JudgeError } from './judge-error.js'
 import type { JudgeMetrics } from './metrics.js'
 import { buildJudgePrompt } from './prompt.js'

@@ -5,7 +5,7 @@ import { JudgeError } from './judge-error.js'
 import { panelMajority } from './panel.js'
 import { PROMPT_VERSION } from './prompt.js'
 import { normalizeLevel, type Rubric, type RubricDimension } from './rubric.js'
-import { traceFields, type ScoreRecord } from '@sieve/scorer'
+import { traceFields, type ScoreRecord } from '@sieve/scoring'
 import type { Transcript } from './transcript.js'
 
 export interface DimensionResult {

@@ -1,4 +1,4 @@
-import { costUsd } from '@sieve/scorer'
+import { costUsd } from '@sieve/scoring'
 import { completeWithRetries, JudgeError, modelClient } from '@sieve/judge'
 import type { Scenario } from './scenario.js'
 import type { SimulatorConfig } from './simulator-config.js'

@@ -1,5 +1,5 @@
 import { zodProblems, type Config } from '@sieve/core'
-import { priceTableSchema } from '@sieve/scorer'
+import { priceTableSchema } from '@sieve/scoring'
 import { aliasProblem } from '@sieve/judge'
 import { z } from 'zod'
 

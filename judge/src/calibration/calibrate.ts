@@ -8,7 +8,7 @@ import type { Rubric } from '../rubric.js'
 import { buildTranscript, type Transcript, type TranscriptTurn } from '../transcript.js'
 import { agreement, type Agreement, type Pair } from './agreement.js'
 import type { Label, ProjectLabel } from './labels.js'
-import type { ScoreRecord } from '@sieve/scorer'
+import type { ScoreRecord } from '@sieve/scoring'
 
 export interface DimensionCalibration {
   rubricId: string
