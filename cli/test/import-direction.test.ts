@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** Bottom first. The SDK runs inside users' agents and imports only the wire protocol it shares with the server. */
-const LAYERS: string[][] = [['protocol'], ['core', 'sdk'], ['otlp'], ['queue'], ['http', 'scoring'], ['collector'], ['ingester', 'scorer'], ['judge'], ['exporter', 'dashboard'], ['cli']]
+const LAYERS: string[][] = [['protocol'], ['core', 'sdk'], ['otlp'], ['queue'], ['http', 'scoring', 'llm'], ['collector'], ['ingester', 'scorer'], ['judge'], ['exporter', 'dashboard'], ['cli']]
 /** The test harness: above every part it starts, below the CLI; imported only by tests, benchmarks and examples. */
 const HARNESS = 'testkit'
 const HARNESS_LAYER = LAYERS.length - 1

@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import { zodProblems, type Config } from '@sieve/core'
-import { aliasProblem } from './model-pin.js'
 import { sliceMatchSchema } from './slices.js'
-import { JudgeError } from './judge-error.js'
+import { aliasProblem, JudgeError } from '@sieve/llm'
 import { priceOf, priceTableSchema } from '@sieve/scoring'
 
 /**
