@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, type Storage } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
-import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import {
   chunks, freshTraceIds, measureStorageCeiling, metricValue, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu,
   type ThreadGroup,
@@ -51,15 +51,15 @@ const LOADS: Load[] = [
 
 /** Source files by stage, first match wins; self time elsewhere is `other JS`. */
 const STAGES: [string, RegExp][] = [
-  ['receive + decode', /collector\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/],
+  ['receive + decode', /(collector|http)\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/],
   ['queue', /queue\/src\//],
   // create-storage: the embedded connection's insertRows, which serializes the rows.
   ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?|create-storage)|core\/src\/span-values|@clickhouse\/client|chdb\//],
   ['rollup + progress', /ingester\/src\/|core\/src\/storage\/(progress|trace-rollup)/],
   ['trace assembly', /scorer\/src\/assembler\//],
-  ['trace view + conversation', /scorer\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],
-  ['checks', /scorer\/src\/checks\/|pii\/src\//],
-  ['score records + write', /scorer\/src\/(scores|scorecard)\/|scorer\/src\/score-trace/],
+  ['trace view + conversation', /scoring\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],
+  ['checks', /scoring\/src\/checks\/|pii\/src\//],
+  ['score records + write', /(scorer|scoring)\/src\/(scores|scorecard)\/|scoring\/src\/score-trace/],
   ['garbage collection', /^\(garbage collector\)$/],
 ]
 

@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, insertSpans, migrate, refreshTraceRollups, spanToRow, type Span, type Trace } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
-import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '@sieve/scorer'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '@sieve/scoring'
 import { processCpuSeconds } from '@sieve/testkit'
 import { protobufBatch } from '@sieve/testkit/bench'
 

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import type { Storage, Config } from '@sieve/core'
 import type { DatasetExporter } from '@sieve/dashboard'
 import { createScrubber, exportDataset, loadScrubOptions, projectDatasetPath } from '@sieve/exporter'
-import { loadChecksConfig } from '@sieve/scorer'
+import { loadChecksConfig } from '@sieve/scoring'
 
 /**
  * The dashboard's "export to dataset" action on the exporter: the selected traces, scrubbed, are

@@ -162,7 +162,7 @@ test('the builds find what they read at run time: migrations, rubrics, the judge
   writeFileSync(check, `
     import express from 'express'
     import { loadMigrations } from '@sieve/core'
-    import { SCORER_VERSION } from '@sieve/scorer'
+    import { SCORER_VERSION } from '@sieve/scoring'
 import { JudgeThread, loadRubrics } from '@sieve/judge'
     import { createUi, UI_PATH } from '@sieve/dashboard'
     const out = { migrations: loadMigrations().length, rubrics: loadRubrics().size, scorerVersion: SCORER_VERSION }

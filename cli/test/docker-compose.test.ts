@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Storage } from '@sieve/core'
 import { parse } from 'yaml'
-import { listen } from '@sieve/collector'
+import { listen } from '@sieve/http'
 import { envSchema, loadConfig } from '@sieve/core'
 import { createDashboardApp } from '@sieve/dashboard'
 

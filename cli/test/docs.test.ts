@@ -59,9 +59,12 @@ const MADE_AT_RUN_TIME = /(^|\/)(dist|data|datasets|reports|node_modules)(\/|$)|
 const FILE_EXTENSION = /\.(ts|js|mjs|cjs|md|ya?ml|json|jsonl|sql|sh|py|go|java|toml|txt|tpl|html|css)$/
 const topLevel = new Set(files.map((f) => f.split('/')[0]!))
 
+/** OTLP's protocol names (`OTEL_EXPORTER_OTLP_PROTOCOL`), which read like paths under `http/`. */
+const OTLP_PROTOCOL = /^http\/(protobuf|json)$/
+
 /** Whether a backticked word reads as a path in the repository rather than a route, a MIME type or a package. */
 function looksLikePath(text: string, docDir: string): boolean {
-  if (!/^(\.{1,2}\/)?[\w.@-]+(\/[\w.@-]*)+(#[\w-]*)?$/.test(text) || text.startsWith('@') || MADE_AT_RUN_TIME.test(text)) return false
+  if (!/^(\.{1,2}\/)?[\w.@-]+(\/[\w.@-]*)+(#[\w-]*)?$/.test(text) || text.startsWith('@') || MADE_AT_RUN_TIME.test(text) || OTLP_PROTOCOL.test(text)) return false
   const path = text.replace(/#.*$/, '')
   const first = path.split('/')[0]!
   return FILE_EXTENSION.test(path) || first === '.' || first === '..' || topLevel.has(first) || existsSync(join(ROOT, docDir, first))

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { createStorage, insertSpans, migrate } from '@sieve/core'
-import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 import { runSieve } from './support/run-sieve.js'
 

@@ -12,7 +12,7 @@ import {
 } from '@sieve/core'
 import { worst, worstQuery } from '@sieve/dashboard'
 import { createScrubber, exportDataset, parseDataset, sinceUnixNano } from '@sieve/exporter'
-import { clickhouseScoreSink, loadChecksConfig, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scorer'
+import { clickhouseScoreSink, loadChecksConfig, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import { pollFeedback } from '@sieve/judge'
 import { countRows, makeSpan, makeTraces, until } from '@sieve/testkit'
 import { openTestStorage, spawnClickHouseHttp, startClickHouseHttp, type ClickHouseHttpProcess, type TestStorage } from '@sieve/testkit/clickhouse-http'

@@ -1,12 +1,8 @@
 import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Express } from 'express'
 import { InProcessQueue } from '@sieve/queue'
-import { storageNotReady } from './api/storage-readiness.js'
-import { createTraceRoutes, type TraceDetails } from './api/trace-routes.js'
-import { createFeedbackRoutes } from './feedback/feedback-routes.js'
+import { createFeedbackRoutes, createHttpApp, createLogsRouter, createOtlpRouter, createTraceRoutes, storageNotReady, type MountedRouter, type TraceDetails } from '@sieve/http'
 import { metricsAccess } from './metrics-access.js'
-import { createLogsRouter, createOtlpRouter } from './receiver/index.js'
-import { createHttpApp, type MountedRouter } from './http-app.js'
 
 export interface AppOptions {
   queue: SpanQueue

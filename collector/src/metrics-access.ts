@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { RequestHandler } from 'express'
-import { bearerToken } from './receiver/authenticate.js'
+import { bearerToken } from '@sieve/http'
 
 export interface MetricsAccessOptions {
   apiKeys: ReadonlyMap<string, string>

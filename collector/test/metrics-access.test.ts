@@ -4,7 +4,8 @@ import { after, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
-import { createApp, listen, type RunningServer } from '@sieve/collector'
+import { createApp } from '@sieve/collector'
+import { listen, type RunningServer } from '@sieve/http'
 import { isLoopbackAddress } from '../src/metrics-access.js'
 
 /*

@@ -8,7 +8,7 @@ import { OTLPTraceExporter as OTLPProtoExporter } from '@opentelemetry/exporter-
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { SPAN_KINDS, STATUS_CODES, type Span } from '@sieve/core'
-import type { RunningServer } from '@sieve/collector'
+import type { RunningServer } from '@sieve/http'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 import { exampleOtlpTrace } from '@sieve/testkit/otlp'
 

@@ -10,7 +10,7 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { createPipelineMetrics, type Storage } from '@sieve/core'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 import express from 'express'
-import { createLogsRouter, listen } from '../src/index.js'
+import { createLogsRouter, listen } from '@sieve/http'
 
 /*
  * GenAI events sent as OTLP log records, by the OpenTelemetry JavaScript SDK's own log exporters

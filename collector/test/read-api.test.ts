@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Storage, Span } from '@sieve/core'
 import type { InProcessQueue } from '@sieve/queue'
-import type { RunningServer } from '@sieve/collector'
+import type { RunningServer } from '@sieve/http'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 
 let storage: Storage

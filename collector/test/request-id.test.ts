@@ -3,7 +3,8 @@ import { test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
-import { createApp, listen } from '../src/index.js'
+import { createApp } from '../src/index.js'
+import { listen } from '@sieve/http'
 
 /*
  * Every answer carries a request id, the caller's when usable, and a failure's log line names it:

@@ -1,7 +1,7 @@
 import { Router, json } from 'express'
 import type { Storage } from '@sieve/core'
 import { loadReviewSetup, type ReviewSetup } from '@sieve/judge'
-import { requireProject, securityHeaders, type TraceDetails } from '@sieve/collector'
+import { requireProject, securityHeaders, type TraceDetails } from '@sieve/http'
 import { traceIdSchema } from '@sieve/protocol'
 import type { DatasetExporter } from './exporter.js'
 import { ApiError, handle, parse, requestProject } from './handlers.js'

@@ -1,5 +1,5 @@
 import type { LogFn } from '@sieve/core'
-import { createHttpApp, createTraceRoutes, securityHeaders, storageNotReady } from '@sieve/collector'
+import { createHttpApp, createTraceRoutes, securityHeaders, storageNotReady } from '@sieve/http'
 import { Router, type Express } from 'express'
 import { createDashboardApi, traceDetails, type DashboardApiOptions } from './api.js'
 import { allowedMethods } from './openapi.js'

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { feedbackSchema, listTracesQuerySchema, traceIdSchema } from '@sieve/collector'
+import { feedbackSchema, listTracesQuerySchema, traceIdSchema } from '@sieve/http'
 import { z } from 'zod'
 import { compareQuery, exportBody, qualityQuery, scorecardQuery, sessionIdParam, worstQuery } from './params.js'
 import { calibrationQuery, labelBody, labelsExportQuery, nextQuery, queuesQuery, rubricQuery, rulesBody, traceActionBody } from './review/params.js'

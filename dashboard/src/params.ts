@@ -1,4 +1,4 @@
-import { queryCount, queryTime } from '@sieve/collector'
+import { queryCount, queryTime } from '@sieve/http'
 import { traceIdSchema } from '@sieve/protocol'
 import { z } from 'zod'
 

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { securityHeaders } from '@sieve/collector'
+import { securityHeaders } from '@sieve/http'
 import express, { Router } from 'express'
 
 /** Where `sieve up` mounts the web UI. */

@@ -22,7 +22,7 @@ const V1 = 'support@1'
 const V2 = 'support@2'
 const judgeValues = [0.8, 0.6, 0.4, 1.0]
 
-/** A scorecard row's detail as the scorer writes it (scorer/src/scores/score-record.ts). */
+/** A scorecard row's detail as the scorer writes it (scoring/src/scores/score-record.ts). */
 const scorecardDetail = (failedGates: string[]) => ({
   card: 'support',
   passAt: 0.8,

@@ -1,5 +1,5 @@
 import { Readable, Writable } from 'node:stream'
-import { resolveChecksConfig } from '@sieve/scorer'
+import { resolveChecksConfig } from '@sieve/scoring'
 import { median, processCpuSeconds } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { checksSection, SYSTEM_PROMPT, TOOLS } from '@sieve/testkit/scenarios'

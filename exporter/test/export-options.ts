@@ -1,4 +1,4 @@
-import { resolveChecksConfig } from '@sieve/scorer'
+import { resolveChecksConfig } from '@sieve/scoring'
 import { checksSection } from '@sieve/testkit/scenarios'
 import { createScrubber, sinceUnixNano, type ExportOptions } from '../src/index.js'
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { loadConfig } from '@sieve/core'
-import { resolveChecksConfig } from '@sieve/scorer'
+import { resolveChecksConfig } from '@sieve/scoring'
 import { failWith, say, startFakeOpenAI } from '@sieve/testkit'
 import { runSimulation, SimulateConfigError, simulatorSectionSchema, USER_PROMPT_VERSION, type SimulateOptions } from '../src/index.js'
 

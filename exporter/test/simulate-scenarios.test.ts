@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
-import { DEFAULT_CHECKS } from '@sieve/scorer'
+import { DEFAULT_CHECKS } from '@sieve/scoring'
 import { readScenarios, scenarioCheckProblems, scenarioSchema, templateNamed, TEMPLATE_NAMES, TEMPLATES, userMessages, userSystemPrompt, variantTransform, type Scenario } from '../src/index.js'
 import { scriptedUser } from '../src/simulate/simulated-user.js'
 import {

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { createStorage, insertSpans, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
-import { resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreSink } from '@sieve/scorer'
+import { resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreSink } from '@sieve/scoring'
 import {
   JudgeMetrics,
   JudgeStage,

@@ -1,9 +1,8 @@
 import { z } from 'zod'
 import { zodProblems, type Config } from '@sieve/core'
-import { aliasProblem } from './model-pin.js'
 import { sliceMatchSchema } from './slices.js'
-import { JudgeError } from './judge-error.js'
-import { priceOf, priceTableSchema } from '@sieve/scorer'
+import { aliasProblem, JudgeError } from '@sieve/llm'
+import { priceOf, priceTableSchema } from '@sieve/scoring'
 
 /**
  * The `judge` section of the config file plus the JUDGE_* variables. Everything has a default

@@ -3,7 +3,7 @@ import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'
 import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
 import type { Rubric } from './rubric.js'
-import type { ScoreRecord } from '@sieve/scorer'
+import type { ScoreRecord } from '@sieve/scoring'
 import { Semaphore } from './semaphore.js'
 import { buildTranscript } from './transcript.js'
 

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { backoffDelay } from '@sieve/core'
-import { bareTrace } from '@sieve/scorer'
+import { bareTrace } from '@sieve/scoring'
 import { judgesOf, type JudgedTrace, type JudgeJob, type JudgeRunner } from './judge-job.js'
 import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-protocol.js'
 import type { JudgeConfig } from './config.js'

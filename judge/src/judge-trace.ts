@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Trace } from '@sieve/core'
 import type { AskJudge, DimensionOutcome, JudgeRef } from './client.js'
-import { JudgeError } from './judge-error.js'
+import { JudgeError } from '@sieve/llm'
 import { panelMajority } from './panel.js'
 import { PROMPT_VERSION } from './prompt.js'
 import { normalizeLevel, type Rubric, type RubricDimension } from './rubric.js'
-import { traceFields, type ScoreRecord } from '@sieve/scorer'
+import { traceFields, type ScoreRecord } from '@sieve/scoring'
 import type { Transcript } from './transcript.js'
 
 export interface DimensionResult {

@@ -1,7 +1,7 @@
 import type { Trace } from '@sieve/core'
 import type { JudgeSection } from './config.js'
 import type { Rubric } from './rubric.js'
-import { traceView } from '@sieve/scorer'
+import { traceView } from '@sieve/scoring'
 
 /**
  * The rubric that judges a trace: by agent name, then service name, as the scorer picks a checks

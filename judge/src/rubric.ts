@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { zodProblems } from '@sieve/core'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
-import { JudgeError } from './judge-error.js'
+import { JudgeError } from '@sieve/llm'
 
 /**
  * A rubric: what the judge scores, one dimension per judge call. Each level is anchored to an

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { genAiFields, type AttributeValue, type Trace } from '@sieve/core'
-import { traceView } from '@sieve/scorer'
+import { traceView } from '@sieve/scoring'
 
 /**
  * Targeted slices: traces worth a judge's time more than a random one. Each kind is a pure

@@ -1,5 +1,5 @@
 import type { Storage, Trace } from '@sieve/core'
-import { bareTrace, traceView, type ScoreSink, type Scorecard } from '@sieve/scorer'
+import { bareTrace, traceView, type ScoreSink, type Scorecard } from '@sieve/scoring'
 import { BudgetLedger, hasDailyLimits } from './budget.js'
 import type { JudgeClient, JudgeRef } from './client.js'
 import type { JudgeConfig } from './config.js'

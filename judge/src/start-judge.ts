@@ -1,7 +1,7 @@
 import type { Storage, Config } from '@sieve/core'
 import type { Registry } from 'prom-client'
 import { ConfigError, type Trace } from '@sieve/core'
-import { checksSeen, type TraceScore, judgeItemProblems, type Scorecards, traceView, type ScoreSink } from '@sieve/scorer'
+import { checksSeen, type TraceScore, judgeItemProblems, type Scorecards, traceView, type ScoreSink } from '@sieve/scoring'
 import { loadJudgeConfig } from './config.js'
 import { pollFeedback } from './feedback-poller.js'
 import { JudgeMetrics } from './metrics.js'

@@ -1,5 +1,5 @@
 import { conversationOf, type Trace, type Turn } from '@sieve/core'
-import { traceView } from '@sieve/scorer'
+import { traceView } from '@sieve/scoring'
 
 /**
  * What the judge reads: the trace's conversation (core's conversation model), one entry per turn,

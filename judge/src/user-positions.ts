@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import { compareNanos, userIdOf, type Trace } from '@sieve/core'
-import { traceView } from '@sieve/scorer'
+import { traceView } from '@sieve/scoring'
 
 /** A trace's place in its user's history: traces are ordered by start time, then trace id. */
 interface Entry {

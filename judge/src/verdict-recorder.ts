@@ -1,5 +1,5 @@
 import type { Storage, Trace } from '@sieve/core'
-import { scoreCard, scorecardRecord, storedScoresSeen, traceFields, type Scorecard, type ScoreRecord, type ScoreSeen, type ScoreSink } from '@sieve/scorer'
+import { scoreCard, scorecardRecord, storedScoresSeen, traceFields, type Scorecard, type ScoreRecord, type ScoreSeen, type ScoreSink } from '@sieve/scoring'
 import type { BudgetLedger } from './budget.js'
 import type { JudgeRunner } from './judge-job.js'
 import { JudgeThreadError } from './judge-thread.js'

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { isPinnedModel, type JudgeError, loadJudgeConfig } from '../src/index.js'
+import { type JudgeError, loadJudgeConfig } from '../src/index.js'
+import { isPinnedModel } from '@sieve/llm'
 import { loadConfig } from '@sieve/core'
 
 const judge = (model: string, allowModelAlias = false) => ({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k', model, allowModelAlias })

@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { insertSpans, loadConfig, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
-import { clickhouseScoreSink, loadChecksConfig, Scorer, type ScoreRecord } from '@sieve/scorer'
+import { clickhouseScoreSink, loadChecksConfig, type ScoreRecord } from '@sieve/scoring'
+import { Scorer } from '@sieve/scorer'
 import {
   BUILTIN_RUBRICS_DIR,
   createJudge,

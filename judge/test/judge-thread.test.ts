@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { scoreRecordSchema, type ScoreRecord } from '@sieve/scorer'
+import { scoreRecordSchema, type ScoreRecord } from '@sieve/scoring'
 import { BUILTIN_RUBRICS_DIR, JudgeMetrics, type JudgeStage, JudgeThread, JudgeThreadError, loadRubricDir } from '../src/index.js'
 import { dimensionOf, failsTwiceThenAnswers, malformed, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { conversation, traceId } from './fixtures.js'

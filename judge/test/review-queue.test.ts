@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { Registry } from 'prom-client'
 import type { Storage, Trace } from '@sieve/core'
 import { loadConfig } from '@sieve/core'
-import { clickhouseScoreSink, type ScoreRecord } from '@sieve/scorer'
+import { clickhouseScoreSink, type ScoreRecord } from '@sieve/scoring'
 import { dimensionOf, firstCitation, say, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import {
   createJudge, DEFAULT_REVIEW_RULES, hashUnit, JudgeMetrics, liveCalibration, loadReviewSetup, queueReason, recalibrate, ReviewFiller, saveRules, type DimensionVerdict,

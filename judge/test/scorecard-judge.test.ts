@@ -7,13 +7,14 @@ import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { loadConfig, migrate } from '@sieve/core'
-import { clickhouseScoreSink, judgeItemProblems, loadChecksConfig, resolveChecksConfig, Scorer, scoreTrace, storedScoresSeen } from '@sieve/scorer'
+import { clickhouseScoreSink, judgeItemProblems, loadChecksConfig, resolveChecksConfig, scoreTrace, storedScoresSeen } from '@sieve/scoring'
+import { Scorer } from '@sieve/scorer'
 import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { scenarios } from '@sieve/testkit/scenarios'
 import { createJudge, loadRubrics } from '../src/index.js'
 
-/* A scorecard's judge items: named against the loaded rubrics, and written by the judge (scorer/test/scorecard.test.ts has the rest). */
+/* A scorecard's judge items: named against the loaded rubrics, and written by the judge (scoring/test/scorecard.test.ts has the rest). */
 
 test('scorecard items naming a rubric or a rubric dimension are checked against the loaded rubrics', () => {
   const config = resolveChecksConfig(undefined, [], { default: { passAt: 0.5, items: { 'customer-support.politeness': {}, 'no-such-rubric': {}, 'customer-support.empathy': {} } } })

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import type { ScoreRecord } from '@sieve/scorer'
+import type { ScoreRecord } from '@sieve/scoring'
 import {
   BUILTIN_RUBRICS_DIR,
   JudgeClient,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { scoreRecordSchema } from '@sieve/scorer'
+import { scoreRecordSchema } from '@sieve/scoring'
 import { dimensionOf, failsTwiceThenAnswers, failWith, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
 import { conversation, traceId } from './fixtures.js'
 import { judgeStage } from './stage-harness.js'

@@ -1,4 +1,4 @@
-import { checkOutcome, resolveChecksConfig, scoreTrace } from '../src/index.js'
+import { checkOutcome, resolveChecksConfig, scoreTrace } from '@sieve/scoring'
 import { median, processCpuSeconds, startFakeOpenAI } from '@sieve/testkit'
 import { CORPUS_CASES, CORPUS_PROHIBITED, CORPUS_SCENARIOS, CORPUS_SCENARIO_NAMES, corpusSkip, runCorpusCase, turnTraces, type CorpusScenario } from '@sieve/testkit/corpus'
 import { startSieve } from '@sieve/testkit/sieve'

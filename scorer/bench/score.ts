@@ -5,7 +5,8 @@ import { InProcessQueue } from '@sieve/queue'
 import { createStorage, migrate, type Span, type Trace } from '@sieve/core'
 import { median, processCpuSeconds } from '@sieve/testkit'
 import { supportTrace } from '@sieve/testkit/bench'
-import { clickhouseScoreSink, DEFAULT_CHECKS, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords, traceView } from '../src/index.js'
+import { clickhouseScoreSink, DEFAULT_CHECKS, resolveChecksConfig, scoreTrace, traceScoreRecords, traceView } from '@sieve/scoring'
+import { Scorer } from '../src/index.js'
 
 /*
  * 1. Checks throughput on one core: assembled 20-span traces through every default check (plus

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
-import type { checkOutcome } from './score-trace.js'
+import type { checkOutcome } from '@sieve/scoring'
 
 /** What the scorer reports. Pass rate of a check = passed / (passed + failed) of `sieve_check_results_total`; not_measured counts traces that lacked what it reads. */
 export interface ScorerMetrics {

@@ -5,12 +5,8 @@ import {
 } from '@sieve/core'
 import { z } from 'zod'
 import { assemblerOptionsSchema, TraceAssembler, type ClosedTrace } from './assembler/trace-assembler.js'
-import type { ChecksConfig } from './config/checks-config.js'
-import { checkOutcome, scoreTrace, type TraceScore } from './score-trace.js'
+import { checkOutcome, scoreTrace, traceScoreRecords, traceView, type ChecksConfig, type ScoreSink, type TraceScore } from '@sieve/scoring'
 import type { ScorerMetrics } from './scorer-metrics.js'
-import { traceScoreRecords } from './scores/score-record.js'
-import type { ScoreSink } from './scores/score-sink.js'
-import { traceView } from './trace/view.js'
 
 /** The `scorer` section of the config file: assembly timing and memory bounds. */
 export const scorerOptionsSchema = assemblerOptionsSchema

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { ConfigError } from '@sieve/core'
-import { DEFAULT_CHECKS, loadChecksConfig, resolveChecksConfig, scoreTrace } from '../src/index.js'
+import { DEFAULT_CHECKS, loadChecksConfig, resolveChecksConfig, scoreTrace } from '@sieve/scoring'
 import { scenarios } from '@sieve/testkit/scenarios'
 
 const here = dirname(fileURLToPath(import.meta.url))

@@ -6,7 +6,8 @@ import { openKafkaTopicWriter } from '@sieve/queue'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { prerequisite } from '@sieve/testkit'
 import { scenarios } from '@sieve/testkit/scenarios'
-import { kafkaScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '../src/index.js'
+import { resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '@sieve/scoring'
+import { kafkaScoreSink } from '../src/index.js'
 
 // Runs against the broker `npm test` starts for the Kafka tests (KAFKA_BROKERS); there is no other.
 const brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? []

@@ -5,7 +5,8 @@ import { runInNewContext } from 'node:vm'
 import { InProcessQueue } from '@sieve/queue'
 import { QueueFullError } from '@sieve/core'
 import { makeTraces } from '@sieve/testkit'
-import { resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
+import { resolveChecksConfig, type ScoreSink } from '@sieve/scoring'
+import { Scorer } from '../src/index.js'
 
 /*
  * Issue #19, overload on the embedded default: with the queue pinned at its bound and answering 429,

@@ -11,7 +11,8 @@ import { Registry } from 'prom-client'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
-import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, type ScoreSink } from '../src/index.js'
+import { clickhouseScoreSink, resolveChecksConfig, type ScoreSink } from '@sieve/scoring'
+import { createScorerMetrics, Scorer } from '../src/index.js'
 
 // One engine for the whole file (chDB allows one on-disk path per process), embedded or over HTTP (SIEVE_TEST_STORAGE).
 let store: TestStorage

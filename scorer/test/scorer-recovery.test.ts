@@ -10,7 +10,8 @@ import { insertSpans, migrate, readProgress, PROGRESS_SLACK_MS, type Span } from
 import { Registry } from 'prom-client'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
-import { clickhouseScoreSink, createScorerMetrics, resolveChecksConfig, Scorer, scoreTrace, traceScoreRecords } from '../src/index.js'
+import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
+import { createScorerMetrics, Scorer } from '../src/index.js'
 
 /*
  * Start-up recovery on the embedded queue, which keeps nothing across a restart: what storage holds

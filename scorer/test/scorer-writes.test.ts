@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { InProcessQueue } from '@sieve/queue'
 import { makeTraces } from '@sieve/testkit'
-import { resolveChecksConfig, Scorer } from '../src/index.js'
+import { resolveChecksConfig } from '@sieve/scoring'
+import { Scorer } from '../src/index.js'
 
 /*
  * Every score write costs the engine a part in `scores` and in each of its four rollup views,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { readTrace } from '@sieve/core'
 import { GEN_AI, OTHER, SIEVE_ATTR } from '@sieve/protocol'
-import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
+import { resolveChecksConfig, scoreTrace } from '@sieve/scoring'
 import { callTools, prerequisite, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 

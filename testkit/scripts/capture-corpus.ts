@@ -18,7 +18,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { conversationOf, genAiFields, type Trace } from '@sieve/core'
-import { checkOutcome, resolveChecksConfig, scoreTrace, traceView } from '@sieve/scorer'
+import { checkOutcome, resolveChecksConfig, scoreTrace, traceView } from '@sieve/scoring'
 import { startFakeOpenAI } from '@sieve/testkit'
 import { CORPUS_CASES, corpusSkip, runCorpusCase, type CorpusScenarioName } from '@sieve/testkit/corpus'
 import { startSieve } from '@sieve/testkit/sieve'

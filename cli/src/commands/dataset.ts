@@ -21,7 +21,7 @@ export const datasetCommand: Command = {
       return 2
     }
     const [{ checkProblems, formatProblem, readDataset }, { loadConfig }, { loadChecksConfig }] = await Promise.all([
-      import('@sieve/exporter'), import('@sieve/core'), import('@sieve/scorer'),
+      import('@sieve/exporter'), import('@sieve/core'), import('@sieve/scoring'),
     ])
     const contents = readDataset(file)
     const checks = await loadChecksConfig(loadConfig().sections)

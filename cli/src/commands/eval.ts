@@ -67,7 +67,7 @@ export const evalCommand: Command = {
     const now = nowOption(values.now)
 
     const [{ loadConfig }, { runGate, summaryMarkdown, gateTerminal }, { loadChecksConfig, traceView }] = await Promise.all([
-      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
+      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scoring'),
     ])
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)

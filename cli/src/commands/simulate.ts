@@ -84,7 +84,7 @@ export const simulateCommand: Command = {
     const only = { ...(list(values.scenario) ? { scenarios: list(values.scenario) } : {}), ...(list(values.template) ? { templates: list(values.template) } : {}) }
 
     const [{ loadConfig }, { loadSimulatorConfig, runSimulation, simulationSummary, simulationTerminal }, { loadChecksConfig }] = await Promise.all([
-      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scorer'),
+      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scoring'),
     ])
     try {
       const config = loadConfig()

@@ -1,6 +1,6 @@
 import type { Storage, Config, Trace } from '@sieve/core'
 import type { ExportOptions, ExportReport } from '@sieve/exporter'
-import type { ChecksConfig, ScoreRecord } from '@sieve/scorer'
+import type { ChecksConfig, ScoreRecord } from '@sieve/scoring'
 import type { CalibrationReport, Label } from '@sieve/judge'
 
 /** `sieve export`'s selection and destination: everything but what the configuration gives (checks, scrubber, rubrics). */
@@ -82,7 +82,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
   let storage: Promise<Storage> | undefined
   const store = () => (storage ??= openStorage())
   let checks: Promise<ChecksConfig> | undefined
-  const checksConfig = () => (checks ??= import('@sieve/scorer').then(({ loadChecksConfig }) => loadChecksConfig(config.sections)))
+  const checksConfig = () => (checks ??= import('@sieve/scoring').then(({ loadChecksConfig }) => loadChecksConfig(config.sections)))
   let migrated: Promise<unknown> | undefined
   // The exports table may be newer than the store's last `sieve up`.
   const migratedStore = async () => {
@@ -99,7 +99,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       return exportDataset(client, { ...request, checks, scrubber: createScrubber(loadScrubOptions(config)), ...(rubricFor ? { rubricFor } : {}) })
     },
     async score({ projectId, traceId, dryRun }) {
-      const [{ readTrace }, scorer, client, checks] = await Promise.all([import('@sieve/core'), import('@sieve/scorer'), store(), checksConfig()])
+      const [{ readTrace }, scorer, client, checks] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), store(), checksConfig()])
       const trace = await readTrace(client, projectId, traceId)
       if (!trace) return undefined
       // The judge's stored scores are part of the scorecard written again; the judge is not asked anew.
@@ -109,7 +109,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       return { text: scorer.formatTraceScore(score), records, failed: score.results.some((r) => !r.passed) || score.scorecard?.passed === false }
     },
     async checks(agent) {
-      const { formatChecksConfig } = await import('@sieve/scorer')
+      const { formatChecksConfig } = await import('@sieve/scoring')
       return formatChecksConfig(await checksConfig(), agent)
     },
     async migrate() {
@@ -118,7 +118,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
     async calibrate({ labels, fromAnnotations, project, threshold, dryRun }) {
-      const [{ readTrace }, scorer, judges] = await Promise.all([import('@sieve/core'), import('@sieve/scorer'), import('@sieve/judge')])
+      const [{ readTrace }, scorer, judges] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), import('@sieve/judge')])
       const judge = judges.loadJudgeConfig(config)
       if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
       // Storage holds labelled traces given by id, and keeps the result for dashboards.

@@ -3,7 +3,7 @@ import type { Server } from 'node:http'
 import express from 'express'
 import type { SpanQueue } from '@sieve/core'
 import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
-import { createOtlpRouter } from '../../src/index.js'
+import { createOtlpRouter } from '@sieve/http'
 
 export interface ReceiverServer {
   url: string

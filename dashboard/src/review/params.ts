@@ -1,4 +1,4 @@
-import { queryCount } from '@sieve/collector'
+import { queryCount } from '@sieve/http'
 import { reviewRulesSchema } from '@sieve/judge'
 import { traceIdSchema } from '@sieve/protocol'
 import { z } from 'zod'

@@ -1,4 +1,4 @@
-import type { CheckDefinition } from '@sieve/scorer'
+import type { CheckDefinition } from '@sieve/scoring'
 import type { DatasetContents, DatasetProblem } from './validate-dataset.js'
 
 /**

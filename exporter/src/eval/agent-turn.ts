@@ -1,5 +1,5 @@
 import type { Span, Trace } from '@sieve/core'
-import { traceView } from '@sieve/scorer'
+import { traceView } from '@sieve/scoring'
 import { callHttpAgent, isHttpAgent, newCallIds } from './http-agent.js'
 import { runAgent, whyItFailed, type AgentTurn } from './run-agent.js'
 import { replayTrace } from './score-replay.js'

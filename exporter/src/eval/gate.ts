@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { Trace } from '@sieve/core'
-import { SCORER_VERSION, type CheckDefinition, type Scorecard } from '@sieve/scorer'
+import { SCORER_VERSION, type CheckDefinition, type Scorecard } from '@sieve/scoring'
 import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { checkProblems } from '../dataset/resolve-checks.js'

@@ -1,5 +1,5 @@
 import type { Trace } from '@sieve/core'
-import { priceOf } from '@sieve/scorer'
+import { priceOf } from '@sieve/scoring'
 import {
   buildTranscript,
   JudgeClient,

@@ -1,4 +1,4 @@
-import { scoreCard, type Scorecard, type ScoreSeen } from '@sieve/scorer'
+import { scoreCard, type Scorecard, type ScoreSeen } from '@sieve/scoring'
 import type { RunJudgement } from './replay-judge.js'
 import type { ReplayCheck } from './score-replay.js'
 

@@ -1,5 +1,5 @@
 import { genAiFields, type Span, type Trace } from '@sieve/core'
-import { isSkipped, type CheckDefinition } from '@sieve/scorer'
+import { isSkipped, type CheckDefinition } from '@sieve/scoring'
 import type { GoldenExample } from '../dataset/golden-example.js'
 
 export interface ReplayCheck {

@@ -1,5 +1,5 @@
 import type { Trace } from '@sieve/core'
-import { traceView } from '@sieve/scorer'
+import { traceView } from '@sieve/scoring'
 
 const count = (counts: Map<string, number>, value: string) => {
   if (value) counts.set(value, (counts.get(value) ?? 0) + 1)

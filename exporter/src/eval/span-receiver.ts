@@ -2,7 +2,7 @@ import express from 'express'
 import type { Span } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
-import { createOtlpRouter, listen } from '@sieve/collector'
+import { createOtlpRouter, listen } from '@sieve/http'
 
 /**
  * The collector's own OTLP/HTTP receiver on 127.0.0.1, keeping spans in memory: the agent under

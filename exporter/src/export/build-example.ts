@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { conversationOf, type Conversation, type Trace } from '@sieve/core'
 import { SIMULATION_ATTR } from '@sieve/protocol'
-import { traceFields, traceView } from '@sieve/scorer'
+import { traceFields, traceView } from '@sieve/scoring'
 import { DATASET_VERSION, type GoldenExample, type SelectionReason } from '../dataset/golden-example.js'
 import type { Scrubber } from '../scrub/scrubber.js'
 import { expectationsFor, type ExpectationContext, type Filters } from './expectations.js'

@@ -1,5 +1,5 @@
 import type { Trace } from '@sieve/core'
-import { traceView, type ChecksConfig } from '@sieve/scorer'
+import { traceView, type ChecksConfig } from '@sieve/scoring'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import type { StoredScore } from './build-example.js'
 

@@ -1,5 +1,5 @@
-import { costUsd } from '@sieve/scorer'
-import { completeWithRetries, JudgeError, modelClient } from '@sieve/judge'
+import { costUsd } from '@sieve/scoring'
+import { completeWithRetries, JudgeError, modelClient } from '@sieve/llm'
 import type { Scenario } from './scenario.js'
 import type { SimulatorConfig } from './simulator-config.js'
 import { noUsage, type SimulatedUser, type UserReply } from './simulated-user.js'

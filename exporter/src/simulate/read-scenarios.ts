@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseYamlWithLines, zodProblems } from '@sieve/core'
-import type { CheckDefinition } from '@sieve/scorer'
+import type { CheckDefinition } from '@sieve/scoring'
 import { expectedCheckProblems } from '../dataset/resolve-checks.js'
 import { scenarioSchema, type Scenario } from './scenario.js'
 

@@ -1,5 +1,5 @@
 import type { Trace } from '@sieve/core'
-import { scoreTrace, traceView, type ChecksConfig } from '@sieve/scorer'
+import { scoreTrace, traceView, type ChecksConfig } from '@sieve/scoring'
 import { replaySession } from '../eval/replay-turns.js'
 import { replayScorecard } from '../eval/replay-scorecard.js'
 import type { RunJudgement } from '../eval/replay-judge.js'

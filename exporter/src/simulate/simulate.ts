@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scorer'
+import { priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scoring'
 import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
 import { repeatRounds, type AutoRepeats } from '../eval/auto-repeats.js'
 import { readBaseline, writeBaseline, type BaselineComparison, type BaselineFile } from '../eval/baseline.js'

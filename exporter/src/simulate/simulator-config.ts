@@ -1,6 +1,6 @@
 import { zodProblems, type Config } from '@sieve/core'
-import { priceTableSchema } from '@sieve/scorer'
-import { aliasProblem } from '@sieve/judge'
+import { priceTableSchema } from '@sieve/scoring'
+import { aliasProblem } from '@sieve/llm'
 import { z } from 'zod'
 
 const count = z.number().int().positive()

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { JudgeError } from '../judge-error.js'
+import { JudgeError } from '@sieve/llm'
 import { labelSchema, type ProjectLabel } from './labels.js'
 
 /** The feedback source of a person's label of a rubric dimension (the review page writes it too). */

@@ -2,13 +2,13 @@ import type { Trace } from '@sieve/core'
 import type { AskJudge, JudgeRef } from '../client.js'
 import type { CalibrationRules } from '../config.js'
 import { judgeDimension, judgesFor } from '../judge-trace.js'
-import { JudgeError } from '../judge-error.js'
+import { JudgeError } from '@sieve/llm'
 import { PROMPT_VERSION } from '../prompt.js'
 import type { Rubric } from '../rubric.js'
 import { buildTranscript, type Transcript, type TranscriptTurn } from '../transcript.js'
 import { agreement, type Agreement, type Pair } from './agreement.js'
 import type { Label, ProjectLabel } from './labels.js'
-import type { ScoreRecord } from '@sieve/scorer'
+import type { ScoreRecord } from '@sieve/scoring'
 
 export interface DimensionCalibration {
   rubricId: string

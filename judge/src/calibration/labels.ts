@@ -1,6 +1,6 @@
 import { zodProblems } from '@sieve/core'
 import { z } from 'zod'
-import { JudgeError } from '../judge-error.js'
+import { JudgeError } from '@sieve/llm'
 
 /**
  * One human-labelled trace, one JSONL line: the trace (by id, read from storage, or inline as a

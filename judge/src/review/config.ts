@@ -1,7 +1,7 @@
 import { zodProblems, type Config } from '@sieve/core'
 import { z } from 'zod'
 import { judgeSectionSchema, type CalibrationRules } from '../config.js'
-import { JudgeError } from '../judge-error.js'
+import { JudgeError } from '@sieve/llm'
 import { loadRubrics, type Rubric } from '../rubric.js'
 
 /**

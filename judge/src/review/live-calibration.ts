@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { clickhouseScoreSink } from '@sieve/scorer'
+import { clickhouseScoreSink } from '@sieve/scoring'
 import { agreement, type Pair } from '../calibration/agreement.js'
 import { labelsFromAnnotations, readProjectAnnotations, type AnnotationRow } from '../calibration/annotations.js'
 import { calibrationRecords, failedRules, type DimensionCalibration } from '../calibration/calibrate.js'

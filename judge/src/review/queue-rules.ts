@@ -1,4 +1,4 @@
-import type { ScoreRecord } from '@sieve/scorer'
+import type { ScoreRecord } from '@sieve/scoring'
 import { hashUnit } from '../sampling.js'
 import type { QueueReason, ReviewRules } from './config.js'
 

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import type { ScoreRecord, ScoreSink } from '@sieve/scorer'
+import type { ScoreRecord, ScoreSink } from '@sieve/scoring'
 import type { JudgeMetrics } from '../metrics.js'
 import type { ReviewSetup } from './config.js'
 import { recalibrate } from './live-calibration.js'

@@ -1,5 +1,4 @@
-import type { ScoreRecord } from './score-record.js'
-import type { ScoreSink } from './score-sink.js'
+import type { ScoreRecord, ScoreSink } from '@sieve/scoring'
 
 /** Where the records go: a Kafka topic writer (the collector's `openKafkaTopicWriter`), or anything that takes keyed messages. */
 export interface KeyedMessageWriter {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { conversationOf, genAiFields, traceSessionId, type Trace, type Turn } from '@sieve/core'
-import { checkOutcome, resolveChecksConfig, scoreTrace, traceView } from '@sieve/scorer'
+import { checkOutcome, resolveChecksConfig, scoreTrace, traceView } from '@sieve/scoring'
 import { startFakeOpenAI, until, type FakeOpenAI } from '@sieve/testkit'
 import {
   CORPUS_CASES,

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { conversationOf, genAiFields, readTrace, type Trace } from '@sieve/core'
-import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
+import { resolveChecksConfig, scoreTrace } from '@sieve/scoring'
 import { callTools, pythonAgents, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 

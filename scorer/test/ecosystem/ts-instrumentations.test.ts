@@ -13,7 +13,7 @@ import OpenAI from 'openai'
 import * as openaiModule from 'openai'
 import { z } from 'zod'
 import { conversationOf, genAiFields, withSpanLogEvents, type Conversation, type Span, type Trace } from '@sieve/core'
-import { resolveChecksConfig, scoreTrace } from '@sieve/scorer'
+import { resolveChecksConfig, scoreTrace } from '@sieve/scoring'
 import { callTools, say, startFakeOpenAI, type FakeOpenAI } from '@sieve/testkit'
 import { asReceived, logEventsAsReceived, tracesOf } from '@sieve/testkit/agent-trace'
 

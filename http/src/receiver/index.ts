@@ -1,3 +1,3 @@
 export { createOtlpRouter, otlpRouterOptionsSchema, type OtlpRouterOptions } from './otlp-router.js'
-export { DEFAULT_PROJECT } from './authenticate.js'
+export { bearerToken, DEFAULT_PROJECT } from './authenticate.js'
 export { createLogsRouter, type LogsRouterOptions } from './logs-router.js'

@@ -80,7 +80,7 @@ export async function loadCheckModules(paths: string[], baseDir: string): Promis
       const exported = Array.isArray(mod.default) ? mod.default : [mod.default]
       for (const value of exported) {
         if (isCheckDefinition(value)) checks.push(value)
-        else problems.push(`checks.modules: ${path} must default-export a check made with defineCheck() from @sieve/scorer`)
+        else problems.push(`checks.modules: ${path} must default-export a check made with defineCheck() from @sieve/scoring`)
       }
     } catch (err) {
       problems.push(`checks.modules: cannot load ${file}: ${(err as Error).message}`)
