@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
+import { freshTraceIds, metricValue, otlpSender, protobufBatch, startSieveUp } from '@sieve/testkit/bench'
 import { createHttpApp, listen } from '../src/index.js'
 
 /**
@@ -38,6 +43,52 @@ describe('under overload every request gets an answer', () => {
     } finally {
       await client.terminate()
       await server.stop()
+    }
+  })
+
+  test('sieve up past its capacity answers every request 200 or 429/503 with Retry-After, and every scrape', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'sieve-overload-'))
+    // Requests of 2,000 spans, 32 in flight, sent again as soon as answered: more than the
+    // embedded store takes on two cores. A 1 s queue wait sheds within seconds and drains fast.
+    const bodies = Array.from({ length: 4 }, () => freshTraceIds(protobufBatch(2000)))
+    const sieve = await startSieveUp(join(work, 'data'), { SIEVE_MAX_QUEUE_WAIT_MS: '1000' })
+    const sender = otlpSender(sieve.url, 32)
+    const answers = new Map<string, number>()
+    const scrapes: number[] = []
+    let scrapesFailed = 0
+    try {
+      const until = performance.now() + 15_000
+      let sent = 0
+      const sending = Array.from({ length: 32 }, async () => {
+        while (performance.now() < until) {
+          const body = bodies[sent % bodies.length]!(++sent)
+          const kind = await sender.send(body).then(
+            ({ status, retryAfter }) => (status === 200 || retryAfter !== undefined ? String(status) : `${status} without Retry-After`),
+            (err: NodeJS.ErrnoException) => err.code ?? err.message,
+          )
+          answers.set(kind, (answers.get(kind) ?? 0) + 1)
+        }
+      })
+      const scraping = (async () => {
+        while (performance.now() < until) {
+          const started = performance.now()
+          await fetch(new URL('/metrics', sieve.url), { signal: AbortSignal.timeout(5000) })
+            .then(async (res) => { await res.text(); if (res.ok) scrapes.push(performance.now() - started); else scrapesFailed++ }, () => scrapesFailed++)
+          await sleep(500)
+        }
+      })()
+      await Promise.all([...sending, scraping])
+      const metrics = await sieve.metrics()
+      const stall = metricValue(metrics, /^sieve_event_loop_delay_max_seconds (\S+)/m)
+      const figures = `answers ${JSON.stringify(Object.fromEntries(answers))}; scrapes ${scrapes.length}, slowest ${Math.round(Math.max(...scrapes))} ms; longest stall ${Math.round(stall * 1000)} ms`
+      assert.deepEqual([...answers.keys()].filter((kind) => !['200', '429', '503'].includes(kind)), [], figures)
+      assert.ok((answers.get('429') ?? 0) > 0, `the load is past capacity: ${figures}`)
+      assert.ok((answers.get('200') ?? 0) > 0, `and spans are still taken: ${figures}`)
+      assert.equal(scrapesFailed, 0, figures)
+    } finally {
+      sender.close()
+      await sieve.stop()
+      rmSync(work, { recursive: true, force: true })
     }
   })
 })
