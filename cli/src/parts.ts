@@ -116,7 +116,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
     review: loadReviewSetup(config),
   })
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, queueDepth,
+    queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, maxBytesInFlight: config.maxBytesInFlight, queueDepth,
     log: (message, fields) => log.error(message, fields),
     traceDetails: traceDetails(storage),
     allowedMethods,

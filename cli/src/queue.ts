@@ -6,6 +6,7 @@ import type { PipelineMetrics } from '@sieve/core'
 export async function openQueue(config: Config, metrics: PipelineMetrics, role: string, log: Logger): Promise<SpanQueue> {
   if (config.kafka) return openKafkaQueue({ kafka: config.kafka, metrics, logLevel: config.logLevel })
   return new InProcessQueue({
+    maxWaitMs: config.maxQueueWaitMs,
     onError: (group, error, attempt) => log.warn(`sieve ${role}: ${group} failed to handle a batch (attempt ${attempt}): ${(error as Error).message}`, { group, attempt }),
   })
 }

@@ -10,7 +10,8 @@
  * BENCH_ROUNDS (default 3).
  * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts).
  * With `--fsync`: `sieve up` with SIEVE_FSYNC off and on, side by side (see ingest-fsync.ts).
- * With `--soak <seconds>`: memory of `sieve up` under a steady load (see soak.ts).
+ * With `--soak [seconds] [--overload]`: answers, stalls and memory of `sieve up` under a steady load or
+ * past its capacity (see soak.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,16 +1,21 @@
 /**
- * `npm run bench:ingest -- --soak <seconds>` (default 300): `sieve up` on the embedded default under
- * a steady OTLP load for that long, its memory printed every 10 s: resident set size (/proc) and
- * V8 heap used (its own /metrics, `nodejs_heap_size_used_bytes`), with the spans stored and
- * requests refused in each interval. Ends with the start, end and maximum of both, the lowest
- * heap of the first and of the last minute (heap used saws up and down with garbage collection;
- * its lows are what is kept), and both again after 10 s without load. Memory that keeps climbing
- * under a load the collector keeps up with is a leak; a plateau is not.
+ * `npm run bench:ingest -- --soak [seconds] [--duration seconds] [--overload]` (default 300 s):
+ * `sieve up` on the embedded default under OTLP load for that long, its memory printed every 10 s:
+ * resident set size (/proc) and V8 heap used (its own /metrics, `nodejs_heap_size_used_bytes`),
+ * with the spans stored and the answers of each interval. Ends with every answer by kind (each
+ * status, with or without `Retry-After`; connection errors such as ECONNRESET; requests unanswered
+ * after REQUEST_TIMEOUT_MS), the `/metrics` scrapes (one a second, each given 5 s as Prometheus
+ * gives it: latency and failures), the longest main-thread stall (`nodejs_eventloop_lag_max_seconds`,
+ * monitorEventLoopDelay reset at each scrape), RSS and heap (start, end, peak, the trend of the
+ * second half, 10 s idle after), and figures per CPU-second of `sieve up` with the load average they
+ * were measured at. Memory that keeps climbing is a leak; a plateau is not. Nothing is resent: a
+ * request without an answer is what a sender that does not retry connection errors loses.
  *
- * BENCH_SOAK_RATE spans/s (default 3,000: about half of what `sieve up` keeps up with, scoring
- * included, on the 2-core machine; 0: as fast as BENCH_CONCURRENCY requests in flight allow),
- * BENCH_CONCURRENCY (default 16) requests in flight at most. Requests of 512 spans, each one new
- * traces (fresh-ids.ts).
+ * Steady (default): BENCH_SOAK_RATE spans/s (default 3,000: about half of what `sieve up` keeps up
+ * with, scoring included, on the 2-core machine), BENCH_CONCURRENCY (default 16) requests in flight
+ * at most, BENCH_SPANS_PER_REQUEST (default 512). `--overload`: as fast as BENCH_CONCURRENCY
+ * (default 64) requests of BENCH_SPANS_PER_REQUEST (default 2,000) spans in flight allow, the load
+ * of issue #40. Each request is new traces (fresh-ids.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -18,12 +23,22 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { freshTraceIds, protobufBatch, otlpSender, metricValue, startSieveUp, storedSpans } from '@sieve/testkit/bench'
 
-const argument = Number(process.argv[process.argv.indexOf('--soak') + 1])
-const SECONDS = Number.isFinite(argument) && argument > 0 ? argument : 300
-const RATE = Number(process.env.BENCH_SOAK_RATE ?? 3000)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
-const SPANS_PER_REQUEST = 512
+const argv = process.argv
+const numberAfter = (flag: string): number | undefined => {
+  const at = argv.indexOf(flag)
+  const value = at >= 0 ? Number(argv[at + 1]) : NaN
+  return Number.isFinite(value) && value > 0 ? value : undefined
+}
+const OVERLOAD = argv.includes('--overload')
+const SECONDS = numberAfter('--duration') ?? numberAfter('--soak') ?? 300
+const RATE = OVERLOAD ? 0 : Number(process.env.BENCH_SOAK_RATE ?? 3000)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (OVERLOAD ? 64 : 16))
+const SPANS_PER_REQUEST = Number(process.env.BENCH_SPANS_PER_REQUEST ?? (OVERLOAD ? 2000 : 512))
 const INTERVAL_MS = 10_000
+const SCRAPE_EVERY_MS = 1000
+const SCRAPE_TIMEOUT_MS = 5000
+/** A request unanswered this long counts as timed out (OTLP exporters give up after 10 s by default). */
+const REQUEST_TIMEOUT_MS = 60_000
 const POOL = 16
 
 const work = mkdtempSync(join(tmpdir(), 'sieve-soak-'))
@@ -32,6 +47,28 @@ const pool = Array.from({ length: POOL }, () => freshTraceIds(protobufBatch(SPAN
 const sieve = await startSieveUp(join(work, 'collector'))
 const sender = otlpSender(sieve.url, CONCURRENCY)
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+const loadAtStart = load()
+const cpuAtStart = sieve.cpuSeconds()
+
+const MiB = 2 ** 20
+/** Every /metrics scrape: its latency, whether it failed, and the figures read from the last answer. */
+const scrapes = { latencies: [] as number[], failed: 0, longestStallMs: 0, heapPeakMiB: 0, last: '' }
+async function scrape(): Promise<string | undefined> {
+  const started = performance.now()
+  try {
+    const res = await fetch(new URL('/metrics', sieve.url), { signal: AbortSignal.timeout(SCRAPE_TIMEOUT_MS) })
+    const text = await res.text()
+    if (!res.ok) throw new Error(`status ${res.status}`)
+    scrapes.latencies.push(performance.now() - started)
+    scrapes.longestStallMs = Math.max(scrapes.longestStallMs, metricValue(text, /^nodejs_eventloop_lag_max_seconds (\S+)/m) * 1000 || 0)
+    scrapes.heapPeakMiB = Math.max(scrapes.heapPeakMiB, Math.round(metricValue(text, /^nodejs_heap_size_used_bytes (\S+)/m) / MiB) || 0)
+    scrapes.last = text
+    return text
+  } catch {
+    scrapes.failed++
+    return undefined
+  }
+}
 
 interface Sample {
   seconds: number
@@ -39,32 +76,32 @@ interface Sample {
   heapMiB: number
   stored: number
 }
-const MiB = 2 ** 20
 async function sample(seconds: number): Promise<Sample> {
-  const metrics = await sieve.metrics()
+  const metrics = (await scrape()) ?? scrapes.last
   const heap = metricValue(metrics, /^nodejs_heap_size_used_bytes (\S+)/m)
   return { seconds, rssMiB: sieve.rssMiB().now, heapMiB: Math.round(heap / MiB), stored: storedSpans(metrics) }
 }
-const show = (s: Sample, previous: Sample | undefined, refused: number) =>
+
+/** Answers by kind: `200`, `429`, `429 without Retry-After`, `ECONNRESET`, `timeout`... */
+const answers = new Map<string, number>()
+let interval = new Map<string, number>()
+const count = (kind: string) => {
+  answers.set(kind, (answers.get(kind) ?? 0) + 1)
+  interval.set(kind, (interval.get(kind) ?? 0) + 1)
+}
+const listed = (counts: Map<string, number>) => [...counts].sort().map(([kind, n]) => `${kind}: ${n}`).join(', ') || 'none'
+const show = (s: Sample, previous: Sample | undefined) =>
   console.log(
     `${String(s.seconds).padStart(5)} s  RSS ${String(s.rssMiB).padStart(5)} MiB  heap used ${String(s.heapMiB).padStart(5)} MiB` +
-      (previous ? `  stored ${String(Math.round((s.stored - previous.stored) / ((s.seconds - previous.seconds) || 1))).padStart(6)} spans/s  refused ${refused}` : ''),
+      (previous ? `  stored ${String(Math.round((s.stored - previous.stored) / ((s.seconds - previous.seconds) || 1))).padStart(6)} spans/s  answers ${listed(interval)}` : ''),
   )
 
-console.log(`\nSoak: ${SECONDS} s at ${RATE ? `${RATE} spans/s` : 'full speed'} (requests of ${SPANS_PER_REQUEST} spans, at most ${CONCURRENCY} in flight); load average ${load()}\n`)
+const mode = RATE ? `${RATE} spans/s` : `full speed${OVERLOAD ? ' (overload)' : ''}`
+console.log(`\nSoak: ${SECONDS} s at ${mode} (requests of ${SPANS_PER_REQUEST} spans, at most ${CONCURRENCY} in flight); load average ${loadAtStart}\n`)
 const samples: Sample[] = [await sample(0)]
-show(samples[0]!, undefined, 0)
+show(samples[0]!, undefined)
 
 let sent = 0
-let refused = 0
-let refusedInInterval = 0
-/** Requests that got no answer, by error, after one retry. */
-const failed = new Map<string, number>()
-/**
- * Requests sent again once after ECONNRESET: at this pace a kept-alive connection can sit idle past
- * the server's keep-alive timeout (5 s) and be closed just as it is reused; OTLP exporters resend then.
- */
-let resent = 0
 let inFlight = 0
 let behind = 0
 const started = performance.now()
@@ -72,20 +109,17 @@ const deadline = started + SECONDS * 1000
 const send = async () => {
   inFlight++
   const body = pool[sent % POOL]!(++sent)
+  let timer: NodeJS.Timeout | undefined
   try {
-    const status = await sender.post(body).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ECONNRESET') throw err
-      resent++
-      return sender.post(body)
-    })
-    if (status !== 200) {
-      refused++
-      refusedInInterval++
-    }
+    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(resolve, REQUEST_TIMEOUT_MS, 'timeout') })
+    const answer = await Promise.race([sender.send(body), timeout])
+    if (answer === 'timeout') count('timeout')
+    else if (answer.status === 200) count('200')
+    else count(`${answer.status}${answer.retryAfter === undefined && (answer.status === 429 || answer.status === 503) ? ' without Retry-After' : ''}`)
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message
-    failed.set(reason, (failed.get(reason) ?? 0) + 1)
+    count((err as NodeJS.ErrnoException).code ?? (err as Error).message)
   } finally {
+    clearTimeout(timer)
     inFlight--
   }
 }
@@ -93,9 +127,9 @@ const send = async () => {
 // The sender: request k is due at k / rate; a request due while CONCURRENCY are in flight waits
 // for one to end (counted as the collector falling behind).
 const sending = (async () => {
-  const interval = RATE > 0 ? (SPANS_PER_REQUEST / RATE) * 1000 : 0
+  const gap = RATE > 0 ? (SPANS_PER_REQUEST / RATE) * 1000 : 0
   for (let k = 0; performance.now() < deadline; k++) {
-    const due = started + k * interval
+    const due = started + k * gap
     if (due > performance.now()) await sleep(due - performance.now())
     if (inFlight >= CONCURRENCY) {
       if (RATE > 0) behind++
@@ -106,14 +140,27 @@ const sending = (async () => {
   while (inFlight > 0) await sleep(10)
 })()
 
+// Prometheus's view: a scrape a second, between the samples.
+let scraping = true
+const scraper = (async () => {
+  while (scraping) {
+    await scrape()
+    await sleep(SCRAPE_EVERY_MS)
+  }
+})()
+
 for (let next = INTERVAL_MS; next <= SECONDS * 1000; next += INTERVAL_MS) {
   await sleep(Math.max(0, started + next - performance.now()))
   const s = await sample(next / 1000)
-  show(s, samples.at(-1), refusedInInterval)
-  refusedInInterval = 0
+  show(s, samples.at(-1))
+  interval = new Map()
   samples.push(s)
 }
 await sending
+scraping = false
+await scraper
+const cpuUnderLoad = sieve.cpuSeconds() - cpuAtStart
+const loadAtEnd = load()
 sender.close()
 await sleep(INTERVAL_MS)
 const idle = await sample(Math.round((performance.now() - started) / 1000))
@@ -129,12 +176,30 @@ const low = (from: number, to: number) => {
   const heaps = samples.filter((s) => s.seconds > from && s.seconds <= to).map((s) => s.heapMiB)
   return heaps.length ? `${Math.min(...heaps)} MiB` : 'no sample'
 }
+/** Least-squares slope of RSS over the second half, MiB per minute: near 0 is a plateau. */
+const trend = (() => {
+  const half = samples.filter((s) => s.seconds >= SECONDS / 2)
+  if (half.length < 3) return 'too few samples'
+  const mx = half.reduce((a, s) => a + s.seconds, 0) / half.length
+  const my = half.reduce((a, s) => a + s.rssMiB, 0) / half.length
+  const slope = half.reduce((a, s) => a + (s.seconds - mx) * (s.rssMiB - my), 0) / half.reduce((a, s) => a + (s.seconds - mx) ** 2, 0)
+  return `${(slope * 60).toFixed(1)} MiB/min`
+})()
+const latencies = [...scrapes.latencies].sort((a, b) => a - b)
+const at = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0) : '-')
+const answered = (answers.get('200') ?? 0) + [...answers].filter(([k]) => /^(429|503)$/.test(k)).reduce((a, [, n]) => a + n, 0)
+const unanswered = [...answers].filter(([k]) => !/^\d{3}/.test(k)).reduce((a, [, n]) => a + n, 0)
 const minute = Math.min(60, SECONDS)
 console.log(`
-Soak of \`sieve up\`: ${SECONDS} s at ${RATE ? `${RATE} spans/s` : 'full speed'}; ${sent} requests (${sent * SPANS_PER_REQUEST} spans) sent, ${refused} refused, ${[...failed.values()].reduce((a, b) => a + b, 0)} failed${failed.size ? ` (${[...failed].map(([r, c]) => `${r}: ${c}`).join(', ')})` : ''}, ${resent} resent after ECONNRESET${RATE ? `, ${behind} sent late (${CONCURRENCY} in flight)` : ''}
+Soak of \`sieve up\`: ${SECONDS} s at ${mode}; ${sent} requests (${sent * SPANS_PER_REQUEST} spans) sent, ${CONCURRENCY} in flight at most${RATE ? `, ${behind} sent late` : ''}
+  answers                     ${listed(answers)}
+  unanswered                  ${unanswered} (connection errors and timeouts of ${REQUEST_TIMEOUT_MS / 1000} s)
+  /metrics scrapes            ${latencies.length + scrapes.failed}: ${scrapes.failed} failed (${SCRAPE_TIMEOUT_MS / 1000} s timeout); latency p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms
+  longest main-thread stall   ${Math.round(scrapes.longestStallMs)} ms
   stored                      ${last.stored} spans (${Math.round(last.stored / SECONDS)} spans/s)
-  RSS                         start ${first.rssMiB} MiB, end ${last.rssMiB} MiB, max ${max('rssMiB')} MiB (peak ${peak} MiB); 10 s idle after: ${idle.rssMiB} MiB
-  heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, max ${max('heapMiB')} MiB; 10 s idle after: ${idle.heapMiB} MiB
+  RSS                         start ${first.rssMiB} MiB, end ${last.rssMiB} MiB, max ${max('rssMiB')} MiB (peak ${peak} MiB); second half trend ${trend}; 10 s idle after: ${idle.rssMiB} MiB
+  heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, peak ${Math.max(max('heapMiB'), scrapes.heapPeakMiB)} MiB; 10 s idle after: ${idle.heapMiB} MiB
   heap used, lowest           first minute ${low(0, minute)}, last minute ${low(SECONDS - minute, SECONDS)}
-  load average at the end     ${load()}
+  per CPU-second of sieve up  ${Math.round(last.stored / cpuUnderLoad)} spans stored, ${((answered + unanswered) / cpuUnderLoad).toFixed(1)} requests ended (${cpuUnderLoad.toFixed(0)} CPU-s)
+  load average                ${loadAtStart} at the start, ${loadAtEnd} at the end
 `)

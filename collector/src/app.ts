@@ -11,6 +11,8 @@ export interface AppOptions {
   /** `SIEVE_METRICS_TOKEN`: who may read `/metrics` (see metrics-access.ts). */
   metricsToken?: string
   maxBodyBytes: number
+  /** OTLP trace bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT); unset: no bound. */
+  maxBytesInFlight?: number
   metrics: PipelineMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
   queueDepth?: () => number
@@ -38,7 +40,7 @@ export function createApp(options: AppOptions): Express {
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
   const traffic: MountedRouter[] = [
-    { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
+    { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log, ...(options.maxBytesInFlight ? { maxBytesInFlight: options.maxBytesInFlight } : {}) }) },
     { handler: createLogsRouter({ storage, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
     ...(options.routes ?? []),
     { handler: createTraceRoutes({ storage, apiKeys, ...(options.traceDetails ? { details: options.traceDetails } : {}) }) },

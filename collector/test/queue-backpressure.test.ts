@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { request } from 'node:http'
 import { describe, test } from 'node:test'
 import { InProcessQueue } from '@sieve/queue'
 import { startReceiver } from './support/receiver-server.js'
@@ -13,16 +14,26 @@ function otlpJson(count: number, seed: number): string {
 
 const post = (url: string, body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
 
+/** A queue whose storing group takes its first batch and holds it until `release()`. */
+async function heldQueue(options: ConstructorParameters<typeof InProcessQueue>[0]): Promise<{ queue: InProcessQueue; release: () => void }> {
+  const queue = new InProcessQueue(options)
+  let release!: () => void
+  const held = new Promise<void>((resolve) => { release = resolve })
+  await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: () => held })
+  return { queue, release }
+}
+
+const untilDepth = async (queue: InProcessQueue, depth: number) => {
+  while (queue.depth() < depth) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
 describe('in-process queue behind the OTLP receiver', () => {
   test('a full queue answers 429 with Retry-After, and takes spans again once drained', async () => {
-    const queue = new InProcessQueue({ capacity: 10, lingerMs: 0 })
-    let release!: () => void
-    const held = new Promise<void>((resolve) => { release = resolve })
-    await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: () => held })
+    const { queue, release } = await heldQueue({ capacity: 10, lingerMs: 0 })
     const receiver = await startReceiver({ queue })
     try {
       const first = post(receiver.url, otlpJson(8, 1))
-      while (queue.depth() < 8) await new Promise((resolve) => setTimeout(resolve, 5))
+      await untilDepth(queue, 8)
       const refused = await post(receiver.url, otlpJson(5, 2))
       assert.equal(refused.status, 429)
       assert.ok(Number(refused.headers.get('retry-after')) > 0)
@@ -56,6 +67,60 @@ describe('in-process queue behind the OTLP receiver', () => {
       assert.deepEqual(stored, ['0000000000000001', '0000000000000002'])
     } finally {
       await receiver.close()
+    }
+  })
+
+  test('past the bytes in flight a request is answered 429 with Retry-After before its body is sent, and the next one is taken', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0 })
+    await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: async () => {} })
+    const receiver = await startReceiver({ queue, maxBytesInFlight: 4096 })
+    try {
+      // A sender that declared 3,000 bytes and has sent 10 so far holds its room meanwhile.
+      const slow = request(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 3000 } })
+      const slowAnswer = new Promise<number>((resolve, reject) => {
+        slow.on('response', (res) => { res.resume(); resolve(res.statusCode!) })
+        slow.on('error', reject)
+      })
+      slow.write(' '.repeat(10))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const body = otlpJson(20, 1)
+      assert.ok(body.length > 1096, 'does not fit beside the slow one')
+      const refused = await post(receiver.url, body)
+      assert.equal(refused.status, 429)
+      assert.equal(refused.headers.get('retry-after'), '1')
+      assert.match(await refused.text(), /busy/)
+      assert.match(await receiver.metrics.registry.metrics(), /^sieve_otlp_requests_shed_total\{reason="bytes_in_flight"\} 1$/m)
+      assert.equal((await post(receiver.url, otlpJson(1, 2))).status, 200, 'a body that fits is taken')
+      slow.end(' '.repeat(2990))
+      assert.equal(await slowAnswer, 400, 'the slow one is read through (it is no export request)')
+      assert.equal((await post(receiver.url, body)).status, 200, 'its room is given back')
+    } finally {
+      await receiver.close()
+      await queue.close()
+    }
+  })
+
+  test('while the oldest queued span waits past the bound, requests are answered 429 before they are read', async () => {
+    // The first batch is taken and held; what comes after it waits in the queue.
+    const { queue, release } = await heldQueue({ lingerMs: 0, maxWaitMs: 50 })
+    const receiver = await startReceiver({ queue })
+    try {
+      const first = post(receiver.url, otlpJson(2, 1))
+      await untilDepth(queue, 2)
+      const second = post(receiver.url, otlpJson(2, 2))
+      await untilDepth(queue, 4)
+      await new Promise((resolve) => setTimeout(resolve, 80))
+      const refused = await post(receiver.url, otlpJson(2, 3))
+      assert.equal(refused.status, 429)
+      assert.ok(Number(refused.headers.get('retry-after')) > 0)
+      assert.match(await refused.text(), /queue is behind: spans wait \d+ ms in the queue, over 50 ms/)
+      assert.match(await receiver.metrics.registry.metrics(), /^sieve_otlp_requests_shed_total\{reason="queue_wait"\} 1$/m)
+      release()
+      assert.deepEqual([(await first).status, (await second).status], [200, 200])
+      assert.equal((await post(receiver.url, otlpJson(2, 4))).status, 200, 'taken again once the queue moves')
+    } finally {
+      await receiver.close()
+      await queue.close()
     }
   })
 })

@@ -48,6 +48,9 @@ export const envSchema = z.object({
   SIEVE_URL: z.url().optional(),
   SIEVE_RETENTION_DAYS: positiveInt.default(30),
   SIEVE_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
+  // Load shedding before the work (collector/README.md, Overload): what bounds memory besides the queue.
+  SIEVE_MAX_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
+  SIEVE_MAX_QUEUE_WAIT_MS: positiveInt.default(5000),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Off: an acknowledged span survives a crash of the process, not a power loss (storage/table-settings.ts).
   SIEVE_FSYNC: z.stringbool().default(false),
@@ -98,6 +101,10 @@ export interface Config {
   url?: string
   retentionDays: number
   maxBodyBytes: number
+  /** OTLP trace request bodies read or decoded at once, in bytes as sent; past it new requests get 429. */
+  maxBytesInFlight: number
+  /** In-process queue: new trace requests get 429 while its oldest span has waited longer than this. */
+  maxQueueWaitMs: number
   logLevel: Env['SIEVE_LOG_LEVEL']
   clickhouse:
     /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
@@ -189,6 +196,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.SIEVE_URL ? { url: e.SIEVE_URL.replace(/\/+$/, '') } : {}),
     retentionDays: e.SIEVE_RETENTION_DAYS,
     maxBodyBytes: e.SIEVE_MAX_BODY_BYTES,
+    maxBytesInFlight: e.SIEVE_MAX_BYTES_IN_FLIGHT,
+    maxQueueWaitMs: e.SIEVE_MAX_QUEUE_WAIT_MS,
     logLevel: e.SIEVE_LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
       ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database, ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}) }

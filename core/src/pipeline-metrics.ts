@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 /**
@@ -21,6 +22,11 @@ export interface PipelineMetrics {
   logRecords: Counter<'project' | 'outcome'>
   /** Time from request to response on `/v1/traces`, by HTTP status. */
   requestDuration: Histogram<'status'>
+  /**
+   * `/v1/traces` requests answered 429 before their body was read or decoded: `queue_full`,
+   * `queue_wait` (the oldest queued span waited too long), `bytes_in_flight`.
+   */
+  requestsShed: Counter<'reason'>
   /** Spans published but not yet stored, as the queue reports it. */
   queueDepth: Gauge
   /** Time one ClickHouse insert takes, by table. */
@@ -45,6 +51,18 @@ export interface PipelineMetrics {
 export function createPipelineMetrics(): PipelineMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  // prom-client's nodejs_eventloop_lag_max_seconds restarts at each scrape, and a scrape that times
+  // out during a stall still restarts it: the longest stall since start survives any scrape.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
+  new Gauge({
+    name: 'sieve_event_loop_delay_max_seconds',
+    help: 'Longest delay of the main thread\'s event loop since the process started (a stall: a long synchronous task or GC pause)',
+    registers: [registry],
+    collect() {
+      this.set(loopDelay.max / 1e9)
+    },
+  })
   return {
     registry,
     spansReceived: new Counter({
@@ -82,6 +100,12 @@ export function createPipelineMetrics(): PipelineMetrics {
       help: 'OTLP/HTTP export request latency, by response status',
       labelNames: ['status'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    requestsShed: new Counter({
+      name: 'sieve_otlp_requests_shed_total',
+      help: 'OTLP trace requests answered 429 before their body was read or decoded, by reason (queue_full, queue_wait, bytes_in_flight)',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     queueDepth: new Gauge({

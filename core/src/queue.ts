@@ -68,8 +68,20 @@ export interface SpanQueue {
    * dead letters instead, if any; rejects with QueueUnavailableError or QueueFullError.
    */
   publish(spans: Span[]): Promise<PublishOutcome | void>
+  /**
+   * Why a publish now would only wait too long or be refused for load (full, or its oldest span
+   * waiting past the bound), so the receiver answers 429 before reading the request; undefined when
+   * it takes spans. The embedded queue's; Kafka pushes back through produce timeouts instead.
+   */
+  saturated?(): Saturation | undefined
   subscribe(options: SubscribeOptions): Promise<Subscription>
   close(): Promise<void>
+}
+
+export interface Saturation {
+  reason: 'queue_full' | 'queue_wait'
+  /** Said to the sender. */
+  message: string
 }
 
 /** The queue cannot take data now; the collector answers 503 with Retry-After. */

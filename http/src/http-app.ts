@@ -2,6 +2,7 @@ import type { LogFn } from '@sieve/core'
 import express, { type Express, type RequestHandler } from 'express'
 import { jsonErrors } from './api/json-errors.js'
 import { requestIds } from './api/request-id.js'
+import { securityHeaders } from './api/security-headers.js'
 
 /** A router and where it is mounted (no path: at the root, its routes carry their own paths). */
 export interface MountedRouter {
@@ -34,13 +35,15 @@ const OTHER_SIGNAL = /^\/v1\/(metrics|profiles)\/?$/
 /**
  * Every Sieve HTTP server: request ids, `/healthz` (the process answers), `/readyz`, the role's
  * routers, then one 404 (405 for a served path in another method) and one error answer for all of
- * them. Auth and project scoping belong to the routers (`requireProject`), since what a key may
+ * them. Every answer carries the security headers (`securityHeaders()`). Auth and project scoping belong to the routers (`requireProject`), since what a key may
  * read differs by route.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
   app.use(requestIds())
+  // Before any route, so 404s, errors and OTLP answers carry them too; a router may set its own policy.
+  app.use(securityHeaders())
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' })
   })

@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import type { Express } from 'express'
 
 export interface RunningServer {
@@ -18,9 +18,27 @@ const LISTEN_PROBLEMS: Record<string, string> = {
   EADDRNOTAVAIL: 'no network interface of this machine has that address',
 }
 
+/**
+ * The idle timeout of a kept-alive connection, made safe against a stalled event loop. Node arms it
+ * when an answer ends; after a stall (a large decode, a major GC) the loop runs due timers before it
+ * reads the sockets, so the timer fired on a connection whose next request was already waiting in
+ * the kernel and closed it under that request: the sender got ECONNRESET and no answer. With a
+ * 'timeout' listener Node leaves the socket to it: it is closed only after the loop has read what
+ * arrived (setImmediate runs after the poll phase), and only when no request came or is answered.
+ */
+function closeIfIdle(socket: Socket): void {
+  const read = socket.bytesRead
+  setImmediate(() => {
+    const answering = (socket as Socket & { _httpMessage?: unknown })._httpMessage
+    if (socket.destroyed || answering || socket.bytesRead !== read) return
+    socket.destroy()
+  })
+}
+
 /** Listens on host:port; a failure names the address and, for the usual causes, what is wrong in words. */
 export async function listen(app: Express, host: string, port: number): Promise<RunningServer> {
   const server: Server = app.listen(port, host)
+  server.on('timeout', closeIfIdle)
   try {
     await once(server, 'listening')
   } catch (err) {

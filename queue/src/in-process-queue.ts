@@ -1,6 +1,6 @@
 import {
   Backoff, QueueFullError, QueueUnavailableError, UnprocessableSpansError,
-  type BackoffRange, type PublishOutcome, type QuarantinedSpan, type QueuedSpan, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
+  type BackoffRange, type PublishOutcome, type QuarantinedSpan, type QueuedSpan, type Saturation, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
 } from '@sieve/core'
 
 /**
@@ -8,6 +8,7 @@ import {
  *
  * - Bounded: a publish that would take the queue past `capacity` spans fails with QueueFullError
  *   (the receiver answers 429), so a slow store pushes back on clients instead of growing memory.
+ *   `saturated()` says so before a request is read: full, or its oldest span waiting past `maxWaitMs`.
  * - Group commit: spans of all requests that arrive while a group's handler is busy (or within
  *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans`.
  * - A group subscribed with `gatesPublish` makes publish() resolve only once it handled the spans.
@@ -23,6 +24,11 @@ import {
  */
 export interface InProcessQueueOptions {
   capacity?: number
+  /**
+   * `saturated()` while the oldest span no group has taken yet waited longer than this: new
+   * requests are shed (429) rather than answered after the sender gave up (SIEVE_MAX_QUEUE_WAIT_MS).
+   */
+  maxWaitMs?: number
   maxBatchSpans?: number
   lingerMs?: number
   retryInitialMs?: number
@@ -40,6 +46,8 @@ interface Waiter {
 /** The spans of one publish, as one group sees them. */
 interface Entry {
   spans: QueuedSpan[]
+  /** When it was published (performance.now()). */
+  at: number
   waiter?: Waiter
   /** Spans neither handled nor dead-lettered yet. */
   unsettled: number
@@ -71,6 +79,7 @@ export class InProcessQueue implements SpanQueue {
   private nextOffset = 0n
   private closed = false
   private readonly capacity: number
+  private readonly maxWaitMs: number
   private readonly maxBatchSpans: number
   private readonly lingerMs: number
   private readonly retry: BackoffRange
@@ -78,6 +87,7 @@ export class InProcessQueue implements SpanQueue {
 
   constructor(private readonly options: InProcessQueueOptions = {}) {
     this.capacity = options.capacity ?? 100_000
+    this.maxWaitMs = options.maxWaitMs ?? Infinity
     this.maxBatchSpans = options.maxBatchSpans ?? 8192
     this.lingerMs = options.lingerMs ?? 5
     this.retry = { baseMs: options.retryInitialMs ?? 100, maxMs: options.retryMaxMs ?? 5000 }
@@ -89,6 +99,20 @@ export class InProcessQueue implements SpanQueue {
     let depth = 0
     for (const group of this.groups.values()) depth = Math.max(depth, group.depth)
     return depth
+  }
+
+  /** Full, or its oldest span not taken by a group waited past `maxWaitMs`: the receiver sheds requests (429). */
+  saturated(): Saturation | undefined {
+    const depth = this.depth()
+    if (depth >= this.capacity) return { reason: 'queue_full', message: `the queue holds ${depth} of ${this.capacity} spans; retry later` }
+    const now = performance.now()
+    for (const group of this.groups.values()) {
+      const waited = now - (group.entries[0]?.at ?? now)
+      if (waited > this.maxWaitMs) {
+        return { reason: 'queue_wait', message: `spans wait ${Math.round(waited)} ms in the queue, over ${this.maxWaitMs} ms; retry later` }
+      }
+    }
+    return undefined
   }
 
   /**
@@ -111,8 +135,9 @@ export class InProcessQueue implements SpanQueue {
     }
     const queued = spans.map((span) => ({ span, partition: 0, offset: (this.nextOffset++).toString() }))
     const gates: Promise<PublishOutcome>[] = []
+    const at = performance.now()
     for (const group of this.groups.values()) {
-      const entry: Entry = { spans: queued, unsettled: queued.length, quarantined: [] }
+      const entry: Entry = { spans: queued, at, unsettled: queued.length, quarantined: [] }
       if (group.options.gatesPublish) {
         gates.push(new Promise<PublishOutcome>((resolve, reject) => { entry.waiter = { resolve, reject } }))
       }

@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import {
-  FIRST_LOOKBACK_MS, ProgressRecorder, readProgress, readTraces, tracesArrivedSince, withSpanLogEvents,
+  FIRST_LOOKBACK_MS, TimeSlice, ProgressRecorder, readProgress, readTraces, tracesArrivedSince, withSpanLogEvents,
   type ArrivedTrace, type SpanEvent, type SpanQueue, type Subscription, type Trace,
 } from '@sieve/core'
 import { z } from 'zod'
@@ -235,7 +235,13 @@ export class Scorer {
       const logged = await this.logEventsOf(chunk).catch((err: Error) => {
         throw new Error(`reading their GenAI events sent as logs failed (nothing scored): ${err.message}`)
       })
-      for (const closed of chunk) scores.push(scoreTrace(withSpanLogEvents(closed.trace, logged.get(closed.trace.projectId)), checks))
+      // A chunk of 1,000 traces is seconds of checks under load: scored in slices, so the
+      // collector's requests and scrapes are served in between.
+      const slice = new TimeSlice()
+      for (const closed of chunk) {
+        scores.push(scoreTrace(withSpanLogEvents(closed.trace, logged.get(closed.trace.projectId)), checks))
+        await slice.yield()
+      }
       await sink.write(scores.flatMap(traceScoreRecords))
     } catch (err) {
       metrics?.writeFailed()

@@ -10,7 +10,7 @@ export const collectorCommand: Command = {
       'once Kafka has the spans, and serves the read API, the dashboard and /metrics from the ClickHouse the ' +
       'ingesters write to. Migrations are left to `sieve migrate`.',
   ],
-  env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, 'SIEVE_MAX_BODY_BYTES', ...KAFKA_ENV, ...STORAGE_ENV],
+  env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, 'SIEVE_MAX_BODY_BYTES', 'SIEVE_MAX_BYTES_IN_FLIGHT', ...KAFKA_ENV, ...STORAGE_ENV],
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM',
     1: 'storage or Kafka could not be reached at start',

@@ -16,6 +16,7 @@ export async function startReceiver(options: {
   queue: SpanQueue
   apiKeys?: Map<string, string>
   maxBodyBytes?: number
+  maxBytesInFlight?: number
   log?: (message: string) => void
 }): Promise<ReceiverServer> {
   const metrics = createPipelineMetrics()
@@ -23,6 +24,7 @@ export async function startReceiver(options: {
   app.use(createOtlpRouter({
     queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics,
     ...(options.log ? { log: options.log } : {}),
+    ...(options.maxBytesInFlight ? { maxBytesInFlight: options.maxBytesInFlight } : {}),
   }))
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s))

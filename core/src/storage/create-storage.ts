@@ -3,6 +3,7 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
+import { TimeSlice } from '../time-slice.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
 import { applyEmbeddedTableSettings } from './table-settings.js'
@@ -133,7 +134,11 @@ class EmbeddedStorage extends ClientStorage {
 
   override async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
     let payload = ''
-    for (const row of rows) payload += `${JSON.stringify(row)}\n`
+    const slice = new TimeSlice()
+    for (const row of rows) {
+      payload += `${JSON.stringify(row)}\n`
+      await slice.yield()
+    }
     await this.inserts.chdb.rawInsert({ table, columns: [...columns], format: 'JSONCompactEachRow', values: Buffer.from(payload), settings: settings as Record<string, string | number | boolean> | undefined })
   }
 

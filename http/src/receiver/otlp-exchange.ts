@@ -2,6 +2,7 @@ import type { LogFn } from '@sieve/core'
 import { encodeStatus, OtlpDecodeError, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import type { Request, Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'
+import type { BodyShare } from './admission.js'
 import { projectOf } from './authenticate.js'
 import { gunzipBody, readBody } from './read-body.js'
 import { badRequest, ReceiverError } from './receiver-error.js'
@@ -21,12 +22,15 @@ export interface OtlpRequest {
   body: Buffer
 }
 
-/** The project by API key, the format by Content-Type, and the body; throws ReceiverError (401, 413, 415, 400). */
-export async function readOtlpRequest(req: Request, apiKeys: ReadonlyMap<string, string>, maxBodyBytes: number): Promise<OtlpRequest> {
+/**
+ * The project by API key, the format by Content-Type, and the body; throws ReceiverError (401, 413,
+ * 415, 400, and 429 when `share` has no room for the body).
+ */
+export async function readOtlpRequest(req: Request, apiKeys: ReadonlyMap<string, string>, maxBodyBytes: number, share?: BodyShare): Promise<OtlpRequest> {
   const project = projectOf(req.headers, apiKeys)
   const format = requireFormat(req.headers)
   const gzip = isGzip(req.headers)
-  let body = await readBody(req, maxBodyBytes)
+  let body = await readBody(req, maxBodyBytes, share?.take)
   if (gzip && body.length > 0) body = await gunzipBody(body, maxBodyBytes)
   return { project, format, body }
 }

@@ -5,7 +5,8 @@ import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufR
 import { forwardsProtobuf } from '@sieve/queue'
 import { requestIdOf } from '../api/request-id.js'
 import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
-import { ReceiverError, badRequest } from './receiver-error.js'
+import { BytesInFlight, nextTurn } from './admission.js'
+import { ReceiverError, badRequest, shed } from './receiver-error.js'
 import { formatOf } from './request-format.js'
 
 export const otlpRouterOptionsSchema = z.object({
@@ -15,6 +16,11 @@ export const otlpRouterOptionsSchema = z.object({
   /** Limit on the body, both as sent and once decompressed. */
   maxBodyBytes: z.number().int().positive(),
   metrics: z.custom<PipelineMetrics>((m) => typeof (m as PipelineMetrics | null)?.registry === 'object', 'metrics must come from createPipelineMetrics()'),
+  /**
+   * Bytes of request bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT); a request
+   * past it is answered 429 before its body is kept. Unset: no bound but the body limit.
+   */
+  maxBytesInFlight: z.number().int().positive().optional(),
   /** Where errors no sender may see go in full (default: stderr). */
   log: z.custom<LogFn>((f) => typeof f === 'function', 'log must be a function').optional(),
 })
@@ -33,17 +39,30 @@ const DEFAULT_RETRY_AFTER = 5
  * rows, of any project, so it only goes to the log.
  */
 export function createOtlpRouter(options: OtlpRouterOptions): Router {
-  const { queue, apiKeys, maxBodyBytes, metrics } = otlpRouterOptionsSchema.parse(options)
+  const { queue, apiKeys, maxBodyBytes, metrics, maxBytesInFlight } = otlpRouterOptionsSchema.parse(options)
   const log: LogFn = options.log ?? ((message) => console.error(message))
   const router = Router()
+  const inFlight = new BytesInFlight(maxBytesInFlight ?? Infinity)
 
   router.post('/v1/traces', async (req: Request, res: Response) => {
     const stopTimer = metrics.requestDuration.startTimer()
     res.on('finish', () => stopTimer({ status: String(res.statusCode) }))
     // Errors are answered in the request's format when it names one, else in JSON.
     const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
+    const share = inFlight.share()
     try {
-      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes)
+      // Shed before any work: a queue that would refuse the spans, or make the sender wait past its
+      // patience, refuses the request before its body is read (the rest is discarded as it comes).
+      const saturated = queue.saturated?.()
+      if (saturated) {
+        metrics.requestsShed.inc({ reason: saturated.reason })
+        throw shed(`queue is ${saturated.reason === 'queue_full' ? 'full' : 'behind'}: ${saturated.message}`)
+      }
+      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes, share).catch((err: unknown) => {
+        if ((err as ReceiverError).status === 429) metrics.requestsShed.inc({ reason: 'bytes_in_flight' })
+        throw err
+      })
+      await nextTurn()
       // A zero-length body is the empty export request in protobuf; JSON senders get the same.
       const { account, kept, publish, spanAt } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
       if (kept === 0 && account.rejected === 0) {
@@ -57,7 +76,10 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
 
       let outcome: PublishOutcome | void
       try {
-        outcome = await publish()
+        const published = publish()
+        // The spans are in the queue now (its bound counts them); the body's bytes are garbage.
+        share.release()
+        outcome = await published
       } catch (err) {
         throw queueError(err, project, kept, metrics, (message) => log(message, { requestId: requestIdOf(res), project }))
       }
@@ -69,6 +91,8 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       sendOtlp(res, 200, format, encodeExportResponse(format, account.rejected, account.errorMessage))
     } catch (err) {
       sendOtlpFailure(res, err, replyFormat, log, '/v1/traces')
+    } finally {
+      share.release()
     }
   })
   return router

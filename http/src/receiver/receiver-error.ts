@@ -20,3 +20,9 @@ export const badRequest = (message: string) => new ReceiverError(400, RPC_CODE.I
 export const unauthorized = (message: string) => new ReceiverError(401, RPC_CODE.UNAUTHENTICATED, message)
 export const tooLarge = (message: string) => new ReceiverError(413, RPC_CODE.INVALID_ARGUMENT, message)
 export const unsupported = (message: string) => new ReceiverError(415, RPC_CODE.INVALID_ARGUMENT, message)
+
+/** Seconds a sender shed for load waits before retrying: the queue drains thousands of spans a second. */
+export const SHED_RETRY_AFTER = 1
+/** A request refused for load before its body was read or decoded (see admission.ts). */
+export const shed = (message = 'the collector is busy with other requests; retry later') =>
+  new ReceiverError(429, RPC_CODE.RESOURCE_EXHAUSTED, message, SHED_RETRY_AFTER)

@@ -1,28 +1,36 @@
 import { Agent, request } from 'node:http'
 
+/** What a collector answered one request: its status and, for 429 and 503, its `Retry-After`. */
+export interface OtlpAnswer {
+  status: number
+  retryAfter?: string
+}
+
 /**
  * The benchmarks' OTLP sender: protobuf bodies POSTed over kept-alive connections with plain
  * node:http. On this 2-core machine the sender shares the cores with what it measures, and
- * node:http costs a fraction of the CPU `fetch` does for the same requests.
+ * node:http costs a fraction of the CPU `fetch` does for the same requests. `send` rejects with
+ * the socket's error (ECONNRESET) when no answer comes.
  */
-export function otlpSender(url: string, connections: number): { post(body: Buffer): Promise<number>; close(): void } {
+export function otlpSender(url: string, connections: number): { post(body: Buffer): Promise<number>; send(body: Buffer): Promise<OtlpAnswer>; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: connections })
   const target = new URL(url)
-  const post = (body: Buffer) =>
-    new Promise<number>((resolve, reject) => {
+  const send = (body: Buffer) =>
+    new Promise<OtlpAnswer>((resolve, reject) => {
       const req = request(
         target,
         { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } },
         (res) => {
           res.resume()
-          res.on('end', () => resolve(res.statusCode!))
+          const retryAfter = res.headers['retry-after']
+          res.on('end', () => resolve({ status: res.statusCode!, ...(retryAfter === undefined ? {} : { retryAfter }) }))
           res.on('error', reject)
         },
       )
       req.on('error', reject)
       req.end(body)
     })
-  return { post, close: () => agent.destroy() }
+  return { send, post: async (body) => (await send(body)).status, close: () => agent.destroy() }
 }
 
 export interface SentRequests {

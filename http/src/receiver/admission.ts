@@ -1,0 +1,64 @@
+/**
+ * Admission of OTLP requests under load: what is shed before any work (the body's bytes past
+ * SIEVE_MAX_BYTES_IN_FLIGHT), and the turns that keep the decodes of many requests from running in
+ * one stretch of the main thread.
+ */
+
+/** A request's share of the bytes in flight: taken as its body is admitted, given back once. */
+export interface BodyShare {
+  /** Takes room for `bytes` more; false when they do not fit. */
+  take(bytes: number): boolean
+  /** Gives back all it took (idempotent): its spans are in the queue, or it was answered. */
+  release(): void
+}
+
+/**
+ * The bytes of request bodies admitted and not yet handed to the queue, as sent: bodies being read,
+ * inflated and decoded. One body alone always fits (the body limit bounds it), so a bound below
+ * SIEVE_MAX_BODY_BYTES only serializes the largest requests.
+ */
+export class BytesInFlight {
+  private held = 0
+  constructor(readonly max: number) {}
+
+  get bytes(): number {
+    return this.held
+  }
+
+  share(): BodyShare {
+    let own = 0
+    return {
+      take: (bytes) => {
+        if (this.held - own > 0 && this.held + bytes > this.max) return false
+        this.held += bytes
+        own += bytes
+        return true
+      },
+      release: () => {
+        this.held -= own
+        own = 0
+      },
+    }
+  }
+}
+
+const waiting: (() => void)[] = []
+
+/**
+ * Resolves at the caller's turn: one per pass of the event loop, in order. Bodies that end together
+ * are read in one poll phase and would all be decoded in it, back to back (64 requests of 2,000
+ * spans: seconds during which no timer, scrape or socket is served). Taking turns puts a pass of the
+ * loop between two decodes.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve)
+    if (waiting.length === 1) setImmediate(giveTurn)
+  })
+}
+
+function giveTurn(): void {
+  waiting.shift()?.()
+  // Scheduled from the check phase, so the next turn comes in the next pass, after timers and I/O.
+  if (waiting.length > 0) setImmediate(giveTurn)
+}
