@@ -23,7 +23,7 @@ export const SETTINGS = {
   SIEVE_URL: { description: 'export, score, checks, migrate and judge calibrate work through the Sieve at this URL (with SIEVE_OPS_TOKEN)', unset: 'the store here, or the sieve up that owns it' },
   SIEVE_RETENTION_DAYS: { description: 'ClickHouse TTL on spans, traces, scores, feedback', default: 30 },
   SIEVE_MAX_BODY_BYTES: { description: 'largest OTLP request, compressed and decompressed (16 MiB)', default: 16 * 1024 * 1024 },
-  SIEVE_MAX_BYTES_IN_FLIGHT: { description: 'OTLP trace bodies read or decoded at once, in bytes as sent (32 MiB); past it new requests get 429 with Retry-After before their body is read', default: 32 * 1024 * 1024 },
+  SIEVE_MAX_BYTES_IN_FLIGHT: { description: 'OTLP trace and log bodies read or decoded at once, in bytes as sent (32 MiB); past it new requests get 429 with Retry-After before their body is read', default: 32 * 1024 * 1024 },
   SIEVE_MAX_QUEUE_WAIT_MS: { description: 'in-process queue: new trace requests get 429 with Retry-After while its oldest span has waited longer than this', default: 5000 },
   SIEVE_LOG_LEVEL: { description: 'debug, info, warn or error', default: 'info' },
   SIEVE_FSYNC: { description: 'fsync each insert into the embedded engine (part and directory): acknowledged data survives a power loss, not only a crash; slower inserts', default: false },

@@ -1,7 +1,7 @@
 import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Express } from 'express'
 import { InProcessQueue } from '@sieve/queue'
-import { createFeedbackRoutes, createHttpApp, createLogsRouter, createOtlpRouter, createTraceRoutes, storageNotReady, type MountedRouter, type TraceDetails } from '@sieve/http'
+import { BytesInFlight, createFeedbackRoutes, createHttpApp, createLogsRouter, createOtlpRouter, createTraceRoutes, storageNotReady, type MountedRouter, type TraceDetails } from '@sieve/http'
 import { metricsAccess } from './metrics-access.js'
 
 export interface AppOptions {
@@ -11,7 +11,7 @@ export interface AppOptions {
   /** `SIEVE_METRICS_TOKEN`: who may read `/metrics` (see metrics-access.ts). */
   metricsToken?: string
   maxBodyBytes: number
-  /** OTLP trace bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT); unset: no bound. */
+  /** OTLP trace and log bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT); unset: no bound. */
   maxBytesInFlight?: number
   metrics: PipelineMetrics
   /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
@@ -39,9 +39,11 @@ export function createApp(options: AppOptions): Express {
     if (queueDepth) metrics.queueDepth.set(queueDepth())
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
+  // Trace and log bodies count against one bound: either signal alone could fill the memory it guards.
+  const bytesInFlight = new BytesInFlight(options.maxBytesInFlight ?? Infinity, metrics)
   const traffic: MountedRouter[] = [
-    { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log, ...(options.maxBytesInFlight ? { maxBytesInFlight: options.maxBytesInFlight } : {}) }) },
-    { handler: createLogsRouter({ storage, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log }) },
+    { handler: createOtlpRouter({ queue: options.queue, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log, bytesInFlight }) },
+    { handler: createLogsRouter({ storage, apiKeys, maxBodyBytes: options.maxBodyBytes, metrics, log, bytesInFlight }) },
     ...(options.routes ?? []),
     { handler: createTraceRoutes({ storage, apiKeys, ...(options.traceDetails ? { details: options.traceDetails } : {}) }) },
     { handler: createFeedbackRoutes({ storage, apiKeys }) },

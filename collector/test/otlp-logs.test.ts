@@ -10,7 +10,7 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { createPipelineMetrics, type Storage } from '@sieve/core'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 import express from 'express'
-import { createLogsRouter, listen } from '@sieve/http'
+import { BytesInFlight, createLogsRouter, listen } from '@sieve/http'
 
 /*
  * GenAI events sent as OTLP log records, by the OpenTelemetry JavaScript SDK's own log exporters
@@ -118,6 +118,29 @@ test('storage refusing the events is a 503 with Retry-After that never quotes th
     assert.deepEqual([res.status, res.headers.get('retry-after')], [503, '5'])
     assert.deepEqual(await res.json(), { code: 14, message: 'storage is unavailable: the events were not stored; retry later' })
     assert.ok(logged.some((line) => line.includes('Memory limit exceeded')), logged.join('\n'))
+  } finally {
+    await server.stop()
+  }
+})
+
+test('log bodies count against the bytes in flight the trace bodies hold: past the bound a 429 with Retry-After, counted as shed', async () => {
+  const metrics = createPipelineMetrics()
+  const bytesInFlight = new BytesInFlight(4096, metrics)
+  const app = express().use(createLogsRouter({ storage: sieve.storage, apiKeys: KEYS, maxBodyBytes: 1 << 20, metrics, log: () => {}, bytesInFlight }))
+  const server = await listen(app, '127.0.0.1', 0)
+  // A trace body being read elsewhere holds most of the bound.
+  const traceBody = bytesInFlight.share()
+  assert.ok(traceBody.take(4000))
+  const event = { eventName: 'gen_ai.user.message', traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), timeUnixNano: '1760000000000000000', body: { stringValue: 'x'.repeat(200) } }
+  const post = () =>
+    fetch(`${server.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'key-a' }, body: JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [event] }] }] }) })
+  try {
+    const refused = await post()
+    assert.deepEqual([refused.status, refused.headers.get('retry-after')], [429, '1'])
+    assert.match(await metrics.registry.metrics(), /^sieve_otlp_requests_shed_total\{reason="bytes_in_flight"\} 1$/m)
+    traceBody.release()
+    assert.equal((await post()).status, 200)
+    assert.equal(bytesInFlight.bytes, 0, 'each request gives back what it took')
   } finally {
     await server.stop()
   }

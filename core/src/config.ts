@@ -101,7 +101,7 @@ export interface Config {
   url?: string
   retentionDays: number
   maxBodyBytes: number
-  /** OTLP trace request bodies read or decoded at once, in bytes as sent; past it new requests get 429. */
+  /** OTLP trace and log request bodies read or decoded at once, in bytes as sent; past it new requests get 429. */
   maxBytesInFlight: number
   /** In-process queue: new trace requests get 429 while its oldest span has waited longer than this. */
   maxQueueWaitMs: number

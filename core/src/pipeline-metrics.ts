@@ -104,7 +104,7 @@ export function createPipelineMetrics(): PipelineMetrics {
     }),
     requestsShed: new Counter({
       name: 'sieve_otlp_requests_shed_total',
-      help: 'OTLP trace requests answered 429 before their body was read or decoded, by reason (queue_full, queue_wait, bytes_in_flight)',
+      help: 'OTLP trace and log requests answered 429 before their body was read or decoded, by reason (queue_full, queue_wait, bytes_in_flight)',
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -3,7 +3,7 @@ import type { Server } from 'node:http'
 import express from 'express'
 import type { SpanQueue } from '@sieve/core'
 import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
-import { createOtlpRouter } from '@sieve/http'
+import { BytesInFlight, createOtlpRouter } from '@sieve/http'
 
 export interface ReceiverServer {
   url: string
@@ -24,7 +24,7 @@ export async function startReceiver(options: {
   app.use(createOtlpRouter({
     queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics,
     ...(options.log ? { log: options.log } : {}),
-    ...(options.maxBytesInFlight ? { maxBytesInFlight: options.maxBytesInFlight } : {}),
+    ...(options.maxBytesInFlight ? { bytesInFlight: new BytesInFlight(options.maxBytesInFlight, metrics) } : {}),
   }))
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s))

@@ -1,3 +1,5 @@
+import type { PipelineMetrics } from '@sieve/core'
+
 /**
  * Admission of OTLP requests under load: what is shed before any work (the body's bytes past
  * SIEVE_MAX_BYTES_IN_FLIGHT), and the turns that keep the decodes of many requests from running in
@@ -19,7 +21,11 @@ export interface BodyShare {
  */
 export class BytesInFlight {
   private held = 0
-  constructor(readonly max: number) {}
+  /** `metrics`, when given, counts each body refused for want of room. */
+  constructor(
+    readonly max: number,
+    private readonly metrics?: Pick<PipelineMetrics, 'requestsShed'>,
+  ) {}
 
   get bytes(): number {
     return this.held
@@ -29,7 +35,10 @@ export class BytesInFlight {
     let own = 0
     return {
       take: (bytes) => {
-        if (this.held - own > 0 && this.held + bytes > this.max) return false
+        if (this.held - own > 0 && this.held + bytes > this.max) {
+          this.metrics?.requestsShed.inc({ reason: 'bytes_in_flight' })
+          return false
+        }
         this.held += bytes
         own += bytes
         return true

@@ -3,6 +3,7 @@ import { decodeLogsRequest, DecodedLogs, encodeExportResponse, RPC_CODE, type Ot
 import { Router, type Request, type Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'
 import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
+import { BytesInFlight } from './admission.js'
 import { ReceiverError } from './receiver-error.js'
 import { formatOf } from './request-format.js'
 
@@ -12,6 +13,8 @@ export interface LogsRouterOptions {
   maxBodyBytes: number
   metrics: PipelineMetrics
   log: LogFn
+  /** The bound the trace receiver's bodies count against, so that log bodies cannot get around it. */
+  bytesInFlight?: BytesInFlight
 }
 
 /** Seconds a sender should wait before retrying when storage refused the events. */
@@ -31,10 +34,12 @@ const RETRY_AFTER = 5
 export function createLogsRouter(options: LogsRouterOptions): Router {
   const { storage, apiKeys, maxBodyBytes, metrics, log } = options
   const router = Router()
+  const inFlight = options.bytesInFlight ?? new BytesInFlight(Infinity)
   router.post('/v1/logs', async (req: Request, res: Response) => {
     const replyFormat: OtlpFormat = formatOf(req.headers) ?? 'json'
+    const share = inFlight.share()
     try {
-      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes)
+      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes, share)
       const decoded = body.length === 0 ? new DecodedLogs() : decodeLogsRequest(format, body)
       if (decoded.events.length === 0 && decoded.rejected === 0) {
         sendOtlp(res, 200, format, encodeExportResponse(format, 0, 'empty request: no log records received', 'LogRecords'))
@@ -45,6 +50,8 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
       sendOtlp(res, 200, format, encodeExportResponse(format, decoded.rejected, decoded.errorMessage, 'LogRecords'))
     } catch (err) {
       sendOtlpFailure(res, err, replyFormat, log, '/v1/logs')
+    } finally {
+      share.release()
     }
   })
 

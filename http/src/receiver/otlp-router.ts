@@ -17,10 +17,11 @@ export const otlpRouterOptionsSchema = z.object({
   maxBodyBytes: z.number().int().positive(),
   metrics: z.custom<PipelineMetrics>((m) => typeof (m as PipelineMetrics | null)?.registry === 'object', 'metrics must come from createPipelineMetrics()'),
   /**
-   * Bytes of request bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT); a request
-   * past it is answered 429 before its body is kept. Unset: no bound but the body limit.
+   * Bytes of request bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT), shared
+   * with `/v1/logs`; a request past it is answered 429 before its body is kept. Unset: no bound but
+   * the body limit.
    */
-  maxBytesInFlight: z.number().int().positive().optional(),
+  bytesInFlight: z.instanceof(BytesInFlight).optional(),
   /** Where errors no sender may see go in full (default: stderr). */
   log: z.custom<LogFn>((f) => typeof f === 'function', 'log must be a function').optional(),
 })
@@ -39,10 +40,10 @@ const DEFAULT_RETRY_AFTER = 5
  * rows, of any project, so it only goes to the log.
  */
 export function createOtlpRouter(options: OtlpRouterOptions): Router {
-  const { queue, apiKeys, maxBodyBytes, metrics, maxBytesInFlight } = otlpRouterOptionsSchema.parse(options)
+  const { queue, apiKeys, maxBodyBytes, metrics } = otlpRouterOptionsSchema.parse(options)
   const log: LogFn = options.log ?? ((message) => console.error(message))
   const router = Router()
-  const inFlight = new BytesInFlight(maxBytesInFlight ?? Infinity)
+  const inFlight = options.bytesInFlight ?? new BytesInFlight(Infinity)
 
   router.post('/v1/traces', async (req: Request, res: Response) => {
     const stopTimer = metrics.requestDuration.startTimer()
@@ -58,10 +59,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
         metrics.requestsShed.inc({ reason: saturated.reason })
         throw shed(`queue is ${saturated.reason === 'queue_full' ? 'full' : 'behind'}: ${saturated.message}`)
       }
-      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes, share).catch((err: unknown) => {
-        if ((err as ReceiverError).status === 429) metrics.requestsShed.inc({ reason: 'bytes_in_flight' })
-        throw err
-      })
+      const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes, share)
       await nextTurn()
       // A zero-length body is the empty export request in protobuf; JSON senders get the same.
       const { account, kept, publish, spanAt } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
