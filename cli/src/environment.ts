@@ -24,6 +24,7 @@ export const SETTINGS = {
   SIEVE_RETENTION_DAYS: { description: 'ClickHouse TTL on spans, traces, scores, feedback', default: 30 },
   SIEVE_MAX_BODY_BYTES: { description: 'largest OTLP request, compressed and decompressed (16 MiB)', default: 16 * 1024 * 1024 },
   SIEVE_MAX_BYTES_IN_FLIGHT: { description: 'OTLP trace and log bodies read or decoded at once, in bytes as sent (32 MiB); past it new requests get 429 with Retry-After before their body is read', default: 32 * 1024 * 1024 },
+  SIEVE_MAX_QUEUE_SPANS: { description: 'in-process queue: spans published and not yet stored it holds at most; past it new trace requests get 429 with Retry-After', default: 100_000 },
   SIEVE_MAX_QUEUE_WAIT_MS: { description: 'in-process queue: new trace requests get 429 with Retry-After while its oldest span has waited longer than this', default: 5000 },
   SIEVE_LOG_LEVEL: { description: 'debug, info, warn or error', default: 'info' },
   SIEVE_FSYNC: { description: 'fsync each insert into the embedded engine (part and directory): acknowledged data survives a power loss, not only a crash; slower inserts', default: false },

@@ -51,6 +51,7 @@ export const envSchema = z.object({
   // Load shedding before the work (collector/README.md, Overload): what bounds memory besides the queue.
   SIEVE_MAX_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   SIEVE_MAX_QUEUE_WAIT_MS: positiveInt.default(5000),
+  SIEVE_MAX_QUEUE_SPANS: positiveInt.default(100_000),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Off: an acknowledged span survives a crash of the process, not a power loss (storage/table-settings.ts).
   SIEVE_FSYNC: z.stringbool().default(false),
@@ -105,6 +106,8 @@ export interface Config {
   maxBytesInFlight: number
   /** In-process queue: new trace requests get 429 while its oldest span has waited longer than this. */
   maxQueueWaitMs: number
+  /** In-process queue: spans it holds at most (published, not yet stored); past it publishes are refused with 429. */
+  maxQueueSpans: number
   logLevel: Env['SIEVE_LOG_LEVEL']
   clickhouse:
     /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
@@ -198,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: e.SIEVE_MAX_BODY_BYTES,
     maxBytesInFlight: e.SIEVE_MAX_BYTES_IN_FLIGHT,
     maxQueueWaitMs: e.SIEVE_MAX_QUEUE_WAIT_MS,
+    maxQueueSpans: e.SIEVE_MAX_QUEUE_SPANS,
     logLevel: e.SIEVE_LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
       ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database, ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}) }
