@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
-import { listenOnSockets } from '@sieve/protocol'
-import type { AgentTurn } from './run-agent.js'
+import { agentAnswerSchema, listenOnSockets, traceparentOf, type AgentHttpRequest } from '@sieve/protocol'
+import { agentInput, callContext, type AgentTurn } from './run-agent.js'
 
 /** An agent given as an http(s) URL is a service answering each turn over HTTP. */
 export const isHttpAgent = (agent: string): boolean => /^https?:\/\//i.test(agent)
@@ -24,17 +24,11 @@ export interface CallIds {
 
 export const newCallIds = (): CallIds => ({ traceId: randomBytes(16).toString('hex'), parentSpanId: randomBytes(8).toString('hex') })
 
-/** What a command agent reads from SIEVE_EVAL_* in its environment, as the request's `sieve` field. */
-function callContext(turn: AgentTurn) {
-  return { exampleId: turn.exampleId, turn: turn.turn, turns: turn.turns, sessionId: turn.sessionId, ...(turn.now ? { now: turn.now } : {}) }
-}
-
 /** The response's `answer` when its body is JSON carrying one. */
 function answerOf(contentType: string | undefined, body: string): string | undefined {
   if (!/json/i.test(contentType ?? '')) return undefined
   try {
-    const answer = (JSON.parse(body) as { answer?: unknown } | null)?.answer
-    return typeof answer === 'string' ? answer : undefined
+    return agentAnswerSchema.safeParse(JSON.parse(body)).data?.answer
   } catch {
     return undefined
   }
@@ -79,15 +73,16 @@ function post(url: URL, headers: Record<string, string>, body: string, timeoutMs
 }
 
 /**
- * One turn through an HTTP agent: POST the command protocol's input (`messages`, and under
- * simulation `fixtures` and `simulation`) plus `sieve`, with a W3C `traceparent` whose trace the
+ * One turn through an HTTP agent, in the agent protocol's HTTP form (`@sieve/protocol`,
+ * agent-protocol.ts): POST the turn input plus `sieve`, with a W3C `traceparent` whose trace the
  * agent's spans join, so runs in flight at once are told apart by trace.
  */
 export async function callHttpAgent(url: string, turn: AgentTurn, ids: CallIds, timeoutMs: number): Promise<HttpAgentRun> {
   let response: Posted
   try {
-    const headers = { 'content-type': 'application/json', traceparent: `00-${ids.traceId}-${ids.parentSpanId}-01` }
-    response = await post(new URL(url), headers, JSON.stringify({ ...turn.input, messages: turn.messages, sieve: callContext(turn) }), timeoutMs)
+    const headers = { 'content-type': 'application/json', traceparent: traceparentOf(ids.traceId, ids.parentSpanId) }
+    const request: AgentHttpRequest = { ...agentInput(turn), sieve: callContext(turn) }
+    response = await post(new URL(url), headers, JSON.stringify(request), timeoutMs)
   } catch (err) {
     const e = err as Error & { code?: string; cause?: Error }
     if (e.name === 'AbortError' && e.cause?.name === 'TimeoutError') return { error: `timed out after ${timeoutMs} ms` }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { agentEnvironment, type AgentCallContext, type AgentMessage, type AgentTurnInput } from '@sieve/protocol'
 
 export interface AgentRun {
   exitCode: number | null
@@ -36,49 +37,44 @@ export function agentCommand(agent: string): { command: string; args: string[]; 
   return { command: agent, args: [], shell: true }
 }
 
-/** One call of the agent: the conversation so far, the user's newest turn last. */
-export interface AgentTurn {
-  exampleId: string
-  messages: { role: string; content: string }[]
-  /** 1-based: which of the example's user turns this is, of how many. */
-  turn: number
-  turns: number
-  /** Shared by the turns of one replay, for the agent's `gen_ai.conversation.id`. */
-  sessionId: string
-  /** A fixed clock for the agent (ISO 8601), as SIEVE_EVAL_NOW. */
-  now?: string
+/**
+ * One call of the agent: its context (example, turn of turns, session, clock) and the conversation
+ * so far, the user's newest turn last, in the agent protocol's terms (`@sieve/protocol`).
+ */
+export interface AgentTurn extends AgentCallContext {
+  messages: AgentMessage[]
   /** More fields of the input beside `messages` (`sieve simulate`: `fixtures`, `simulation`). */
-  input?: Record<string, unknown>
+  input?: Omit<AgentTurnInput, 'messages'>
   /** More environment variables for the agent (`sieve simulate`: SIEVE_SIMULATION). */
   env?: Record<string, string>
 }
 
+/** The turn input an agent reads (stdin, SIEVE_EVAL_INPUT, the HTTP body less `sieve`). */
+export const agentInput = (turn: AgentTurn): AgentTurnInput => ({ ...turn.input, messages: turn.messages })
+
+/** The call's context, as SIEVE_EVAL_* or the HTTP request's `sieve` field. */
+export const callContext = (turn: AgentTurn): AgentCallContext => ({
+  exampleId: turn.exampleId,
+  turn: turn.turn,
+  turns: turn.turns,
+  sessionId: turn.sessionId,
+  ...(turn.now ? { now: turn.now } : {}),
+})
+
 /**
- * Runs the agent once, for one user turn of an example. The agent reads `{"messages": [...]}` as
- * JSON from stdin (also in SIEVE_EVAL_INPUT): every earlier turn, user and assistant, then the
- * user's newest turn. It sends its trace to SIEVE_ENDPOINT with the SDK, flushing before it exits;
- * its answer is read from that trace.
+ * Runs a command agent once, for one user turn, in the agent protocol's command form
+ * (`@sieve/protocol`, agent-protocol.ts): the turn input on stdin and in the environment with the
+ * call's context, its trace sent to `endpoint` before it exits, its answer read from that trace.
  */
 export function runAgent(agent: string, turn: AgentTurn, endpoint: string, timeoutMs: number, cwd = process.cwd()): Promise<AgentRun> {
   const { command, args, shell } = agentCommand(agent)
-  const input = JSON.stringify({ ...turn.input, messages: turn.messages })
+  const input = JSON.stringify(agentInput(turn))
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
       shell,
       stdio: ['pipe', 'ignore', 'pipe'],
-      env: {
-        ...process.env,
-        SIEVE_ENDPOINT: endpoint,
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-        SIEVE_EVAL_INPUT: input,
-        SIEVE_EVAL_EXAMPLE_ID: turn.exampleId,
-        SIEVE_EVAL_TURN: String(turn.turn),
-        SIEVE_EVAL_TURNS: String(turn.turns),
-        SIEVE_EVAL_SESSION_ID: turn.sessionId,
-        ...(turn.now ? { SIEVE_EVAL_NOW: turn.now } : {}),
-        ...turn.env,
-      },
+      env: { ...process.env, ...agentEnvironment(input, callContext(turn), endpoint), ...turn.env },
     })
     let stderr = ''
     let timedOut = false

@@ -1,4 +1,5 @@
 import type { Trace } from '@sieve/core'
+import { AGENT_ENV, simulationTag, type AgentSimulation } from '@sieve/protocol'
 import { callAgentTurn, type AgentTarget } from '../eval/agent-turn.js'
 import type { SpanReceiver } from '../eval/span-receiver.js'
 import type { Scenario } from './scenario.js'
@@ -13,13 +14,7 @@ export type StopReason = (typeof STOP_REASONS)[number]
 export const INCOMPLETE: ReadonlySet<StopReason> = new Set(['max-cost', 'simulator-error', 'aborted'])
 
 /** The run being simulated, as the agent learns it (`simulation` in its input, SIEVE_SIMULATION). */
-export interface RunLabel {
-  scenario: string
-  template: string
-  run: number
-}
-
-export const runTag = (l: RunLabel) => `${l.scenario}@${l.template}#${l.run}`
+export type RunLabel = AgentSimulation
 
 export interface Conversation {
   transcript: VisibleMessage[]
@@ -72,7 +67,7 @@ export async function converse(o: ConverseOptions): Promise<Conversation> {
         sessionId: o.sessionId,
         ...(o.now ? { now: o.now } : {}),
         input: { fixtures: scenario.facts.fixtures, simulation: label },
-        env: { SIEVE_SIMULATION: runTag(label) },
+        env: { [AGENT_ENV.simulation]: simulationTag(label) },
       },
       o.receiver,
     )

@@ -1,9 +1,10 @@
 import { context, trace, type Context, type Tracer } from '@opentelemetry/api'
+import { SIMULATION_ATTR, type AgentMessage, type AgentSimulation } from '@sieve/protocol'
 
 export interface EchoTurn {
-  messages: { role: string; content: string }[]
+  messages: AgentMessage[]
   sessionId: string
-  simulation?: { scenario: string; template: string; run: number }
+  simulation?: AgentSimulation
   answer: string
 }
 
@@ -13,7 +14,7 @@ export interface EchoTurn {
  */
 export function traceEchoTurn(tracer: Tracer, turn: EchoTurn, parent: Context = context.active()): void {
   const sim = turn.simulation
-  const tags = sim ? { 'sieve.simulation.scenario': sim.scenario, 'sieve.simulation.template': sim.template, 'sieve.simulation.run': sim.run } : {}
+  const tags = sim ? { [SIMULATION_ATTR.scenario]: sim.scenario, [SIMULATION_ATTR.template]: sim.template, [SIMULATION_ATTR.run]: sim.run } : {}
   const root = tracer.startSpan(
     'invoke_agent echo',
     {

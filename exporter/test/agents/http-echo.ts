@@ -5,6 +5,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { agentHttpRequestSchema, simulationTag, type AgentHttpRequest } from '@sieve/protocol'
 import { traceEchoTurn } from './echo-turn.js'
 
 /**
@@ -22,15 +23,8 @@ export type EchoBehaviour = 'answers' | 'late-spans' | 'ignores-context' | 'fail
 
 export interface HttpEcho {
   url: string
-  requests: { headers: IncomingHttpHeaders; body: EchoRequest }[]
+  requests: { headers: IncomingHttpHeaders; body: AgentHttpRequest }[]
   close(): Promise<void>
-}
-
-interface EchoRequest {
-  messages: { role: string; content: string }[]
-  fixtures?: unknown
-  simulation?: { scenario: string; template: string; run: number }
-  sieve: { exampleId: string; turn: number; turns: number; sessionId: string; now?: string }
 }
 
 export async function startHttpEcho(otlpEndpoint: string, behaviour: EchoBehaviour = 'answers'): Promise<HttpEcho> {
@@ -44,14 +38,14 @@ export async function startHttpEcho(otlpEndpoint: string, behaviour: EchoBehavio
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as EchoRequest
+    const body = agentHttpRequestSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')))
     requests.push({ headers: req.headers, body })
     const reply = (status: number, payload: object) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload))
     if (behaviour === 'fails') return reply(500, { error: 'boom' })
     if (behaviour === 'hangs') return
     if (behaviour === 'floods') return reply(200, { answer: 'x'.repeat(2 * 1024 * 1024) })
     const sim = body.simulation
-    const answer = `run ${sim ? `${sim.scenario}@${sim.template}#${sim.run}` : body.sieve.exampleId} turn ${body.sieve.turn} session ${body.sieve.sessionId} heard ${body.messages.length} message(s)`
+    const answer = `run ${sim ? simulationTag(sim) : body.sieve.exampleId} turn ${body.sieve.turn} session ${body.sieve.sessionId} heard ${body.messages.length} message(s)`
     const parent = behaviour === 'ignores-context' ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter)
     traceEchoTurn(tracer, { messages: body.messages, sessionId: body.sieve.sessionId, ...(sim ? { simulation: sim } : {}), answer }, parent)
     if (behaviour === 'late-spans') {

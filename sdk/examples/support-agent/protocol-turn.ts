@@ -1,23 +1,20 @@
 import OpenAI from 'openai'
 import { z } from 'zod'
-import { wrapOpenAI } from '@sieve/sdk'
-import { SIMULATION_ATTR } from '@sieve/protocol'
+import { agentTurnInputSchema, SIMULATION_ATTR, wrapOpenAI } from '@sieve/sdk'
 import { supportTurn, type TurnResult } from './agent.js'
 import { withFixtures } from './tools.js'
 
 /**
- * One turn of Sieve's agent protocol (exporter/DESIGN.md, "The agent protocol"), shared by the
- * command agent (sieve-agent.ts, the input on stdin) and the HTTP agent (sieve-agent-http.ts, the
- * input POSTed): the conversation so far, the user's newest turn last; under `sieve simulate` also
- * `fixtures` (orders and customers the tools see) and `simulation`, which the agent span records as
- * `sieve.simulation.*`.
+ * One turn of Sieve's agent protocol (its schemas come with the SDK; protocol/README.md, "The agent
+ * protocol"), shared by the command agent (sieve-agent.ts, the input on stdin) and the HTTP agent
+ * (sieve-agent-http.ts, the input POSTed): the conversation so far, the user's newest turn last;
+ * under `sieve simulate` also `fixtures`, here the orders and customers the tools see, and
+ * `simulation`, which the agent span records as `sieve.simulation.*`.
  */
 const order = z.object({ customerId: z.string(), amount: z.number(), status: z.string(), deliveredDaysAgo: z.number(), note: z.string().optional() })
 const customer = z.object({ name: z.string(), since: z.string(), previousRefunds: z.number() })
-export const protocolInput = z.object({
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })).min(1),
+export const protocolInput = agentTurnInputSchema.extend({
   fixtures: z.object({ orders: z.record(z.string(), order).optional(), customers: z.record(z.string(), customer).optional() }).optional(),
-  simulation: z.object({ scenario: z.string(), template: z.string(), run: z.number() }).optional(),
 })
 export type ProtocolInput = z.infer<typeof protocolInput>
 

@@ -2,8 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { context, propagation } from '@opentelemetry/api'
-import { z } from 'zod'
-import { flush, init, shutdown } from '@sieve/sdk'
+import { agentCallContextSchema, flush, init, shutdown, type AgentAnswer } from '@sieve/sdk'
 import { startFakeOpenAI } from '@sieve/testkit'
 import { answerProtocolTurn, promptVersionFor, protocolInput } from './protocol-turn.js'
 import { supportModel } from './scripted-model.js'
@@ -18,7 +17,8 @@ import { supportModel } from './scripted-model.js'
  */
 const { values } = parseArgs({ options: { port: { type: 'string', default: '8787' }, broken: { type: 'boolean', default: false } } })
 const broken = values.broken
-const request = protocolInput.extend({ sieve: z.object({ sessionId: z.string() }).partial().optional() })
+// Of the call's context (`sieve`) the agent uses the session id, when given.
+const request = protocolInput.extend({ sieve: agentCallContextSchema.pick({ sessionId: true }).partial().optional() })
 
 init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: promptVersionFor(broken), captureContent: true })
 const model = await startFakeOpenAI({ script: supportModel })
@@ -38,7 +38,7 @@ const server = createServer(async (req, res) => {
     const parent = propagation.extract(context.active(), req.headers)
     const turn = await context.with(parent, () => answerProtocolTurn(model.baseURL, input.data, { broken, sessionId: input.data.sieve?.sessionId ?? 'eval' }))
     await flush()
-    reply(200, { answer: turn.answer })
+    reply(200, { answer: turn.answer } satisfies AgentAnswer)
   } catch (err) {
     reply(500, { error: (err as Error).message })
   }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { init, shutdown } from '@sieve/sdk'
+import { AGENT_ENV, init, shutdown } from '@sieve/sdk'
 import { startFakeOpenAI } from '@sieve/testkit'
 import { answerProtocolTurn, promptVersionFor, protocolInput } from './protocol-turn.js'
 import { supportModel } from './scripted-model.js'
@@ -15,7 +15,7 @@ const input = protocolInput.parse(JSON.parse(readFileSync(0, 'utf8')))
 init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: promptVersionFor(broken), captureContent: true })
 const model = await startFakeOpenAI({ script: supportModel })
 try {
-  await answerProtocolTurn(model.baseURL, input, { broken, sessionId: process.env.SIEVE_EVAL_SESSION_ID ?? 'eval' })
+  await answerProtocolTurn(model.baseURL, input, { broken, sessionId: process.env[AGENT_ENV.sessionId] ?? 'eval' })
 } finally {
   await shutdown()
   await model.close()
