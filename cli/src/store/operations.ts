@@ -118,22 +118,22 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
     async calibrate({ labels, fromAnnotations, project, threshold, dryRun }) {
-      const [{ readTrace }, scorer, judges] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), import('@sieve/judge')])
-      const judge = judges.loadJudgeConfig(config)
+      const [{ readTrace }, scorer, judges, judging] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), import('@sieve/judge'), import('@sieve/judging')])
+      const judge = judging.loadJudgeConfig(config)
       if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
       // Storage holds labelled traces given by id, and keeps the result for dashboards.
       const client = dryRun ? undefined : await migratedStore()
       // Stored for a project no key reads, the calibration would be seen by nobody: refused (a dry run stores nothing).
       const keyedProjects = dryRun ? undefined : new Set(config.apiKeys.values())
       const all = [...judges.labelsInProjects(labels, { ...(project ? { project } : {}), ...(keyedProjects ? { keyedProjects } : {}) }), ...(client && fromAnnotations ? await judges.readAnnotationLabels(client) : [])]
-      if (all.length === 0) throw new judges.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
-      const calls = new judges.Semaphore(judge.concurrency)
-      const judgeClient = new judges.JudgeClient(judge, new judges.JudgeMetrics())
+      if (all.length === 0) throw new judging.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
+      const calls = new judging.Semaphore(judge.concurrency)
+      const judgeClient = new judging.JudgeClient(judge, new judging.JudgeMetrics())
       const report = await judges.calibrate(all, {
         ask: (j, r, d, t) => calls.run(() => judgeClient.judgeDimension(j, r, d, t)),
         judge: { model: judge.model, seed: judge.seed },
         panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
-        rubrics: judges.loadRubrics(judge.rubricsDir),
+        rubrics: judging.loadRubrics(judge.rubricsDir),
         ...(client ? { loadTrace: (projectId: string, traceId: string) => readTrace(client, projectId, traceId) } : {}),
         ...judge.calibration,
         threshold: threshold ?? judge.calibration.threshold,
@@ -160,7 +160,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
  * pick it): a trace chosen by feedback with nothing failed is expected to pass it. None without a judge.
  */
 async function configuredRubric(config: Config): Promise<((trace: Trace) => string | undefined) | undefined> {
-  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/judge')
+  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/judging')
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const rubrics = loadRubrics(judge.rubricsDir)

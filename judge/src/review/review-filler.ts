@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import type { ScoreRecord, ScoreSink } from '@sieve/scoring'
-import type { JudgeMetrics } from '../metrics.js'
+import type { JudgeMetrics } from '@sieve/judging'
 import type { ReviewSetup } from './config.js'
 import { recalibrate } from './live-calibration.js'
 import { enqueue, labelledCounts, openItems, queuedTraces } from './queue-store.js'
