@@ -4,9 +4,8 @@ import { ConfigError, type Trace } from '@sieve/core'
 import { checksSeen, type TraceScore, judgeItemProblems, type Scorecards, traceView, type ScoreSink } from '@sieve/scoring'
 import { JudgeMetrics, loadJudgeConfig } from '@sieve/judging'
 import { pollFeedback } from './feedback-poller.js'
-import { loadReviewSetup } from './review/config.js'
+import { loadReviewSetup, registerTrustGauges } from '@sieve/review'
 import { ReviewFiller } from './review/review-filler.js'
-import { registerTrustGauges } from './review/trust.js'
 import { JudgeStage } from './stage.js'
 
 export interface JudgeRuntime {
