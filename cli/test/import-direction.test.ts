@@ -214,7 +214,6 @@ function importedBy(workspace: string): Imported {
  */
 const PENDING_CIRCLES = new Set([
   'exporter/src/eval/gate-findings.ts, exporter/src/eval/gate.ts, exporter/src/eval/replay-examples.ts',
-  'exporter/src/export/build-example.ts, exporter/src/export/expectations.ts, exporter/src/export/select-traces.ts',
   'exporter/src/simulate/scenario.ts, exporter/src/simulate/templates.ts',
 ])
 
