@@ -4,7 +4,7 @@
 #                     the CLI's bin (npm links node_modules/.bin/sieve to it), for `npm ci --omit=dev`
 #                     (testkit's package.json is left out, so its dependencies are not installed);
 #   <dest>/app        each runtime workspace's dist/ and the files the code reads at run time: the
-#                     migrations (core), the rubrics (judge), the web UI (dashboard), and the
+#                     migrations (core), the rubrics (judging), the web UI (dashboard), and the
 #                     native Snappy binary (below).
 # No sources: cli/bin/sieve runs dist/ where src/ is absent. deploy/Dockerfile and cli/test/dist.test.ts
 # both use this script, so the test installs and runs what the image would.
@@ -12,7 +12,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 dest=${1:?usage: deploy/runtime-tree.sh <dest>}
-workspaces="protocol core pii otlp queue http scoring llm collector ingester scorer judge exporter dashboard sdk cli"
+workspaces="protocol core pii otlp queue http scoring llm judging review collector ingester scorer judge exporter dashboard sdk cli"
 
 mkdir -p "$dest/manifests" "$dest/app"
 cp "$root/package.json" "$root/package-lock.json" "$dest/manifests/"
@@ -26,7 +26,7 @@ for w in $workspaces; do
   cp -R "$root/$w/dist" "$dest/app/$w/"
 done
 cp -R "$root/migrations" "$dest/app/"
-cp -R "$root/judge/rubrics" "$dest/app/judge/"
+cp -R "$root/judging/rubrics" "$dest/app/judging/"
 cp -R "$root/dashboard/ui" "$dest/app/dashboard/"
 cp -R "$root/cli/bin" "$dest/manifests/cli/"
 # The native Snappy codec's prebuilt binary for this platform, an optional dependency of `snappy`:

@@ -163,7 +163,8 @@ test('the builds find what they read at run time: migrations, rubrics, the judge
     import express from 'express'
     import { loadMigrations } from '@sieve/core'
     import { SCORER_VERSION } from '@sieve/scoring'
-import { JudgeThread, loadRubrics } from '@sieve/judge'
+import { JudgeThread } from '@sieve/judge'
+    import { loadRubrics } from '@sieve/judging'
     import { createUi, UI_PATH } from '@sieve/dashboard'
     const out = { migrations: loadMigrations().length, rubrics: loadRubrics().size, scorerVersion: SCORER_VERSION }
     const thread = new JudgeThread({ client: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'unused', timeoutMs: 1000, maxRetries: 0 }, concurrency: 1, judges: { judge: { model: 'm' }, panel: undefined }, rubrics: [] }, { inc() {} })
@@ -186,7 +187,7 @@ import { JudgeThread, loadRubrics } from '@sieve/judge'
   const out = JSON.parse(result.stdout) as Record<string, unknown>
   assert.deepEqual(out, {
     migrations: readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).length,
-    rubrics: readdirSync(join(root, 'judge/rubrics')).length,
+    rubrics: readdirSync(join(root, 'judging/rubrics')).length,
     scorerVersion: version,
     judgeWorker: true,
     ui: 200,

@@ -9,7 +9,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml'
 import { envSchema, loadConfig } from '@sieve/core'
 import { loadChecksConfig } from '@sieve/scoring'
 import { loadScorerOptions } from '@sieve/scorer'
-import { loadJudgeConfig } from '@sieve/judge'
+import { loadJudgeConfig } from '@sieve/judging'
 import { commands } from '../src/commands/index.js'
 import { prerequisite } from '@sieve/testkit'
 

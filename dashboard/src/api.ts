@@ -1,6 +1,6 @@
 import { Router, json } from 'express'
 import type { Storage } from '@sieve/core'
-import { loadReviewSetup, type ReviewSetup } from '@sieve/judge'
+import { loadReviewSetup, type ReviewSetup } from '@sieve/review'
 import { requireProject, securityHeaders, type TraceDetails } from '@sieve/http'
 import { traceIdSchema } from '@sieve/protocol'
 import type { DatasetExporter } from './exporter.js'

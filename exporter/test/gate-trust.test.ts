@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { DEFAULT_CHECKS, resolveChecksConfig, traceView } from '@sieve/scoring'
-import { judgeSectionSchema, loadRubrics } from '@sieve/judge'
+import { judgeSectionSchema, loadRubrics } from '@sieve/judging'
 import { dimensionOf, startFakeOpenAI, verdict } from '@sieve/testkit'
 import { GateConfigError, ReplayJudge, runGate, summaryMarkdown, type GateOptions } from '../src/index.js'
 

@@ -18,14 +18,8 @@ import { fileURLToPath } from 'node:url'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { createStorage, insertSpans, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
 import { resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreSink } from '@sieve/scoring'
-import {
-  JudgeMetrics,
-  JudgeStage,
-  JudgeThread,
-  judgeSectionSchema,
-  loadRubrics,
-  type JudgeConfig,
-} from '../src/index.js'
+import { JudgeStage, JudgeThread } from '../src/index.js'
+import { JudgeMetrics, judgeSectionSchema, loadRubrics, type JudgeConfig } from '@sieve/judging'
 import { median } from '@sieve/testkit'
 import { supportTrace } from '@sieve/testkit/bench'
 import { mainThreadCpuMs, perThread, processCpuMs } from '@sieve/testkit/bench'

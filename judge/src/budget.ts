@@ -1,4 +1,4 @@
-import type { BudgetLimits, SliceBudget } from './config.js'
+import type { BudgetLimits, SliceBudget } from '@sieve/judging'
 
 export type SkipReason =
   | 'calls_per_minute'

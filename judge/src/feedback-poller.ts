@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { ANNOTATOR_SOURCE, WITHDRAWN_SOURCE } from './calibration/annotations.js'
+import { ANNOTATOR_SOURCE, WITHDRAWN_SOURCE } from '@sieve/review'
 
 /** Feedback read in one poll: the lowest score among a trace's new feedback rows. */
 export interface FeedbackSeen {

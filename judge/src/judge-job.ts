@@ -1,11 +1,6 @@
 import type { Trace } from '@sieve/core'
-import type { AskJudge, JudgeClient, JudgeRef } from './client.js'
-import type { JudgeConfig } from './config.js'
-import { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
-import type { Rubric } from './rubric.js'
+import { type AskJudge, buildTranscript, type JudgeClient, type JudgeConfig, judgeDimension, type JudgeRef, judgesFor, type Rubric, Semaphore, toScoreRecords } from '@sieve/judging'
 import type { ScoreRecord } from '@sieve/scoring'
-import { Semaphore } from './semaphore.js'
-import { buildTranscript } from './transcript.js'
 
 /** One sampled trace to judge against a rubric, and the slice it was sampled for. */
 export interface JudgeJob {

@@ -3,9 +3,7 @@ import { backoffDelay } from '@sieve/core'
 import { bareTrace } from '@sieve/scoring'
 import { judgesOf, type JudgedTrace, type JudgeJob, type JudgeRunner } from './judge-job.js'
 import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-protocol.js'
-import type { JudgeConfig } from './config.js'
-import type { JudgeMetrics } from './metrics.js'
-import type { Rubric } from './rubric.js'
+import type { JudgeConfig, JudgeMetrics, Rubric } from '@sieve/judging'
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts')
 

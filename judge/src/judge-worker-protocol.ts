@@ -1,8 +1,6 @@
 import type { Trace } from '@sieve/core'
-import type { JudgeClientOptions } from './client.js'
+import type { JudgeClientOptions, JudgeCounter, Rubric } from '@sieve/judging'
 import type { JudgedTrace, Judges } from './judge-job.js'
-import type { Rubric } from './rubric.js'
-import type { JudgeCounter } from './metrics.js'
 
 /** What the judge's worker thread starts with (its `workerData`): plain data, copied once. */
 export interface JudgeWorkerInit {

@@ -3,10 +3,9 @@
  * and score rows, all off the scoring thread. Started by `JudgeThread`; speaks `judge-worker-protocol.ts`.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { JudgeClient } from './client.js'
+import { JudgeClient, type JudgeCounter } from '@sieve/judging'
 import { boundedAsk, judgeTrace } from './judge-job.js'
 import type { JobMessage, JudgeWorkerInit, WorkerMessage } from './judge-worker-protocol.js'
-import type { JudgeCounter } from './metrics.js'
 
 const port = parentPort!
 const init = workerData as JudgeWorkerInit

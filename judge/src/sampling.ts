@@ -1,6 +1,5 @@
 import type { SliceLimits } from './budget.js'
-import type { JudgeSection } from './config.js'
-import { sliceMatches, type SliceFacts } from './slices.js'
+import { type JudgeSection, type SliceFacts, sliceMatches } from '@sieve/judging'
 
 /** The random sample's name wherever a slice name is expected (sample_reason, metrics). */
 export const RANDOM_SLICE = 'random'

@@ -3,8 +3,7 @@ import { scoreCard, scorecardRecord, storedScoresSeen, traceFields, type Scoreca
 import type { BudgetLedger } from './budget.js'
 import type { JudgeRunner } from './judge-job.js'
 import { JudgeThreadError } from './judge-thread.js'
-import type { JudgeMetrics } from './metrics.js'
-import type { Rubric } from './rubric.js'
+import type { JudgeMetrics, Rubric } from '@sieve/judging'
 
 /** The agent's scorecard and the check scores it read: the judge's verdict is added to them. */
 export interface PendingScorecard {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir, VERDICT_JSON_SCHEMA } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir, VERDICT_JSON_SCHEMA } from '@sieve/judging'
 import { failWith, malformed, probePoolingWindow, say, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { conversation, traceId } from './fixtures.js'
 

@@ -13,7 +13,8 @@ import { resolveChecksConfig } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
 import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
-import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, JudgeStage, loadJudgeConfig, loadRubricDir, type JudgeCandidate } from '../src/index.js'
+import { JudgeStage, type JudgeCandidate } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import { traceId, userTrace } from './fixtures.js'
 
 let brokers: string[]

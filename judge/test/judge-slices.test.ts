@@ -9,16 +9,8 @@ import { InProcessQueue } from '@sieve/queue'
 import { insertSpans, loadConfig, migrate, refreshTraceRollups, type Trace } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig, type ScoreRecord } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
-import {
-  BUILTIN_RUBRICS_DIR,
-  createJudge,
-  JudgeClient,
-  JudgeMetrics,
-  JudgeStage,
-  loadJudgeConfig,
-  loadRubricDir,
-  UserPositions,
-} from '../src/index.js'
+import { createJudge, JudgeStage, UserPositions } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { traceId, userTrace } from './fixtures.js'

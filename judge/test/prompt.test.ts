@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { BUILTIN_RUBRICS_DIR, buildJudgePrompt, buildTranscript, loadRubricDir } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, buildJudgePrompt, buildTranscript, loadRubricDir } from '@sieve/judging'
 import { conversation, span, traceId } from './fixtures.js'
 import { matchSnapshot } from './snapshot.js'
 

@@ -8,10 +8,9 @@ import type { Storage, Trace } from '@sieve/core'
 import { loadConfig } from '@sieve/core'
 import { clickhouseScoreSink, type ScoreRecord } from '@sieve/scoring'
 import { dimensionOf, firstCitation, say, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import {
-  createJudge, DEFAULT_REVIEW_RULES, hashUnit, JudgeMetrics, liveCalibration, loadReviewSetup, queueReason, recalibrate, ReviewFiller, saveRules, type DimensionVerdict,
-  type JudgeRuntime, type ReviewRules,
-} from '../src/index.js'
+import { createJudge, hashUnit, queueReason, ReviewFiller, type DimensionVerdict, type JudgeRuntime } from '../src/index.js'
+import { DEFAULT_REVIEW_RULES, liveCalibration, loadReviewSetup, recalibrate, saveRules, type ReviewRules } from '@sieve/review'
+import { JudgeMetrics } from '@sieve/judging'
 import { conversation, traceId } from './fixtures.js'
 import { judgeTestbed, type Testbed } from './testbed.js'
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { hashUnit, judgeSectionSchema, selectingSlices, sliceMatches, sliceMatchSchema, type SliceFacts } from '../src/index.js'
+import { hashUnit, selectingSlices } from '../src/index.js'
+import { judgeSectionSchema, sliceMatches, sliceMatchSchema, type SliceFacts } from '@sieve/judging'
 import { conversation, traceId } from './fixtures.js'
 
 const facts = (id: string, over: Partial<SliceFacts> = {}): SliceFacts => ({

@@ -12,7 +12,8 @@ import { Scorer } from '@sieve/scorer'
 import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { scenarios } from '@sieve/testkit/scenarios'
-import { createJudge, loadRubrics } from '../src/index.js'
+import { createJudge } from '../src/index.js'
+import { loadRubrics } from '@sieve/judging'
 
 /* A scorecard's judge items: named against the loaded rubrics, and written by the judge (scoring/test/scorecard.test.ts has the rest). */
 

@@ -1,13 +1,7 @@
 import type { Storage } from '@sieve/core'
 import type { ScoreRecord } from '@sieve/scoring'
-import {
-  BUILTIN_RUBRICS_DIR,
-  JudgeClient,
-  JudgeMetrics,
-  JudgeStage,
-  loadJudgeConfig,
-  loadRubricDir,
-} from '../src/index.js'
+import { JudgeStage } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import type { FakeOpenAI, ModelRequest, Step } from '@sieve/testkit'
 
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)

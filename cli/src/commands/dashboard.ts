@@ -18,7 +18,7 @@ export const dashboardCommand: Command = {
   },
   async run() {
     const [{ listen }, { createLogger, createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }, { checkPort, preflight }, { loadReviewSetup }] = await Promise.all([
-      import('@sieve/http'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'), import('../preflight.js'), import('@sieve/judge'),
+      import('@sieve/http'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'), import('../preflight.js'), import('@sieve/review'),
     ])
     const config = loadConfig()
     const binding = bindingProblem(config)

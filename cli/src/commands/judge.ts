@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import type { Label } from '@sieve/judge'
+import type { Label } from '@sieve/review'
 import { JUDGE_ENV, OWNER_NOTE, REMOTE_ENV, STORAGE_ENV } from '../environment.js'
 import { URL_OPTION, UsageError, withUrl, type Command, type OptionValues } from '../command.js'
 import { USER_ERROR_CODES } from '../store/operations.js'
@@ -11,7 +11,7 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
   if (fromAnnotations && values['dry-run']) throw new UsageError('--from-annotations reads storage, --dry-run opens none: choose one')
   const threshold = values.threshold === undefined ? undefined : Number(values.threshold)
   if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
-  const [{ loadConfig }, { formatCalibration, parseLabels }, { openOperations }] = await Promise.all([import('@sieve/core'), import('@sieve/judge'), import('../store/open-operations.js')])
+  const [{ loadConfig }, { formatCalibration, parseLabels }, { openOperations }] = await Promise.all([import('@sieve/core'), import('@sieve/review'), import('../store/open-operations.js')])
   const labels: Label[] = []
   if (typeof labelsPath === 'string') {
     let text: string

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import express, { Router, type Request, type RequestHandler, type Response } from 'express'
 import { zodProblems } from '@sieve/core'
 import { projectDatasetPath } from '@sieve/exporter'
-import { labelSchema } from '@sieve/judge'
+import { labelSchema } from '@sieve/review'
 import { z } from 'zod'
 import { OperationError, USER_ERROR_CODES, type StoreOperations } from './operations.js'
 

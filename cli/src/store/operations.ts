@@ -1,7 +1,7 @@
 import type { Storage, Config, Trace } from '@sieve/core'
 import type { ExportOptions, ExportReport } from '@sieve/exporter'
 import type { ChecksConfig, ScoreRecord } from '@sieve/scoring'
-import type { CalibrationReport, Label } from '@sieve/judge'
+import type { CalibrationReport, Label } from '@sieve/review'
 
 /** `sieve export`'s selection and destination: everything but what the configuration gives (checks, scrubber, rubrics). */
 export type ExportRequest = Omit<ExportOptions, 'checks' | 'scrubber' | 'rubricFor' | 'now'>
@@ -118,22 +118,22 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
     async calibrate({ labels, fromAnnotations, project, threshold, dryRun }) {
-      const [{ readTrace }, scorer, judges] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), import('@sieve/judge')])
-      const judge = judges.loadJudgeConfig(config)
+      const [{ readTrace }, scorer, review, judging] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), import('@sieve/review'), import('@sieve/judging')])
+      const judge = judging.loadJudgeConfig(config)
       if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
       // Storage holds labelled traces given by id, and keeps the result for dashboards.
       const client = dryRun ? undefined : await migratedStore()
       // Stored for a project no key reads, the calibration would be seen by nobody: refused (a dry run stores nothing).
       const keyedProjects = dryRun ? undefined : new Set(config.apiKeys.values())
-      const all = [...judges.labelsInProjects(labels, { ...(project ? { project } : {}), ...(keyedProjects ? { keyedProjects } : {}) }), ...(client && fromAnnotations ? await judges.readAnnotationLabels(client) : [])]
-      if (all.length === 0) throw new judges.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
-      const calls = new judges.Semaphore(judge.concurrency)
-      const judgeClient = new judges.JudgeClient(judge, new judges.JudgeMetrics())
-      const report = await judges.calibrate(all, {
+      const all = [...review.labelsInProjects(labels, { ...(project ? { project } : {}), ...(keyedProjects ? { keyedProjects } : {}) }), ...(client && fromAnnotations ? await review.readAnnotationLabels(client) : [])]
+      if (all.length === 0) throw new judging.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
+      const calls = new judging.Semaphore(judge.concurrency)
+      const judgeClient = new judging.JudgeClient(judge, new judging.JudgeMetrics())
+      const report = await review.calibrate(all, {
         ask: (j, r, d, t) => calls.run(() => judgeClient.judgeDimension(j, r, d, t)),
         judge: { model: judge.model, seed: judge.seed },
         panel: judge.panel?.judges.map((j) => ({ model: j.model ?? judge.model, seed: j.seed ?? judge.seed })),
-        rubrics: judges.loadRubrics(judge.rubricsDir),
+        rubrics: judging.loadRubrics(judge.rubricsDir),
         ...(client ? { loadTrace: (projectId: string, traceId: string) => readTrace(client, projectId, traceId) } : {}),
         ...judge.calibration,
         threshold: threshold ?? judge.calibration.threshold,
@@ -141,9 +141,9 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       if (client) {
         const at = new Date()
         const projects = [...new Set(all.map((l) => l.projectId))]
-        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => judges.calibrationRecords(report, p, String(BigInt(at.getTime()) * 1_000_000n))))
+        await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => review.calibrationRecords(report, p, String(BigInt(at.getTime()) * 1_000_000n))))
         // Beside the review queue's recalibrations, in the dashboard's agreement over time.
-        await judges.writeCalibrationHistory(client, projects.flatMap((p) => judges.calibrationHistoryRows(report, p, 'command', at)))
+        await review.writeCalibrationHistory(client, projects.flatMap((p) => review.calibrationHistoryRows(report, p, 'command', at)))
       }
       return report
     },
@@ -160,7 +160,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
  * pick it): a trace chosen by feedback with nothing failed is expected to pass it. None without a judge.
  */
 async function configuredRubric(config: Config): Promise<((trace: Trace) => string | undefined) | undefined> {
-  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/judge')
+  const { loadJudgeConfig, loadRubrics, rubricFor } = await import('@sieve/judging')
   const judge = loadJudgeConfig(config)
   if (!judge) return undefined
   const rubrics = loadRubrics(judge.rubricsDir)

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { figureTrust, readTrust } from '@sieve/judge'
+import { figureTrust, readTrust } from '@sieve/review'
 import { chTime, filterSql, rows, DIMENSION_COLUMNS } from '../db.js'
 import { INTERVALS, type QualityQuery } from '../params.js'
 

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { figureTrust, readTrust, WITHDRAWN_SOURCE } from '@sieve/judge'
+import { figureTrust, readTrust, WITHDRAWN_SOURCE } from '@sieve/review'
 import { rows } from '../db.js'
 
 export interface TraceScore {

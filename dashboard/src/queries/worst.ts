@@ -1,6 +1,6 @@
 import { TupleParam } from '@clickhouse/client'
 import type { Storage } from '@sieve/core'
-import { figureTrust, readTrust } from '@sieve/judge'
+import { figureTrust, readTrust } from '@sieve/review'
 import { chTime, filterSql, rows } from '../db.js'
 import type { WorstQuery } from '../params.js'
 

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import type { CalibrationRules, Rubric } from '@sieve/judge'
+import type { CalibrationRules, Rubric } from '@sieve/judging'
 import { rows } from '../db.js'
 
 /** One point of a dimension's agreement over time: a calibration in effect when it was computed. */

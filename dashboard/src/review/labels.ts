@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Storage } from '@sieve/core'
 import { insertFeedbackRows } from '@sieve/http'
-import { ANNOTATOR_SOURCE, labelsFromAnnotations, WITHDRAWN_SOURCE, type AnnotationRow } from '@sieve/judge'
+import { ANNOTATOR_SOURCE, labelsFromAnnotations, WITHDRAWN_SOURCE, type AnnotationRow } from '@sieve/review'
 import { rows } from '../db.js'
 import type { LabelBody, TraceAction } from './params.js'
 

@@ -1,5 +1,5 @@
 import { queryCount } from '@sieve/http'
-import { reviewRulesSchema } from '@sieve/judge'
+import { reviewRulesSchema } from '@sieve/review'
 import { traceIdSchema } from '@sieve/protocol'
 import { z } from 'zod'
 

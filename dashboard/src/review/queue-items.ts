@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { ANNOTATOR_SOURCE } from '@sieve/judge'
+import { ANNOTATOR_SOURCE } from '@sieve/review'
 import { rows } from '../db.js'
 
 /** A trace of a queue as the review page lists it; never the judge's verdict (see review/verdict.ts). */

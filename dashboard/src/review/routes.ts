@@ -1,6 +1,7 @@
 import type { Storage } from '@sieve/core'
 import { conversationOf, readTrace } from '@sieve/core'
-import { enqueue, readTrust, recalibrate, rulesHistory, rulesInEffect, saveRules, configuredRules, type ReviewSetup, type Rubric } from '@sieve/judge'
+import { enqueue, readTrust, recalibrate, rulesHistory, rulesInEffect, saveRules, configuredRules, type ReviewSetup } from '@sieve/review'
+import type { Rubric } from '@sieve/judging'
 import { json, Router, type Response } from 'express'
 import type { z } from 'zod'
 import { ApiError, handle, parse, requestProject, sendError } from '../handlers.js'

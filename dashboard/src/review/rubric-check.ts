@@ -1,4 +1,4 @@
-import { levelRange, type Rubric } from '@sieve/judge'
+import { levelRange, type Rubric } from '@sieve/judging'
 import { ApiError } from '../handlers.js'
 
 /** A rubric this Sieve loaded, or a 400 naming the ones it has. */

@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import type { DimensionTrust } from '@sieve/judge'
+import type { DimensionTrust } from '@sieve/review'
 import { rows } from '../db.js'
 
 /** The judge's verdict on one dimension, shown beside a person's label once they gave it. */

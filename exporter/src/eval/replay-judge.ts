@@ -13,7 +13,7 @@ import {
   type JudgeConfig,
   type JudgeRef,
   type Rubric,
-} from '@sieve/judge'
+} from '@sieve/judging'
 
 /** One dimension of one judged run, on the 0..1 scale every score uses. */
 export interface DimensionJudgement {

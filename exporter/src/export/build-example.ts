@@ -6,16 +6,7 @@ import { DATASET_VERSION, type GoldenExample, type SelectionReason } from '../da
 import type { Scrubber } from '../scrub/scrubber.js'
 import { expectationsFor, type ExpectationContext, type Filters } from './expectations.js'
 import type { Candidate } from './select-traces.js'
-
-/** A stored score of the trace, as the selection query returns it. */
-export interface StoredScore {
-  name: string
-  kind: string
-  value: number
-  passed: boolean
-  /** The configuration that produced it (the check's parameters' hash); absent where not read. */
-  configHash?: string
-}
+import type { StoredScore } from './stored-score.js'
 
 export interface BuildOptions extends ExpectationContext {
   scrubber: Scrubber

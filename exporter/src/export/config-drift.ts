@@ -1,7 +1,7 @@
 import type { Trace } from '@sieve/core'
 import { traceView, type ChecksConfig } from '@sieve/scoring'
 import type { GoldenExample } from '../dataset/golden-example.js'
-import type { StoredScore } from './build-example.js'
+import type { StoredScore } from './stored-score.js'
 
 /** An expected check whose stored score was produced under other parameters than the ones the example now carries. */
 export interface ConfigDrift {

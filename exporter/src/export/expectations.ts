@@ -1,7 +1,7 @@
 import type { Trace } from '@sieve/core'
 import { traceView, type ChecksConfig } from '@sieve/scoring'
 import type { GoldenExample } from '../dataset/golden-example.js'
-import type { StoredScore } from './build-example.js'
+import type { StoredScore } from './stored-score.js'
 import type { Candidate, Selection } from './select-traces.js'
 
 /** The filters of a selection, which decide what an example must expect beyond what failed. */

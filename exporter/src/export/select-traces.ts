@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import { z } from 'zod'
-import type { StoredScore } from './build-example.js'
+import type { StoredScore } from './stored-score.js'
 
 /** Feedback rows that select a trace: each given condition must hold on the same row. */
 export interface FeedbackFilter {

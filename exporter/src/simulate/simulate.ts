@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { priceOf, SCORER_VERSION, type ChecksConfig } from '@sieve/scoring'
-import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judge'
+import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judging'
 import { repeatRounds, type AutoRepeats } from '../eval/auto-repeats.js'
 import { readBaseline, writeBaseline, type BaselineComparison, type BaselineFile } from '../eval/baseline.js'
 import { baselineStamps } from '../eval/gate.js'

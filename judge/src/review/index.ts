@@ -1,7 +1,2 @@
-export * from './config.js'
-export * from './live-calibration.js'
 export * from './queue-rules.js'
-export * from './queue-store.js'
 export * from './review-filler.js'
-export * from './rules-store.js'
-export * from './trust.js'

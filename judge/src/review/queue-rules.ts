@@ -1,6 +1,6 @@
 import type { ScoreRecord } from '@sieve/scoring'
 import { hashUnit } from '../sampling.js'
-import type { QueueReason, ReviewRules } from './config.js'
+import type { QueueReason, ReviewRules } from '@sieve/review'
 
 /** What the rules read besides the verdict: the project's trust in effect and labels per dimension. */
 export interface QueueFacts {

@@ -1,12 +1,8 @@
 import type { Storage } from '@sieve/core'
 import type { ScoreRecord, ScoreSink } from '@sieve/scoring'
-import type { JudgeMetrics } from '../metrics.js'
-import type { ReviewSetup } from './config.js'
-import { recalibrate } from './live-calibration.js'
-import { enqueue, labelledCounts, openItems, queuedTraces } from './queue-store.js'
+import type { JudgeMetrics } from '@sieve/judging'
+import { type DimensionTrust, enqueue, labelledCounts, openItems, queuedTraces, readTrust, recalibrate, type ReviewSetup, rulesInEffect, type RulesInEffect } from '@sieve/review'
 import { dimensionVerdicts, queueReason } from './queue-rules.js'
-import { rulesInEffect, type RulesInEffect } from './rules-store.js'
-import { readTrust, type DimensionTrust } from './trust.js'
 
 export interface ReviewFillerDeps {
   storage: Storage

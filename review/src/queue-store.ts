@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { ANNOTATOR_SOURCE } from '../calibration/annotations.js'
+import { ANNOTATOR_SOURCE } from './calibration/annotations.js'
 import type { QueueReason } from './config.js'
 
 /** A trace put in a project's queue for one rubric. */

@@ -95,7 +95,7 @@ export function loadRubricFile(path: string): Rubric {
   return parseRubric(text, path)
 }
 
-/** The rubrics Sieve ships, in judge/rubrics/. */
+/** The rubrics Sieve ships, in judging/rubrics/. */
 export const BUILTIN_RUBRICS_DIR = new URL('../rubrics/', import.meta.url).pathname
 
 /** Every `*.yaml|*.yml|*.json` rubric in a folder, keyed by id. Two files with one id is an error. */

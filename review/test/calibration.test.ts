@@ -1,21 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import {
-  agreement,
-  BUILTIN_RUBRICS_DIR,
-  calibrate,
-  calibrationRecords,
-  formatCalibration,
-  JudgeClient,
-  type JudgeError,
-  JudgeMetrics,
-  labelsFromAnnotations,
-  loadJudgeConfig,
-  loadRubricDir,
-  labelsInProjects,
-  parseLabels,
-  wilsonInterval,
-} from '../src/index.js'
+import { agreement, calibrate, calibrationRecords, formatCalibration, labelsFromAnnotations, labelsInProjects, parseLabels, wilsonInterval } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, JudgeClient, type JudgeError, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
 
 /*

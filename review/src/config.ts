@@ -1,8 +1,7 @@
 import { zodProblems, type Config } from '@sieve/core'
 import { z } from 'zod'
-import { judgeSectionSchema, type CalibrationRules } from '../config.js'
+import { type CalibrationRules, judgeSectionSchema, loadRubrics, type Rubric } from '@sieve/judging'
 import { JudgeError } from '@sieve/llm'
-import { loadRubrics, type Rubric } from '../rubric.js'
 
 /**
  * What fills a review queue (one per project and rubric). The rules read the judge's verdict on a

@@ -1,11 +1,10 @@
 import type { Storage } from '@sieve/core'
 import { clickhouseScoreSink } from '@sieve/scoring'
-import { agreement, type Pair } from '../calibration/agreement.js'
-import { labelsFromAnnotations, readProjectAnnotations, type AnnotationRow } from '../calibration/annotations.js'
-import { calibrationRecords, failedRules, type DimensionCalibration } from '../calibration/calibrate.js'
-import { calibrationHistoryRows, writeCalibrationHistory } from '../calibration/history.js'
-import type { CalibrationRules } from '../config.js'
-import { levelRange, type Rubric } from '../rubric.js'
+import { agreement, type Pair } from './calibration/agreement.js'
+import { labelsFromAnnotations, readProjectAnnotations, type AnnotationRow } from './calibration/annotations.js'
+import { calibrationRecords, failedRules, type DimensionCalibration } from './calibration/calibrate.js'
+import { calibrationHistoryRows, writeCalibrationHistory } from './calibration/history.js'
+import { type CalibrationRules, levelRange, type Rubric } from '@sieve/judging'
 
 /** One dimension's calibration against one judge configuration, as recomputed from storage. */
 export interface LiveCalibration extends DimensionCalibration {

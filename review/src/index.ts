@@ -1,0 +1,6 @@
+export * from './calibration/index.js'
+export * from './config.js'
+export * from './live-calibration.js'
+export * from './queue-store.js'
+export * from './rules-store.js'
+export * from './trust.js'
