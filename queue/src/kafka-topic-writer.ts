@@ -30,7 +30,7 @@ export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Pr
   const admin = client.admin()
   try {
     await admin.connect()
-    await ensureTopics(admin, [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor }], kafka.brokers, options.createTopics ?? true)
+    await ensureTopics(admin, [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor, minInsyncReplicas: kafka.minInsyncReplicas }], kafka.brokers, options.createTopics ?? true)
   } finally {
     await admin.disconnect().catch(() => {})
   }
