@@ -40,6 +40,7 @@ export const SETTINGS = {
   KAFKA_DEAD_LETTER_TOPIC: { description: 'topic for spans storage refuses and records that cannot be read', default: 'sieve.spans.dead-letter' },
   KAFKA_TOPIC_PARTITIONS: { description: 'partitions of the topics Sieve creates', default: 6 },
   KAFKA_REPLICATION_FACTOR: { description: 'replication factor of the topics Sieve creates', default: 1 },
+  KAFKA_MIN_INSYNC_REPLICAS: { description: 'min.insync.replicas of the topics Sieve creates: replicas that must hold a span before it is acknowledged (2 with 3 replicas)', unset: "the brokers' default" },
   KAFKA_SESSION_TIMEOUT_MS: { description: 'how long the partitions of a killed ingester or scorer wait before another member, or its restart, takes them', default: 10000 },
   JUDGE_BASE_URL: { description: 'the LLM judge: any OpenAI-compatible endpoint', unset: 'judge off' },
   JUDGE_API_KEY: { description: 'API key for JUDGE_BASE_URL', unset: 'none' },
@@ -61,7 +62,7 @@ export const REMOTE_ENV: EnvName[] = ['SIEVE_URL', 'SIEVE_OPS_TOKEN']
 export const STORAGE_ENV: EnvName[] = ['SIEVE_DATA_DIR', 'SIEVE_FSYNC', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD', 'CLICKHOUSE_DATABASE', 'CLICKHOUSE_CLUSTER']
 export const KAFKA_ENV: EnvName[] = [
   'KAFKA_BROKERS', 'KAFKA_CLIENT_ID', 'KAFKA_SPANS_TOPIC', 'KAFKA_SCORES_TOPIC', 'KAFKA_DEAD_LETTER_TOPIC',
-  'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_SESSION_TIMEOUT_MS',
+  'KAFKA_TOPIC_PARTITIONS', 'KAFKA_REPLICATION_FACTOR', 'KAFKA_MIN_INSYNC_REPLICAS', 'KAFKA_SESSION_TIMEOUT_MS',
 ]
 export const JUDGE_ENV: EnvName[] = ['JUDGE_BASE_URL', 'JUDGE_API_KEY', 'JUDGE_MODEL', 'JUDGE_ALLOW_MODEL_ALIAS']
 export const SIMULATOR_ENV: EnvName[] = ['SIMULATOR_BASE_URL', 'SIMULATOR_API_KEY', 'SIMULATOR_MODEL', 'SIMULATOR_ALLOW_MODEL_ALIAS']

@@ -252,7 +252,7 @@ test('docker-compose.ha.yml: three KRaft brokers, topics with replication factor
     assert.equal(env.KAFKA_ADVERTISED_LISTENERS, `PLAINTEXT://${name}:9092`)
     assert.equal(env.CLUSTER_ID, envs[0]![1].CLUSTER_ID, `${name}: one cluster id`)
     assert.match(env.CLUSTER_ID ?? '', /^[A-Za-z0-9_-]{22}$/, 'a base64 UUID, as kafka-storage.sh random-uuid prints')
-    // Topics Sieve creates set neither, so they follow these broker defaults.
+    // Sieve's topics are created with the same settings; others (Kafka's own, any made by hand) follow these.
     assert.equal(env.KAFKA_MIN_INSYNC_REPLICAS, '2', `${name}: min.insync.replicas`)
     assert.equal(env.KAFKA_DEFAULT_REPLICATION_FACTOR, '3')
     assert.equal(env.KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR, '3', 'consumer offsets replicated too')
@@ -267,6 +267,7 @@ test('docker-compose.ha.yml: three KRaft brokers, topics with replication factor
   for (const [name, s] of sieveServicesOf(ha)) {
     const kafka = loadConfig(envOf(s)).kafka!
     assert.equal(kafka.replicationFactor, 3, `${name} creates topics with 3 replicas`)
+    assert.equal(kafka.minInsyncReplicas, 2, `${name} creates topics that need two in-sync replicas`)
     // One broker can be down and acks from all in-sync replicas still succeed.
     assert.ok(Number(envs[0]![1].KAFKA_MIN_INSYNC_REPLICAS) < kafka.replicationFactor)
     if (['collector', 'ingester', 'scorer'].includes(name)) {

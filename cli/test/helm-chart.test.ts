@@ -282,7 +282,7 @@ test('every Sieve container has an environment the config schema accepts, its ro
       if (role !== 'dashboard') {
         assert.deepEqual(config.kafka, {
           brokers: ['kafka-0.kafka:9092', 'kafka-1.kafka:9092', 'kafka-2.kafka:9092'], clientId: 'sieve', spansTopic: 'sieve.spans',
-          scoresTopic: 'sieve.scores', deadLetterTopic: 'sieve.spans.dead-letter', partitions: 12, replicationFactor: 3, sessionTimeoutMs: 10_000,
+          scoresTopic: 'sieve.scores', deadLetterTopic: 'sieve.spans.dead-letter', partitions: 12, replicationFactor: 3, minInsyncReplicas: 2, sessionTimeoutMs: 10_000,
         })
       }
       if (role === 'collector') assert.equal(config.maxBodyBytes, 16 * 1024 * 1024)

@@ -67,6 +67,8 @@ export const envSchema = z.object({
   KAFKA_DEAD_LETTER_TOPIC: z.string().default('sieve.spans.dead-letter'),
   KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
   KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
+  // Unset: the brokers' min.insync.replicas, which every topic without its own value follows.
+  KAFKA_MIN_INSYNC_REPLICAS: positiveInt.optional(),
   // Brokers refuse sessions outside group.min/max.session.timeout.ms (6 s and 30 min by default).
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6000).max(1_800_000).default(10_000),
   JUDGE_BASE_URL: z.url().optional(),
@@ -121,6 +123,8 @@ export interface Config {
     deadLetterTopic: string
     partitions: number
     replicationFactor: number
+    /** min.insync.replicas of the topics Sieve creates; undefined: the brokers' default. */
+    minInsyncReplicas?: number
     /** A consumer that stops heartbeating (kill -9) holds its partitions this long. */
     sessionTimeoutMs: number
   }
@@ -188,6 +192,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
     throw new ConfigError(['CLICKHOUSE_CLUSTER: names a cluster of ClickHouse servers; set CLICKHOUSE_URL to one of them (the embedded engine is one process)'])
   }
+  if (e.KAFKA_MIN_INSYNC_REPLICAS && e.KAFKA_MIN_INSYNC_REPLICAS > e.KAFKA_REPLICATION_FACTOR) {
+    // Every write with acks from all in-sync replicas would be refused, from the first span on.
+    throw new ConfigError([
+      `KAFKA_MIN_INSYNC_REPLICAS: ${e.KAFKA_MIN_INSYNC_REPLICAS} is more than KAFKA_REPLICATION_FACTOR (${e.KAFKA_REPLICATION_FACTOR}); no write could be acknowledged`,
+    ])
+  }
   const database = e.CLICKHOUSE_DATABASE
   return {
     host: e.SIEVE_HOST,
@@ -215,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           deadLetterTopic: e.KAFKA_DEAD_LETTER_TOPIC,
           partitions: e.KAFKA_TOPIC_PARTITIONS,
           replicationFactor: e.KAFKA_REPLICATION_FACTOR,
+          ...(e.KAFKA_MIN_INSYNC_REPLICAS ? { minInsyncReplicas: e.KAFKA_MIN_INSYNC_REPLICAS } : {}),
           sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
         }
       : undefined,

@@ -55,6 +55,14 @@ test('servers are chosen by CLICKHOUSE_URL and KAFKA_BROKERS', () => {
   assert.equal(config.kafka?.spansTopic, 'sieve.spans')
 })
 
+test('KAFKA_MIN_INSYNC_REPLICAS: unset leaves it to the brokers; more than the replication factor is refused', () => {
+  const kafka = (env: Record<string, string>) => loadConfig({ KAFKA_BROKERS: 'a:9092', ...env }).kafka!
+  assert.equal(kafka({}).minInsyncReplicas, undefined)
+  assert.equal(kafka({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' }).minInsyncReplicas, 2)
+  assert.throws(() => kafka({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '4' }), /KAFKA_MIN_INSYNC_REPLICAS: 4 is more than KAFKA_REPLICATION_FACTOR \(3\)/)
+  assert.throws(() => kafka({ KAFKA_MIN_INSYNC_REPLICAS: '0' }), /KAFKA_MIN_INSYNC_REPLICAS: .*\(got '0'\)/)
+})
+
 test('CLICKHOUSE_CLUSTER names the cluster migrations run ON; it needs a server', () => {
   const config = loadConfig({ CLICKHOUSE_URL: 'http://ch:8123', CLICKHOUSE_CLUSTER: 'sieve_cluster' })
   assert.equal(config.clickhouse.kind === 'server' && config.clickhouse.cluster, 'sieve_cluster')

@@ -1,7 +1,8 @@
-import kafkajs, { type Kafka, type Message, type Producer } from 'kafkajs'
+import kafkajs, { type Kafka, type Producer } from 'kafkajs'
 import { QueueUnavailableError } from '@sieve/core'
 import type { PipelineMetrics } from '@sieve/core'
 import type { SpanRecord } from './span-record.js'
+import { sendToEveryPartition, type PartitionedMessage } from './kafka-send.js'
 
 export interface PublisherOptions {
   topic: string
@@ -25,7 +26,7 @@ export interface PublisherOptions {
 }
 
 interface Waiter {
-  messages: (Message & { partition: number })[]
+  messages: PartitionedMessage[]
   sizes: number[]
   bytes: number
   spans: number
@@ -40,7 +41,8 @@ interface Waiter {
 
 /**
  * Collects the records (see span-record.ts) of concurrent publish() calls into one produce request (acks from all
- * in-sync replicas, Snappy-compressed) and resolves each call when Kafka acknowledged its spans.
+ * in-sync replicas, Snappy-compressed) and resolves each call when Kafka acknowledged its spans
+ * (every partition of them: see kafka-send.ts).
  * One request is in flight at a time, which is what keeps the idempotent producer's sequence
  * numbers in order; while it travels the next request fills.
  *
@@ -75,7 +77,7 @@ export class KafkaPublisher {
     }
     let bytes = 0
     const sizes: number[] = []
-    const messages = records.map(({ key, value }): Message & { partition: number } => {
+    const messages = records.map(({ key, value }): PartitionedMessage => {
       bytes += value.length
       sizes.push(value.length)
       return { key, value, partition: this.options.partitionOf(key) }
@@ -138,10 +140,10 @@ export class KafkaPublisher {
   }
 
   /** Takes messages in arrival order up to the request and partition bounds, splitting a publish() that does not fit. */
-  private takeBatch(): { waiters: Waiter[]; messages: Message[] } {
+  private takeBatch(): { waiters: Waiter[]; messages: PartitionedMessage[] } {
     const { maxRequestBytes, maxPartitionBytes } = this.options
     const waiters: Waiter[] = []
-    const messages: Message[] = []
+    const messages: PartitionedMessage[] = []
     const partitionBytes: number[] = []
     let bytes = 0
     const fits = (size: number, partition: number) =>
@@ -179,7 +181,7 @@ export class KafkaPublisher {
         try {
           await this.withinTimeout(async () => {
             const producer = await this.connect()
-            await producer.send({
+            await sendToEveryPartition(producer, {
               topic: this.options.topic,
               acks: -1,
               compression: kafkajs.CompressionTypes.Snappy,

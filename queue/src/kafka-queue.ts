@@ -49,8 +49,8 @@ export class KafkaSpanQueue implements ForwardingQueue {
     try {
       await admin.connect()
       const specs = [
-        { topic: kafka.spansTopic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor },
-        { topic: kafka.deadLetterTopic, partitions: 1, replicationFactor: kafka.replicationFactor },
+        { topic: kafka.spansTopic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor, minInsyncReplicas: kafka.minInsyncReplicas },
+        { topic: kafka.deadLetterTopic, partitions: 1, replicationFactor: kafka.replicationFactor, minInsyncReplicas: kafka.minInsyncReplicas },
       ]
       await ensureTopics(admin, specs, kafka.brokers, options.createTopics ?? true)
       partitions = await partitionCount(admin, kafka.spansTopic)

@@ -1,7 +1,9 @@
 import type { Producer } from 'kafkajs'
 import type { Config } from '@sieve/core'
 import { kafkaClient, type KafkaSettings } from './kafka-client.js'
-import { ensureTopics } from './kafka-topics.js'
+import { ensureTopics, partitionCount } from './kafka-topics.js'
+import { keyPartitioner } from './key-partitioner.js'
+import { sendToEveryPartition } from './kafka-send.js'
 
 /** Keyed records written to one topic: each `write` resolves once every in-sync replica has them. */
 export interface KafkaTopicWriter {
@@ -28,19 +30,23 @@ export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Pr
   const { kafka, topic } = options
   const client = kafkaClient(kafka, options.logLevel, `${kafka.clientId}-${options.role}`)
   const admin = client.admin()
+  let partitions: number
   try {
     await admin.connect()
-    await ensureTopics(admin, [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor }], kafka.brokers, options.createTopics ?? true)
+    await ensureTopics(admin, [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor, minInsyncReplicas: kafka.minInsyncReplicas }], kafka.brokers, options.createTopics ?? true)
+    partitions = await partitionCount(admin, topic)
   } finally {
     await admin.disconnect().catch(() => {})
   }
+  const partitionOf = keyPartitioner(topic, partitions)
   const producer: Producer = client.producer({ idempotent: true, maxInFlightRequests: 1 })
   await producer.connect()
   return {
     async write(messages) {
       if (messages.length === 0) return
       // Uncompressed: the topic is for consumers outside Sieve, which may have no Snappy codec.
-      await producer.send({ topic, acks: -1, messages })
+      // Each message's partition named, so that every one of them is known acknowledged (kafka-send.ts).
+      await sendToEveryPartition(producer, { topic, acks: -1, messages: messages.map((m) => ({ ...m, partition: partitionOf(m.key) })) })
     },
     close: () => producer.disconnect(),
   }

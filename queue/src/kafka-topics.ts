@@ -4,6 +4,8 @@ export interface TopicSpec {
   topic: string
   partitions: number
   replicationFactor: number
+  /** The topic's min.insync.replicas; undefined: the brokers' default. */
+  minInsyncReplicas?: number
 }
 
 /** Kafka is not there or the topics cannot be set up; start-up stops with this message. */
@@ -14,7 +16,8 @@ export class KafkaSetupError extends Error {
 function howToCreate(spec: TopicSpec, brokers: string[]): string {
   return (
     `kafka-topics.sh --bootstrap-server ${brokers.join(',')} --create --topic ${spec.topic} ` +
-    `--partitions ${spec.partitions} --replication-factor ${spec.replicationFactor}`
+    `--partitions ${spec.partitions} --replication-factor ${spec.replicationFactor}` +
+    (spec.minInsyncReplicas ? ` --config min.insync.replicas=${spec.minInsyncReplicas}` : '')
   )
 }
 
@@ -45,7 +48,12 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], brokers: st
   try {
     await admin.createTopics({
       waitForLeaders: true,
-      topics: missing.map((s) => ({ topic: s.topic, numPartitions: s.partitions, replicationFactor: s.replicationFactor })),
+      topics: missing.map((s) => ({
+        topic: s.topic,
+        numPartitions: s.partitions,
+        replicationFactor: s.replicationFactor,
+        ...(s.minInsyncReplicas ? { configEntries: [{ name: 'min.insync.replicas', value: String(s.minInsyncReplicas) }] } : {}),
+      })),
     })
   } catch (err) {
     // Another collector may have created it at the same moment; only a topic still missing is an error.

@@ -58,3 +58,41 @@ export async function sharedBrokers(): Promise<{ brokers: string[]; release(): P
   const broker = await startPrivateBroker()
   return { brokers: broker.brokers, release: () => broker.destroy() }
 }
+
+/**
+ * Three brokers of the test's own (`kafka.sh cluster` on free ports: each also a KRaft controller,
+ * topics replicated 3 times with min.insync.replicas=2), for tests that stop, kill and restart them.
+ * Brokers are numbered 1 to 3, as their KRaft node ids.
+ */
+export interface PrivateCluster {
+  brokers: string[]
+  /** SIGTERM: the broker hands its partition leaderships over, then exits. */
+  stop(broker: number): Promise<void>
+  /** SIGKILL, returning once the process is gone. */
+  kill(broker: number): Promise<void>
+  /** Starts a stopped or killed broker and waits until it says it is up. */
+  start(broker: number): Promise<void>
+  destroy(): Promise<void>
+}
+
+export async function startPrivateCluster(): Promise<PrivateCluster> {
+  const ports = new Set<number>()
+  while (ports.size < 6) ports.add(await freePort())
+  const [p1, p2, p3, c1, c2, c3] = [...ports]
+  const state = await mkdtemp(join(tmpdir(), 'sieve-kafka-cluster-'))
+  const env = { ...process.env, KAFKA_CLUSTER_PORTS: `${p1},${p2},${p3}`, KAFKA_CLUSTER_CONTROLLER_PORTS: `${c1},${c2},${c3}`, KAFKA_STATE_DIR: state }
+  const call = async (...args: string[]) => {
+    await run(script, ['cluster', ...args], { env, timeout: 180_000 })
+  }
+  await call('up')
+  return {
+    brokers: [p1, p2, p3].map((p) => `127.0.0.1:${p}`),
+    stop: (n) => call('stop', String(n)),
+    kill: (n) => call('kill', String(n)),
+    start: (n) => call('start', String(n)),
+    destroy: async () => {
+      await call('down').catch(() => {})
+      await rm(state, { recursive: true, force: true })
+    },
+  }
+}

@@ -101,6 +101,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.kafka.partitions | int64 | quote }}
 - name: KAFKA_REPLICATION_FACTOR
   value: {{ .Values.kafka.replicationFactor | int64 | quote }}
+{{- with .Values.kafka.minInsyncReplicas }}
+- name: KAFKA_MIN_INSYNC_REPLICAS
+  value: {{ . | int64 | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* Pod-level settings every Sieve pod shares. */}}
