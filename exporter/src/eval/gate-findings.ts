@@ -1,5 +1,5 @@
 import { GateConfigError } from './gate-config-error.js'
-import type { ExampleResult, GateOptions, GateReport } from './gate.js'
+import type { ExampleResult, GateOptions, GateReport } from './gate-report.js'
 import type { OverallJudge } from './judge-figures.js'
 
 /** Why the gate fails (any reason: exit 1) and what it warns of (verdict warn, exit 0). */

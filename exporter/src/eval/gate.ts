@@ -1,103 +1,27 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import type { Trace } from '@sieve/core'
-import { SCORER_VERSION, type CheckDefinition, type Scorecard } from '@sieve/scoring'
+import { SCORER_VERSION } from '@sieve/scoring'
 import { PROMPT_VERSION as JUDGE_PROMPT_VERSION } from '@sieve/judging'
 import type { GoldenExample } from '../dataset/golden-example.js'
 import { checkProblems } from '../dataset/resolve-checks.js'
 import { readDataset } from '../dataset/validate-dataset.js'
 import { repeatRounds, type AutoRepeats } from './auto-repeats.js'
-import { readBaseline, writeBaseline, type BaselineComparison, type BaselineStamps } from './baseline.js'
+import { readBaseline, writeBaseline, type BaselineStamps } from './baseline.js'
 import { GateConfigError } from './gate-config-error.js'
 import { gateFindings } from './gate-findings.js'
-import { AUTO_START_REPEATS, type GatePolicyInput } from './gate-policy.js'
-import { gateStatistics, resolvePolicy, statedPolicy, type StatedPolicy } from './gate-statistics.js'
+import { AUTO_START_REPEATS } from './gate-policy.js'
+import { gateStatistics, resolvePolicy, statedPolicy } from './gate-statistics.js'
 import { overallJudge, type OverallJudge } from './judge-figures.js'
-import type { MetricResult } from './metric-verdicts.js'
 import type { ReplayJudge } from './replay-judge.js'
 import { replayExamples } from './replay-examples.js'
 import { runOutcome, type RunOutcome } from './run-outcome.js'
-import { overallFigures, type RunFigures, type RunResult } from './run-verdict.js'
+import { overallFigures } from './run-verdict.js'
 import { SeenVersions } from './seen-versions.js'
-import type { AgentTarget } from './agent-turn.js'
+import type { ExampleResult, GateOptions, GateReport, GateStamps } from './gate-report.js'
 
 export type { RunResult } from './run-verdict.js'
 export { GateConfigError } from './gate-config-error.js'
-
-export interface GateOptions extends AgentTarget {
-  dataset: string
-  /** Runs per example, or `auto`: raised (within `policy.maxRepeats` and `maxCostUsd`) until the fail threshold is detectable. */
-  repeats: number | 'auto'
-  /** Thresholds, the test's level, zero-tolerance and graded checks, --max-repeats (gatePolicySchema; defaults there). */
-  policy?: Omit<GatePolicyInput, 'repeats'>
-  failBelow?: number
-  warnBelow?: number
-  baseline?: string
-  updateBaseline: boolean
-  checks: readonly CheckDefinition[]
-  /** When given, every run of every example is judged, and a run the judge fails is a failed run. */
-  judge?: ReplayJudge
-  /** Progress lines for the terminal. */
-  log?: (line: string) => void
-  /**
-   * Share of runs (0..1) that may end in an agent crash or timeout before the gate fails; such runs
-   * are `errored`, kept out of means and pass rates. Default 0.2.
-   */
-  maxErroredShare?: number
-  /** Judging stops once the judge has cost this much (USD); runs left unjudged are reported. `--repeats auto` adds no round past it. */
-  maxCostUsd?: number
-  /** A fixed clock for the agent (ISO 8601), passed as SIEVE_EVAL_NOW so reruns are reproducible. */
-  now?: string
-  /**
-   * The scorecard of a run's agent (the `scorecards` config section): a run whose card fails, on
-   * a hard gate or on its weighted total, is a failed run whatever its checks say.
-   */
-  scorecardFor?: (trace: Trace) => Scorecard | undefined
-}
-
-export interface ExampleResult extends RunFigures {
-  id: string
-  bucket: GoldenExample['bucket']
-  runs: RunResult[]
-}
-
-export interface GateReport {
-  dataset: { path: string; version: string; examples: number }
-  agent: string
-  /** Runs per example made (with `--repeats auto`, where it stopped). */
-  repeats: number
-  /** How `--repeats auto` went: rounds, and why it stopped. */
-  repeatsAuto?: AutoRepeats
-  model: string
-  examples: ExampleResult[]
-  overall: { mean: number; passRate: number; runs: number; errored: number; notJudged: number }
-  /** Each metric: baseline → now, Δ ± its 95% interval, the detectable drop, the verdict. */
-  metrics: MetricResult[]
-  /** The thresholds, level and zero-tolerance checks the verdict was made by. */
-  policy: StatedPolicy
-  /** What the figures were measured with, to tell two runs apart. */
-  stamps: GateStamps
-  /** The judge's totals, cost included; absent when the judge was off. */
-  judge?: OverallJudge
-  baseline: BaselineComparison | undefined
-  verdict: 'pass' | 'warn' | 'fail'
-  reasons: string[]
-  warnings: string[]
-  exitCode: 0 | 1 | 2
-}
-
-export interface GateStamps {
-  runAt: string
-  /** The fixed clock the agent was given, when one was. */
-  agentNow?: string
-  datasetVersion: string
-  agent: { command: string; version: string; promptVersion: string }
-  model: string
-  judge?: { model: string; promptVersion: string; rubrics: string[] }
-  /** Check name → version, for the checks the dataset expects. */
-  checks: Record<string, string>
-  scorerVersion: string
-}
+export type { ExampleResult, GateOptions, GateReport, GateStamps } from './gate-report.js'
 
 /** The dataset's version for baselines: a hash of its content, so an edited dataset is a new version. */
 export function datasetVersion(path: string): string {

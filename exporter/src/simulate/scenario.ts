@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { expectationRules, expectationShape } from '../dataset/golden-example.js'
-import { BASE, COMBINE, TEMPLATE_NAMES, variantTransform } from './templates.js'
+import { COMBINE, isVariantName, TEMPLATE_NAMES } from './template-names.js'
 
 /** Version of the scenario schema below; bump when a field changes meaning. */
 export const SCENARIO_VERSION = 1
@@ -59,7 +59,7 @@ export const scenarioSchema = z.strictObject({
    * --list-templates`); `impatient+pii-overshare` combines templates into one variant.
    */
   templates: z
-    .array(z.string().refine((name) => name !== BASE && variantTransform(name) !== undefined, { error: (i) => `no such template ${JSON.stringify(i.input)} (known: ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)` }))
+    .array(z.string().refine((name) => isVariantName(name), { error: (i) => `no such template ${JSON.stringify(i.input)} (known: ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)` }))
     .default([]),
   /** The scripted user: the user turns after the opening, one per line; `[DONE]` ends the conversation as reached. */
   user: z.strictObject({ script: texts.min(1) }).optional(),

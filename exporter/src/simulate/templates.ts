@@ -1,4 +1,7 @@
 import type { Scenario } from './scenario.js'
+import { BASE, COMBINE, isVariantName, type TemplateName } from './template-names.js'
+
+export { BASE, COMBINE, TEMPLATE_NAMES, type TemplateName } from './template-names.js'
 
 /**
  * Edge-case templates: each a pure, deterministic transform of a scenario. A scenario lists the
@@ -7,22 +10,6 @@ import type { Scenario } from './scenario.js'
  * and facts an LLM user plays from), the opening, the scripted turns (for CI without a model)
  * and, where a turn is added, the turn limit, so the scenario's own turns still fit.
  */
-export const TEMPLATE_NAMES = [
-  'impatient',
-  'out-of-policy',
-  'prompt-injection',
-  'pii-overshare',
-  'ambiguous',
-  'off-topic',
-  'language-switch',
-  'long-conversation',
-] as const
-
-export type TemplateName = (typeof TEMPLATE_NAMES)[number]
-
-/** The variant of a scenario as written. */
-export const BASE = 'base'
-
 export interface Template {
   name: TemplateName
   /** What it tests and what it changes, for `sieve simulate --list-templates`. */
@@ -142,9 +129,6 @@ export function templateNamed(name: string): Template | undefined {
   return TEMPLATES.find((t) => t.name === name)
 }
 
-/** How templates combine into one variant: `impatient+pii-overshare`. */
-export const COMBINE = '+'
-
 /**
  * What a variant's template name does to the scenario: nothing for `base`; for templates joined by
  * `+`, each in the order written (a later one sees what the earlier ones made, so an impatient user
@@ -153,8 +137,8 @@ export const COMBINE = '+'
  */
 export function variantTransform(name: string): ((s: Scenario) => Scenario) | undefined {
   if (name === BASE) return (s) => s
-  const parts = name.split(COMBINE)
-  const templates = parts.map(templateNamed)
-  if (templates.some((t) => !t) || new Set(parts).size !== parts.length) return undefined
+  if (!isVariantName(name)) return undefined
+  const templates = name.split(COMBINE).map(templateNamed)
+  if (templates.some((t) => !t)) return undefined
   return (s) => templates.reduce((scenario, t) => t!.apply(scenario), s)
 }
