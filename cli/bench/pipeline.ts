@@ -6,7 +6,17 @@ import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, ty
 import { decodeProtobufRequest } from '@sieve/otlp'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import {
-  chunks, freshTraceIds, measureStorageCeiling, metricValue, protobufBatch, sendAll, startSieveUp, storedSpans, type SieveUp, THREAD_GROUPS, threadCpu,
+  chunks,
+  freshTraceIds,
+  measureStorageCeiling,
+  metricValue,
+  protobufBatch,
+  sendAll,
+  startSieveUp,
+  storedSpans,
+  type SieveUp,
+  THREAD_GROUPS,
+  threadCpu,
   type ThreadGroup,
 } from '@sieve/testkit/bench'
 import { tracesOf } from '@sieve/testkit/agent-trace'
@@ -51,7 +61,10 @@ const LOADS: Load[] = [
 
 /** Source files by stage, first match wins; self time elsewhere is `other JS`. */
 const STAGES: [string, RegExp][] = [
-  ['receive + decode', /(collector|http)\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/],
+  [
+    'receive + decode',
+    /(collector|http)\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/,
+  ],
   ['queue', /queue\/src\//],
   // create-storage: the embedded connection's insertRows, which serializes the rows.
   ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?|create-storage)|core\/src\/span-values|@clickhouse\/client|chdb\//],
@@ -99,8 +112,7 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 300
   }
 }
 
-const scoredTraces = (metrics: string): number =>
-  [...metrics.matchAll(/^sieve_scored_traces_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0)
+const scoredTraces = (metrics: string): number => [...metrics.matchAll(/^sieve_scored_traces_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0)
 
 async function profileWindow(up: SieveUp, dir: string, work: () => Promise<void>): Promise<CpuProfile> {
   const before = new Set(existsSync(dir) ? readdirSync(dir) : [])
@@ -163,7 +175,14 @@ async function engineStages(storage: Storage, spans: readonly Span[], counts: Re
   const sink = clickhouseScoreSink(storage)
   return new Map<StatementTable, EngineStage>([
     ['spans', await replay(spans, counts.spans, (batch) => insertSpans(storage, batch))],
-    ['traces', await replay(traces.map(({ projectId, traceId }) => ({ projectId, traceId })), counts.traces, (batch) => refreshTraceRollups(storage, batch))],
+    [
+      'traces',
+      await replay(
+        traces.map(({ projectId, traceId }) => ({ projectId, traceId })),
+        counts.traces,
+        (batch) => refreshTraceRollups(storage, batch),
+      ),
+    ],
     ['scores', await replay(records, counts.scores, (batch) => sink.write(batch))],
   ])
 }
@@ -219,7 +238,10 @@ async function measure(load: Load): Promise<Measured> {
     })
     const cpuAfter = threadCpu(up.child.pid!)
     const countsAfter = statementCounts(await up.metrics())
-    const counts = Object.fromEntries(Object.keys(STATEMENTS).map((t) => [t, countsAfter[t as StatementTable] - countsBefore[t as StatementTable]])) as Record<StatementTable, number>
+    const counts = Object.fromEntries(Object.keys(STATEMENTS).map((t) => [t, countsAfter[t as StatementTable] - countsBefore[t as StatementTable]])) as Record<
+      StatementTable,
+      number
+    >
     const threads = Object.fromEntries(THREAD_GROUPS.map((g) => [g, cpuAfter[g] - cpuBefore[g]])) as Record<ThreadGroup, number>
     const unstaged = new Map<string, number>()
     const loadAvg = [loadBefore, loadavg()[0]!]
@@ -258,27 +280,47 @@ function report(r: Measured): void {
   // The profile's samples cover the main thread; /proc's figure for it is the one scaled to.
   const scale = mainMs > 0 ? (threads['js main thread'] * 1000) / mainMs : 0
   const ms = (x: number) => (x / spans) * 1000
-  console.log(`\n${load.name}: ${spans} spans of ~${load.promptBytes} B prompt, ${load.spansPerRequest}-span requests, ${load.senders} sender(s); load average ${r.loadAvg.map((x) => x.toFixed(1)).join(' → ')}`)
-  console.log(`  all threads              ${perThousand(total, spans).toFixed(1).padStart(8)} ms CPU per 1,000 spans  (${(total > 0 && receive > 0 ? (total * 1000) / (receive * scale) : NaN).toFixed(1)}x the receive + decode stage)`)
+  console.log(
+    `\n${load.name}: ${spans} spans of ~${load.promptBytes} B prompt, ${load.spansPerRequest}-span requests, ${load.senders} sender(s); load average ${r.loadAvg.map((x) => x.toFixed(1)).join(' → ')}`,
+  )
+  console.log(
+    `  all threads              ${perThousand(total, spans).toFixed(1).padStart(8)} ms CPU per 1,000 spans  (${(total > 0 && receive > 0 ? (total * 1000) / (receive * scale) : NaN).toFixed(1)}x the receive + decode stage)`,
+  )
   for (const g of THREAD_GROUPS) console.log(`    ${g.padEnd(28)}${perThousand(threads[g], spans).toFixed(1).padStart(8)}`)
-  console.log(`  raw insert of the same spans ${perThousand(r.rawInsert, spans).toFixed(1).padStart(8)} ms  (the storage limit; all in is ${(total / r.rawInsert).toFixed(1)}x it, target 1.5x)`)
-  console.log('  engine by stage (replayed alone in a fresh engine at the window\'s statement sizes)')
+  console.log(
+    `  raw insert of the same spans ${perThousand(r.rawInsert, spans).toFixed(1).padStart(8)} ms  (the storage limit; all in is ${(total / r.rawInsert).toFixed(1)}x it, target 1.5x)`,
+  )
+  console.log("  engine by stage (replayed alone in a fresh engine at the window's statement sizes)")
   const engineTotal = threads['libuv pool and V8 helpers'] + threads['engine worker threads'] + threads['engine merges']
   let attributed = threads['engine merges']
   for (const [table, stage] of r.engine) {
     attributed += stage.seconds
-    console.log(`    ${STATEMENTS[table].padEnd(28)}${perThousand(stage.seconds, spans).toFixed(1).padStart(8)}   ${stage.statements} statements of ${stage.perStatement} ${table === 'scores' ? 'rows' : table}`)
+    console.log(
+      `    ${STATEMENTS[table].padEnd(28)}${perThousand(stage.seconds, spans).toFixed(1).padStart(8)}   ${stage.statements} statements of ${stage.perStatement} ${table === 'scores' ? 'rows' : table}`,
+    )
   }
   console.log(`    ${'merges'.padEnd(28)}${perThousand(threads['engine merges'], spans).toFixed(1).padStart(8)}`)
-  console.log(`    ${'rest'.padEnd(28)}${perThousand(engineTotal - attributed, spans).toFixed(1).padStart(8)}   reads, progress, V8 helpers: sieve up's engine and helper threads less the above`)
+  console.log(
+    `    ${'rest'.padEnd(28)}${perThousand(engineTotal - attributed, spans)
+      .toFixed(1)
+      .padStart(8)}   reads, progress, V8 helpers: sieve up's engine and helper threads less the above`,
+  )
   console.log('  main thread by stage (self time, scaled to its /proc figure)')
   for (const [stage, value] of [...stages.entries()].sort((a, b) => b[1] - a[1])) {
-    console.log(`    ${stage.padEnd(28)}${ms(value * scale).toFixed(1).padStart(8)}   ${((value / mainMs) * 100).toFixed(0).padStart(3)}%`)
+    console.log(
+      `    ${stage.padEnd(28)}${ms(value * scale)
+        .toFixed(1)
+        .padStart(8)}   ${((value / mainMs) * 100).toFixed(0).padStart(3)}%`,
+    )
   }
   if (process.env.BENCH_VERBOSE !== '1') return
   console.log('  other JS by source file')
   for (const [file, value] of [...r.unstaged.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
-    console.log(`    ${ms(value * scale).toFixed(1).padStart(8)}  ${file.replace(/^file:\/\/\/?/, '').replace(process.cwd(), '.')}`)
+    console.log(
+      `    ${ms(value * scale)
+        .toFixed(1)
+        .padStart(8)}  ${file.replace(/^file:\/\/\/?/, '').replace(process.cwd(), '.')}`,
+    )
   }
 }
 

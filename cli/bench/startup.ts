@@ -41,5 +41,7 @@ const tsx = median(times.get('node --import tsx -e 0')!)
 console.log(`CLI start-up, wall time, median of ${runs} runs (load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`)
 for (const [name] of cases) {
   const ms = median(times.get(name)!)
-  console.log(`${name.padEnd(24)} ${ms.toFixed(0).padStart(5)} ms   ${(ms / node).toFixed(1).padStart(4)}× node -e 0   ${(ms / tsx).toFixed(2)}× node --import tsx -e 0`)
+  console.log(
+    `${name.padEnd(24)} ${ms.toFixed(0).padStart(5)} ms   ${(ms / node).toFixed(1).padStart(4)}× node -e 0   ${(ms / tsx).toFixed(2)}× node --import tsx -e 0`,
+  )
 }

@@ -26,11 +26,15 @@ const ROLLUP_BATCH = 2000
 const SCORE_BATCH = 1000
 const TABLES = ['spans', 'traces', 'scores', 'score_latest', 'trace_quality', 'quality_5m', 'quality_1h']
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 const loadAtStart = load()
 console.log(`generating and decoding ${REQUESTS} OTLP requests of 512 spans with conversations...`)
 const spans: Span[] = []
-for (let i = 0; i < REQUESTS; i++) for (const span of decodeProtobufRequest(protobufBatch(512, PROMPT_BYTES, { varied: true }), 'default').spans) spans.push(span)
+for (let i = 0; i < REQUESTS; i++)
+  for (const span of decodeProtobufRequest(protobufBatch(512, PROMPT_BYTES, { varied: true }), 'default').spans) spans.push(span)
 const otlpBytes = protobufBatch(512, PROMPT_BYTES, { varied: true }).length / 512
 
 const work = mkdtempSync(join(tmpdir(), 'sieve-bench-storage-'))
@@ -65,7 +69,11 @@ for (const span of spans) {
   traces.set(span.traceId, trace)
 }
 const rollupCpu = await cpu(async () => {
-  for (const keys of chunks([...traces.values()].map(({ projectId, traceId }) => ({ projectId, traceId })), ROLLUP_BATCH)) await refreshTraceRollups(storage, keys)
+  for (const keys of chunks(
+    [...traces.values()].map(({ projectId, traceId }) => ({ projectId, traceId })),
+    ROLLUP_BATCH,
+  ))
+    await refreshTraceRollups(storage, keys)
 })
 
 const checks = resolveChecksConfig({})
@@ -80,22 +88,33 @@ const mergeCpu = await cpu(async () => {
   for (const table of TABLES) await storage.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
 })
 
-interface ColumnBytes { table: string; name: string; compressed: number; uncompressed: number }
-const columns = await (await storage.query({
-  query: `SELECT table, name, data_compressed_bytes AS compressed, data_uncompressed_bytes AS uncompressed
+interface ColumnBytes {
+  table: string
+  name: string
+  compressed: number
+  uncompressed: number
+}
+const columns = await (
+  await storage.query({
+    query: `SELECT table, name, data_compressed_bytes AS compressed, data_uncompressed_bytes AS uncompressed
     FROM system.columns WHERE database = currentDatabase() AND table IN {tables:Array(String)}`,
-  query_params: { tables: TABLES },
-  format: 'JSONEachRow',
-})).json<ColumnBytes>()
-const onDisk = new Map((await (await storage.query({
-  // Per table from the parts: a small table's parts are compact, and those keep no per-column sizes.
-  query: `SELECT table, sum(bytes_on_disk) AS bytes, sum(data_compressed_bytes) AS compressed, sum(data_uncompressed_bytes) AS uncompressed
+    query_params: { tables: TABLES },
+    format: 'JSONEachRow',
+  })
+).json<ColumnBytes>()
+const onDisk = new Map(
+  (
+    await (
+      await storage.query({
+        // Per table from the parts: a small table's parts are compact, and those keep no per-column sizes.
+        query: `SELECT table, sum(bytes_on_disk) AS bytes, sum(data_compressed_bytes) AS compressed, sum(data_uncompressed_bytes) AS uncompressed
     FROM system.parts WHERE database = currentDatabase() AND active AND table IN {tables:Array(String)} GROUP BY table`,
-  query_params: { tables: TABLES },
-  format: 'JSONEachRow',
-})).json<{ table: string; bytes: string; compressed: string; uncompressed: string }>()).map((r) => [
-  r.table, { bytes: Number(r.bytes), ratio: Number(r.uncompressed) / Math.max(1, Number(r.compressed)) },
-]))
+        query_params: { tables: TABLES },
+        format: 'JSONEachRow',
+      })
+    ).json<{ table: string; bytes: string; compressed: string; uncompressed: string }>()
+  ).map((r) => [r.table, { bytes: Number(r.bytes), ratio: Number(r.uncompressed) / Math.max(1, Number(r.compressed)) }]),
+)
 await storage.close()
 rmSync(work, { recursive: true, force: true })
 
@@ -133,7 +152,9 @@ console.log(`  ${'all'.padEnd(24)} ${bytes(total).padStart(13)}   ${(total / n).
 spans: the largest columns        compressed per span   raw per span   ratio`)
 const spanColumns = columns.filter((c) => c.table === 'spans').sort((a, b) => Number(b.compressed) - Number(a.compressed))
 for (const c of spanColumns.slice(0, 8)) {
-  console.log(`  ${c.name.padEnd(30)} ${(Number(c.compressed) / n).toFixed(1).padStart(10)} B ${(Number(c.uncompressed) / n).toFixed(1).padStart(12)} B   ${(Number(c.uncompressed) / Math.max(1, Number(c.compressed))).toFixed(1)}x`)
+  console.log(
+    `  ${c.name.padEnd(30)} ${(Number(c.compressed) / n).toFixed(1).padStart(10)} B ${(Number(c.uncompressed) / n).toFixed(1).padStart(12)} B   ${(Number(c.uncompressed) / Math.max(1, Number(c.compressed))).toFixed(1)}x`,
+  )
 }
 const perDay = (spansPerSecond: number) => bytes((total / n) * spansPerSecond * 86_400)
 console.log(`

@@ -15,14 +15,15 @@ export function flag(name: string, spec: OptionSpec): string {
 export function parseCommandArgs(command: Command, args: string[]): { values: OptionValues; positionals: string[] } {
   const options: NonNullable<ParseArgsConfig['options']> = {}
   for (const [name, spec] of Object.entries(command.options)) {
-    options[name] = spec.type === 'boolean'
-      ? { type: 'boolean', ...(spec.short ? { short: spec.short } : {}) }
-      : {
-          type: 'string',
-          ...(spec.short ? { short: spec.short } : {}),
-          ...(spec.multiple ? { multiple: true } : {}),
-          ...(spec.default !== undefined ? { default: spec.multiple ? [spec.default] : spec.default } : {}),
-        }
+    options[name] =
+      spec.type === 'boolean'
+        ? { type: 'boolean', ...(spec.short ? { short: spec.short } : {}) }
+        : {
+            type: 'string',
+            ...(spec.short ? { short: spec.short } : {}),
+            ...(spec.multiple ? { multiple: true } : {}),
+            ...(spec.default !== undefined ? { default: spec.multiple ? [spec.default] : spec.default } : {}),
+          }
   }
   const { values, positionals } = parseArgs({ args, options, allowPositionals: command.arguments !== undefined, strict: true })
   for (const [name, spec] of Object.entries(command.options)) {

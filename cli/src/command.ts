@@ -51,25 +51,25 @@ interface StringOptionBase extends OptionBase {
 }
 
 /** A flag taking a value: either any value, named for help, or one of `choices`. */
-export type StringOption = StringOptionBase & (
-  | {
-      /** What the value is, as help shows it: `--out <file>`, `--repeats <n>`, `--below <0..1>`. */
-      value: string
-      choices?: never
-    }
-  | {
-      /** The only values accepted; the parser refuses others and help shows them as `<a|b|c>`. */
-      choices: readonly string[]
-      value?: never
-    }
-)
+export type StringOption = StringOptionBase &
+  (
+    | {
+        /** What the value is, as help shows it: `--out <file>`, `--repeats <n>`, `--below <0..1>`. */
+        value: string
+        choices?: never
+      }
+    | {
+        /** The only values accepted; the parser refuses others and help shows them as `<a|b|c>`. */
+        choices: readonly string[]
+        value?: never
+      }
+  )
 
 export interface BooleanOption extends OptionBase {
   type: 'boolean'
 }
 
 export type OptionSpec = StringOption | BooleanOption
-
 
 export class UsageError extends Error {
   readonly code = 'USAGE'
@@ -92,13 +92,17 @@ export function integerOption(name: string, raw: unknown, min: number, max: numb
 
 /** `--otlp-port`, shared by eval and simulate: where an HTTP agent sends its traces. */
 export const OTLP_PORT_OPTION: StringOption = {
-  type: 'string', value: 'port', defaultText: '4319',
+  type: 'string',
+  value: 'port',
+  defaultText: '4319',
   description: 'with an http(s) --agent: the 127.0.0.1 port the agent sends its traces to (start it with SIEVE_ENDPOINT=http://127.0.0.1:<port>)',
 }
 
 /** `--trace-wait`, shared by eval and simulate: how long an HTTP agent's trace is waited for. */
 export const TRACE_WAIT_OPTION: StringOption = {
-  type: 'string', value: 'seconds', defaultText: '10',
+  type: 'string',
+  value: 'seconds',
+  defaultText: '10',
   description: 'with an http(s) --agent: how long to wait, once it answered, for the span it opened under the request to arrive',
 }
 
@@ -107,7 +111,8 @@ export function agentOption(values: OptionValues): { agent: string; otlpPort?: n
   const agent = typeof values.agent === 'string' ? values.agent.trim() : ''
   if (!agent) throw new UsageError('--agent must name a command, a module or an http(s) URL')
   const wait = values['trace-wait'] === undefined ? undefined : Number(values['trace-wait'])
-  if (wait !== undefined && !(wait >= 0 && wait <= 600)) throw new UsageError(`--trace-wait must be a number of seconds from 0 to 600 (got '${String(values['trace-wait'])}')`)
+  if (wait !== undefined && !(wait >= 0 && wait <= 600))
+    throw new UsageError(`--trace-wait must be a number of seconds from 0 to 600 (got '${String(values['trace-wait'])}')`)
   return {
     agent,
     ...(values['otlp-port'] !== undefined ? { otlpPort: integerOption('otlp-port', values['otlp-port'], 1, 65535) } : {}),
@@ -118,7 +123,8 @@ export function agentOption(values: OptionValues): { agent: string; otlpPort?: n
 /** `--now`, the agent's fixed clock (ISO 8601), else SIEVE_EVAL_NOW when set; undefined without either. */
 export function nowOption(raw: unknown): string | undefined {
   const now = typeof raw === 'string' ? raw : process.env.SIEVE_EVAL_NOW || undefined
-  if (now !== undefined && (!/^\d{4}-\d{2}-\d{2}T/.test(now) || Number.isNaN(Date.parse(now)))) throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got '${now}')`)
+  if (now !== undefined && (!/^\d{4}-\d{2}-\d{2}T/.test(now) || Number.isNaN(Date.parse(now))))
+    throw new UsageError(`--now must be an ISO 8601 time such as 2026-03-01T12:00:00Z (got '${now}')`)
   return now
 }
 
@@ -161,8 +167,12 @@ export function writeReport(values: OptionValues, report: { exitCode: number }, 
 
 /** `--url`: the commands that work on the store work through the Sieve there instead (with SIEVE_OPS_TOKEN). */
 export const URL_OPTION: StringOption = {
-  type: 'string', value: 'url', env: 'SIEVE_URL', description: 'work through the Sieve at this URL (sending SIEVE_OPS_TOKEN) instead of a store on this machine',
+  type: 'string',
+  value: 'url',
+  env: 'SIEVE_URL',
+  description: 'work through the Sieve at this URL (sending SIEVE_OPS_TOKEN) instead of a store on this machine',
 }
 
 /** The environment loadConfig reads, `--url` given as SIEVE_URL. */
-export const withUrl = (values: OptionValues): Record<string, string | undefined> => (typeof values.url === 'string' ? { ...process.env, SIEVE_URL: values.url } : process.env)
+export const withUrl = (values: OptionValues): Record<string, string | undefined> =>
+  typeof values.url === 'string' ? { ...process.env, SIEVE_URL: values.url } : process.env

@@ -20,8 +20,16 @@ export function createDatasetExporter(storage: Storage, config: Config): Dataset
       mkdirSync(dirname(out), { recursive: true })
       const since = BigInt(Date.now() - config.retentionDays * 86_400_000) * 1_000_000n
       const report = await exportDataset(storage, {
-        out, projectId, traceIds, sinceUnixNano: since.toString(), limit: traceIds.length,
-        bucket: 'known-failure', reviewAfterDays: 90, dryRun: false, checks, scrubber,
+        out,
+        projectId,
+        traceIds,
+        sinceUnixNano: since.toString(),
+        limit: traceIds.length,
+        bucket: 'known-failure',
+        reviewAfterDays: 90,
+        dryRun: false,
+        checks,
+        scrubber,
       })
       const seen = new Set([...report.added, ...report.duplicates, ...report.skipped].map((r) => r.traceId))
       return {

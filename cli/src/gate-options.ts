@@ -9,21 +9,49 @@ import { UsageError, type OptionValues, type StringOption } from './command.js'
 export function gateOptions(defaultRepeats: string, unit: string): Record<string, StringOption> {
   return {
     repeats: {
-      type: 'string', value: 'n|auto', default: defaultRepeats,
+      type: 'string',
+      value: 'n|auto',
+      default: defaultRepeats,
       description: `runs per ${unit}, 1 to 100; auto: from 3, raised until a drop of --fail-threshold is detectable on every graded metric (80% power), within --max-repeats and --max-cost`,
     },
     'max-repeats': { type: 'string', value: 'n', defaultText: '20', description: `with --repeats auto: the most runs per ${unit}` },
-    'fail-threshold': { type: 'string', value: '0..1', defaultText: '0.1', description: 'a graded metric (pass rate, a check\'s pass rate, the scorecard, a judge score) fails on a drop past this from the baseline, when distinguishable from noise' },
-    'warn-threshold': { type: 'string', value: '0..1', defaultText: '0.05', description: 'a drop past this warns (saying how many repeats would settle it when it is not yet distinguishable)' },
+    'fail-threshold': {
+      type: 'string',
+      value: '0..1',
+      defaultText: '0.1',
+      description:
+        "a graded metric (pass rate, a check's pass rate, the scorecard, a judge score) fails on a drop past this from the baseline, when distinguishable from noise",
+    },
+    'warn-threshold': {
+      type: 'string',
+      value: '0..1',
+      defaultText: '0.05',
+      description: 'a drop past this warns (saying how many repeats would settle it when it is not yet distinguishable)',
+    },
     significance: { type: 'string', value: 'level', defaultText: '0.05', description: 'one-sided level at which a drop is distinguishable from noise' },
-    'zero-tolerance': { type: 'string', value: 'check', multiple: true, description: 'a check where one failing run fails, whatever the baseline (besides prohibited_tools and the scorecard\'s gates)' },
-    graded: { type: 'string', value: 'check|gate', multiple: true, description: 'compare this check or scorecard gate statistically instead of allowing no failing run' },
+    'zero-tolerance': {
+      type: 'string',
+      value: 'check',
+      multiple: true,
+      description: "a check where one failing run fails, whatever the baseline (besides prohibited_tools and the scorecard's gates)",
+    },
+    graded: {
+      type: 'string',
+      value: 'check|gate',
+      multiple: true,
+      description: 'compare this check or scorecard gate statistically instead of allowing no failing run',
+    },
   }
 }
 
 const FLAGS: Record<keyof GatePolicyInput, string> = {
-  repeats: 'repeats', maxRepeats: 'max-repeats', failThreshold: 'fail-threshold', warnThreshold: 'warn-threshold',
-  significance: 'significance', zeroTolerance: 'zero-tolerance', graded: 'graded',
+  repeats: 'repeats',
+  maxRepeats: 'max-repeats',
+  failThreshold: 'fail-threshold',
+  warnThreshold: 'warn-threshold',
+  significance: 'significance',
+  zeroTolerance: 'zero-tolerance',
+  graded: 'graded',
 }
 
 const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefined : (Array.isArray(raw) ? raw : [raw]).map(String))

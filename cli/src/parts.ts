@@ -55,7 +55,9 @@ export type Part = ((context: UpContext) => Promise<RunningPart>) & {
  */
 export const ingesterPart: Part = async ({ config, queue, storage, metrics, log }) => {
   const ingester = await startIngester({
-    queue, storage, metrics,
+    queue,
+    storage,
+    metrics,
     commitAfterRollup: config.kafka !== undefined,
     recover: config.kafka === undefined,
     onError: (error) => log.error(`ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
@@ -113,11 +115,22 @@ scorerPart.check = async (config) => {
 
 export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, log, ownerToken }) => {
   const dashboardApi = createDashboardApi({
-    client: storage, apiKeys: config.apiKeys, metrics: () => metrics.registry.getMetricsAsJSON(), exporter: createDatasetExporter(storage, config), judgeModel: config.judge.model,
+    client: storage,
+    apiKeys: config.apiKeys,
+    metrics: () => metrics.registry.getMetricsAsJSON(),
+    exporter: createDatasetExporter(storage, config),
+    judgeModel: config.judge.model,
     review: loadReviewSetup(config),
   })
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, maxBytesInFlight: config.maxBytesInFlight, queueDepth,
+    queue,
+    storage,
+    metrics,
+    apiKeys: config.apiKeys,
+    metricsToken: config.metricsToken,
+    maxBodyBytes: config.maxBodyBytes,
+    maxBytesInFlight: config.maxBytesInFlight,
+    queueDepth,
     log: (message, fields) => log.error(message, fields),
     traceDetails: traceDetails(storage),
     allowedMethods,
@@ -126,7 +139,15 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
       { path: UI_PATH, handler: createUi() },
       // The CLI's commands, run while this process holds the store or from another machine, do their work here (cli/src/store/).
       ...(ownerToken || config.opsToken
-        ? [{ path: '/ops', handler: createOperationsRoutes(localOperations(config, async () => storage, 'the running Sieve'), { ...(ownerToken ? { ownerToken } : {}), ...(config.opsToken ? { opsToken: config.opsToken } : {}), dataDir: config.dataDir }) }]
+        ? [
+            {
+              path: '/ops',
+              handler: createOperationsRoutes(
+                localOperations(config, async () => storage, 'the running Sieve'),
+                { ...(ownerToken ? { ownerToken } : {}), ...(config.opsToken ? { opsToken: config.opsToken } : {}), dataDir: config.dataDir },
+              ),
+            },
+          ]
         : []),
     ],
   })
@@ -153,7 +174,13 @@ collectorPart.check = async (config) => {
 /** Health, readiness and metrics of a process that takes no traffic (`sieve ingester`). */
 export const opsPart: Part = async ({ config, queue, storage, metrics, log }) => {
   const app = createApp({
-    queue, storage, metrics, apiKeys: config.apiKeys, metricsToken: config.metricsToken, maxBodyBytes: config.maxBodyBytes, serveTraffic: false,
+    queue,
+    storage,
+    metrics,
+    apiKeys: config.apiKeys,
+    metricsToken: config.metricsToken,
+    maxBodyBytes: config.maxBodyBytes,
+    serveTraffic: false,
     log: (message, fields) => log.error(message, fields),
   })
   const server = await listen(app, config.host, config.port)

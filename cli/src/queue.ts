@@ -8,6 +8,7 @@ export async function openQueue(config: Config, metrics: PipelineMetrics, role: 
   return new InProcessQueue({
     maxWaitMs: config.maxQueueWaitMs,
     capacity: config.maxQueueSpans,
-    onError: (group, error, attempt) => log.warn(`sieve ${role}: ${group} failed to handle a batch (attempt ${attempt}): ${(error as Error).message}`, { group, attempt }),
+    onError: (group, error, attempt) =>
+      log.warn(`sieve ${role}: ${group} failed to handle a batch (attempt ${attempt}): ${(error as Error).message}`, { group, attempt }),
   })
 }

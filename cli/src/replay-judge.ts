@@ -22,7 +22,10 @@ export function judgeFloors(raw: unknown): Record<string, number> {
 /** The scorer's judge as configured (JUDGE_* and the `judge` section); undefined when none is configured and none was asked for. */
 export async function replayJudge(config: Config, asked: boolean, floors: Record<string, number>, scorecards: Scorecards): Promise<ReplayJudge | undefined> {
   const [{ ConfigError }, { ReplayJudge }, { judgeItemProblems }, { loadJudgeConfig, loadRubrics }] = await Promise.all([
-    import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scoring'), import('@sieve/judging'),
+    import('@sieve/core'),
+    import('@sieve/exporter'),
+    import('@sieve/scoring'),
+    import('@sieve/judging'),
   ])
   const judge = loadJudgeConfig(config)
   if (!judge) {

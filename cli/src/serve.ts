@@ -20,7 +20,8 @@ export function bindingProblem(config: Config): { refuse?: string; warn?: string
   if (config.apiKeys.size > 0) return {}
   if (!LOOPBACK.test(config.host)) {
     return {
-      refuse: `SIEVE_HOST=${config.host} is reachable from other machines, but no API keys are configured. ` +
+      refuse:
+        `SIEVE_HOST=${config.host} is reachable from other machines, but no API keys are configured. ` +
         'Set SIEVE_API_KEYS (e.g. SIEVE_API_KEYS=mykey:myproject) or listen on 127.0.0.1.',
     }
   }
@@ -31,7 +32,9 @@ export function bindingProblem(config: Config): { refuse?: string; warn?: string
 async function storeFree(config: Config): Promise<void> {
   const owner = findOwner(config.dataDir)
   if (owner) {
-    throw new StartUpError(`another \`sieve up\` (pid ${owner.pid}, ${owner.url}) is running with SIEVE_DATA_DIR=${config.dataDir}: stop it, or give this one another SIEVE_DATA_DIR`)
+    throw new StartUpError(
+      `another \`sieve up\` (pid ${owner.pid}, ${owner.url}) is running with SIEVE_DATA_DIR=${config.dataDir}: stop it, or give this one another SIEVE_DATA_DIR`,
+    )
   }
 }
 
@@ -103,7 +106,12 @@ export async function serve(role: Role): Promise<number> {
     const url = running.find((p) => p.url)?.url
     if (ownerToken && url) {
       writeOwner(config.dataDir, {
-        pid: process.pid, url, token: ownerToken, startedAt: new Date().toISOString(), version: versionText(), configFile: process.env.SIEVE_CONFIG_FILE ?? '',
+        pid: process.pid,
+        url,
+        token: ownerToken,
+        startedAt: new Date().toISOString(),
+        version: versionText(),
+        configFile: process.env.SIEVE_CONFIG_FILE ?? '',
       })
     }
   } catch (err) {
@@ -114,12 +122,14 @@ export async function serve(role: Role): Promise<number> {
 
   const where = config.clickhouse.kind === 'embedded' ? `embedded ClickHouse in ${config.clickhouse.path}` : config.clickhouse.url
   const via = config.kafka ? `Kafka ${config.kafka.brokers.join(',')} (topic ${config.kafka.spansTopic})` : 'in-process'
-  console.log([
-    role.name === 'up' ? 'Sieve is up.' : `Sieve ${role.name} is up.`,
-    ...running.flatMap((p) => p.banner ?? []),
-    `Queue:            ${via}`,
-    `Storage:          ${where}`,
-  ].join('\n'))
+  console.log(
+    [
+      role.name === 'up' ? 'Sieve is up.' : `Sieve ${role.name} is up.`,
+      ...running.flatMap((p) => p.banner ?? []),
+      `Queue:            ${via}`,
+      `Storage:          ${where}`,
+    ].join('\n'),
+  )
 
   const stopProfiling = profileOnSignal(join(config.dataDir, 'profiles'), log)
   const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')])
@@ -131,12 +141,16 @@ export async function serve(role: Role): Promise<number> {
   // and resolves once those running have ended (see createStorage); what the parts still held is
   // in storage or was never acknowledged, and the next start recovers the former.
   const giveUp = async () => {
-    const left = [queue instanceof InProcessQueue ? `${queue.depth()} spans not stored` : '', ...running.map((p) => p.unfinished?.() ?? '')]
-      .filter((what) => what !== '')
+    const left = [queue instanceof InProcessQueue ? `${queue.depth()} spans not stored` : '', ...running.map((p) => p.unfinished?.() ?? '')].filter(
+      (what) => what !== '',
+    )
     log.error(`${name}: gave up after ${DRAIN_TIMEOUT_MS / 1000}s${left.length ? ` with ${left.join(' and ')}` : ''}`)
     if (ownerToken) removeOwner(config.dataDir, ownerToken)
     const closed = await Promise.race([
-      storage.close().then(() => true, () => true),
+      storage.close().then(
+        () => true,
+        () => true,
+      ),
       new Promise<false>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, false)),
     ])
     if (!closed) log.error(`${name}: storage still busy ${CLOSE_TIMEOUT_MS / 1000}s later; exiting all the same`)

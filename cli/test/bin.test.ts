@@ -98,7 +98,7 @@ test('sieve --version without git on PATH prints the version alone and exits 0',
   assert.equal(result.stdout, `sieve ${version}\n`)
 })
 
-test('sieve --help, --version and a command\'s --help load no storage engine, judge, HTTP server or Kafka client', async () => {
+test("sieve --help, --version and a command's --help load no storage engine, judge, HTTP server or Kafka client", async () => {
   const log = importLog(scratch)
   const heavy = /^(@sieve\/(core|collector|scorer|exporter|dashboard)|chdb|kafkajs|express|@clickhouse\/client|prom-client|zod)(\/|$)/
   for (const args of [['--help'], ['--version'], ['up', '--help'], ['eval', '--help']]) {
@@ -106,8 +106,15 @@ test('sieve --help, --version and a command\'s --help load no storage engine, ju
     const result = await run(join(root, 'node_modules/.bin/sieve'), args, { env: { ...process.env, NODE_OPTIONS: `--import ${log.register}` } })
     assert.equal(result.code, 0, result.stderr)
     const imported = log.read()
-    assert.ok(imported.some((s) => s.endsWith('main.ts')), `the hook saw the CLI load: ${imported.join(', ')}`)
-    assert.deepEqual(imported.filter((s) => heavy.test(s)), [], `sieve ${args.join(' ')}`)
+    assert.ok(
+      imported.some((s) => s.endsWith('main.ts')),
+      `the hook saw the CLI load: ${imported.join(', ')}`,
+    )
+    assert.deepEqual(
+      imported.filter((s) => heavy.test(s)),
+      [],
+      `sieve ${args.join(' ')}`,
+    )
   }
 })
 
@@ -117,7 +124,9 @@ test('the bin starts node with a young generation of 32 MB a semi-space, from th
   writeFileSync(preload, "process.stderr.write('execArgv ' + JSON.stringify(process.execArgv) + '\\n')\n")
   for (const fromDist of ['', '1']) {
     if (fromDist && !existsSync(join(root, 'cli/dist/main.js'))) continue
-    const r = await run(join(root, 'node_modules/.bin/sieve'), ['--version'], { env: { ...process.env, NODE_OPTIONS: `--require ${preload}`, SIEVE_FROM_DIST: fromDist } })
+    const r = await run(join(root, 'node_modules/.bin/sieve'), ['--version'], {
+      env: { ...process.env, NODE_OPTIONS: `--require ${preload}`, SIEVE_FROM_DIST: fromDist },
+    })
     assert.equal(r.code, 0, r.stderr)
     const execArgv = JSON.parse(/execArgv (.*)/.exec(r.stderr)![1]!) as string[]
     assert.ok(execArgv.includes('--max-semi-space-size=32'), `${fromDist ? 'dist' : 'sources'}: ${execArgv.join(' ')}`)

@@ -19,7 +19,15 @@ function hook(message: string): { ok: boolean; stderr: string } {
 }
 
 test('the commit-msg hook takes "<part>[, <part>]: summary" with workspace and repository parts', () => {
-  for (const message of ['collector: answer 429 before reading the body\n\nWhy.\n', 'judge, dashboard: trust in every figure\n', 'docs: one line\n', 'build: lint in CI', 'migrations: 0016\n', '# a comment git strips\ncli: help\n', 'Merge branch \'kafka\'\n']) {
+  for (const message of [
+    'collector: answer 429 before reading the body\n\nWhy.\n',
+    'judge, dashboard: trust in every figure\n',
+    'docs: one line\n',
+    'build: lint in CI',
+    'migrations: 0016\n',
+    '# a comment git strips\ncli: help\n',
+    "Merge branch 'kafka'\n",
+  ]) {
     assert.equal(hook(message).ok, true, message)
   }
 })

@@ -61,10 +61,16 @@ test('each project exports into its own dataset and is deduplicated against its 
   const c = await exporter.exportTraces({ projectId: 'support', traceIds: [second] })
   assert.equal(c.exported, 0)
   assert.deepEqual(c.skipped, [{ traceId: second, reason: `same input as ${supportId}, already in the dataset` }])
-  assert.ok(!JSON.stringify([b, c]).includes(shopId), 'shop\'s example id is never shown to support')
+  assert.ok(!JSON.stringify([b, c]).includes(shopId), "shop's example id is never shown to support")
 
-  assert.deepEqual(examplesIn(a.destination).map((e) => [e.source.projectId, e.source.traceId]), [['shop', shop]])
-  assert.deepEqual(examplesIn(b.destination).map((e) => [e.source.projectId, e.source.traceId]), [['support', first]])
+  assert.deepEqual(
+    examplesIn(a.destination).map((e) => [e.source.projectId, e.source.traceId]),
+    [['shop', shop]],
+  )
+  assert.deepEqual(
+    examplesIn(b.destination).map((e) => [e.source.projectId, e.source.traceId]),
+    [['support', first]],
+  )
   assert.equal(existsSync(join(dataDir, 'datasets', 'golden.jsonl')), false, 'no dataset shared by all projects')
 })
 
@@ -78,7 +84,10 @@ test('a project id that looks like a path stays in a folder of its own under dat
     assert.deepEqual(rest, [], `${projectId} → ${outcome.destination}`)
     assert.equal(file, 'golden.jsonl')
     assert.ok(folder && !folder.startsWith('.') && !folder.includes('/'), `${projectId} → ${outcome.destination}`)
-    assert.deepEqual(examplesIn(outcome.destination).map((e) => e.source.projectId), [projectId])
+    assert.deepEqual(
+      examplesIn(outcome.destination).map((e) => e.source.projectId),
+      [projectId],
+    )
   }
   await assert.rejects(exporter.exportTraces({ projectId: '', traceIds: ['0'.repeat(32)] }), /project id is empty/)
   assert.equal(existsSync(join(dataDir, 'golden.jsonl')), false)

@@ -38,10 +38,15 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeout?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(file, args, { cwd: options.cwd ?? app, env: options.env ?? cleanEnv(), timeout: options.timeout ?? 60_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
-      resolve({ code, stdout, stderr })
-    })
+    const child = execFile(
+      file,
+      args,
+      { cwd: options.cwd ?? app, env: options.env ?? cleanEnv(), timeout: options.timeout ?? 60_000, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
     child.stdin?.end(options.input ?? '')
   })
 }
@@ -69,7 +74,10 @@ test('the tree holds the builds and production dependencies only: no sources, ts
 })
 
 test('the Kafka roles compress with the native Snappy library, though optional dependencies are left out', async () => {
-  const loaded = await run(process.execPath, ['-e', "process.stdout.write(require('snappy').uncompressSync(require('snappy').compressSync(Buffer.from('spans'))).toString())"])
+  const loaded = await run(process.execPath, [
+    '-e',
+    "process.stdout.write(require('snappy').uncompressSync(require('snappy').compressSync(Buffer.from('spans'))).toString())",
+  ])
   assert.equal(loaded.code, 0, loaded.stderr)
   assert.equal(loaded.stdout, 'spans')
 })
@@ -81,7 +89,8 @@ test('sieve --version, --help and up --help run from dist', async () => {
   const help = await run(sieve, ['--help'])
   assert.equal(help.code, 0, help.stderr)
   assert.match(help.stdout, /^Usage: sieve <command> \[options\]/)
-  for (const name of ['up', 'collector', 'ingester', 'scorer', 'dashboard', 'migrate', 'export', 'eval', 'scrub']) assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'))
+  for (const name of ['up', 'collector', 'ingester', 'scorer', 'dashboard', 'migrate', 'export', 'eval', 'scrub'])
+    assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'))
   const up = await run(join(app, 'cli/bin/sieve'), ['up', '--help'])
   assert.equal(up.code, 0, up.stderr)
   assert.match(up.stdout, /^Usage: sieve up/)
@@ -105,13 +114,14 @@ test('server roles run without chDB: an unreachable CLICKHOUSE_URL is a storage 
 function dockerfileRuntime() {
   const text = readFileSync(join(root, 'deploy/Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ')
   const runtime = text.slice(text.lastIndexOf('\nFROM '))
-  const json = (instruction: string) => JSON.parse(new RegExp(`^${instruction}\\s+(?:--\\S+\\s+)*(?:CMD\\s+)?(\\[.*\\])\\s*$`, 'm').exec(runtime)![1]!) as string[]
+  const json = (instruction: string) =>
+    JSON.parse(new RegExp(`^${instruction}\\s+(?:--\\S+\\s+)*(?:CMD\\s+)?(\\[.*\\])\\s*$`, 'm').exec(runtime)![1]!) as string[]
   const env: Record<string, string> = {}
   for (const [, pairs] of runtime.matchAll(/^ENV\s+(.*)$/gm)) for (const [, k, v] of pairs!.matchAll(/(\w+)=(\S+)/g)) env[k!] = v!
   return { env, entrypoint: json('ENTRYPOINT'), cmd: json('CMD'), healthcheck: json('HEALTHCHECK') }
 }
 
-test('the image\'s default command says in one line what it lacks, exit 2, and writes nothing', async () => {
+test("the image's default command says in one line what it lacks, exit 2, and writes nothing", async () => {
   const image = dockerfileRuntime()
   assert.deepEqual(image.cmd, ['up'])
   const [node, ...args] = image.entrypoint
@@ -122,17 +132,27 @@ test('the image\'s default command says in one line what it lacks, exit 2, and w
   const result = await run(process.execPath, [...args, ...image.cmd], { env })
   assert.equal(result.code, 2, `${result.stdout}\n${result.stderr}`)
   assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr)
-  assert.match(result.stderr, /^sieve up: the embedded engine \(chdb\) is not installed \(Sieve's Docker image has it only when built with --build-arg WITH_CHDB=1\): npm install chdb, or set CLICKHOUSE_URL/)
+  assert.match(
+    result.stderr,
+    /^sieve up: the embedded engine \(chdb\) is not installed \(Sieve's Docker image has it only when built with --build-arg WITH_CHDB=1\): npm install chdb, or set CLICKHOUSE_URL/,
+  )
   assert.doesNotMatch(result.stdout, /Sieve is up/)
   assert.equal(existsSync(dataDir), false, 'no data directory created')
 })
 
-test('the image\'s default command runs given CLICKHOUSE_URL and SIEVE_API_KEYS, and its HEALTHCHECK passes', { timeout: 120_000 }, async () => {
+test("the image's default command runs given CLICKHOUSE_URL and SIEVE_API_KEYS, and its HEALTHCHECK passes", { timeout: 120_000 }, async () => {
   const image = dockerfileRuntime()
   const [, ...args] = image.entrypoint
   const clickhouse = await spawnClickHouseHttp({ path: join(scratch, 'image-engine') })
   const port = await freePort()
-  const env = cleanEnv({ ...image.env, PATH: process.env.PATH!, SIEVE_DATA_DIR: join(scratch, 'image-data-2'), SIEVE_PORT: String(port), CLICKHOUSE_URL: clickhouse.url, SIEVE_API_KEYS: 'image-key:image' })
+  const env = cleanEnv({
+    ...image.env,
+    PATH: process.env.PATH!,
+    SIEVE_DATA_DIR: join(scratch, 'image-data-2'),
+    SIEVE_PORT: String(port),
+    CLICKHOUSE_URL: clickhouse.url,
+    SIEVE_API_KEYS: 'image-key:image',
+  })
   const child = spawn(process.execPath, [...args, ...image.cmd], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (d: Buffer) => (output += d))
@@ -157,9 +177,11 @@ test('the image\'s default command runs given CLICKHOUSE_URL and SIEVE_API_KEYS,
   assert.equal(stopped.code, 1, 'the health check fails once nothing answers')
 })
 
-test('the builds find what they read at run time: migrations, rubrics, the judge\'s worker, the UI and uPlot, the PII lexicon', async () => {
+test("the builds find what they read at run time: migrations, rubrics, the judge's worker, the UI and uPlot, the PII lexicon", async () => {
   const check = join(app, 'check-assets.mjs')
-  writeFileSync(check, `
+  writeFileSync(
+    check,
+    `
     import express from 'express'
     import { loadMigrations } from '@sieve/core'
     import { SCORER_VERSION } from '@sieve/scoring'
@@ -181,7 +203,8 @@ import { JudgeThread } from '@sieve/judge'
     out.uplot = (await fetch(base + '/vendor/uplot/uPlot.esm.js')).status
     server.close()
     console.log(JSON.stringify(out))
-  `)
+  `,
+  )
   const result = await run(process.execPath, [check])
   assert.equal(result.code, 0, result.stderr)
   const out = JSON.parse(result.stdout) as Record<string, unknown>
@@ -204,13 +227,22 @@ test('the bin: SIEVE_FROM_DIST=1 runs the build in a checkout; sources without t
   const log = importLog(scratch)
   const entries = async (fromDist: boolean) => {
     log.clear()
-    const result = await run(join(root, 'node_modules/.bin/sieve'), ['--version'], { cwd: root, env: cleanEnv({ NODE_OPTIONS: `--import ${log.register}`, ...(fromDist ? { SIEVE_FROM_DIST: '1' } : {}) }) })
+    const result = await run(join(root, 'node_modules/.bin/sieve'), ['--version'], {
+      cwd: root,
+      env: cleanEnv({ NODE_OPTIONS: `--import ${log.register}`, ...(fromDist ? { SIEVE_FROM_DIST: '1' } : {}) }),
+    })
     assert.equal(result.code, 0, result.stderr)
     assert.match(result.stdout, new RegExp(`^sieve ${version.replace(/\./g, '\\.')}`))
     return log.read().filter((s) => /\/cli\/(src|dist)\/main\.(ts|js)$/.test(s))
   }
-  assert.deepEqual((await entries(false)).map((s) => s.replace(/^.*\/cli\//, 'cli/')), ['cli/src/main.ts'])
-  assert.deepEqual((await entries(true)).map((s) => s.replace(/^.*\/cli\//, 'cli/')), ['cli/dist/main.js'])
+  assert.deepEqual(
+    (await entries(false)).map((s) => s.replace(/^.*\/cli\//, 'cli/')),
+    ['cli/src/main.ts'],
+  )
+  assert.deepEqual(
+    (await entries(true)).map((s) => s.replace(/^.*\/cli\//, 'cli/')),
+    ['cli/dist/main.js'],
+  )
 
   // A copy of the CLI package with its sources but without tsx installed (npm ci --omit=dev in a checkout).
   const copy = join(scratch, 'cli-copy')
@@ -220,7 +252,10 @@ test('the bin: SIEVE_FROM_DIST=1 runs the build in a checkout; sources without t
   writeFileSync(join(copy, 'src/main.ts'), '')
   const noTsx = await run(join(copy, 'bin/sieve'), ['--version'], { cwd: scratch })
   assert.equal(noTsx.code, 2)
-  assert.match(noTsx.stderr, /^sieve: tsx is not installed, so the TypeScript sources cannot run: `npm ci` installs it; or run the build: `npm run build`, then SIEVE_FROM_DIST=1\n$/)
+  assert.match(
+    noTsx.stderr,
+    /^sieve: tsx is not installed, so the TypeScript sources cannot run: `npm ci` installs it; or run the build: `npm run build`, then SIEVE_FROM_DIST=1\n$/,
+  )
   rmSync(join(copy, 'src'), { recursive: true })
   rmSync(join(copy, 'dist'), { recursive: true })
   const noBuild = await run(join(copy, 'bin/sieve'), ['--version'], { cwd: scratch })

@@ -156,10 +156,15 @@ test("each Sieve service's health check asks a path its role serves", async () =
 test('OTLP/HTTP is published on 4318 by a load balancer in front of every collector replica', () => {
   const collector = service(compose, 'collector')
   assert.equal(collector.ports, undefined, 'replicas cannot share a host port: the collectors publish none')
-  const publishers = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).some((p) => interpolate(p, userEnv).endsWith(':4318')) && s.build === undefined)
+  const publishers = Object.entries(compose.services).filter(
+    ([, s]) => (s.ports ?? []).some((p) => interpolate(p, userEnv).endsWith(':4318')) && s.build === undefined,
+  )
   assert.equal(publishers.length, 1, 'one service publishes OTLP/HTTP')
   const [lbName, lb] = publishers[0]!
-  assert.deepEqual(lb.ports!.map((p) => interpolate(p, userEnv)), ['4318:4318'])
+  assert.deepEqual(
+    lb.ports!.map((p) => interpolate(p, userEnv)),
+    ['4318:4318'],
+  )
   assert.match(lb.image ?? '', /^nginx:1\.(2[89]|[3-9]\d)/, 'nginx 1.28+ (re-resolves upstream names: `server ... resolve`)')
   assert.equal(lb.depends_on?.collector?.condition, 'service_healthy', `${lbName} starts once collectors are ready`)
 
@@ -186,7 +191,11 @@ test('Prometheus scrapes /metrics of every collector, ingester and scorer with t
   const [source] = mounts(prometheus).find(([, t]) => t === '/etc/prometheus/prometheus.yml') ?? []
   assert.ok(source, 'prometheus.yml from deploy/ is mounted')
   const config = parse(readFileSync(join(deploy, source), 'utf8')) as {
-    scrape_configs: { metrics_path?: string; authorization?: { type?: string; credentials_file?: string }; dns_sd_configs?: { names: string[]; type: string; port: number }[] }[]
+    scrape_configs: {
+      metrics_path?: string
+      authorization?: { type?: string; credentials_file?: string }
+      dns_sd_configs?: { names: string[]; type: string; port: number }[]
+    }[]
   }
   const job = config.scrape_configs.find((j) => j.dns_sd_configs)
   assert.ok(job, 'a job finds the replicas by DNS')
@@ -203,7 +212,10 @@ test('Prometheus scrapes /metrics of every collector, ingester and scorer with t
   assert.equal(job.authorization?.type ?? 'Bearer', 'Bearer')
   const secretName = /^\/run\/secrets\/(.+)$/.exec(job.authorization?.credentials_file ?? '')?.[1]
   assert.ok(secretName, 'the bearer token is read from a compose secret file')
-  assert.ok(prometheus.secrets?.some((s) => (typeof s === 'string' ? s : s.source) === secretName), `prometheus is given the ${secretName} secret`)
+  assert.ok(
+    prometheus.secrets?.some((s) => (typeof s === 'string' ? s : s.source) === secretName),
+    `prometheus is given the ${secretName} secret`,
+  )
   assert.equal(compose.secrets?.[secretName]?.environment, 'SIEVE_METRICS_TOKEN', 'the secret holds SIEVE_METRICS_TOKEN')
   const { SIEVE_METRICS_TOKEN: _token, ...withoutToken } = userEnv
   assert.throws(() => envOf(service(compose, 'scorer'), withoutToken), /SIEVE_METRICS_TOKEN is required/)
@@ -217,7 +229,8 @@ test('Grafana is a service provisioned from deploy/grafana/', () => {
   const providers = parse(readFileSync(join(deploy, 'grafana/provisioning/dashboards/sieve.yaml'), 'utf8')) as { providers: { options: { path: string } }[] }
   const dashboards = providers.providers[0]!.options.path
   assert.equal(mounted.get(dashboards), './grafana/dashboards', `the dashboards are where the provider reads them (${dashboards})`)
-  for (const [target, source] of mounted) if (source.startsWith('.')) assert.ok(existsSync(join(deploy, source)), `${source} (for ${target}) exists`)
+  for (const [target, source] of mounted)
+    if (source.startsWith('.')) assert.ok(existsSync(join(deploy, source)), `${source} (for ${target}) exists`)
     else assert.ok(source in (compose.volumes ?? {}), `volume ${source} is declared`)
 
   // Every ${VAR} the data sources use is set, pointing at this compose file's services.

@@ -17,7 +17,9 @@ const MAX_LINES = 200
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 /** The repository's files, new ones not yet committed included. */
 const tracked = (...patterns: string[]) =>
-  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...patterns], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean)
+  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...patterns], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
 
 /** The READMEs held to the cap: the root one, ARCHITECTURE.md, and each workspace's, deploy's and migrations'. */
 function cappedDocs(): string[] {
@@ -64,7 +66,8 @@ const OTLP_PROTOCOL = /^http\/(protobuf|json)$/
 
 /** Whether a backticked word reads as a path in the repository rather than a route, a MIME type or a package. */
 function looksLikePath(text: string, docDir: string): boolean {
-  if (!/^(\.{1,2}\/)?[\w.@-]+(\/[\w.@-]*)+(#[\w-]*)?$/.test(text) || text.startsWith('@') || MADE_AT_RUN_TIME.test(text) || OTLP_PROTOCOL.test(text)) return false
+  if (!/^(\.{1,2}\/)?[\w.@-]+(\/[\w.@-]*)+(#[\w-]*)?$/.test(text) || text.startsWith('@') || MADE_AT_RUN_TIME.test(text) || OTLP_PROTOCOL.test(text))
+    return false
   const path = text.replace(/#.*$/, '')
   const first = path.split('/')[0]!
   return FILE_EXTENSION.test(path) || first === '.' || first === '..' || topLevel.has(first) || existsSync(join(ROOT, docDir, first))
@@ -90,9 +93,7 @@ function staleReferences(doc: string): string[] {
   const docDir = dirname(doc)
   const text = read(doc).replace(/^```[\s\S]*?^```/gm, '')
   const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z][\w+.-]*:/i.test(t))
-  const code = [...text.matchAll(/`([^`\s]+)`/g)]
-    .map((m) => m[1]!.replace(/[.,;:]$/, ''))
-    .filter((t) => !/[<>*{}$]/.test(t) && looksLikePath(t, docDir))
+  const code = [...text.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!.replace(/[.,;:]$/, '')).filter((t) => !/[<>*{}$]/.test(t) && looksLikePath(t, docDir))
   const problems: string[] = []
   for (const ref of new Set([...links, ...code])) {
     const [path, anchor] = ref.split('#') as [string, string | undefined]

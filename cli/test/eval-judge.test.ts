@@ -54,10 +54,14 @@ interface EvalRun {
 async function sieveEval(name: string, args: string[], env: Record<string, string> = {}): Promise<EvalRun> {
   const out = join(dir, `${name}.json`)
   const summary = join(dir, `${name}.md`)
-  const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'eval', '--agent', AGENT, '--out', out, '--summary', summary, ...args], {
-    cwd: root,
-    env: { ...process.env, SIEVE_CONFIG_FILE: join(dir, 'sieve.yaml'), JUDGE_BASE_URL: judge.baseURL, JUDGE_API_KEY: 'test', JUDGE_MODEL, ...env },
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=sieve-source', '--import', 'tsx', 'cli/src/main.ts', 'eval', '--agent', AGENT, '--out', out, '--summary', summary, ...args],
+    {
+      cwd: root,
+      env: { ...process.env, SIEVE_CONFIG_FILE: join(dir, 'sieve.yaml'), JUDGE_BASE_URL: judge.baseURL, JUDGE_API_KEY: 'test', JUDGE_MODEL, ...env },
+    },
+  )
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c) => (stdout += c))
@@ -89,7 +93,13 @@ test('a run the judge scores low fails the gate (exit 1) where the checks alone 
   assert.equal(judge.requests.length - before, 8, 'all four dimensions of the generic rubric, for each of the two runs')
   assert.match(judged.stdout, /known failure ex_00000000000000a1 fails again \(pass rate 0\)/)
   const e = judged.report.examples[0]
-  assert.deepEqual(e.runs.map((r: any) => [r.checks[0].passed, r.judge.passed]), [[true, false], [true, false]])
+  assert.deepEqual(
+    e.runs.map((r: any) => [r.checks[0].passed, r.judge.passed]),
+    [
+      [true, false],
+      [true, false],
+    ],
+  )
   // Levels 1, 2, 1, 2 of 1..4, weighted 0.35 / 0.3 / 0.2 / 0.15.
   const weighted = (0.3 * (1 / 3) + 0.15 * (1 / 3)) / 1
   assert.equal(e.judge.mean, Math.round(weighted * 1000) / 1000)
@@ -102,7 +112,10 @@ test('a run the judge scores low fails the gate (exit 1) where the checks alone 
     [judged.report.judge.model, judged.report.judge.calls, judged.report.judge.inputTokens, judged.report.judge.outputTokens, judged.report.judge.costUsd],
     [JUDGE_MODEL, 8, 8000, 800, 0.028],
   )
-  assert.match(judged.summary, /Judge gpt-4o-2024-08-06: mean score \*\*0\.15\*\*, pass rate \*\*0\*\* over 2 judged run\(s\)\. 8 call\(s\), 8000 input \/ 800 output tokens, \$0\.0280\./)
+  assert.match(
+    judged.summary,
+    /Judge gpt-4o-2024-08-06: mean score \*\*0\.15\*\*, pass rate \*\*0\*\* over 2 judged run\(s\)\. 8 call\(s\), 8000 input \/ 800 output tokens, \$0\.0280\./,
+  )
   assert.match(judged.summary, /\| ex_00000000000000a1 \| known-failure \| fail \| 1 \| 0 \| 0\.15 \/ 0 \| generic \(judge\) \|/)
 })
 
@@ -111,7 +124,16 @@ test('a dimension below its --judge-floor fails the run even when the weighted s
   const passing = await sieveEval('floor-none', ['--dataset', known, '--repeats', '1'])
   assert.equal(passing.code, 0, passing.stdout + passing.stderr)
   assert.equal(passing.report.examples[0].runs[0].judge.passed, true)
-  const floored = await sieveEval('floor', ['--dataset', known, '--repeats', '1', '--judge-floor', 'goal_completion=0.9', '--judge-floor', 'generic.communication=0.5'])
+  const floored = await sieveEval('floor', [
+    '--dataset',
+    known,
+    '--repeats',
+    '1',
+    '--judge-floor',
+    'goal_completion=0.9',
+    '--judge-floor',
+    'generic.communication=0.5',
+  ])
   assert.equal(floored.code, 1, floored.stdout + floored.stderr)
   assert.deepEqual(floored.report.examples[0].runs[0].judge.belowFloor, ['goal_completion'])
   assert.match(floored.summary, /generic\.goal_completion \(floor\)/)
@@ -134,7 +156,10 @@ test('judge errors (invalid answers after the retry, provider down) are reported
     const run = await sieveEval('errors', ['--dataset', known, '--repeats', '3'])
     assert.equal(run.code, 0, run.stdout + run.stderr)
     const e = run.report.examples[0]
-    assert.deepEqual(e.runs.map((r: any) => r.passed), [true, true, true])
+    assert.deepEqual(
+      e.runs.map((r: any) => r.passed),
+      [true, true, true],
+    )
     assert.equal(e.passRate, 1)
     assert.match(e.runs[1].judge.error, /^INVALID_ANSWER: /)
     assert.match(e.runs[2].judge.error, /^PROVIDER_UNAVAILABLE: /)
@@ -168,20 +193,26 @@ test('exits 2 when the judge cannot be reached at all: endpoint down, or refusin
   assert.match(noJudge.stderr, /--judge needs a configured judge/)
 })
 
-test('the baseline keeps every run\'s judge scores: a drop past the fail threshold, distinguishable from noise, is a regression (exit 1); another judge model is not compared', async () => {
+test("the baseline keeps every run's judge scores: a drop past the fail threshold, distinguishable from noise, is a regression (exit 1); another judge model is not compared", async () => {
   const typical = dataset('typical.jsonl', example('ex_00000000000000c1', 'typical'))
   const baseline = join(dir, 'baseline.json')
   levels = {}
   const first = await sieveEval('base-1', ['--dataset', typical, '--repeats', '2', '--baseline', baseline, '--update-baseline'])
   assert.equal(first.code, 0, first.stdout + first.stderr)
   const stored = JSON.parse(readFileSync(baseline, 'utf8'))
-  assert.deepEqual([stored.stamps.judgeModel, stored.stamps.judgePromptVersion, stored.stamps.scorerVersion], [JUDGE_MODEL, first.report.stamps.judge.promptVersion, first.report.stamps.scorerVersion])
-  assert.deepEqual(stored.items.ex_00000000000000c1.map((r: any) => r.judge), Array(2).fill({
-    rubric: 'generic',
-    version: '1.0.0',
-    score: 1,
-    dimensions: { goal_completion: 1, groundedness: 1, safety_scope: 1, communication: 1 },
-  }))
+  assert.deepEqual(
+    [stored.stamps.judgeModel, stored.stamps.judgePromptVersion, stored.stamps.scorerVersion],
+    [JUDGE_MODEL, first.report.stamps.judge.promptVersion, first.report.stamps.scorerVersion],
+  )
+  assert.deepEqual(
+    stored.items.ex_00000000000000c1.map((r: any) => r.judge),
+    Array(2).fill({
+      rubric: 'generic',
+      version: '1.0.0',
+      score: 1,
+      dimensions: { goal_completion: 1, groundedness: 1, safety_scope: 1, communication: 1 },
+    }),
+  )
 
   // Goal completion 4 → 3 in every run: still above the passing threshold (weighted 0.883), so the pass rate holds;
   // the judge gives the same levels every run, so the drop is no noise.
@@ -189,20 +220,37 @@ test('the baseline keeps every run\'s judge scores: a drop past the fail thresho
   const second = await sieveEval('base-2', ['--dataset', typical, '--repeats', '2', '--baseline', baseline])
   assert.equal(second.code, 1, second.stdout + second.stderr)
   assert.equal(second.report.examples[0].passRate, 1)
-  assert.match(second.stdout, /generic\.goal_completion 1 → 0\.667 \(Δ −0\.333, 95% interval −0\.333 to −0\.333, one-sided p 0\): a drop past the fail threshold 0\.1, distinguishable from noise at the 0\.05 level/)
+  assert.match(
+    second.stdout,
+    /generic\.goal_completion 1 → 0\.667 \(Δ −0\.333, 95% interval −0\.333 to −0\.333, one-sided p 0\): a drop past the fail threshold 0\.1, distinguishable from noise at the 0\.05 level/,
+  )
   assert.match(second.stdout, /generic 1 → 0\.883 \(Δ −0\.117, .*\): a drop past the fail threshold 0\.1/)
   const metric = second.report.metrics.find((m: any) => m.name === 'generic.goal_completion')
   assert.deepEqual([metric.baseline.mean, metric.now.mean, metric.delta.value, metric.verdict], [1, 0.667, -0.333, 'fail'])
   assert.match(second.summary, /\| generic\.goal_completion \| graded \| 1 \| 0\.667 \| −0\.333 ± 0 \| 0 \| fail \|/)
 
-  const tolerant = await sieveEval('base-3', ['--dataset', typical, '--repeats', '2', '--baseline', baseline, '--fail-threshold', '0.4', '--warn-threshold', '0.4'])
+  const tolerant = await sieveEval('base-3', [
+    '--dataset',
+    typical,
+    '--repeats',
+    '2',
+    '--baseline',
+    baseline,
+    '--fail-threshold',
+    '0.4',
+    '--warn-threshold',
+    '0.4',
+  ])
   assert.equal(tolerant.code, 0, tolerant.stdout + tolerant.stderr)
 
   // Another judge model: its scores are not compared, and the report says why; the checks still are.
   const otherJudge = await sieveEval('base-4', ['--dataset', typical, '--repeats', '2', '--baseline', baseline], { JUDGE_MODEL: 'gpt-4o-2024-11-20' })
   assert.equal(otherJudge.code, 0, otherJudge.stdout + otherJudge.stderr)
   assert.equal(otherJudge.report.baseline.compared, true)
-  assert.match(otherJudge.report.warnings.join('\n'), /generic, generic\.communication, .* not compared with the baseline: the baseline was judged by gpt-4o-2024-08-06, this run judged by gpt-4o-2024-11-20/)
+  assert.match(
+    otherJudge.report.warnings.join('\n'),
+    /generic, generic\.communication, .* not compared with the baseline: the baseline was judged by gpt-4o-2024-08-06, this run judged by gpt-4o-2024-11-20/,
+  )
   assert.equal(otherJudge.report.metrics.find((m: any) => m.name === 'generic.goal_completion').verdict, undefined)
   assert.equal(otherJudge.report.metrics.find((m: any) => m.name === 'pass rate').verdict, 'pass')
 
@@ -210,5 +258,8 @@ test('the baseline keeps every run\'s judge scores: a drop past the fail thresho
   const checksOnly = await sieveEval('base-5', ['--dataset', typical, '--repeats', '2', '--baseline', baseline, '--no-judge'])
   assert.equal(checksOnly.code, 0)
   assert.equal(checksOnly.report.baseline.compared, true)
-  assert.deepEqual(checksOnly.report.metrics.map((m: any) => m.name), ['pass rate', 'prohibited_tools'])
+  assert.deepEqual(
+    checksOnly.report.metrics.map((m: any) => m.name),
+    ['pass rate', 'prohibited_tools'],
+  )
 })

@@ -43,15 +43,40 @@ const dataset = writeDataset(
   'golden.jsonl',
   ...['e1', 'e2', 'e3', 'e4'].map((id, i) => {
     const e = refundExample(`ex_00000000000000${id}`, 'typical')
-    return { ...e, input: { messages: [{ role: 'user', content: `${e.input.messages[0]!.content} (case ${i + 1})` }] }, expected: { ...e.expected, checks: { ...e.expected.checks, required_tools: { tools: [{ name: 'escalate_to_human' }] } } } }
+    return {
+      ...e,
+      input: { messages: [{ role: 'user', content: `${e.input.messages[0]!.content} (case ${i + 1})` }] },
+      expected: { ...e.expected, checks: { ...e.expected.checks, required_tools: { tools: [{ name: 'escalate_to_human' }] } } },
+    }
   }),
 )
 
 async function sieveEval(name: string, agent: string, args: string[], judged = true) {
   const out = join(dir, `${name}.json`)
-  const run = await runSieve(['eval', '--dataset', dataset, '--agent', agent, '--repeats', '5', '--out', out, '--summary', join(dir, `${name}.md`), ...(judged ? [] : ['--no-judge']), ...args], {
-    ...process.env, SIEVE_CONFIG_FILE: join(dir, 'sieve.yaml'), JUDGE_BASE_URL: judge.baseURL, JUDGE_API_KEY: 'test', JUDGE_MODEL,
-  })
+  const run = await runSieve(
+    [
+      'eval',
+      '--dataset',
+      dataset,
+      '--agent',
+      agent,
+      '--repeats',
+      '5',
+      '--out',
+      out,
+      '--summary',
+      join(dir, `${name}.md`),
+      ...(judged ? [] : ['--no-judge']),
+      ...args,
+    ],
+    {
+      ...process.env,
+      SIEVE_CONFIG_FILE: join(dir, 'sieve.yaml'),
+      JUDGE_BASE_URL: judge.baseURL,
+      JUDGE_API_KEY: 'test',
+      JUDGE_MODEL,
+    },
+  )
   return { ...run, report: JSON.parse(readFileSync(out, 'utf8')), summary: readFileSync(join(dir, `${name}.md`), 'utf8') }
 }
 
@@ -80,7 +105,11 @@ test('an unchanged agent whose graded figures are noisy passes twice in a row ag
 test('an agent that calls a prohibited tool in some runs fails every time, whatever its baseline says', async () => {
   const agent = `${node} --counter=${join(dir, 'refunds')} --refund-every=4`
   const baseline = join(dir, 'refunds-baseline.json')
-  for (const [name, args] of [['refunds-0', ['--update-baseline']], ['refunds-1', []], ['refunds-2', []]] as const) {
+  for (const [name, args] of [
+    ['refunds-0', ['--update-baseline']],
+    ['refunds-1', []],
+    ['refunds-2', []],
+  ] as const) {
     const run = await sieveEval(name, agent, ['--baseline', baseline, ...args], false)
     assert.equal(run.code, 1, `${name}: ${run.stdout}${run.stderr}`)
     assert.match(run.stdout, /prohibited_tools \(zero tolerance\): 5 of 20 runs failed \(25%\); the true rate may be up to 45\.6%, in ex_00000000000000e\d/)
@@ -96,13 +125,21 @@ test('a broken agent fails: on its prohibited tool, and on a pass rate dropped b
   const silent = await sieveEval('silent', `${node} --counter=${join(dir, 'silent')} --skip-escalation-every=1`, ['--baseline', baseline], false)
   assert.equal(silent.code, 1, silent.stdout + silent.stderr)
   assert.equal(metric(silent.report, 'prohibited_tools').verdict, 'pass')
-  assert.match(silent.stdout, /pass rate 0\.65 → 0 \(Δ −0\.65, 95% interval −\d\.\d+ to −\d\.\d+, one-sided p 0\): a drop past the fail threshold 0\.1, distinguishable from noise at the 0\.05 level/)
+  assert.match(
+    silent.stdout,
+    /pass rate 0\.65 → 0 \(Δ −0\.65, 95% interval −\d\.\d+ to −\d\.\d+, one-sided p 0\): a drop past the fail threshold 0\.1, distinguishable from noise at the 0\.05 level/,
+  )
   assert.equal(metric(silent.report, 'required_tools').verdict, 'fail')
 })
 
 test('a small drop within noise warns, saying how many repeats would settle it', async () => {
   const baseline = join(dir, 'steady-baseline.json')
-  const steady = await sieveEval('steady', `${node} --counter=${join(dir, 'steady')} --skip-escalation-every=4`, ['--baseline', baseline, '--update-baseline'], false)
+  const steady = await sieveEval(
+    'steady',
+    `${node} --counter=${join(dir, 'steady')} --skip-escalation-every=4`,
+    ['--baseline', baseline, '--update-baseline'],
+    false,
+  )
   assert.equal(steady.code, 0, steady.stdout + steady.stderr)
   const slipped = await sieveEval('slipped', `${node} --counter=${join(dir, 'slipped')} --skip-escalation-every=3`, ['--baseline', baseline], false)
   assert.equal(slipped.code, 0, slipped.stdout + slipped.stderr)
@@ -110,6 +147,9 @@ test('a small drop within noise warns, saying how many repeats would settle it',
   const passRate = metric(slipped.report, 'pass rate')
   assert.deepEqual([passRate.baseline.mean, passRate.now.mean, passRate.delta.value, passRate.verdict], [0.75, 0.65, -0.1, 'warn'])
   assert.ok(passRate.delta.p > 0.05, 'not distinguishable from noise')
-  assert.match(slipped.stdout, /pass rate 0\.75 → 0\.65 \(Δ −0\.1, .*\): a drop past the warn threshold not yet distinguishable from noise at the 0\.05 level; about \d+ repeats per example, here and in a baseline recorded again with as many, would settle it/)
+  assert.match(
+    slipped.stdout,
+    /pass rate 0\.75 → 0\.65 \(Δ −0\.1, .*\): a drop past the warn threshold not yet distinguishable from noise at the 0\.05 level; about \d+ repeats per example, here and in a baseline recorded again with as many, would settle it/,
+  )
   assert.match(slipped.summary, /\| pass rate \| graded \| 0\.75 \| 0\.65 \| −0\.1 ± [\d.]+ \| [\d.]+ \| warn \(≈ \d+ repeats both sides to settle\) \|/)
 })

@@ -26,7 +26,10 @@ test('passes (exit 0) when the fixed agent no longer repeats the known failure, 
   assert.equal(code, 0, stdout)
   const report = JSON.parse(readFileSync(out, 'utf8'))
   assert.equal(report.verdict, 'pass')
-  assert.deepEqual(report.examples.map((e: { passRate: number; runs: unknown[] }) => [e.passRate, e.runs.length]), [[1, 2]])
+  assert.deepEqual(
+    report.examples.map((e: { passRate: number; runs: unknown[] }) => [e.passRate, e.runs.length]),
+    [[1, 2]],
+  )
   assert.equal(report.model, 'gpt-4o-mini-2024-07-18')
   assert.match(readFileSync(summary, 'utf8'), /## Sieve regression gate: PASS/)
 })
@@ -44,7 +47,18 @@ test('without --out the report goes under the data directory, never the current 
 
 test('fails (exit 1) when the broken agent repeats a known failure, naming it', async () => {
   const out = join(dir, 'broken.json')
-  const { code, stdout } = await sieveEval(['--dataset', known, '--agent', `${node} --broken`, '--repeats', '2', '--out', out, '--summary', join(dir, 'broken.md')])
+  const { code, stdout } = await sieveEval([
+    '--dataset',
+    known,
+    '--agent',
+    `${node} --broken`,
+    '--repeats',
+    '2',
+    '--out',
+    out,
+    '--summary',
+    join(dir, 'broken.md'),
+  ])
   assert.equal(code, 1, stdout)
   assert.match(stdout, /known failure ex_00000000000000a1 fails again \(pass rate 0\)/)
   const report = JSON.parse(readFileSync(out, 'utf8'))
@@ -55,41 +69,124 @@ test('fails (exit 1) when the broken agent repeats a known failure, naming it', 
 test('a prohibited tool called in some runs fails the gate (zero tolerance); the example is still told apart as unstable, not a capability gap', async () => {
   const typical = dataset('typical.jsonl', example('ex_00000000000000b1', 'typical'))
   const out = join(dir, 'flaky.json')
-  const { code, stdout } = await sieveEval(['--dataset', typical, '--agent', `${node} --flaky=${join(dir, 'counter')}`, '--repeats', '2', '--out', out, '--summary', join(dir, 'flaky.md')])
+  const { code, stdout } = await sieveEval([
+    '--dataset',
+    typical,
+    '--agent',
+    `${node} --flaky=${join(dir, 'counter')}`,
+    '--repeats',
+    '2',
+    '--out',
+    out,
+    '--summary',
+    join(dir, 'flaky.md'),
+  ])
   assert.equal(code, 1, stdout)
   assert.match(stdout, /prohibited_tools \(zero tolerance\): 1 of 2 runs failed \(50%\); the true rate may be up to 97\.5%, in ex_00000000000000b1/)
   const report = JSON.parse(readFileSync(out, 'utf8'))
   assert.equal(report.verdict, 'fail')
   assert.equal(report.examples[0].status, 'unstable')
   assert.equal(report.examples[0].passRate, 0.5)
-  assert.deepEqual(report.metrics.find((m: { name: string }) => m.name === 'prohibited_tools'), {
-    id: 'zero-tolerance:prohibited_tools', name: 'prohibited_tools', kind: 'zero-tolerance', source: 'check', failed: 1, runs: 2, rate: 0.5, upper95: 0.975, failing: ['ex_00000000000000b1'], verdict: 'fail',
-  })
+  assert.deepEqual(
+    report.metrics.find((m: { name: string }) => m.name === 'prohibited_tools'),
+    {
+      id: 'zero-tolerance:prohibited_tools',
+      name: 'prohibited_tools',
+      kind: 'zero-tolerance',
+      source: 'check',
+      failed: 1,
+      runs: 2,
+      rate: 0.5,
+      upper95: 0.975,
+      failing: ['ex_00000000000000b1'],
+      verdict: 'fail',
+    },
+  )
 })
 
-test('the baseline keeps every run with its stamps; the broken agent against it fails on its prohibited tool, whatever the pass rate\'s noise', async () => {
+test("the baseline keeps every run with its stamps; the broken agent against it fails on its prohibited tool, whatever the pass rate's noise", async () => {
   const typical = dataset('typical2.jsonl', example('ex_00000000000000c1', 'typical'))
   const baseline = join(dir, 'baseline.json')
-  const first = await sieveEval(['--dataset', typical, '--agent', AGENT, '--repeats', '1', '--baseline', baseline, '--update-baseline', '--out', join(dir, 'b1.json'), '--summary', join(dir, 'b1.md')])
+  const first = await sieveEval([
+    '--dataset',
+    typical,
+    '--agent',
+    AGENT,
+    '--repeats',
+    '1',
+    '--baseline',
+    baseline,
+    '--update-baseline',
+    '--out',
+    join(dir, 'b1.json'),
+    '--summary',
+    join(dir, 'b1.md'),
+  ])
   assert.equal(first.code, 0, first.stdout)
   const stored = JSON.parse(readFileSync(baseline, 'utf8'))
   assert.equal(stored.version, 2)
   assert.deepEqual(stored.items.ex_00000000000000c1, [{ status: 'scored', passed: true, checks: { prohibited_tools: true } }])
   assert.deepEqual([stored.stamps.agentVersion, stored.stamps.model, stored.repeats], ['v12', 'gpt-4o-mini-2024-07-18', 1])
-  const second = await sieveEval(['--dataset', typical, '--agent', `${node} --broken`, '--repeats', '1', '--baseline', baseline, '--out', join(dir, 'b2.json'), '--summary', join(dir, 'b2.md')])
+  const second = await sieveEval([
+    '--dataset',
+    typical,
+    '--agent',
+    `${node} --broken`,
+    '--repeats',
+    '1',
+    '--baseline',
+    baseline,
+    '--out',
+    join(dir, 'b2.json'),
+    '--summary',
+    join(dir, 'b2.md'),
+  ])
   assert.equal(second.code, 1, second.stdout)
   assert.match(second.stdout, /prohibited_tools \(zero tolerance\): 1 of 1 runs failed, in ex_00000000000000c1/)
   // One run on each side: the pass rate's drop is real-looking but cannot be told from noise.
-  assert.match(second.stdout, /pass rate 1 → 0 \(Δ −1, 95% interval −1 to \+0\.386, one-sided p 0\.079\): a drop past the fail threshold not yet distinguishable from noise/)
+  assert.match(
+    second.stdout,
+    /pass rate 1 → 0 \(Δ −1, 95% interval −1 to \+0\.386, one-sided p 0\.079\): a drop past the fail threshold not yet distinguishable from noise/,
+  )
   assert.match(second.stdout, /baseline .*baseline\.json: baseline of .*; since then agent v12 → v13/)
 })
 
 test('--fail-below fails on the mean score, --warn-below only warns (prohibited_tools made --graded)', async () => {
   const typical = dataset('typical3.jsonl', example('ex_00000000000000d1', 'typical'))
-  const warn = await sieveEval(['--dataset', typical, '--agent', `${node} --broken`, '--repeats', '1', '--graded', 'prohibited_tools', '--warn-below', '0.9', '--out', join(dir, 'w.json'), '--summary', join(dir, 'w.md')])
+  const warn = await sieveEval([
+    '--dataset',
+    typical,
+    '--agent',
+    `${node} --broken`,
+    '--repeats',
+    '1',
+    '--graded',
+    'prohibited_tools',
+    '--warn-below',
+    '0.9',
+    '--out',
+    join(dir, 'w.json'),
+    '--summary',
+    join(dir, 'w.md'),
+  ])
   assert.equal(warn.code, 0, warn.stdout)
   assert.match(warn.stdout, /mean score 0 is below --warn-below 0.9/)
-  const fail = await sieveEval(['--dataset', typical, '--agent', `${node} --broken`, '--repeats', '1', '--graded', 'prohibited_tools', '--fail-below', '0.5', '--out', join(dir, 'f.json'), '--summary', join(dir, 'f.md')])
+  const fail = await sieveEval([
+    '--dataset',
+    typical,
+    '--agent',
+    `${node} --broken`,
+    '--repeats',
+    '1',
+    '--graded',
+    'prohibited_tools',
+    '--fail-below',
+    '0.5',
+    '--out',
+    join(dir, 'f.json'),
+    '--summary',
+    join(dir, 'f.md'),
+  ])
   assert.equal(fail.code, 1)
 })
 
@@ -130,12 +227,28 @@ test('--now reaches the agent as SIEVE_EVAL_NOW and stamps the report; a typo in
   const script = join(dir, 'agent-with-clock.sh')
   writeFileSync(script, `echo "$SIEVE_EVAL_NOW" >> ${received}\nexec ${node}\n`)
   const agent = `sh ${script}`
-  const { code, stdout, stderr } = await sieveEval(['--dataset', known, '--agent', agent, '--repeats', '1', '--now', '2026-03-01T12:00:00Z', '--out', out, '--summary', join(dir, 'stamped.md')])
+  const { code, stdout, stderr } = await sieveEval([
+    '--dataset',
+    known,
+    '--agent',
+    agent,
+    '--repeats',
+    '1',
+    '--now',
+    '2026-03-01T12:00:00Z',
+    '--out',
+    out,
+    '--summary',
+    join(dir, 'stamped.md'),
+  ])
   assert.equal(code, 0, stdout + stderr)
   assert.equal(readFileSync(received, 'utf8').trim(), '2026-03-01T12:00:00Z')
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).stamps.agentNow, '2026-03-01T12:00:00Z')
 
-  const typo = dataset('typo.jsonl', { ...example('ex_00000000000000b9', 'known-failure'), expected: { checks: { prohibited_tool: { tools: ['process_refund'] } } } })
+  const typo = dataset('typo.jsonl', {
+    ...example('ex_00000000000000b9', 'known-failure'),
+    expected: { checks: { prohibited_tool: { tools: ['process_refund'] } } },
+  })
   const bad = await sieveEval(['--dataset', typo, '--agent', AGENT, '--repeats', '1', '--out', join(dir, 'typo.json'), '--summary', join(dir, 'typo.md')])
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /no check named prohibited_tool/)
@@ -143,7 +256,11 @@ test('--now reaches the agent as SIEVE_EVAL_NOW and stamps the report; a typo in
   const validated = await runSieve(['dataset', 'validate', typo])
   assert.equal(validated.code, 1)
   assert.match(validated.stderr, /typo\.jsonl:1: expected\.checks\.prohibited_tool: no check named prohibited_tool/)
-  for (const [flag, value] of [['--max-cost', '-1'], ['--now', 'yesterday'], ['--max-errored-share', '2']]) {
+  for (const [flag, value] of [
+    ['--max-cost', '-1'],
+    ['--now', 'yesterday'],
+    ['--max-errored-share', '2'],
+  ]) {
     const r = await sieveEval(['--dataset', known, '--agent', AGENT, flag!, value!])
     assert.equal(r.code, 2, `${flag} ${value}`)
   }

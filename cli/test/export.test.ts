@@ -34,8 +34,26 @@ before(async () => {
     table: 'feedback',
     format: 'JSONEachRow',
     values: [
-      { project_id: 'default', feedback_id: 'f1', trace_id: trace.traceId, span_id: '', score: 0, comment: 'Not helpful. Call me, Marguerite Okonkwo, on +44 20 7946 0958', source: 'user', user_id: 'u1' },
-      { project_id: 'other', feedback_id: 'f2', trace_id: foreign.traceId, span_id: '', score: -1, comment: 'Not helpful at all', source: 'user', user_id: 'u2' },
+      {
+        project_id: 'default',
+        feedback_id: 'f1',
+        trace_id: trace.traceId,
+        span_id: '',
+        score: 0,
+        comment: 'Not helpful. Call me, Marguerite Okonkwo, on +44 20 7946 0958',
+        source: 'user',
+        user_id: 'u1',
+      },
+      {
+        project_id: 'other',
+        feedback_id: 'f2',
+        trace_id: foreign.traceId,
+        span_id: '',
+        score: -1,
+        comment: 'Not helpful at all',
+        source: 'user',
+        user_id: 'u2',
+      },
     ],
   })
   await storage.close()
@@ -74,7 +92,10 @@ test('sieve export --feedback without a judge skips the trace and says why; --fe
   const skipped = await sieve(['export', '--out', out, '--feedback', 'negative'])
   assert.equal(skipped.code, 0, skipped.out)
   assert.match(skipped.out, /added 0 example\(s\)/)
-  assert.match(skipped.out, new RegExp(`- trace ${trace.traceId}: selected by feedback, but no check failed and no judge rubric is configured for agent 'support'`))
+  assert.match(
+    skipped.out,
+    new RegExp(`- trace ${trace.traceId}: selected by feedback, but no check failed and no judge rubric is configured for agent 'support'`),
+  )
   const usage = await sieve(['export', '--out', out, '--feedback-max', '2'])
   assert.equal(usage.code, 2)
   assert.match(usage.out, /--feedback-max goes with --feedback negative/)

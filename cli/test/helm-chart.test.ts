@@ -35,7 +35,14 @@ function runs(path: string): boolean {
   return spawnSync(path, ['version'], { encoding: 'utf8', timeout: 60_000 }).status === 0
 }
 
-const helm = [process.env.HELM, join(root, '.cache/helm/bin/helm'), ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'helm'))]
+const helm = [
+  process.env.HELM,
+  join(root, '.cache/helm/bin/helm'),
+  ...(process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'helm')),
+]
   .filter((p): p is string => !!p)
   .find(runs)
 const needsHelm = { skip: prerequisite(!helm && 'no helm binary found: set HELM, put helm on PATH, or run deploy/helm/tools/install-helm.sh (.ci/run does)') }
@@ -216,13 +223,27 @@ test('helm template renders the roles, the hook and the autoscaler', needsHelm, 
   const objects = rendered(productionValues)
   const names = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort()
   for (const expected of [
-    'Deployment/sieve-collector', 'Service/sieve-collector', 'HorizontalPodAutoscaler/sieve-collector', 'PodDisruptionBudget/sieve-collector',
-    'Deployment/sieve-ingester', 'Deployment/sieve-scorer', 'Deployment/sieve-dashboard', 'Service/sieve-dashboard',
-    'Job/sieve-migrate', 'Secret/sieve', 'Secret/sieve-migrate', 'ConfigMap/sieve-config',
-  ]) assert.ok(names.includes(expected), `${expected} in ${names.join(', ')}`)
+    'Deployment/sieve-collector',
+    'Service/sieve-collector',
+    'HorizontalPodAutoscaler/sieve-collector',
+    'PodDisruptionBudget/sieve-collector',
+    'Deployment/sieve-ingester',
+    'Deployment/sieve-scorer',
+    'Deployment/sieve-dashboard',
+    'Service/sieve-dashboard',
+    'Job/sieve-migrate',
+    'Secret/sieve',
+    'Secret/sieve-migrate',
+    'ConfigMap/sieve-config',
+  ])
+    assert.ok(names.includes(expected), `${expected} in ${names.join(', ')}`)
   const roles = Object.fromEntries(sieveWorkloads(objects).map((o) => [o.metadata.name, podOf(o).containers[0]!.args]))
   assert.deepEqual(roles, {
-    'sieve-collector': ['collector'], 'sieve-ingester': ['ingester'], 'sieve-scorer': ['scorer'], 'sieve-dashboard': ['dashboard'], 'sieve-migrate': ['migrate'],
+    'sieve-collector': ['collector'],
+    'sieve-ingester': ['ingester'],
+    'sieve-scorer': ['scorer'],
+    'sieve-dashboard': ['dashboard'],
+    'sieve-migrate': ['migrate'],
   })
   for (const o of sieveWorkloads(objects)) assert.equal(podOf(o).containers[0]!.image, 'registry.example/sieve:test')
 
@@ -243,7 +264,10 @@ test('helm template renders the roles, the hook and the autoscaler', needsHelm, 
   assert.equal(hpa.apiVersion, 'autoscaling/v2')
   assert.deepEqual(hpa.spec!.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'sieve-collector' })
   assert.ok(hpa.spec!.minReplicas! >= 1 && hpa.spec!.maxReplicas! >= hpa.spec!.minReplicas!)
-  assert.deepEqual(hpa.spec!.metrics!.map((m) => [m.type, m.resource?.name, m.resource?.target.type]), [['Resource', 'cpu', 'Utilization']])
+  assert.deepEqual(
+    hpa.spec!.metrics!.map((m) => [m.type, m.resource?.name, m.resource?.target.type]),
+    [['Resource', 'cpu', 'Utilization']],
+  )
   const collector = find(objects, 'Deployment', 'sieve-collector')
   assert.equal(collector.spec!.replicas, undefined, 'no replicas on the Deployment: the HPA owns them')
   assert.ok(podOf(collector).containers[0]!.resources?.requests?.cpu, 'CPU utilisation is measured against a request')
@@ -270,7 +294,14 @@ test('every Sieve container has an environment the config schema accepts, its ro
         assert.ok(readBy.get(role)!.has(key), `${workload.metadata.name}: \`sieve ${role}\` does not read ${key}`)
       }
       const config = loadConfig(env)
-      assert.deepEqual(config.clickhouse, { kind: 'server', url: 'http://clickhouse.data.svc:8123', username: 'sieve', password: 'ch-secret', database: 'sieve', cluster: 'sieve_cluster' })
+      assert.deepEqual(config.clickhouse, {
+        kind: 'server',
+        url: 'http://clickhouse.data.svc:8123',
+        username: 'sieve',
+        password: 'ch-secret',
+        database: 'sieve',
+        cluster: 'sieve_cluster',
+      })
       if (role === 'migrate') {
         assert.equal(config.retentionDays, 30)
         continue
@@ -281,8 +312,15 @@ test('every Sieve container has an environment the config schema accepts, its ro
       assert.deepEqual(Object.keys(config.sections).sort(), ['checks', 'judge', 'scorecards', 'scorer'])
       if (role !== 'dashboard') {
         assert.deepEqual(config.kafka, {
-          brokers: ['kafka-0.kafka:9092', 'kafka-1.kafka:9092', 'kafka-2.kafka:9092'], clientId: 'sieve', spansTopic: 'sieve.spans',
-          scoresTopic: 'sieve.scores', deadLetterTopic: 'sieve.spans.dead-letter', partitions: 12, replicationFactor: 3, minInsyncReplicas: 2, sessionTimeoutMs: 10_000,
+          brokers: ['kafka-0.kafka:9092', 'kafka-1.kafka:9092', 'kafka-2.kafka:9092'],
+          clientId: 'sieve',
+          spansTopic: 'sieve.spans',
+          scoresTopic: 'sieve.scores',
+          deadLetterTopic: 'sieve.spans.dead-letter',
+          partitions: 12,
+          replicationFactor: 3,
+          minInsyncReplicas: 2,
+          sessionTimeoutMs: 10_000,
         })
       }
       if (role === 'collector') assert.equal(config.maxBodyBytes, 16 * 1024 * 1024)
@@ -350,12 +388,22 @@ test('secrets: the API keys are required, or an existing Secret holds them all',
   assert.match(refused.error ?? '', /secrets\.apiKeys is required/)
 
   const objects = rendered({ ...noSecrets, secrets: { existingSecret: 'sieve-secrets' } })
-  assert.deepEqual(objects.filter((o) => o.kind === 'Secret'), [], 'the chart makes no Secret')
+  assert.deepEqual(
+    objects.filter((o) => o.kind === 'Secret'),
+    [],
+    'the chart makes no Secret',
+  )
   const refs = sieveWorkloads(objects).flatMap((o) => podOf(o).containers.flatMap(secretRefs))
   assert.ok(refs.length > 0)
   for (const ref of refs) assert.equal(ref.name, 'sieve-secrets', `${ref.key} from the existing Secret`)
   assert.deepEqual([...new Set(refs.map((r) => r.key))].sort(), ['CLICKHOUSE_PASSWORD', 'JUDGE_API_KEY', 'SIEVE_API_KEYS', 'SIEVE_METRICS_TOKEN'])
-  assert.deepEqual(refs.filter((r) => !r.optional).map((r) => r.key).filter((k, i, all) => all.indexOf(k) === i), ['SIEVE_API_KEYS'])
+  assert.deepEqual(
+    refs
+      .filter((r) => !r.optional)
+      .map((r) => r.key)
+      .filter((k, i, all) => all.indexOf(k) === i),
+    ['SIEVE_API_KEYS'],
+  )
 })
 
 test('ingesters and scorers beyond the partitions are refused; autoscaling can be turned off', needsHelm, () => {
@@ -364,20 +412,30 @@ test('ingesters and scorers beyond the partitions are refused; autoscaling can b
     assert.match(refused.error ?? '', new RegExp(`${role}\\.replicas \\(13\\) is more than kafka\\.partitions \\(12\\)`))
   }
   const objects = rendered(deepMerge(productionValues, { collector: { replicas: 3, autoscaling: { enabled: false } } }) as Values)
-  assert.equal(objects.find((o) => o.kind === 'HorizontalPodAutoscaler'), undefined)
+  assert.equal(
+    objects.find((o) => o.kind === 'HorizontalPodAutoscaler'),
+    undefined,
+  )
   assert.equal(find(objects, 'Deployment', 'sieve-collector').spec!.replicas, 3)
 })
 
-test('the README\'s helm install settings render, Helm\'s list syntax included', needsHelm, () => {
+test("the README's helm install settings render, Helm's list syntax included", needsHelm, () => {
   const readme = readFileSync(join(root, 'deploy/README.md'), 'utf8')
   const install = /^helm install sieve deploy\/helm\/sieve (.*?)$/ms.exec(readme.replace(/ \\\n\s*/g, ' '))
   assert.ok(install, 'deploy/README.md shows `helm install sieve deploy/helm/sieve ...`')
   // Its --set arguments as the shell hands them over: quotes taken off, the token a command makes given.
-  const sets = [...install[1]!.matchAll(/--set ('[^']*'|[^\s$]*\$\([^)]*\)|\S+)/g)].map((m) => m[1]!.replace(/^'(.*)'$/, '$1').replace('$(openssl rand -hex 24)', 'ab'.repeat(24)))
-  assert.ok(sets.some((s) => /^kafka\.brokers=\{.+,.+\}$/.test(s)), 'a list given with Helm\'s {a,b} syntax')
+  const sets = [...install[1]!.matchAll(/--set ('[^']*'|[^\s$]*\$\([^)]*\)|\S+)/g)].map((m) =>
+    m[1]!.replace(/^'(.*)'$/, '$1').replace('$(openssl rand -hex 24)', 'ab'.repeat(24)),
+  )
+  assert.ok(
+    sets.some((s) => /^kafka\.brokers=\{.+,.+\}$/.test(s)),
+    "a list given with Helm's {a,b} syntax",
+  )
   const result = runHelm(['template', 'sieve', chart, '--namespace', 'sieve', ...sets.flatMap((s) => ['--set', s])])
   assert.equal(result.status, 0, result.stderr)
-  const objects = parseAllDocuments(result.stdout).map((doc) => doc.toJS() as K8sObject | null).filter((o): o is K8sObject => o !== null)
+  const objects = parseAllDocuments(result.stdout)
+    .map((doc) => doc.toJS() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null)
   const collector = podOf(find(objects, 'Deployment', 'sieve-collector')).containers[0]!
   assert.equal(collector.env?.find((e) => e.name === 'KAFKA_BROKERS')?.value, 'kafka-0.kafka:9092,kafka-1.kafka:9092')
   assert.equal(collector.image, `registry.example.com/sieve:${(parse(readFileSync(join(chart, 'Chart.yaml'), 'utf8')) as { appVersion: string }).appVersion}`)

@@ -21,7 +21,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 function sieve(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(`${root}node_modules/.bin/sieve`, args, { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }))
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    )
   })
 }
 
@@ -42,7 +43,17 @@ test('sieve up --help says what it starts, the main settings, and where data goe
   assert.ok(text.includes('SIEVE_DATA_DIR/clickhouse (./data/clickhouse by default'), 'where the embedded store lives')
   assert.ok(text.includes('SIEVE_DATA_DIR/datasets/<project>/golden.jsonl'), 'where dashboard exports go')
   const env = section(stdout, 'Environment (or the same names in the SIEVE_CONFIG_FILE file; the environment wins):')
-  for (const name of ['SIEVE_HOST', 'SIEVE_PORT', 'SIEVE_DATA_DIR', 'SIEVE_API_KEYS', 'CLICKHOUSE_URL', 'KAFKA_BROKERS', 'JUDGE_BASE_URL', 'JUDGE_API_KEY', 'JUDGE_MODEL']) {
+  for (const name of [
+    'SIEVE_HOST',
+    'SIEVE_PORT',
+    'SIEVE_DATA_DIR',
+    'SIEVE_API_KEYS',
+    'CLICKHOUSE_URL',
+    'KAFKA_BROKERS',
+    'JUDGE_BASE_URL',
+    'JUDGE_API_KEY',
+    'JUDGE_MODEL',
+  ]) {
     assert.match(env, new RegExp(`^  ${name} +\\S`, 'm'), name)
   }
   assert.match(env, /SIEVE_PORT .*\[default: 4318\]/)
@@ -70,7 +81,7 @@ test('sieve eval --help: each flag with its value type, default and setting; exi
   assert.match(exits, /^ {2}2 +usage or configuration error/m)
 })
 
-test('every command\'s help shows each flag with a value name, its default and setting, and lists exit codes', () => {
+test("every command's help shows each flag with a value name, its default and setting, and lists exit codes", () => {
   for (const command of commands) {
     const help = commandHelp(command)
     assert.ok(!help.includes('<value>'), `${command.name}: a flag shown as <value>`)
@@ -99,9 +110,15 @@ test('parsing uses the same definitions: defaults, required flags, allowed value
     ['3', '120', undefined, ['x=0.5', 'y=0.5']],
   )
   assert.throws(() => parseCommandArgs(byName('eval'), ['--agent', 'a']), /--dataset <file> is required/)
-  assert.throws(() => parseCommandArgs(byName('export'), ['--out', 'x', '--bucket', 'nope']), /--bucket must be one of typical, edge, known-failure \(got 'nope'\)/)
+  assert.throws(
+    () => parseCommandArgs(byName('export'), ['--out', 'x', '--bucket', 'nope']),
+    /--bucket must be one of typical, edge, known-failure \(got 'nope'\)/,
+  )
   assert.throws(() => parseCommandArgs(byName('scrub'), ['--format', 'xml']), /--format must be one of auto, jsonl, text/)
-  assert.throws(() => parseCommandArgs(byName('score'), ['--trace', 'x', '--nope']), (e: { code?: string }) => e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+  assert.throws(
+    () => parseCommandArgs(byName('score'), ['--trace', 'x', '--nope']),
+    (e: { code?: string }) => e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+  )
   assert.deepEqual(parseCommandArgs(byName('dataset'), ['validate', 'f.jsonl']).positionals, ['validate', 'f.jsonl'])
 })
 
@@ -109,10 +126,13 @@ test('a usage error names the problem and the usage line, and exits 2', async ()
   const { code, stdout, stderr } = await sieve(['export', '--bucket', 'nope', '--out', 'x.jsonl'])
   assert.equal(code, 2)
   assert.equal(stdout, '')
-  assert.equal(stderr, "sieve export: --bucket must be one of typical, edge, known-failure (got 'nope')\nUsage: sieve export --out <file> [options]\nRun `sieve export --help` for the options.\n")
+  assert.equal(
+    stderr,
+    "sieve export: --bucket must be one of typical, edge, known-failure (got 'nope')\nUsage: sieve export --out <file> [options]\nRun `sieve export --help` for the options.\n",
+  )
 })
 
-test('the settings help describes are the configuration schema\'s, with its defaults', () => {
+test("the settings help describes are the configuration schema's, with its defaults", () => {
   const defaults = envSchema.parse({}) as Record<string, unknown>
   const described = SETTINGS as Record<string, { default?: unknown; unset?: string }>
   for (const name of Object.keys(envSchema.shape)) {
@@ -121,7 +141,10 @@ test('the settings help describes are the configuration schema\'s, with its defa
     assert.ok((described[name].default === undefined) !== (described[name].unset === undefined), `${name}: a default or what unset means`)
   }
   // Read outside the schema: the file itself, and the scrubber's secret (exporter/src/scrub/config.ts).
-  assert.deepEqual(Object.keys(SETTINGS).filter((n) => !(n in envSchema.shape)), ['SIEVE_CONFIG_FILE', 'SIEVE_SCRUB_SECRET'])
+  assert.deepEqual(
+    Object.keys(SETTINGS).filter((n) => !(n in envSchema.shape)),
+    ['SIEVE_CONFIG_FILE', 'SIEVE_SCRUB_SECRET'],
+  )
 })
 
 test('the export --bucket choices are the dataset buckets', () => {
@@ -130,11 +153,19 @@ test('the export --bucket choices are the dataset buckets', () => {
   assert.deepEqual(bucket.choices, BUCKETS)
 })
 
-test('the root README\'s configuration table names every setting --help describes, and no other', () => {
+test("the root README's configuration table names every setting --help describes, and no other", () => {
   const readme = readFileSync(`${root}README.md`, 'utf8')
   const table = readme.split('\n## Configuration\n')[1]?.split('\n## ')[0] ?? ''
   const documented = new Set([...table.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!))
   const settings = Object.keys(SETTINGS)
-  assert.deepEqual(settings.filter((name) => !documented.has(name)), [], 'settings missing from README.md#configuration')
-  assert.deepEqual([...documented].filter((name) => !settings.includes(name)), [], 'README.md#configuration names what is not a setting')
+  assert.deepEqual(
+    settings.filter((name) => !documented.has(name)),
+    [],
+    'settings missing from README.md#configuration',
+  )
+  assert.deepEqual(
+    [...documented].filter((name) => !settings.includes(name)),
+    [],
+    'README.md#configuration names what is not a setting',
+  )
 })

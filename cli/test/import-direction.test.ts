@@ -70,10 +70,12 @@ export function violation(site: ImportSite, manifests: Map<string, Manifest>): s
   if (site.shipped && ROLES.includes(from) && ROLES.includes(to)) {
     return `${file} imports @sieve/${to}: a role imports libraries only, never another role (move what both need into a library)`
   }
-  if (site.shipped && !ROLES.includes(from) && from !== 'cli' && from !== HARNESS && ROLES.includes(to)) return `${file} imports @sieve/${to}: a library never imports a role`
+  if (site.shipped && !ROLES.includes(from) && from !== 'cli' && from !== HARNESS && ROLES.includes(to))
+    return `${file} imports @sieve/${to}: a library never imports a role`
   const bundled = BUNDLED[from]?.includes(to) ?? false
   const declared = site.shipped && !bundled ? own.dependencies : new Set([...own.dependencies, ...own.devDependencies])
-  if (!declared.has(`@sieve/${to}`)) return `${file} imports @sieve/${to}, which ${from}/package.json does not list under ${site.shipped && !bundled ? 'dependencies' : 'dependencies or devDependencies'}`
+  if (!declared.has(`@sieve/${to}`))
+    return `${file} imports @sieve/${to}, which ${from}/package.json does not list under ${site.shipped && !bundled ? 'dependencies' : 'dependencies or devDependencies'}`
   if (site.shipped || from === HARNESS) {
     if (layerOf(to) < 0) return `${file} imports @sieve/${to}, which has no layer in this test`
     if (layerOf(to) >= layerOf(from)) return `${file} imports @sieve/${to}: ${to} is not below ${from}`
@@ -174,8 +176,10 @@ export function declarationProblems(workspace: string, declared: Declared, impor
   const used = (name: string) => imported.shipped.has(name) || imported.other.has(name)
   // Whether a Sieve package may be imported at all is the layer check's (`violation`); here only whether it is used.
   const third = (name: string) => !name.startsWith('@sieve/')
-  for (const [name, file] of imported.shipped) if (third(name) && !runtime.has(name)) problems.push(`${file} imports ${name}, which ${workspace}/package.json does not list under dependencies`)
-  for (const [name, file] of imported.other) if (third(name) && !anywhere.has(name)) problems.push(`${file} imports ${name}, which ${workspace}/package.json does not list`)
+  for (const [name, file] of imported.shipped)
+    if (third(name) && !runtime.has(name)) problems.push(`${file} imports ${name}, which ${workspace}/package.json does not list under dependencies`)
+  for (const [name, file] of imported.other)
+    if (third(name) && !anywhere.has(name)) problems.push(`${file} imports ${name}, which ${workspace}/package.json does not list`)
   for (const name of declared.dependencies) {
     if (imported.shipped.has(name)) continue
     problems.push(`${workspace}/package.json lists ${name} under dependencies, which ${workspace}/src/ never imports${used(name) ? ': a devDependency' : ''}`)
@@ -191,7 +195,12 @@ export function declarationProblems(workspace: string, declared: Declared, impor
 function declaredBy(workspace: string): Declared {
   const json = JSON.parse(readFileSync(join(ROOT, workspace, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>
   const names = (section: string) => new Set(Object.keys(json[section] ?? {}))
-  return { dependencies: names('dependencies'), devDependencies: names('devDependencies'), optionalDependencies: names('optionalDependencies'), peerDependencies: names('peerDependencies') }
+  return {
+    dependencies: names('dependencies'),
+    devDependencies: names('devDependencies'),
+    optionalDependencies: names('optionalDependencies'),
+    peerDependencies: names('peerDependencies'),
+  }
 }
 
 function importedBy(workspace: string): Imported {
@@ -286,13 +295,13 @@ test('each workspace declares the third-party packages it imports, and no packag
   assert.deepEqual(problems, [])
 })
 
-test('no workspace\'s shipped files import each other in a circle', () => {
+test("no workspace's shipped files import each other in a circle", () => {
   const found = workspaces.flatMap((w) => circles(shippedGraph(w))).map((set) => set.join(', '))
   // Type-only imports count: a file's types defined in a file that needs the first is a circle too.
   assert.deepEqual(found, [])
 })
 
-test('each workspace\'s build references the builds of the workspaces it depends on, so `tsc -b` builds them first', () => {
+test("each workspace's build references the builds of the workspaces it depends on, so `tsc -b` builds them first", () => {
   for (const w of workspaces) {
     let config: { references?: { path: string }[] }
     try {
@@ -309,7 +318,7 @@ test('each workspace\'s build references the builds of the workspaces it depends
   }
 })
 
-test('ARCHITECTURE.md\'s table of folders names every workspace, and only folders that exist', () => {
+test("ARCHITECTURE.md's table of folders names every workspace, and only folders that exist", () => {
   const rows = [...readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8').matchAll(/^\| `([a-z-]+)\/` \|/gm)].map((m) => m[1]!)
   for (const w of workspaces) assert.ok(rows.includes(w), `ARCHITECTURE.md has no row for ${w}/`)
   for (const row of rows) assert.ok(existsSync(join(ROOT, row)), `ARCHITECTURE.md names ${row}/, which does not exist`)
@@ -322,14 +331,25 @@ test('the check refuses an upward, a sideways, an undeclared and a relative impo
     ['scoring', { dependencies: new Set(['@sieve/core', '@sieve/scorer']), devDependencies: new Set(['@sieve/scorer']) }],
     ['core', { dependencies: new Set(['@sieve/http']), devDependencies: new Set() }],
   ])
-  const site = (from: string, to: string, extra: Partial<ImportSite> = {}): ImportSite => ({ file: `${from}/src/x.ts`, from, to, shipped: true, relative: false, ...extra })
+  const site = (from: string, to: string, extra: Partial<ImportSite> = {}): ImportSite => ({
+    file: `${from}/src/x.ts`,
+    from,
+    to,
+    shipped: true,
+    relative: false,
+    ...extra,
+  })
   assert.equal(violation(site('collector', 'core'), manifests), undefined)
   assert.equal(violation(site('collector', 'http'), manifests), undefined)
   assert.match(violation(site('collector', 'scorer'), manifests)!, /a role imports libraries only, never another role/)
   assert.match(violation(site('exporter', 'dashboard'), manifests)!, /a role imports libraries only/)
   assert.match(violation(site('exporter', 'judge'), manifests)!, /a role imports libraries only/)
   assert.match(violation(site('scoring', 'scorer'), manifests)!, /a library never imports a role/)
-  assert.equal(violation(site('scoring', 'scorer', { shipped: false, file: 'scoring/test/x.test.ts' }), manifests), undefined, 'a library\'s tests may run a role')
+  assert.equal(
+    violation(site('scoring', 'scorer', { shipped: false, file: 'scoring/test/x.test.ts' }), manifests),
+    undefined,
+    "a library's tests may run a role",
+  )
   assert.match(violation(site('core', 'http'), manifests)!, /http is not below core/)
   assert.match(violation(site('collector', 'sdk'), manifests)!, /does not list/)
   assert.match(violation(site('collector', 'core', { relative: true, target: 'core/src/x.ts' }), manifests)!, /relative path/)
@@ -341,14 +361,46 @@ test('the check refuses an upward, a sideways, an undeclared and a relative impo
 
 test('the declarations check refuses an undeclared and an unused package, and the circle check finds a circle', () => {
   const declared = (dependencies: string[], devDependencies: string[] = []) => ({
-    dependencies: new Set(dependencies), devDependencies: new Set(devDependencies), optionalDependencies: new Set<string>(), peerDependencies: new Set<string>(),
+    dependencies: new Set(dependencies),
+    devDependencies: new Set(devDependencies),
+    optionalDependencies: new Set<string>(),
+    peerDependencies: new Set<string>(),
   })
-  const imported = (shipped: string[], other: string[] = []) => ({ shipped: new Map(shipped.map((n) => [n, 'w/src/a.ts'])), other: new Map(other.map((n) => [n, 'w/test/a.test.ts'])) })
-  assert.deepEqual(declarationProblems('w', declared(['express'], ['@types/express']), imported(['express'], ['kafkajs'])), ['w/test/a.test.ts imports kafkajs, which w/package.json does not list'])
-  assert.match(declarationProblems('w', declared([]), imported(['express']))[0]!, /w\/src\/a.ts imports express, which w\/package.json does not list under dependencies/)
-  assert.match(declarationProblems('w', declared(['@clickhouse/client']), imported([]))[0]!, /lists @clickhouse\/client under dependencies, which w\/src\/ never imports/)
+  const imported = (shipped: string[], other: string[] = []) => ({
+    shipped: new Map(shipped.map((n) => [n, 'w/src/a.ts'])),
+    other: new Map(other.map((n) => [n, 'w/test/a.test.ts'])),
+  })
+  assert.deepEqual(declarationProblems('w', declared(['express'], ['@types/express']), imported(['express'], ['kafkajs'])), [
+    'w/test/a.test.ts imports kafkajs, which w/package.json does not list',
+  ])
+  assert.match(
+    declarationProblems('w', declared([]), imported(['express']))[0]!,
+    /w\/src\/a.ts imports express, which w\/package.json does not list under dependencies/,
+  )
+  assert.match(
+    declarationProblems('w', declared(['@clickhouse/client']), imported([]))[0]!,
+    /lists @clickhouse\/client under dependencies, which w\/src\/ never imports/,
+  )
   assert.match(declarationProblems('w', declared([], ['yaml']), imported([]))[0]!, /lists yaml, which nothing in w\/ imports/)
   assert.deepEqual(specifiers("import a from 'a'\nconst b = await import('b')\nload('c')\nrun(\"require('d')\") // import e from 'e'"), ['a', 'b', 'c'])
-  assert.deepEqual(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]])), [['a', 'b', 'c']])
-  assert.deepEqual(circles(new Map([['a', ['b']], ['b', []]])), [])
+  assert.deepEqual(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+        ['d', ['a']],
+      ]),
+    ),
+    [['a', 'b', 'c']],
+  )
+  assert.deepEqual(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  )
 })

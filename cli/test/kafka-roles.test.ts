@@ -39,10 +39,18 @@ async function stop(run: ReturnType<typeof sieve>): Promise<void> {
 const traceId = randomUUID().replaceAll('-', '')
 const otlp = (name: string) =>
   JSON.stringify({
-    resourceSpans: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'roles' } }] },
-      scopeSpans: [{ spans: [{ traceId, spanId: randomBytes(8).toString('hex'), name, startTimeUnixNano: '1744712660000000001', endTimeUnixNano: '1744712661000000002' }] }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'roles' } }] },
+        scopeSpans: [
+          {
+            spans: [
+              { traceId, spanId: randomBytes(8).toString('hex'), name, startTimeUnixNano: '1744712660000000001', endTimeUnixNano: '1744712661000000002' },
+            ],
+          },
+        ],
+      },
+    ],
   })
 
 const topics = () => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (file: string) => readFileSync(`${ROOT}${file}`, 'utf8')
 
-test('the README\'s Node version is the engines minimum, which CI checks and this Node meets', () => {
+test("the README's Node version is the engines minimum, which CI checks and this Node meets", () => {
   const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node
   assert.match(engines, /^>=\d+$/)
   const min = Number(engines.slice(2))

@@ -9,7 +9,9 @@ test('SIEVE_MAX_QUEUE_SPANS bounds the embedded queue: at the cap new requests a
   const queue = await openQueue(config, createPipelineMetrics(), 'up', createLogger({ level: 'error' }))
   // A consumer that takes nothing until told: what it has not handled is what the queue holds.
   let release = () => {}
-  const held = new Promise<void>((resolve) => { release = resolve })
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
   const subscription = await queue.subscribe({ group: 'slow', onBatch: () => held })
   try {
     await queue.publish([makeSpan(), makeSpan()])

@@ -34,8 +34,12 @@ async function sieve(args: string[], env: Record<string, string> = {}): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  child.stdout.on('data', (c) => { out += c })
-  child.stderr.on('data', (c) => { out += c })
+  child.stdout.on('data', (c) => {
+    out += c
+  })
+  child.stderr.on('data', (c) => {
+    out += c
+  })
   const [code] = await once(child, 'exit')
   return { code: code as number | null, out }
 }

@@ -81,8 +81,9 @@ test('kill -9 of `sieve scorer` mid-stream of 300 traces, then a restart: every 
   const first = await startScorer(env)
   const rest = publish(100, N, 100)
   let before = 0
-  await until('the first scorer to score 100 traces', async () => (before = await scored(first.metrics)) >= 100, 120_000)
-    .catch((err: Error) => { throw new Error(`${err.message}:\n${first.output()}`) })
+  await until('the first scorer to score 100 traces', async () => (before = await scored(first.metrics)) >= 100, 120_000).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${first.output()}`)
+  })
   first.child.kill('SIGKILL')
   await once(first.child, 'exit')
   assert.ok(before < N, `the scorer was killed only after scoring all ${N} traces (${before})`)
@@ -94,11 +95,15 @@ test('kill -9 of `sieve scorer` mid-stream of 300 traces, then a restart: every 
   await admin.connect()
   let committed = ''
   try {
-    await until('every offset committed by the scorer', async () => {
-      const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [kafka.spansTopic] })
-      committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
-      return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === spans.length
-    }, 180_000)
+    await until(
+      'every offset committed by the scorer',
+      async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [kafka.spansTopic] })
+        committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
+        return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === spans.length
+      },
+      180_000,
+    )
   } catch (err) {
     throw new Error(`${(err as Error).message}; committed ${committed}\n${first.output()}\n---\n${second.output()}`)
   } finally {
@@ -111,18 +116,22 @@ test('kill -9 of `sieve scorer` mid-stream of 300 traces, then a restart: every 
   // chDB allows one process per data dir: the scores are read once the scorer has stopped.
   const storage = await createStorage({ kind: 'embedded', path: join(dataDir, 'data', 'clickhouse'), database: 'sieve' })
   try {
-    const checks = (await (await storage.query({
-      query: `SELECT DISTINCT scorer_name FROM scores FINAL WHERE kind = 'deterministic' ORDER BY scorer_name`,
-      format: 'JSONEachRow',
-    })).json()) as { scorer_name: string }[]
+    const checks = (await (
+      await storage.query({
+        query: `SELECT DISTINCT scorer_name FROM scores FINAL WHERE kind = 'deterministic' ORDER BY scorer_name`,
+        format: 'JSONEachRow',
+      })
+    ).json()) as { scorer_name: string }[]
     const names = checks.map((c) => c.scorer_name)
     assert.ok(names.includes('trace_complete'), `checks stored: ${names.join(', ')}`)
 
     // Per trace: exactly one row per check, for every check, and no trace missing or unknown.
-    const rows = (await (await storage.query({
-      query: `SELECT trace_id, scorer_name, count() AS n FROM scores FINAL WHERE kind = 'deterministic' GROUP BY trace_id, scorer_name`,
-      format: 'JSONEachRow',
-    })).json()) as { trace_id: string; scorer_name: string; n: string | number }[]
+    const rows = (await (
+      await storage.query({
+        query: `SELECT trace_id, scorer_name, count() AS n FROM scores FINAL WHERE kind = 'deterministic' GROUP BY trace_id, scorer_name`,
+        format: 'JSONEachRow',
+      })
+    ).json()) as { trace_id: string; scorer_name: string; n: string | number }[]
     const perTraceChecks = new Map<string, string[]>()
     for (const r of rows) {
       assert.equal(Number(r.n), 1, `trace ${r.trace_id} has ${r.n} rows for ${r.scorer_name}`)

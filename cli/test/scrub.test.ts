@@ -24,7 +24,10 @@ test('sieve scrub replaces personal data in every string of each JSONL line and 
   const line = { input: 'I am Jana Nováková, call +44 20 7946 0958', tool: { args: { email: 'jana@example.cz', order: 'ORD-123456' } } }
   const { code, stdout } = await scrub(`${JSON.stringify(line)}\n${JSON.stringify({ note: 'mail jana@example.cz' })}\n`)
   assert.equal(code, 0)
-  const [first, second] = stdout.trim().split('\n').map((l) => JSON.parse(l))
+  const [first, second] = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   assert.deepEqual(first, { input: 'I am <PERSON_1>, call <PHONE_1>', tool: { args: { email: '<EMAIL_1>', order: 'ORD-123456' } } })
   assert.deepEqual(second, { note: 'mail <EMAIL_1>' })
 })
@@ -37,7 +40,10 @@ test('sieve scrub keeps placeholders stable across lines of a text stream', asyn
 
 test('sieve scrub with SIEVE_SCRUB_SECRET gives the same keyed placeholder on separate lines', async () => {
   const { stdout } = await scrub('{"a":"jana@example.cz"}\n{"b":"jana@example.cz"}\n', [], { SIEVE_SCRUB_SECRET: 'a-long-enough-secret-key' })
-  const [a, b] = stdout.trim().split('\n').map((l) => JSON.parse(l))
+  const [a, b] = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   assert.match(a.a, /^<EMAIL_[0-9a-f]{8}>$/)
   assert.equal(a.a, b.b)
 })

@@ -7,8 +7,19 @@ import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
 import {
-  createStorage, insertSpans, listTraces, loadConfig, loadMigrations, migrate, migrationsApplied, readTrace, readTraces, refreshTraceRollups,
-  StorageError, type Config, type Span,
+  createStorage,
+  insertSpans,
+  listTraces,
+  loadConfig,
+  loadMigrations,
+  migrate,
+  migrationsApplied,
+  readTrace,
+  readTraces,
+  refreshTraceRollups,
+  StorageError,
+  type Config,
+  type Span,
 } from '@sieve/core'
 import { worst, worstQuery } from '@sieve/dashboard'
 import { createScrubber, exportDataset, parseDataset, sinceUnixNano } from '@sieve/exporter'
@@ -37,7 +48,13 @@ before(async () => {
   storage = store.storage
   const file = join(dir, 'sieve.json')
   writeFileSync(file, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 300, tickMs: 100 } }))
-  config = loadConfig({ CLICKHOUSE_URL: store.server!.url, SIEVE_CONFIG_FILE: file, SIEVE_DATA_DIR: join(dir, 'data'), SIEVE_HOST: '127.0.0.1', SIEVE_PORT: '0' })
+  config = loadConfig({
+    CLICKHOUSE_URL: store.server!.url,
+    SIEVE_CONFIG_FILE: file,
+    SIEVE_DATA_DIR: join(dir, 'data'),
+    SIEVE_HOST: '127.0.0.1',
+    SIEVE_PORT: '0',
+  })
 })
 after(async () => {
   await store?.close()
@@ -50,17 +67,25 @@ describe('storage over HTTP', () => {
   test('every migration applies over HTTP, once; a changed retention rewrites the TTLs', async () => {
     assert.equal(config.clickhouse.kind, 'server')
     const first = await migrate(storage, { retentionDays: 30 })
-    assert.deepEqual(first.applied, loadMigrations().map((m) => `${m.version}_${m.name}`))
+    assert.deepEqual(
+      first.applied,
+      loadMigrations().map((m) => `${m.version}_${m.name}`),
+    )
     assert.deepEqual(await migrate(storage, { retentionDays: 30 }), { applied: [], retentionUpdated: [] })
     assert.equal(await migrationsApplied(storage), true)
     assert.ok((await migrate(storage, { retentionDays: 7 })).retentionUpdated.includes('spans'))
     assert.ok((await migrate(storage, { retentionDays: 30 })).retentionUpdated.includes('spans'))
-    const tables = await (await storage.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
-    assert.ok(['spans', 'traces', 'scores', 'score_latest', 'quality_5m', 'dead_letters', 'progress', 'exports'].every((t) => names(tables).includes(t)), names(tables).join(' '))
+    const tables = await (
+      await storage.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })
+    ).json<{ name: string }>()
+    assert.ok(
+      ['spans', 'traces', 'scores', 'score_latest', 'quality_5m', 'dead_letters', 'progress', 'exports'].every((t) => names(tables).includes(t)),
+      names(tables).join(' '),
+    )
     assert.ok(store.server!.stats().statements > 0, 'the statements went through the stand-in')
   })
 
-  test('a user that may only read (a dashboard\'s) opens the database that exists; one that cannot is told what was refused', async () => {
+  test("a user that may only read (a dashboard's) opens the database that exists; one that cannot is told what was refused", async () => {
     // A second stand-in on the same engine, whose user `reader` has a read-only profile.
     const server = await startClickHouseHttp({ path: join(dir, 'engine'), users: { reader: { password: 'r', readonly: 1 } } })
     try {
@@ -72,7 +97,11 @@ describe('storage over HTTP', () => {
       } finally {
         await reader.close()
       }
-      const refused = async (database: string, password?: string) => (await open(database, password).then(() => undefined, (e: unknown) => e)) as Error
+      const refused = async (database: string, password?: string) =>
+        (await open(database, password).then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as Error
       const missing = await refused('nowhere')
       assert.ok(missing instanceof StorageError)
       assert.match(missing.message, /^ClickHouse at http:\/\/127\.0\.0\.1:\d+ refused to open database nowhere: .*READONLY/)
@@ -83,14 +112,20 @@ describe('storage over HTTP', () => {
   })
 
   test('spans read back field for field; a re-delivered span is read and rolled up once', async () => {
-    const awkward = "it's\t\"quoted\"\n back\\slash \\N ünï 🦀 ;"
-    const root = makeSpan({ name: awkward, attributes: { text: awkward, n: 3, ok: true, list: ['a', 1], nested: { a: [awkward] }, 'gen_ai.operation.name': 'invoke_agent' } })
+    const awkward = 'it\'s\t"quoted"\n back\\slash \\N ünï 🦀 ;'
+    const root = makeSpan({
+      name: awkward,
+      attributes: { text: awkward, n: 3, ok: true, list: ['a', 1], nested: { a: [awkward] }, 'gen_ai.operation.name': 'invoke_agent' },
+    })
     const child = makeSpan({ traceId: root.traceId, parentSpanId: root.spanId, events: [], links: [] })
     await insertSpans(storage, [root, child])
     await insertSpans(storage, [child])
     await refreshTraceRollups(storage, [{ projectId: root.projectId, traceId: root.traceId }])
     const trace = await readTrace(storage, root.projectId, root.traceId)
-    assert.deepEqual(trace?.spans, [root, child].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1)))
+    assert.deepEqual(
+      trace?.spans,
+      [root, child].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1)),
+    )
     const [summary] = (await listTraces(storage, root.projectId, { limit: 1000 })).filter((t) => t.traceId === root.traceId)
     assert.equal(summary?.spanCount, 2)
     assert.equal(summary?.rootName, awkward)
@@ -101,14 +136,27 @@ describe('storage over HTTP', () => {
     for (let i = 0; i < spans.length; i += 1000) await insertSpans(storage, spans.slice(i, i + 1000))
     const keys = spans.map((s) => ({ projectId: s.projectId, traceId: s.traceId }))
     await refreshTraceRollups(storage, keys)
-    assert.equal(await countRows(storage, `SELECT count() FROM traces FINAL WHERE trace_id IN (SELECT trace_id FROM spans WHERE name = 'invoke_agent support')`), 3000)
-    const read = await readTraces(storage, 'default', spans.slice(0, 2000).map((s) => s.traceId))
+    assert.equal(
+      await countRows(storage, `SELECT count() FROM traces FINAL WHERE trace_id IN (SELECT trace_id FROM spans WHERE name = 'invoke_agent support')`),
+      3000,
+    )
+    const read = await readTraces(
+      storage,
+      'default',
+      spans.slice(0, 2000).map((s) => s.traceId),
+    )
     assert.equal(read.length, 2000)
   })
 })
 
 describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => {
-  const recorded = [scenarios.refundOutsidePolicy(), scenarios.refundHandledWell(), scenarios.toolLoop(), scenarios.piiEchoed(), scenarios.schemaBreakingOutput()]
+  const recorded = [
+    scenarios.refundOutsidePolicy(),
+    scenarios.refundHandledWell(),
+    scenarios.toolLoop(),
+    scenarios.piiEchoed(),
+    scenarios.schemaBreakingOutput(),
+  ]
   const traceIds = recorded.map((r) => r.trace().traceId)
   const spanCount = recorded.reduce((n, r) => n + r.trace().spans.length, 0)
   let running: RunningPart[] = []
@@ -140,7 +188,11 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
       const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: r.otlpProtobuf() })
       assert.equal(res.status, 200, await res.text())
     }
-    await until('every trace scored', async () => (await count(`SELECT uniqExact(trace_id) FROM scores FINAL WHERE kind = 'deterministic' AND trace_id IN ${inList}`)) === traceIds.length, 30_000)
+    await until(
+      'every trace scored',
+      async () => (await count(`SELECT uniqExact(trace_id) FROM scores FINAL WHERE kind = 'deterministic' AND trace_id IN ${inList}`)) === traceIds.length,
+      30_000,
+    )
     assert.equal(await count(`SELECT count() FROM spans FINAL WHERE trace_id IN ${inList}`), spanCount)
     // The ingester rewrites the rollup at most every 2 s: the traces sent after the first wait for the next rewrite.
     await until('every trace rolled up', async () => (await count(`SELECT count() FROM traces FINAL WHERE trace_id IN ${inList}`)) === traceIds.length, 30_000)
@@ -148,13 +200,19 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
   })
 
   test('the dashboard answers /api/quality and /api/worst from the rollups', async () => {
-    const quality = (await (await fetch(`${url}/api/quality?interval=1h&kind=deterministic`)).json()) as { series: { check: string; scored: number[] }[]; traces: number[] }
+    const quality = (await (await fetch(`${url}/api/quality?interval=1h&kind=deterministic`)).json()) as {
+      series: { check: string; scored: number[] }[]
+      traces: number[]
+    }
     const prohibited = quality.series.find((s) => s.check === 'prohibited_tools')
     assert.ok(prohibited, JSON.stringify(quality).slice(0, 500))
     assert.ok(prohibited.scored.reduce((a, b) => a + b, 0) >= 2, JSON.stringify(quality))
     assert.ok(quality.traces.reduce((a, b) => a + b, 0) >= traceIds.length)
     const worst = (await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json()) as { traces: { traceId: string; failedChecks: string[] }[] }
-    assert.deepEqual(worst.traces.map((t) => t.traceId), [traceIds[0]])
+    assert.deepEqual(
+      worst.traces.map((t) => t.traceId),
+      [traceIds[0]],
+    )
     assert.ok(worst.traces[0]!.failedChecks.includes('prohibited_tools'))
     const detail = await fetch(`${url}/api/traces/${traceIds[0]}`)
     assert.equal(detail.status, 200)
@@ -163,11 +221,21 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
   test('export writes the failing trace as a scrubbed golden example and records it', async () => {
     const out = join(dir, 'golden.jsonl')
     const options = {
-      out, projectId: 'default', failed: 'prohibited_tools', sinceUnixNano: sinceUnixNano('1d')!, limit: 10, bucket: 'known-failure' as const,
-      reviewAfterDays: 90, checks: await loadChecksConfig(config.sections), scrubber: createScrubber(),
+      out,
+      projectId: 'default',
+      failed: 'prohibited_tools',
+      sinceUnixNano: sinceUnixNano('1d')!,
+      limit: 10,
+      bucket: 'known-failure' as const,
+      reviewAfterDays: 90,
+      checks: await loadChecksConfig(config.sections),
+      scrubber: createScrubber(),
     }
     const report = await exportDataset(storage, { ...options, dryRun: false })
-    assert.deepEqual(report.added.map((a) => a.traceId), [traceIds[0]])
+    assert.deepEqual(
+      report.added.map((a) => a.traceId),
+      [traceIds[0]],
+    )
     const { examples, problems } = parseDataset(readFileSync(out, 'utf8'))
     assert.deepEqual([examples.length, problems], [1, []])
     assert.equal(await count(`SELECT count() FROM exports WHERE trace_id = '${traceIds[0]}'`), 1)
@@ -179,12 +247,26 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
     try {
       const refused: Span = makeSpan({ name: 'refused by the server' })
       const kept = makeSpan()
-      const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(otlpJson([refused, kept])) })
+      const res = await fetch(`${url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(otlpJson([refused, kept])),
+      })
       assert.equal(res.status, 200)
       const partial = ((await res.json()) as { partialSuccess?: { rejectedSpans: string; errorMessage: string } }).partialSuccess
       assert.match(partial?.errorMessage ?? '', /storage refused it \(ClickHouse error 469 VIOLATED_CONSTRAINT\)/)
-      const [letter] = await (await storage.query({ query: `SELECT error FROM dead_letters WHERE span_id = {id:String}`, query_params: { id: refused.spanId }, format: 'JSONEachRow' })).json<{ error: string }>()
-      assert.match(letter?.error ?? '', /^Code: 469\. DB::Exception: Constraint `server_path_test` .* \(VIOLATED_CONSTRAINT\)$/s, 'the dead letter says which error it was, as on the embedded engine')
+      const [letter] = await (
+        await storage.query({
+          query: `SELECT error FROM dead_letters WHERE span_id = {id:String}`,
+          query_params: { id: refused.spanId },
+          format: 'JSONEachRow',
+        })
+      ).json<{ error: string }>()
+      assert.match(
+        letter?.error ?? '',
+        /^Code: 469\. DB::Exception: Constraint `server_path_test` .* \(VIOLATED_CONSTRAINT\)$/s,
+        'the dead letter says which error it was, as on the embedded engine',
+      )
       assert.equal((await readTrace(storage, 'default', kept.traceId))?.spans.length, 1)
     } finally {
       await storage.command({ query: 'ALTER TABLE spans DROP CONSTRAINT server_path_test' })
@@ -214,13 +296,23 @@ describe('a server in another timezone (Asia/Tokyo, UTC+9)', () => {
     const trace = scenarios.refundOutsidePolicy().trace()
     await clickhouseScoreSink(tokyo).write(traceScoreRecords(scoreTrace(trace, resolveChecksConfig(checksSection))))
     const listed = await worst(tokyo, 'default', worstQuery.parse({}))
-    assert.deepEqual(listed.map((t) => t.traceId), [trace.traceId])
+    assert.deepEqual(
+      listed.map((t) => t.traceId),
+      [trace.traceId],
+    )
   })
 
   test("feedback stored after the judge's last read is read by its next one", async () => {
     const seen: string[] = []
-    const poller = pollFeedback(tokyo, (rows) => { for (const r of rows) seen.push(r.traceId) }, { intervalMs: 3_600_000 })
-    const give = (traceId: string) => tokyo.insert({ table: 'feedback', format: 'JSONEachRow', values: [{ project_id: 'default', trace_id: traceId, feedback_id: traceId, score: 0 }] })
+    const poller = pollFeedback(
+      tokyo,
+      (rows) => {
+        for (const r of rows) seen.push(r.traceId)
+      },
+      { intervalMs: 3_600_000 },
+    )
+    const give = (traceId: string) =>
+      tokyo.insert({ table: 'feedback', format: 'JSONEachRow', values: [{ project_id: 'default', trace_id: traceId, feedback_id: traceId, score: 0 }] })
     try {
       await poller.poll()
       await give('a'.repeat(32))
@@ -246,7 +338,10 @@ test('`sieve migrate --print` shows the schema without connecting; `--cluster` g
   const cluster = await runSieve(['migrate', '--print', '--cluster', 'sieve_cluster'], env)
   assert.equal(cluster.code, 0, cluster.stderr)
   assert.match(cluster.stdout, /CREATE TABLE IF NOT EXISTS spans_local ON CLUSTER sieve_cluster\n/)
-  assert.match(cluster.stdout, /CREATE TABLE IF NOT EXISTS spans ON CLUSTER sieve_cluster AS spans_local ENGINE = Distributed\(sieve_cluster, currentDatabase\(\), spans_local, cityHash64\(trace_id\)\);/)
+  assert.match(
+    cluster.stdout,
+    /CREATE TABLE IF NOT EXISTS spans ON CLUSTER sieve_cluster AS spans_local ENGINE = Distributed\(sieve_cluster, currentDatabase\(\), spans_local, cityHash64\(trace_id\)\);/,
+  )
   assert.match(cluster.stdout, /TTL toDateTime\(greatest\(start_time, ingested_at\)\) \+ INTERVAL 30 DAY;/)
   assert.throws(() => readFileSync(dataDir), /ENOENT/)
 })
@@ -254,14 +349,23 @@ test('`sieve migrate --print` shows the schema without connecting; `--cluster` g
 /** Spans as an OTLP/JSON export request (one resource, one scope). */
 function otlpJson(spans: Span[]) {
   return {
-    resourceSpans: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'server-path' } }] },
-      scopeSpans: [{
-        spans: spans.map((s) => ({
-          traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name, kind: 1,
-          startTimeUnixNano: s.startTimeUnixNano, endTimeUnixNano: s.endTimeUnixNano,
-        })),
-      }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'server-path' } }] },
+        scopeSpans: [
+          {
+            spans: spans.map((s) => ({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId,
+              name: s.name,
+              kind: 1,
+              startTimeUnixNano: s.startTimeUnixNano,
+              endTimeUnixNano: s.endTimeUnixNano,
+            })),
+          },
+        ],
+      },
+    ],
   }
 }

@@ -31,9 +31,20 @@ const PROJECT = 'support-simulation'
 const configFile = join(dir, 'sieve.yaml')
 writeFileSync(configFile, `${readFileSync(join(root, 'sdk/examples/support-agent/sieve.yaml'), 'utf8')}\nscorer: { quietPeriodMs: 200, tickMs: 50 }\n`)
 /** What every command sees: the same data directory and config, no judge, no LLM user, the embedded store. */
-const env = { ...process.env, SIEVE_DATA_DIR: dir, SIEVE_CONFIG_FILE: configFile, JUDGE_MODEL: '', SIMULATOR_MODEL: '', SIEVE_API_KEYS: '', KAFKA_BROKERS: '', CLICKHOUSE_URL: '' }
+const env = {
+  ...process.env,
+  SIEVE_DATA_DIR: dir,
+  SIEVE_CONFIG_FILE: configFile,
+  JUDGE_MODEL: '',
+  SIMULATOR_MODEL: '',
+  SIEVE_API_KEYS: '',
+  KAFKA_BROKERS: '',
+  CLICKHOUSE_URL: '',
+}
 
-interface Quality { scores: { kind: string; name: string; passed: boolean }[] }
+interface Quality {
+  scores: { kind: string; name: string; passed: boolean }[]
+}
 
 test('a failing simulated run, stored in Sieve with --send, exports and replays through sieve eval like a production failure', async () => {
   const scenario = readScenarios([join(root, SCENARIOS, 'refund-outside-policy.yaml')]).scenarios[0]!.scenario
@@ -47,15 +58,41 @@ test('a failing simulated run, stored in Sieve with --send, exports and replays 
     const url = await printed(up, /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/, 'sieve up is up')
 
     // 1. The broken agent refunds outside the policy; the runs are stored in the simulation project.
-    const simulated = await runSieve(['simulate', '--scenarios', SCENARIOS, '--agent', broken, '--scenario', 'refund-outside-policy', '--template', 'base',
-      '--send', url, '--out', join(dir, 'simulate.json'), '--summary', join(dir, 'simulate.md')], { ...env, SIEVE_API_KEY: KEY })
+    const simulated = await runSieve(
+      [
+        'simulate',
+        '--scenarios',
+        SCENARIOS,
+        '--agent',
+        broken,
+        '--scenario',
+        'refund-outside-policy',
+        '--template',
+        'base',
+        '--send',
+        url,
+        '--out',
+        join(dir, 'simulate.json'),
+        '--summary',
+        join(dir, 'simulate.md'),
+      ],
+      { ...env, SIEVE_API_KEY: KEY },
+    )
     assert.equal(simulated.code, 1, simulated.stdout + simulated.stderr)
     assert.match(simulated.stdout, /refund-outside-policy@base fails: pass rate 0 \(failing: prohibited_tools/)
     const report = JSON.parse(readFileSync(join(dir, 'simulate.json'), 'utf8'))
     const run = report.variants[0].runs[0]
     traceIds = run.traceIds
-    assert.deepEqual(run.transcript.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content), scriptedUserTurns, 'the scripted user said its script')
-    assert.deepEqual([traceIds.length, report.stored.traces, report.stored.failedRuns], [scriptedUserTurns.length, scriptedUserTurns.length, 0], 'one stored trace per user turn')
+    assert.deepEqual(
+      run.transcript.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content),
+      scriptedUserTurns,
+      'the scripted user said its script',
+    )
+    assert.deepEqual(
+      [traceIds.length, report.stored.traces, report.stored.failedRuns],
+      [scriptedUserTurns.length, scriptedUserTurns.length, 0],
+      'one stored trace per user turn',
+    )
     const gate = run.failures.find((f: { kind: string; name: string }) => f.kind === 'gate' && f.name === 'prohibited_tools')
     assert.ok(gate, JSON.stringify(run.failures))
     failingTrace = traceIds[gate.turn - 1]!
@@ -84,7 +121,7 @@ test('a failing simulated run, stored in Sieve with --send, exports and replays 
   }
 
   const lines = readFileSync(dataset, 'utf8').trim().split('\n')
-  assert.equal(lines.length, 1, 'only the failing turn\'s trace')
+  assert.equal(lines.length, 1, "only the failing turn's trace")
   const example = JSON.parse(lines[0]!)
   assert.ok(traceIds.includes(example.source.traceId), 'a trace of the simulated run')
   assert.deepEqual([example.source.traceId, example.source.projectId, example.source.agentName], [failingTrace, PROJECT, 'support-agent'])

@@ -98,12 +98,20 @@ test(`collector, ingester, scorer and dashboard as separate processes over Kafka
   })
   let got = { spans: 0, traces: 0, scored: 0 }
   try {
-    await until('every span stored, every trace rolled up and scored', async () => {
-      got = await everything()
-      return got.spans === spans && got.traces === N && got.scored === N
-    }, 90_000)
+    await until(
+      'every span stored, every trace rolled up and scored',
+      async () => {
+        got = await everything()
+        return got.spans === spans && got.traces === N && got.scored === N
+      },
+      90_000,
+    )
   } catch (err) {
-    throw new Error(`${(err as Error).message}: ${JSON.stringify(got)} of ${JSON.stringify({ spans, traces: N, scored: N })}\n${Object.entries(roles).map(([r, p]) => `--- ${r}\n${p.output()}`).join('\n')}`)
+    throw new Error(
+      `${(err as Error).message}: ${JSON.stringify(got)} of ${JSON.stringify({ spans, traces: N, scored: N })}\n${Object.entries(roles)
+        .map(([r, p]) => `--- ${r}\n${p.output()}`)
+        .join('\n')}`,
+    )
   }
   // Each check once per trace: the scorer's writes reach the server once however its batches fell.
   assert.equal(await count(`SELECT count() - uniqExact(trace_id, scorer_name) FROM scores FINAL WHERE kind = 'deterministic' AND ${ours}`), 0)
@@ -117,14 +125,21 @@ test(`collector, ingester, scorer and dashboard as separate processes over Kafka
   // The four support scenarios are held to the tool policy, the triage one is not.
   const expected = { traces: N, prohibitedToolsScored: (N / kinds.length) * 4 }
   try {
-    await until('the dashboard to chart every trace', async () => {
-      quality = (await (await fetch(`${dashboardUrl}/api/quality?kind=deterministic`)).json()) as Quality
-      return JSON.stringify(charted()) === JSON.stringify(expected)
-    }, 20_000)
+    await until(
+      'the dashboard to chart every trace',
+      async () => {
+        quality = (await (await fetch(`${dashboardUrl}/api/quality?kind=deterministic`)).json()) as Quality
+        return JSON.stringify(charted()) === JSON.stringify(expected)
+      },
+      20_000,
+    )
   } catch (err) {
-    const latest = await (await opened.query({
-      query: `SELECT scorer_name, count() AS rows, uniqExact(trace_id) AS traces FROM scores WHERE kind = 'deterministic' AND ${ours} GROUP BY scorer_name`, format: 'JSONEachRow',
-    })).json()
+    const latest = await (
+      await opened.query({
+        query: `SELECT scorer_name, count() AS rows, uniqExact(trace_id) AS traces FROM scores WHERE kind = 'deterministic' AND ${ours} GROUP BY scorer_name`,
+        format: 'JSONEachRow',
+      })
+    ).json()
     throw new Error(`${(err as Error).message}: ${JSON.stringify(charted())}, expected ${JSON.stringify(expected)}; scores ${JSON.stringify(latest)}`)
   }
   const worst = (await (await fetch(`${dashboardUrl}/api/worst?check=prohibited_tools&limit=200`)).json()) as { traces: { traceId: string }[] }

@@ -20,18 +20,33 @@ after(() => rmSync(dataDir, { recursive: true, force: true }))
 
 /** A CLI command as a user runs it in another shell: same data directory, and no config file unless given. */
 async function sieve(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  const run = await runSieve(args, { ...process.env, SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: '', SIEVE_API_KEYS: '', KAFKA_BROKERS: '', CLICKHOUSE_URL: '', ...env })
+  const run = await runSieve(args, {
+    ...process.env,
+    SIEVE_DATA_DIR: dataDir,
+    SIEVE_CONFIG_FILE: '',
+    SIEVE_API_KEYS: '',
+    KAFKA_BROKERS: '',
+    CLICKHOUSE_URL: '',
+    ...env,
+  })
   return { code: run.code, out: run.stdout, err: run.stderr }
 }
 
 const refund = scenarios.refundOutsidePolicy()
 const traceId = refund.spans('default')[0]!.traceId
-const examples = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>)
+const examples = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
 /** What two exports of the same trace share: all but the export time and what derives from it. */
 const comparable = (e: Record<string, any>) => ({ ...e, source: { ...e.source, exportedAt: '' }, reviewBy: '' })
 
 test('export, score, checks and migrate work while `sieve up` owns the store, with its configuration, as they do with it stopped', async () => {
-  writeFileSync(configFile, JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 200, tickMs: 50 }, judge: { sampling: { rate: 0 }, calibration: { minLabels: 1 } } }))
+  writeFileSync(
+    configFile,
+    JSON.stringify({ checks: checksSection, scorer: { quietPeriodMs: 200, tickMs: 50 }, judge: { sampling: { rate: 0 }, calibration: { minLabels: 1 } } }),
+  )
   // The judge, for `sieve judge calibrate`: the running Sieve's judge settings are the ones used.
   const judge = await startFakeOpenAI({ script: (r) => say(JSON.stringify({ evidence: [firstCitation(r)], reasoning: 'r', score: 4 })) })
   const judgeEnv = { JUDGE_BASE_URL: judge.baseURL, JUDGE_MODEL: 'judge-2025-01-01' }
@@ -46,17 +61,20 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
     })
     const url = /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(up.output())![1]!
     const owner = join(dataDir, 'owner.json')
-    assert.equal(statSync(owner).mode & 0o777, 0o600, 'the owner file (its token opens every project) is the user\'s alone')
+    assert.equal(statSync(owner).mode & 0o777, 0o600, "the owner file (its token opens every project) is the user's alone")
     const sent = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: refund.otlpProtobuf() })
     assert.equal(sent.status, 200)
-    await until('the trace is scored', async () => (await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json() as { traces: unknown[] }).traces.length > 0)
+    await until(
+      'the trace is scored',
+      async () => ((await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json()) as { traces: unknown[] }).traces.length > 0,
+    )
 
     // Without SIEVE_CONFIG_FILE: the running Sieve's checks decide what the example expects.
     const exported = await sieve(['export', '--out', join(dataDir, 'while-up.jsonl')])
     assert.equal(exported.code, 0, exported.out + exported.err)
     assert.match(exported.err, /through the running Sieve \(pid \d+, http:\/\/127\.0\.0\.1:\d+, config .*sieve\.yaml\)/)
     const [example] = examples(join(dataDir, 'while-up.jsonl'))
-    assert.deepEqual(example!.expected.prohibited_tools, ['process_refund'], 'the server\'s config, not an empty default')
+    assert.deepEqual(example!.expected.prohibited_tools, ['process_refund'], "the server's config, not an empty default")
 
     const scored = await sieve(['score', '--trace', traceId, '--dry-run'])
     assert.equal(scored.code, 1, scored.out + scored.err)
@@ -69,7 +87,10 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
     // No JUDGE_* here: the running Sieve's judge does the calibration, on the stored trace.
     const calibrated = await sieve(['judge', 'calibrate', '--labels', labels, '--json'])
     assert.equal(calibrated.code, 0, calibrated.out + calibrated.err)
-    assert.deepEqual(JSON.parse(calibrated.out).dimensions.map((d: any) => [d.dimension, d.judge.exact]), [['accuracy', 1]])
+    assert.deepEqual(
+      JSON.parse(calibrated.out).dimensions.map((d: any) => [d.dimension, d.judge.exact]),
+      [['accuracy', 1]],
+    )
 
     const forged = await fetch(`${url}/ops/checks`, { headers: { authorization: 'Bearer not-the-token-of-the-owner-file-0000' } })
     assert.equal(forged.status, 401, 'the operations take the owner token only')
@@ -98,7 +119,8 @@ test('export, score, checks and migrate work while `sieve up` owns the store, wi
 })
 
 test('an owner file left by a process that died (kill -9), or whose pid another process now has, is ignored', async () => {
-  const owner = (pid: number) => JSON.stringify({ pid, url: 'http://127.0.0.1:9', token: 'x'.repeat(64), startedAt: new Date().toISOString(), version: 'sieve 0', configFile: '' })
+  const owner = (pid: number) =>
+    JSON.stringify({ pid, url: 'http://127.0.0.1:9', token: 'x'.repeat(64), startedAt: new Date().toISOString(), version: 'sieve 0', configFile: '' })
   // A pid above any pid_max: that process is gone.
   writeFileSync(join(dataDir, 'owner.json'), owner(2 ** 22 + 17))
   const gone = await sieve(['migrate'])
@@ -125,7 +147,10 @@ test('from another machine: SIEVE_URL with SIEVE_OPS_TOKEN works through that Si
     })
     const url = /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(up.output())![1]!
     await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: refund.otlpProtobuf() })
-    await until('the trace is scored', async () => (await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json() as { traces: unknown[] }).traces.length > 0)
+    await until(
+      'the trace is scored',
+      async () => ((await (await fetch(`${url}/api/worst?check=prohibited_tools`)).json()) as { traces: unknown[] }).traces.length > 0,
+    )
     // The client's own data directory holds nothing: everything comes from the server.
     const remote = { SIEVE_DATA_DIR: clientDir, SIEVE_OPS_TOKEN: token }
     const checks = await sieve(['checks', '--agent', 'support', '--url', url], remote)

@@ -35,43 +35,66 @@ async function up(dataDir: string, scorer: Record<string, number>): Promise<Siev
   // KAFKA_BROKERS empty: the embedded default, whatever `npm test` exports for the Kafka tests.
   const run = spawnSieve('up', { SIEVE_DATA_DIR: dataDir, SIEVE_CONFIG_FILE: configFile, KAFKA_BROKERS: '' })
   children.add(run.child)
-  await until('sieve up to start', () => {
-    if (run.child.exitCode !== null || run.child.signalCode !== null) throw new Error(`sieve up exited ${run.child.exitCode ?? run.child.signalCode}:\n${run.output()}`)
-    return run.output().includes('Sieve is up')
-  }, 60_000)
+  await until(
+    'sieve up to start',
+    () => {
+      if (run.child.exitCode !== null || run.child.signalCode !== null)
+        throw new Error(`sieve up exited ${run.child.exitCode ?? run.child.signalCode}:\n${run.output()}`)
+      return run.output().includes('Sieve is up')
+    },
+    60_000,
+  )
   return { ...run, url: /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(run.output())![1]! }
 }
 
 async function exited(run: SieveProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const { child } = run
   // Bounded: the stop gives up after 30 s and then waits at most 30 s for storage.
-  await until('sieve up to exit', () => child.exitCode !== null || child.signalCode !== null, 90_000)
-    .catch((err: Error) => { throw new Error(`${err.message}:\n${run.output()}`) })
+  await until('sieve up to exit', () => child.exitCode !== null || child.signalCode !== null, 90_000).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${run.output()}`)
+  })
   return { code: child.exitCode, signal: child.signalCode }
 }
 
 const anyValue = (v: AttributeValue): unknown =>
-  typeof v === 'string' ? { stringValue: v }
-    : typeof v === 'boolean' ? { boolValue: v }
-      : typeof v === 'number' ? (Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v })
-        : Array.isArray(v) ? { arrayValue: { values: v.map(anyValue) } } : { stringValue: JSON.stringify(v) }
+  typeof v === 'string'
+    ? { stringValue: v }
+    : typeof v === 'boolean'
+      ? { boolValue: v }
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? { intValue: String(v) }
+          : { doubleValue: v }
+        : Array.isArray(v)
+          ? { arrayValue: { values: v.map(anyValue) } }
+          : { stringValue: JSON.stringify(v) }
 const keyValues = (attributes: Record<string, AttributeValue>) => Object.entries(attributes).map(([key, value]) => ({ key, value: anyValue(value) }))
 
 /** OTLP/JSON of spans made by testkit's builders (one resource, one scope). */
 function otlpJson(spans: Span[]): string {
   return JSON.stringify({
-    resourceSpans: [{
-      resource: { attributes: keyValues(spans[0]!.resource) },
-      scopeSpans: [{
-        scope: { name: 'crash-test' },
-        spans: spans.map((s) => ({
-          traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId, name: s.name, kind: 3,
-          startTimeUnixNano: s.startTimeUnixNano, endTimeUnixNano: s.endTimeUnixNano, attributes: keyValues(s.attributes),
-          events: s.events.map((e) => ({ timeUnixNano: e.timeUnixNano, name: e.name, attributes: keyValues(e.attributes) })),
-          status: { code: 1 },
-        })),
-      }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: keyValues(spans[0]!.resource) },
+        scopeSpans: [
+          {
+            scope: { name: 'crash-test' },
+            spans: spans.map((s) => ({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId,
+              name: s.name,
+              kind: 3,
+              startTimeUnixNano: s.startTimeUnixNano,
+              endTimeUnixNano: s.endTimeUnixNano,
+              attributes: keyValues(s.attributes),
+              events: s.events.map((e) => ({ timeUnixNano: e.timeUnixNano, name: e.name, attributes: keyValues(e.attributes) })),
+              status: { code: 1 },
+            })),
+          },
+        ],
+      },
+    ],
   })
 }
 
@@ -90,15 +113,16 @@ function sender(url: string, traces: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 4 })
   let next = 0
   let stopped = false
-  const post = (body: string) => new Promise<number>((resolve) => {
-    const req = request(`${url}/v1/traces`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
-      res.on('error', () => resolve(0))
+  const post = (body: string) =>
+    new Promise<number>((resolve) => {
+      const req = request(`${url}/v1/traces`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+        res.on('error', () => resolve(0))
+      })
+      req.on('error', () => resolve(0))
+      req.end(body)
     })
-    req.on('error', () => resolve(0))
-    req.end(body)
-  })
   const worker = async () => {
     while (!stopped && next < requests.length) {
       const { body, traceIds } = requests[next++]!
@@ -122,10 +146,16 @@ function sender(url: string, traces: number) {
  * scored (those still in their quiet period at start too). The gauge is set on every tick.
  */
 async function scorerIdle(run: SieveProcess & { url: string }): Promise<void> {
-  await until('the scorer to finish the recovered traces', async () => {
-    const text = await (await fetch(`${run.url}/metrics`)).text()
-    return /^sieve_assembler_open_traces 0$/m.test(text)
-  }, 30_000).catch((err: Error) => { throw new Error(`${err.message}:\n${run.output()}`) })
+  await until(
+    'the scorer to finish the recovered traces',
+    async () => {
+      const text = await (await fetch(`${run.url}/metrics`)).text()
+      return /^sieve_assembler_open_traces 0$/m.test(text)
+    },
+    30_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${run.output()}`)
+  })
 }
 
 /** What storage holds about the acknowledged traces, read once `sieve up` has stopped (one process per data dir). */
@@ -135,17 +165,43 @@ async function verify(dataDir: string, acknowledged: Set<string>): Promise<void>
     await storage.command({ query: 'CREATE TEMPORARY TABLE acked (trace_id String)' })
     await storage.insert({ table: 'acked', values: [...acknowledged].map((trace_id) => ({ trace_id })), format: 'JSONEachRow' })
     const n = acknowledged.size
-    assert.equal(await countRows(storage, 'SELECT count() FROM spans FINAL WHERE trace_id IN (SELECT trace_id FROM acked)'), n * SPANS_PER_TRACE, 'every acknowledged span stored')
-    assert.equal(await countRows(storage, 'SELECT count() FROM traces FINAL WHERE trace_id IN (SELECT trace_id FROM acked)'), n, 'every acknowledged trace in the rollup')
-    assert.equal(await countRows(storage, 'SELECT sum(span_count) FROM traces FINAL WHERE trace_id IN (SELECT trace_id FROM acked)'), n * SPANS_PER_TRACE, 'rollups count every span')
+    assert.equal(
+      await countRows(storage, 'SELECT count() FROM spans FINAL WHERE trace_id IN (SELECT trace_id FROM acked)'),
+      n * SPANS_PER_TRACE,
+      'every acknowledged span stored',
+    )
+    assert.equal(
+      await countRows(storage, 'SELECT count() FROM traces FINAL WHERE trace_id IN (SELECT trace_id FROM acked)'),
+      n,
+      'every acknowledged trace in the rollup',
+    )
+    assert.equal(
+      await countRows(storage, 'SELECT sum(span_count) FROM traces FINAL WHERE trace_id IN (SELECT trace_id FROM acked)'),
+      n * SPANS_PER_TRACE,
+      'rollups count every span',
+    )
     // Stored but cut off before its answer counts too: every trace in storage is in the rollup and scored.
     const stored = await countRows(storage, 'SELECT uniqExact(trace_id) FROM spans')
     assert.equal(await countRows(storage, 'SELECT count() FROM traces FINAL'), stored, 'every stored trace in the rollup')
     assert.equal(await countRows(storage, "SELECT uniqExact(trace_id) FROM scores WHERE kind = 'deterministic'"), stored, 'every stored trace scored')
-    assert.equal(await countRows(storage, "SELECT uniqExact(trace_id) FROM scores WHERE kind = 'deterministic' AND trace_id IN (SELECT trace_id FROM acked)"), n, 'every acknowledged trace scored')
+    assert.equal(
+      await countRows(storage, "SELECT uniqExact(trace_id) FROM scores WHERE kind = 'deterministic' AND trace_id IN (SELECT trace_id FROM acked)"),
+      n,
+      'every acknowledged trace scored',
+    )
     // Scored whole (their roots were stored with them), and each check once.
-    assert.equal(await countRows(storage, "SELECT countIf(passed = 0) FROM scores FINAL WHERE scorer_name = 'trace_complete'"), 0, 'recovered traces scored complete')
-    assert.equal(await countRows(storage, "SELECT count() FROM (SELECT trace_id, scorer_name FROM scores FINAL WHERE kind = 'deterministic' GROUP BY trace_id, scorer_name HAVING count() > 1)"), 0)
+    assert.equal(
+      await countRows(storage, "SELECT countIf(passed = 0) FROM scores FINAL WHERE scorer_name = 'trace_complete'"),
+      0,
+      'recovered traces scored complete',
+    )
+    assert.equal(
+      await countRows(
+        storage,
+        "SELECT count() FROM (SELECT trace_id, scorer_name FROM scores FINAL WHERE kind = 'deterministic' GROUP BY trace_id, scorer_name HAVING count() > 1)",
+      ),
+      0,
+    )
   } finally {
     await storage.close()
   }

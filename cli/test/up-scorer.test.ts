@@ -26,8 +26,12 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout.on('data', (c) => { output += c })
-  child.stderr.on('data', (c) => { output += c })
+  child.stdout.on('data', (c) => {
+    output += c
+  })
+  child.stderr.on('data', (c) => {
+    output += c
+  })
   try {
     while (!/Sieve is up/.test(output)) {
       if (child.exitCode !== null) throw new Error(`sieve up exited ${child.exitCode}:\n${output}`)
@@ -35,7 +39,11 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
     }
     const url = /OTLP\/HTTP traces: (http:\/\/[^/\s]+)\/v1\/traces/.exec(output)?.[1]
     assert.ok(url, output)
-    const sent = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: scenarios.refundOutsidePolicy().otlpProtobuf() })
+    const sent = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: scenarios.refundOutsidePolicy().otlpProtobuf(),
+    })
     assert.equal(sent.status, 200, await sent.text())
     // A documented path in another method names the ones it takes (allowedMethods, wired in cli/src/parts.ts).
     const wrongMethod = await fetch(`${url}/v1/traces`, { method: 'DELETE' })
@@ -55,7 +63,10 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
       await new Promise((r) => setTimeout(r, 100))
       text = await (await fetch(`${url}/metrics`)).text()
     }
-    const results = text.split('\n').filter((l) => l.startsWith('sieve_check_results_total{')).reduce((n, l) => n + Number(l.split(' ').at(-1)), 0)
+    const results = text
+      .split('\n')
+      .filter((l) => l.startsWith('sieve_check_results_total{'))
+      .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0)
     assert.ok(results >= 2, text)
     assert.equal(metric(text, 'sieve_insert_rows_total{table="scores"}'), results, text)
     assert.equal(metric(text, 'sieve_insert_duration_seconds_count{table="scores"}'), 1, text)
@@ -71,14 +82,45 @@ test('sieve up scores what it receives: the failing check shows in /metrics seco
     const logs = await fetch(`${url}/v1/logs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [
-        record('gen_ai.user.message', { kvlistValue: { values: [kv('content', 'Who handles refunds?')] } }),
-        record('gen_ai.choice', { kvlistValue: { values: [{ key: 'message', value: { kvlistValue: { values: [kv('role', 'assistant'), kv('content', 'Write to ann.lee@example.com, she decides.')] } } }] } }),
-      ] }] }] }),
+      body: JSON.stringify({
+        resourceLogs: [
+          {
+            scopeLogs: [
+              {
+                logRecords: [
+                  record('gen_ai.user.message', { kvlistValue: { values: [kv('content', 'Who handles refunds?')] } }),
+                  record('gen_ai.choice', {
+                    kvlistValue: {
+                      values: [
+                        {
+                          key: 'message',
+                          value: { kvlistValue: { values: [kv('role', 'assistant'), kv('content', 'Write to ann.lee@example.com, she decides.')] } },
+                        },
+                      ],
+                    },
+                  }),
+                ],
+              },
+            ],
+          },
+        ],
+      }),
     })
     assert.equal(logs.status, 200, await logs.text())
-    const span = { traceId, spanId, name: 'chat gpt-4o-mini', kind: 3, startTimeUnixNano: String(now), endTimeUnixNano: String(now + 1_000_000n), attributes: [kv('gen_ai.operation.name', 'chat')] }
-    const spans = await fetch(`${url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }) })
+    const span = {
+      traceId,
+      spanId,
+      name: 'chat gpt-4o-mini',
+      kind: 3,
+      startTimeUnixNano: String(now),
+      endTimeUnixNano: String(now + 1_000_000n),
+      attributes: [kv('gen_ai.operation.name', 'chat')],
+    }
+    const spans = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }),
+    })
     assert.equal(spans.status, 200, await spans.text())
     for (let i = 0; i < 200 && metric(text, 'sieve_scored_traces_total{complete="true",rescore="false"}') < 2; i++) {
       await new Promise((r) => setTimeout(r, 100))

@@ -27,8 +27,12 @@ function sieve(args: string[], env: Record<string, string>): { child: ChildProce
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout!.on('data', (chunk) => { output += chunk })
-  child.stderr!.on('data', (chunk) => { output += chunk })
+  child.stdout!.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr!.on('data', (chunk) => {
+    output += chunk
+  })
   return { child, output: () => output }
 }
 
@@ -51,17 +55,27 @@ async function stop(sieve: Sieve): Promise<number | null> {
 
 const traceId = '5b8efff798038103d269b633813fc60c'
 const otlpJson = {
-  resourceSpans: [{
-    resource: { attributes: [{ key: 'service.name', value: { stringValue: 'restart-check' } }] },
-    scopeSpans: [{
-      scope: { name: 'test' },
-      spans: [{
-        traceId, spanId: 'eee19b7ec3c1b174', name: 'invoke_agent', kind: 1,
-        startTimeUnixNano: '1744712660000000001', endTimeUnixNano: '1744712661000000002',
-        attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }],
-      }],
-    }],
-  }],
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'restart-check' } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'test' },
+          spans: [
+            {
+              traceId,
+              spanId: 'eee19b7ec3c1b174',
+              name: 'invoke_agent',
+              kind: 1,
+              startTimeUnixNano: '1744712660000000001',
+              endTimeUnixNano: '1744712661000000002',
+              attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }],
+            },
+          ],
+        },
+      ],
+    },
+  ],
 }
 
 describe('sieve up', () => {

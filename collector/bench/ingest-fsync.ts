@@ -28,7 +28,10 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
 const SPANS_PER_REQUEST = 512
 const work = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'sieve-bench-fsync-'))
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 const loadAtStart = load()
 
 /**
@@ -89,10 +92,23 @@ async function settle(): Promise<void> {
   }
 }
 
-const figures = Object.fromEntries(SIDES.map((side) => [side, {
-  ceiling: [] as number[], ceilingPerCpu: [] as number[], syncsPerInsert: [] as number[],
-  stored: [] as number[], storedPerCpu: [] as number[], latencies: [] as number[], refused: 0,
-}])) as Record<Side, { ceiling: number[]; ceilingPerCpu: number[]; syncsPerInsert: number[]; stored: number[]; storedPerCpu: number[]; latencies: number[]; refused: number }>
+const figures = Object.fromEntries(
+  SIDES.map((side) => [
+    side,
+    {
+      ceiling: [] as number[],
+      ceilingPerCpu: [] as number[],
+      syncsPerInsert: [] as number[],
+      stored: [] as number[],
+      storedPerCpu: [] as number[],
+      latencies: [] as number[],
+      refused: 0,
+    },
+  ]),
+) as Record<
+  Side,
+  { ceiling: number[]; ceilingPerCpu: number[]; syncsPerInsert: number[]; stored: number[]; storedPerCpu: number[]; latencies: number[]; refused: number }
+>
 
 for (const [index, slice] of rounds.entries()) {
   const spans: Span[] = slice.flatMap((payload) => decodeProtobufRequest(payload, 'default').spans)
@@ -116,7 +132,8 @@ for (const [index, slice] of rounds.entries()) {
     f.latencies.push(...sent.latencies)
     f.refused += sent.statuses.filter((status) => status !== 200).length
   }
-  const round = (side: Side) => `ceiling ${figures[side].ceiling.at(-1)}, stored ${figures[side].stored.at(-1)} spans/s (${figures[side].storedPerCpu.at(-1)} per CPU-s)`
+  const round = (side: Side) =>
+    `ceiling ${figures[side].ceiling.at(-1)}, stored ${figures[side].stored.at(-1)} spans/s (${figures[side].storedPerCpu.at(-1)} per CPU-s)`
   console.log(`round ${index + 1}/${rounds.length}: fsync off: ${round('off')}; on: ${round('on')}`)
 }
 
@@ -143,7 +160,7 @@ Ingest with SIEVE_FSYNC off and on: ${REQUESTS} requests x ${SPANS_PER_REQUEST} 
 Data under ${work}, where one fsync of 64 KiB takes ${fsyncMs.toFixed(2)} ms (median of 100); load average at start ${loadAtStart}, at the end ${load()}
 `)
 row('', 'fsync off', 'fsync on', 'on / off')
-row('storage ceiling (Sieve\'s insert), spans/s', m('off', 'ceiling'), m('on', 'ceiling'), ratio('ceiling'))
+row("storage ceiling (Sieve's insert), spans/s", m('off', 'ceiling'), m('on', 'ceiling'), ratio('ceiling'))
 row('  per CPU-second', m('off', 'ceilingPerCpu'), m('on', 'ceilingPerCpu'), ratio('ceilingPerCpu'))
 row('  fsync calls per insert of 8,192 spans', m('off', 'syncsPerInsert'), m('on', 'syncsPerInsert'))
 row('collector stored, spans/s', m('off', 'stored'), m('on', 'stored'), ratio('stored'))

@@ -128,9 +128,21 @@ const total = REQUESTS * SPANS_PER_REQUEST
 let recordsPerRequest = 0
 // On a shared machine wall-clock rates follow the load; spans per CPU-second of the producing process much less.
 const results = {
-  rawPerCpu: [] as number[], acceptedPerCpu: [] as number[], raw: [] as number[], accepted: [] as number[], drained: [] as number[],
-  drainedPerCpu: [] as number[], storePerCpu: [] as number[], p50: [] as number[], p99: [] as number[], refused: 0,
-  sieveCpuMs: [] as number[], peer: [] as number[], peerAnswered: [] as number[], peerCpuMs: [] as number[], load: [] as number[],
+  rawPerCpu: [] as number[],
+  acceptedPerCpu: [] as number[],
+  raw: [] as number[],
+  accepted: [] as number[],
+  drained: [] as number[],
+  drainedPerCpu: [] as number[],
+  storePerCpu: [] as number[],
+  p50: [] as number[],
+  p99: [] as number[],
+  refused: 0,
+  sieveCpuMs: [] as number[],
+  peer: [] as number[],
+  peerAnswered: [] as number[],
+  peerCpuMs: [] as number[],
+  load: [] as number[],
 }
 
 /**
@@ -235,14 +247,19 @@ for (let round = 1; round <= ROUNDS; round++) {
   lagPayloads.forEach((p, i) => {
     for (const s of decodeProtobufRequest(p, 'default').spans) sentAtOfTrace.set(s.traceId, lag.sentAt[i]!)
   })
-  const where: Config['clickhouse'] = store ? { kind: 'server', url: store.url, database: 'sieve' } : { kind: 'embedded', path: join(dataDir, 'clickhouse'), database: 'sieve' }
+  const where: Config['clickhouse'] = store
+    ? { kind: 'server', url: store.url, database: 'sieve' }
+    : { kind: 'embedded', path: join(dataDir, 'clickhouse'), database: 'sieve' }
   const storage = await createStorage(where)
   const rows = (await (
     await storage.query({ query: 'SELECT trace_id, toUnixTimestamp64Milli(max(ingested_at)) AS at FROM spans GROUP BY trace_id', format: 'JSONEachRow' })
   ).json()) as { trace_id: string; at: string }[]
   await storage.close()
   await store?.close()
-  const lags = rows.filter((r) => sentAtOfTrace.has(r.trace_id)).map((r) => Number(r.at) - sentAtOfTrace.get(r.trace_id)!).sort((a, b) => a - b)
+  const lags = rows
+    .filter((r) => sentAtOfTrace.has(r.trace_id))
+    .map((r) => Number(r.at) - sentAtOfTrace.get(r.trace_id)!)
+    .sort((a, b) => a - b)
   results.p50.push(percentile(lags, 50))
   results.p99.push(percentile(lags, 99))
   console.log(
@@ -250,7 +267,9 @@ for (let round = 1; round <= ROUNDS; round++) {
       `accepted ${results.accepted.at(-1)} (${results.acceptedPerCpu.at(-1)}/CPU-s), drained ${results.drained.at(-1)} spans/s ` +
       `(${results.drainedPerCpu.at(-1)}/CPU-s of the ingester${store ? `, ${results.storePerCpu.at(-1)}/CPU-s of the stand-in` : ''}); ` +
       `lag p50 ${results.p50.at(-1)} ms, p99 ${results.p99.at(-1)} ms (${lags.length} traces)` +
-      (peerLine ? `\n  ${peerFirst ? 'before' : 'after'} Sieve's collector: ${peerLine}; Sieve ${results.sieveCpuMs.at(-1)!.toFixed(1)} CPU ms/1,000 spans; load ${results.load.at(-1)!.toFixed(1)}` : ''),
+      (peerLine
+        ? `\n  ${peerFirst ? 'before' : 'after'} Sieve's collector: ${peerLine}; Sieve ${results.sieveCpuMs.at(-1)!.toFixed(1)} CPU ms/1,000 spans; load ${results.load.at(-1)!.toFixed(1)}`
+        : ''),
   )
 }
 
@@ -274,8 +293,12 @@ Kafka ingest benchmark: ${REQUESTS} requests x ${SPANS_PER_REQUEST} spans (${tot
   per CPU-second of the producing process (steadier than wall-clock on a shared machine):
   raw kafkajs produce                                      ${median(results.rawPerCpu)} spans
   collector (HTTP, scan, records, kafkajs)                 ${median(results.acceptedPerCpu)} spans  (${((median(results.acceptedPerCpu) / median(results.rawPerCpu)) * 100).toFixed(0)}%)
-  ingester while draining (${OVER_HTTP ? 'Sieve\'s side: fetch, decode, rows, HTTP' : 'fetch, decode, rows and the engine'})${' '.repeat(OVER_HTTP ? 0 : 2)}  ${median(results.drainedPerCpu)} spans${OVER_HTTP ? `
-  the stand-in (HTTP layer in JS and the engine)           ${median(results.storePerCpu)} spans` : ''}
+  ingester while draining (${OVER_HTTP ? "Sieve's side: fetch, decode, rows, HTTP" : 'fetch, decode, rows and the engine'})${' '.repeat(OVER_HTTP ? 0 : 2)}  ${median(results.drainedPerCpu)} spans${
+    OVER_HTTP
+      ? `
+  the stand-in (HTTP layer in JS and the engine)           ${median(results.storePerCpu)} spans`
+      : ''
+  }
 `)
 if (otelcol) {
   const [sieveMs, peerMs, peer] = [median(results.sieveCpuMs), median(results.peerCpuMs), median(results.peer)]

@@ -18,7 +18,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SPAN_COLUMNS, createStorage, migrate, spanToRow, type Span } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
-import { INSERT_BATCH, chunks, measureStorageCeiling, protobufBatch, sendAll, THREAD_GROUPS, threadCpu, metricValue as metric, startSieveUp, storedSpans } from '@sieve/testkit/bench'
+import {
+  INSERT_BATCH,
+  chunks,
+  measureStorageCeiling,
+  protobufBatch,
+  sendAll,
+  THREAD_GROUPS,
+  threadCpu,
+  metricValue as metric,
+  startSieveUp,
+  storedSpans,
+} from '@sieve/testkit/bench'
 import { median, percentile, rate } from '@sieve/testkit'
 
 if (process.argv.includes('--kafka')) {
@@ -57,8 +68,13 @@ const childCpu = sieve.cpuSeconds
 
 // Wall-clock rates depend on what else the machine runs; spans per CPU-second do not, so both are shown.
 const figures = {
-  decode: [] as number[], naive: [] as number[], ceiling: [] as number[], accepted: [] as number[], stored: [] as number[],
-  ceilingPerCpu: [] as number[], storedPerCpu: [] as number[],
+  decode: [] as number[],
+  naive: [] as number[],
+  ceiling: [] as number[],
+  accepted: [] as number[],
+  stored: [] as number[],
+  ceilingPerCpu: [] as number[],
+  storedPerCpu: [] as number[],
 }
 const latencies: number[] = []
 /** CPU seconds of the collector's threads while it took the load, summed over the rounds. */
@@ -106,7 +122,9 @@ for (const [index, slice] of rounds.entries()) {
   storedTotal += storedNow
   figures.stored.push(rate(storedNow, elapsed))
   figures.storedPerCpu.push(Math.round(storedNow / (childCpu() - childCpuBefore)))
-  console.log(`round ${index + 1}/${rounds.length}: decode ${figures.decode.at(-1)}, ceiling ${figures.ceiling.at(-1)}, stored ${figures.stored.at(-1)} spans/s`)
+  console.log(
+    `round ${index + 1}/${rounds.length}: decode ${figures.decode.at(-1)}, ceiling ${figures.ceiling.at(-1)}, stored ${figures.stored.at(-1)} spans/s`,
+  )
 }
 
 const metrics = await collectorMetrics()

@@ -50,11 +50,33 @@ function serializer(field: (value: SpanRowValues[number]) => string, separator: 
   }
 }
 
-interface Variant { name: string; format: RawInsertFormat; serialize: (rows: SpanRowValues[]) => string; settings?: Record<string, number>; batch?: number }
+interface Variant {
+  name: string
+  format: RawInsertFormat
+  serialize: (rows: SpanRowValues[]) => string
+  settings?: Record<string, number>
+  batch?: number
+}
 const FORMATS: Variant[] = [
-  { name: 'JSONCompactEachRow (Sieve)', format: 'JSONCompactEachRow', serialize: (rows) => { let p = ''; for (const r of rows) p += `${JSON.stringify(r)}\n`; return p } },
-  { name: 'TabSeparated', format: 'TabSeparated', serialize: serializer((v) => (typeof v === 'string' ? tsvString(v) : typeof v === 'number' ? String(v) : mapText(v)), '\t') },
-  { name: 'CSV', format: 'CSV', serialize: serializer((v) => (typeof v === 'string' ? csvString(v) : typeof v === 'number' ? String(v) : csvString(mapText(v))), ',') },
+  {
+    name: 'JSONCompactEachRow (Sieve)',
+    format: 'JSONCompactEachRow',
+    serialize: (rows) => {
+      let p = ''
+      for (const r of rows) p += `${JSON.stringify(r)}\n`
+      return p
+    },
+  },
+  {
+    name: 'TabSeparated',
+    format: 'TabSeparated',
+    serialize: serializer((v) => (typeof v === 'string' ? tsvString(v) : typeof v === 'number' ? String(v) : mapText(v)), '\t'),
+  },
+  {
+    name: 'CSV',
+    format: 'CSV',
+    serialize: serializer((v) => (typeof v === 'string' ? csvString(v) : typeof v === 'number' ? String(v) : csvString(mapText(v))), ','),
+  },
 ]
 const VARIANTS: Variant[] = [
   ...FORMATS,
@@ -133,5 +155,7 @@ ${'variant'.padEnd(42)}${col('bytes/span', 11)}${col('serialize', 11)}${col('ins
 for (const { name } of VARIANTS) {
   const f = figures.get(name)!
   const same = f.checksum === base.checksum ? '' : `  STORED DIFFERENT ROWS (${f.checksum} vs ${base.checksum})`
-  console.log(`${name.padEnd(42)}${col(Math.round(f.bytes / spans.length), 11)}${col(median(f.serialize), 11)}${col(median(f.insert), 9)}${col(median(f.parse), 12)}${col(Math.round(total(f)), 11)}${col(`${(total(f) / total(base)).toFixed(2)}x`, 10)}${same}`)
+  console.log(
+    `${name.padEnd(42)}${col(Math.round(f.bytes / spans.length), 11)}${col(median(f.serialize), 11)}${col(median(f.insert), 9)}${col(median(f.parse), 12)}${col(Math.round(total(f)), 11)}${col(`${(total(f) / total(base)).toFixed(2)}x`, 10)}${same}`,
+  )
 }

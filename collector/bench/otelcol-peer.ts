@@ -48,7 +48,6 @@ export function otelcolBinary(): string | undefined {
   return binary
 }
 
-
 export interface OtelcolPeer {
   child: ChildProcess
   url: string

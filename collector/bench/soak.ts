@@ -46,7 +46,10 @@ console.log(`generating ${POOL} OTLP protobuf requests of ${SPANS_PER_REQUEST} s
 const pool = Array.from({ length: POOL }, () => freshTraceIds(protobufBatch(SPANS_PER_REQUEST)))
 const sieve = await startSieveUp(join(work, 'collector'))
 const sender = otlpSender(sieve.url, CONCURRENCY)
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 const loadAtStart = load()
 const cpuAtStart = sieve.cpuSeconds()
 
@@ -89,11 +92,17 @@ const count = (kind: string) => {
   answers.set(kind, (answers.get(kind) ?? 0) + 1)
   interval.set(kind, (interval.get(kind) ?? 0) + 1)
 }
-const listed = (counts: Map<string, number>) => [...counts].sort().map(([kind, n]) => `${kind}: ${n}`).join(', ') || 'none'
+const listed = (counts: Map<string, number>) =>
+  [...counts]
+    .sort()
+    .map(([kind, n]) => `${kind}: ${n}`)
+    .join(', ') || 'none'
 const show = (s: Sample, previous: Sample | undefined) =>
   console.log(
     `${String(s.seconds).padStart(5)} s  RSS ${String(s.rssMiB).padStart(5)} MiB  heap used ${String(s.heapMiB).padStart(5)} MiB` +
-      (previous ? `  stored ${String(Math.round((s.stored - previous.stored) / ((s.seconds - previous.seconds) || 1))).padStart(6)} spans/s  answers ${listed(interval)}` : ''),
+      (previous
+        ? `  stored ${String(Math.round((s.stored - previous.stored) / (s.seconds - previous.seconds || 1))).padStart(6)} spans/s  answers ${listed(interval)}`
+        : ''),
   )
 
 const mode = RATE ? `${RATE} spans/s` : `full speed${OVERLOAD ? ' (overload)' : ''}`
@@ -111,7 +120,9 @@ const send = async () => {
   const body = pool[sent % POOL]!(++sent)
   let timer: NodeJS.Timeout | undefined
   try {
-    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(resolve, REQUEST_TIMEOUT_MS, 'timeout') })
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(resolve, REQUEST_TIMEOUT_MS, 'timeout')
+    })
     const answer = await Promise.race([sender.send(body), timeout])
     if (answer === 'timeout') count('timeout')
     else if (answer.status === 200) count('200')

@@ -1,7 +1,17 @@
 import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Express } from 'express'
 import { InProcessQueue } from '@sieve/queue'
-import { BytesInFlight, createFeedbackRoutes, createHttpApp, createLogsRouter, createOtlpRouter, createTraceRoutes, storageNotReady, type MountedRouter, type TraceDetails } from '@sieve/http'
+import {
+  BytesInFlight,
+  createFeedbackRoutes,
+  createHttpApp,
+  createLogsRouter,
+  createOtlpRouter,
+  createTraceRoutes,
+  storageNotReady,
+  type MountedRouter,
+  type TraceDetails,
+} from '@sieve/http'
 import { metricsAccess } from './metrics-access.js'
 
 export interface AppOptions {

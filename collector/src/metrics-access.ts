@@ -29,10 +29,15 @@ export function metricsAccess(options: MetricsAccessOptions): RequestHandler {
       const given = bearerToken(req.headers)
       // Digests have one length, so the comparison takes the same time whatever was sent.
       if (given !== undefined && timingSafeEqual(digest(given), expected)) return next()
-      res.status(401).set('WWW-Authenticate', 'Bearer').json({ error: { code: 'UNAUTHORIZED', message: 'send Authorization: Bearer <SIEVE_METRICS_TOKEN>' } })
+      res
+        .status(401)
+        .set('WWW-Authenticate', 'Bearer')
+        .json({ error: { code: 'UNAUTHORIZED', message: 'send Authorization: Bearer <SIEVE_METRICS_TOKEN>' } })
       return
     }
     if (options.apiKeys.size === 0 || isLoopbackAddress(req.socket.remoteAddress)) return next()
-    res.status(403).json({ error: { code: 'FORBIDDEN', message: '/metrics answers clients on this machine only; set SIEVE_METRICS_TOKEN to scrape it from elsewhere' } })
+    res
+      .status(403)
+      .json({ error: { code: 'FORBIDDEN', message: '/metrics answers clients on this machine only; set SIEVE_METRICS_TOKEN to scrape it from elsewhere' } })
   }
 }

@@ -20,7 +20,11 @@ after(async () => {
 })
 
 async function rows(traceId: string) {
-  const result = await sieve.storage.query({ query: `SELECT * FROM feedback FINAL WHERE trace_id = {t:String} ORDER BY feedback_id`, query_params: { t: traceId }, format: 'JSONEachRow' })
+  const result = await sieve.storage.query({
+    query: `SELECT * FROM feedback FINAL WHERE trace_id = {t:String} ORDER BY feedback_id`,
+    query_params: { t: traceId },
+    format: 'JSONEachRow',
+  })
   return result.json<Record<string, unknown>>()
 }
 
@@ -28,8 +32,14 @@ const post = (body: string | Buffer, headers: Record<string, string> = { authori
   fetch(`${sieve.url}/v1/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
 
 describe('POST /v1/feedback', () => {
-  test('stores feedback sent by the SDK under the key\'s project', async () => {
-    const result = await feedback(TRACE.toUpperCase(), { score: -1, comment: 'refunded without asking', source: 'user', userId: 'u-9', attributes: { channel: 'chat' } })
+  test("stores feedback sent by the SDK under the key's project", async () => {
+    const result = await feedback(TRACE.toUpperCase(), {
+      score: -1,
+      comment: 'refunded without asking',
+      source: 'user',
+      userId: 'u-9',
+      attributes: { channel: 'chat' },
+    })
     assert.equal(result.ok, true)
     const [row] = await rows(TRACE)
     assert.ok(row)
@@ -145,7 +155,11 @@ describe('POST /v1/feedback with hostile text and bodies', () => {
 
   test('the largest and smallest doubles are stored as sent', async () => {
     const trace = 'cccccccccccccccccccccccccccccccc'
-    for (const [id, score] of [['max', '1.7976931348623157e308'], ['min', '-1.7976931348623157e308'], ['tiny', '5e-324']] as const) {
+    for (const [id, score] of [
+      ['max', '1.7976931348623157e308'],
+      ['min', '-1.7976931348623157e308'],
+      ['tiny', '5e-324'],
+    ] as const) {
       const response = await post(`{"traceId":"${trace}","feedbackId":"${id}","score":${score}}`)
       assert.equal(response.status, 201, id)
     }

@@ -15,7 +15,9 @@ import { isLoopbackAddress } from '../src/metrics-access.js'
 
 const TOKEN = 'prometheus-scrape-token-0123456789'
 /** This machine's own non-loopback address, if it has one: connecting to it is connecting from it. */
-const lan = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address
+const lan = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && !i.internal && i.family === 'IPv4')?.address
 
 const servers: RunningServer[] = []
 after(() => Promise.all(servers.map((s) => s.stop())))
@@ -25,8 +27,13 @@ async function start(options: { apiKeys?: Map<string, string>; metricsToken?: st
   const metrics = createPipelineMetrics()
   metrics.spansAccepted.inc({ project: 'acme-secret-project' }, 3)
   const app = createApp({
-    queue: new InProcessQueue(), storage: {} as Storage, metrics, maxBodyBytes: 1 << 20, serveTraffic: false,
-    apiKeys: options.apiKeys ?? new Map(), ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    queue: new InProcessQueue(),
+    storage: {} as Storage,
+    metrics,
+    maxBodyBytes: 1 << 20,
+    serveTraffic: false,
+    apiKeys: options.apiKeys ?? new Map(),
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   })
   const server = await listen(app, options.host ?? '127.0.0.1', 0)
   servers.push(server)
@@ -49,7 +56,9 @@ describe('/metrics access', () => {
     assert.match(await res.text(), /acme-secret-project/)
   })
 
-  test('with API keys and no token it refuses other clients, a project key included', { skip: lan ? false : 'no non-loopback address on this machine' }, async () => {
+  test('with API keys and no token it refuses other clients, a project key included', {
+    skip: lan ? false : 'no non-loopback address on this machine',
+  }, async () => {
     const server = await start({ apiKeys: keys, host: '0.0.0.0' })
     const res = await scrape(`http://${lan}:${server.port}`, { authorization: 'Bearer key-a', 'x-forwarded-for': '127.0.0.1' })
     assert.equal(res.status, 403)
@@ -63,7 +72,13 @@ describe('/metrics access', () => {
   test('with a token it requires Authorization: Bearer <token>, from anywhere', async () => {
     const server = await start({ apiKeys: keys, metricsToken: TOKEN, host: lan ? '0.0.0.0' : '127.0.0.1' })
     const local = `http://127.0.0.1:${server.port}`
-    const refused: Record<string, string>[] = [{}, { authorization: 'Bearer key-a' }, { 'x-api-key': TOKEN }, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }]
+    const refused: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer key-a' },
+      { 'x-api-key': TOKEN },
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: TOKEN },
+    ]
     for (const headers of refused) {
       const res = await scrape(local, headers)
       assert.equal(res.status, 401, JSON.stringify(headers))
@@ -91,6 +106,7 @@ describe('/metrics access', () => {
 
   test('loopback is 127.0.0.0/8 and ::1, also IPv4-mapped; nothing else', () => {
     for (const a of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1', '::FFFF:127.0.0.2']) assert.ok(isLoopbackAddress(a), a)
-    for (const a of [undefined, '', '10.0.0.1', '192.0.2.2', '::ffff:10.0.0.1', '1127.0.0.1', '127.0.0.1.evil', 'fe80::1', '::2', '0.0.0.0']) assert.ok(!isLoopbackAddress(a), String(a))
+    for (const a of [undefined, '', '10.0.0.1', '192.0.2.2', '::ffff:10.0.0.1', '1127.0.0.1', '127.0.0.1.evil', 'fe80::1', '::2', '0.0.0.0'])
+      assert.ok(!isLoopbackAddress(a), String(a))
   })
 })

@@ -38,26 +38,44 @@ async function exportAgentRun(exporter: SpanExporter): Promise<ReadableSpan[]> {
   })
   const tracer = provider.getTracer('sieve-e2e', '1.2.3')
   const root = tracer.startSpan('invoke_agent booking', {
-    kind: SpanKind.SERVER, startTime: at(0, 123_457),
+    kind: SpanKind.SERVER,
+    startTime: at(0, 123_457),
     attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'booking', 'gen_ai.conversation.id': 'conv-7', 'user.id': 'u-9' },
   })
   const rootContext = trace.setSpan(context.active(), root)
-  const chat = tracer.startSpan('chat gpt-4o', {
-    kind: SpanKind.CLIENT, startTime: at(10, 987_654_321 % 1_000_000),
-    attributes: {
-      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o',
-      'gen_ai.response.model': 'gpt-4o-2024-08-06', 'gen_ai.usage.input_tokens': 1234, 'gen_ai.usage.output_tokens': 56,
-      'gen_ai.request.temperature': 0.25, 'gen_ai.response.finish_reasons': ['stop'], 'gen_ai.request.stream': false,
-      'sieve.prompt.version': 'booking-v3',
+  const chat = tracer.startSpan(
+    'chat gpt-4o',
+    {
+      kind: SpanKind.CLIENT,
+      startTime: at(10, 987_654_321 % 1_000_000),
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'openai',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.response.model': 'gpt-4o-2024-08-06',
+        'gen_ai.usage.input_tokens': 1234,
+        'gen_ai.usage.output_tokens': 56,
+        'gen_ai.request.temperature': 0.25,
+        'gen_ai.response.finish_reasons': ['stop'],
+        'gen_ai.request.stream': false,
+        'sieve.prompt.version': 'booking-v3',
+      },
+      links: [{ context: root.spanContext(), attributes: { 'link.reason': 'retry-of' } }],
     },
-    links: [{ context: root.spanContext(), attributes: { 'link.reason': 'retry-of' } }],
-  }, rootContext)
+    rootContext,
+  )
   chat.addEvent('gen_ai.choice', { index: 0, 'finish.reason': 'stop' }, at(500, 1))
   chat.setStatus({ code: SpanStatusCode.ERROR, message: 'rate limited upstream' })
   chat.end(at(900, 999_999))
-  const tool = tracer.startSpan('execute_tool search_flights', {
-    kind: SpanKind.INTERNAL, startTime: at(901, 7), attributes: { 'gen_ai.tool.name': 'search_flights', 'gen_ai.tool.call.id': 'call-1' },
-  }, trace.setSpan(context.active(), chat))
+  const tool = tracer.startSpan(
+    'execute_tool search_flights',
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: at(901, 7),
+      attributes: { 'gen_ai.tool.name': 'search_flights', 'gen_ai.tool.call.id': 'call-1' },
+    },
+    trace.setSpan(context.active(), chat),
+  )
   tool.setStatus({ code: SpanStatusCode.OK })
   tool.end(at(950, 11))
   root.end(at(1000, 5))
@@ -82,10 +100,19 @@ function expected(span: ReadableSpan): Partial<Span> {
     serviceName: 'booking-agent',
     scope: { name: 'sieve-e2e', version: '1.2.3', attributes: {} },
     attributes: span.attributes as Span['attributes'],
-    events: span.events.map((e) => ({ timeUnixNano: nanos(e.time), name: e.name, attributes: (e.attributes ?? {}) as Span['attributes'], droppedAttributesCount: 0 })),
+    events: span.events.map((e) => ({
+      timeUnixNano: nanos(e.time),
+      name: e.name,
+      attributes: (e.attributes ?? {}) as Span['attributes'],
+      droppedAttributesCount: 0,
+    })),
     links: span.links.map((l) => ({
-      traceId: l.context.traceId, spanId: l.context.spanId, traceState: '', attributes: (l.attributes ?? {}) as Span['attributes'],
-      flags: l.context.traceFlags, droppedAttributesCount: 0,
+      traceId: l.context.traceId,
+      spanId: l.context.spanId,
+      traceState: '',
+      attributes: (l.attributes ?? {}) as Span['attributes'],
+      flags: l.context.traceFlags,
+      droppedAttributesCount: 0,
     })),
   }
 }
@@ -133,16 +160,21 @@ describe('OpenTelemetry SDK end to end', () => {
         assert.equal(span.flags & 0xff, sdkSpan.spanContext().traceFlags)
       }
 
-      const rows = await (await storage.query({
-        query: `SELECT span_id, parent_span_id, toString(toUnixTimestamp64Nano(start_time)) AS start_ns,
+      const rows = await (
+        await storage.query({
+          query: `SELECT span_id, parent_span_id, toString(toUnixTimestamp64Nano(start_time)) AS start_ns,
             toString(toUnixTimestamp64Nano(end_time)) AS end_ns, duration_ns, gen_ai_operation, request_model, response_model,
             input_tokens, output_tokens, tool_name, agent_name, prompt_version, session_id, user_id, environment, project_id
           FROM spans FINAL WHERE trace_id = {traceId:String} ORDER BY start_time`,
-        query_params: { traceId },
-        format: 'JSONEachRow',
-      })).json<Record<string, string | number>>()
+          query_params: { traceId },
+          format: 'JSONEachRow',
+        })
+      ).json<Record<string, string | number>>()
       const byStart = [...made].sort((a, b) => (BigInt(nanos(a.startTime)) < BigInt(nanos(b.startTime)) ? -1 : 1))
-      assert.deepEqual(rows.map((r) => r.span_id), byStart.map((s) => s.spanContext().spanId))
+      assert.deepEqual(
+        rows.map((r) => r.span_id),
+        byStart.map((s) => s.spanContext().spanId),
+      )
       const [rootRow, chatRow, toolRow] = rows
       assert.equal(rootRow!.start_ns, `${T0}000123457`)
       assert.equal(rootRow!.end_ns, `${T0 + 1}000000005`)
@@ -156,7 +188,14 @@ describe('OpenTelemetry SDK end to end', () => {
         ['booking', 'conv-7', 'u-9', 'staging', 'invoke_agent'],
       )
       assert.deepEqual(
-        [chatRow!.gen_ai_operation, chatRow!.request_model, chatRow!.response_model, Number(chatRow!.input_tokens), Number(chatRow!.output_tokens), chatRow!.prompt_version],
+        [
+          chatRow!.gen_ai_operation,
+          chatRow!.request_model,
+          chatRow!.response_model,
+          Number(chatRow!.input_tokens),
+          Number(chatRow!.output_tokens),
+          chatRow!.prompt_version,
+        ],
         ['chat', 'gpt-4o', 'gpt-4o-2024-08-06', 1234, 56, 'booking-v3'],
       )
       assert.deepEqual([toolRow!.gen_ai_operation, toolRow!.tool_name], ['execute_tool', 'search_flights'])
@@ -181,14 +220,14 @@ describe('OpenTelemetry SDK end to end', () => {
     // The tree across services: agent → (chat, tool → orders-api server → producer with no service.name).
     const shape = (node: any): unknown => [node.name, node.serviceName, [...node.children].sort((a: any, b: any) => a.name.localeCompare(b.name)).map(shape)]
     assert.deepEqual(tree.roots.map(shape), [
-      ['invoke_agent support', 'support-agent', [
-        ['chat gpt-4o', 'support-agent', []],
-        ['execute_tool lookup_order', 'support-agent', [
-          ['GET /orders/{id}', 'orders-api', [
-            ['publish order.viewed', 'unknown_service', []],
-          ]],
-        ]],
-      ]],
+      [
+        'invoke_agent support',
+        'support-agent',
+        [
+          ['chat gpt-4o', 'support-agent', []],
+          ['execute_tool lookup_order', 'support-agent', [['GET /orders/{id}', 'orders-api', [['publish order.viewed', 'unknown_service', []]]]]],
+        ],
+      ],
     ])
 
     // Ids, times and parents as the document gives them, independently of the decoder.
@@ -221,10 +260,18 @@ describe('OpenTelemetry SDK end to end', () => {
       'example.placeholder': null,
     })
     assert.deepEqual([chat.kind, chat.status], ['CLIENT', { code: 'ERROR', message: 'rate limited, retried once' }])
-    assert.deepEqual(chat.events, [{ timeUnixNano: '1760000000600000000', name: 'retry', attributes: { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }, droppedAttributesCount: 1 }])
-    assert.deepEqual(chat.links.map((l) => [l.traceId, l.spanId, l.traceState, l.flags, l.attributes]), [
-      ['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 'rojo=00f067aa0ba902b7', 769, { 'link.reason': 'previous turn' }],
+    assert.deepEqual(chat.events, [
+      {
+        timeUnixNano: '1760000000600000000',
+        name: 'retry',
+        attributes: { 'http.response.status_code': 429, 'retry.delay_s': 0.25 },
+        droppedAttributesCount: 1,
+      },
     ])
+    assert.deepEqual(
+      chat.links.map((l) => [l.traceId, l.spanId, l.traceState, l.flags, l.attributes]),
+      [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 'rojo=00f067aa0ba902b7', 769, { 'link.reason': 'previous turn' }]],
+    )
     assert.equal(chat.droppedEventsCount, 2)
     assert.deepEqual(chat.scope, { name: 'sieve.example.agent', version: '1.2.0', attributes: { 'scope.team': 'support' } })
     assert.deepEqual(chat.resource, { 'service.name': 'support-agent', 'service.version': '2.3.0', 'host.cores': 4, 'deployment.environment.name': 'staging' })
@@ -236,7 +283,11 @@ describe('OpenTelemetry SDK end to end', () => {
 test('metrics sent to the same endpoint are a 404 that says Sieve takes traces and how to stop sending them', async () => {
   // An OpenTelemetry SDK pointed here with OTEL_EXPORTER_OTLP_ENDPOINT exports metrics too (Python's
   // auto-instrumentation and the Java agent by default): its log line is all its operator sees.
-  const res = await fetch(`${server.url}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': API_KEY }, body: new Uint8Array(0) })
+  const res = await fetch(`${server.url}/v1/metrics`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', 'x-api-key': API_KEY },
+    body: new Uint8Array(0),
+  })
   assert.equal(res.status, 404)
   const { error } = (await res.json()) as { error: { message: string } }
   assert.equal(

@@ -15,7 +15,10 @@ import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
  */
 
 let sieve: RunningSieve
-const KEYS = new Map([['k-go', 'go-agents'], ['k-java', 'java-agents']])
+const KEYS = new Map([
+  ['k-go', 'go-agents'],
+  ['k-java', 'java-agents'],
+])
 
 before(async () => {
   sieve = await startSieve({ apiKeys: KEYS })
@@ -24,9 +27,15 @@ after(async () => {
   await sieve?.stop()
 })
 
-for (const [language, agent] of [['go', goAgent()], ['java', javaAgent()]] as const) {
+for (const [language, agent] of [
+  ['go', goAgent()],
+  ['java', javaAgent()],
+] as const) {
   for (const compression of ['gzip', 'none']) {
-    test(`${language} SDK over OTLP/HTTP protobuf, compression ${compression}: the turn stored whole under the key's project`, { skip: agent.skip, timeout: 300_000 }, async () => {
+    test(`${language} SDK over OTLP/HTTP protobuf, compression ${compression}: the turn stored whole under the key's project`, {
+      skip: agent.skip,
+      timeout: 300_000,
+    }, async () => {
       const [program, ...args] = agent.command()
       // Asynchronously: the collector answering it runs in this process.
       const run = await promisify(execFile)(program!, args, {
@@ -57,7 +66,9 @@ for (const [language, agent] of [['go', goAgent()], ['java', javaAgent()]] as co
       assert.equal(agentSpan.resource['service.name'], `${language}-agent`)
       assert.deepEqual([chat.scope.name, chat.scope.version], [`sieve.test.${language}-agent`, '1.0.0'])
       assert.deepEqual(
-        ['gen_ai.usage.input_tokens', 'gen_ai.request.temperature', 'gen_ai.request.stream', 'gen_ai.response.finish_reasons', 'example.ints'].map((k) => chat.attributes[k]),
+        ['gen_ai.usage.input_tokens', 'gen_ai.request.temperature', 'gen_ai.request.stream', 'gen_ai.response.finish_reasons', 'example.ints'].map(
+          (k) => chat.attributes[k],
+        ),
         [42, 0.25, false, ['tool_calls'], [1, -2, '9007199254740993']],
       )
 

@@ -18,7 +18,10 @@ import { BytesInFlight, createLogsRouter, listen } from '@sieve/http'
  * gives is read from the events, under the sender's project only.
  */
 
-const KEYS = new Map([['key-a', 'proj-a'], ['key-b', 'proj-b']])
+const KEYS = new Map([
+  ['key-a', 'proj-a'],
+  ['key-b', 'proj-b'],
+])
 let sieve: RunningSieve
 
 before(async () => {
@@ -31,10 +34,14 @@ const exported = (exporter: { export(items: never[], done: (r: ExportResult) => 
 
 /** A chat span without content, and the events of its call as the older GenAI conventions emit them through the Logs API. */
 async function chatCall(key: string, logExporter: LogRecordExporter): Promise<{ traceId: string; records: ReadableLogRecord[] }> {
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${sieve.url}/v1/traces`, headers: { 'x-api-key': key } }))] })
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${sieve.url}/v1/traces`, headers: { 'x-api-key': key } }))],
+  })
   const memory = new InMemoryLogRecordExporter()
   const logger = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: memory })] }).getLogger('openai')
-  const span = provider.getTracer('openai').startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } })
+  const span = provider
+    .getTracer('openai')
+    .startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } })
   const inSpan = trace.setSpan(context.active(), span)
   const at = Date.now()
   // One clock reading for all: the order they were sent in is what orders them.
@@ -44,7 +51,12 @@ async function chatCall(key: string, logExporter: LogRecordExporter): Promise<{ 
   // The same message again within the tick: a second turn, not a retry.
   logger.emit({ eventName: 'gen_ai.user.message', timestamp: at, context: inSpan, body: { content: 'ok' } })
   logger.emit({ eventName: 'gen_ai.user.message', timestamp: at, context: inSpan, body: { content: 'Where is order A-1?' } })
-  logger.emit({ eventName: 'gen_ai.choice', timestamp: at, context: inSpan, body: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'It ships today.' } } })
+  logger.emit({
+    eventName: 'gen_ai.choice',
+    timestamp: at,
+    context: inSpan,
+    body: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'It ships today.' } },
+  })
   logger.emit({ timestamp: at, context: inSpan, body: 'GET /orders/A-1 200' })
   span.end()
   await provider.shutdown()
@@ -60,7 +72,14 @@ async function conversation(key: string, traceId: string): Promise<{ status: num
   return { status: 200, turns: body.conversation.turns.map((t) => `${t.role}: ${t.text}`) }
 }
 
-const TURNS = ['system: You are the support agent of Acme.', 'user: ok', 'assistant: Anything else?', 'user: ok', 'user: Where is order A-1?', 'assistant: It ships today.']
+const TURNS = [
+  'system: You are the support agent of Acme.',
+  'user: ok',
+  'assistant: Anything else?',
+  'user: ok',
+  'user: Where is order A-1?',
+  'assistant: It ships today.',
+]
 
 for (const [format, make] of [
   ['protobuf', () => new ProtoLogExporter({ url: `${sieve.url}/v1/logs`, headers: { 'x-api-key': 'key-a' } })],
@@ -86,27 +105,56 @@ test('records that are not GenAI events of spans are counted as rejected in a 20
   const onlyApp = await post({ resourceLogs: [{ scopeLogs: [{ logRecords: [appLog] }] }] })
   assert.equal(onlyApp.status, 200)
   assert.deepEqual(await onlyApp.json(), {
-    partialSuccess: { rejectedLogRecords: '1', errorMessage: 'rejected 1 log record: resourceLogs[0].scopeLogs[0].logRecords[0]: a log record without an event name is not a GenAI event; Sieve keeps the GenAI events of traced calls only' },
+    partialSuccess: {
+      rejectedLogRecords: '1',
+      errorMessage:
+        'rejected 1 log record: resourceLogs[0].scopeLogs[0].logRecords[0]: a log record without an event name is not a GenAI event; Sieve keeps the GenAI events of traced calls only',
+    },
   })
-  const event = { eventName: 'gen_ai.user.message', traceId: 'AB'.repeat(16), spanId: 'CD'.repeat(8), timeUnixNano: '1760000000000000000', body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'hi' } }] } } }
+  const event = {
+    eventName: 'gen_ai.user.message',
+    traceId: 'AB'.repeat(16),
+    spanId: 'CD'.repeat(8),
+    timeUnixNano: '1760000000000000000',
+    body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'hi' } }] } },
+  }
   const mixed = await post({ resourceLogs: [{ scopeLogs: [{ logRecords: [appLog, event] }] }] })
   assert.equal(mixed.status, 200)
   assert.deepEqual(await mixed.json(), {
-    partialSuccess: { rejectedLogRecords: '1', errorMessage: 'rejected 1 log record: resourceLogs[0].scopeLogs[0].logRecords[0]: a log record without an event name is not a GenAI event; Sieve keeps the GenAI events of traced calls only' },
+    partialSuccess: {
+      rejectedLogRecords: '1',
+      errorMessage:
+        'rejected 1 log record: resourceLogs[0].scopeLogs[0].logRecords[0]: a log record without an event name is not a GenAI event; Sieve keeps the GenAI events of traced calls only',
+    },
   })
   assert.equal((await post({ resourceLogs: 'x' })).status, 400)
   assert.equal((await post({}, 'no-such-key')).status, 401)
   const metrics = await (await fetch(`${sieve.url}/metrics`)).text()
   assert.match(metrics, /^sieve_log_records_total\{project="proj-a",outcome="rejected"\} [1-9]/m)
   assert.match(metrics, /^sieve_log_records_total\{project="proj-a",outcome="kept"\} [1-9]/m)
-  const empty = await fetch(`${sieve.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-api-key': 'key-a' }, body: new Uint8Array(0) })
+  const empty = await fetch(`${sieve.url}/v1/logs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', 'x-api-key': 'key-a' },
+    body: new Uint8Array(0),
+  })
   assert.equal(empty.status, 200)
 })
 
 test('storage refusing the events is a 503 with Retry-After that never quotes the storage error, which goes to the log', async () => {
   const logged: string[] = []
-  const refusing: Storage = { ...sieve.storage, insert: () => Promise.reject(new Error('Code: 241. DB::Exception: Memory limit exceeded while inserting row (proj-b secret)')) }
-  const app = express().use(createLogsRouter({ storage: refusing, apiKeys: KEYS, maxBodyBytes: 1 << 20, metrics: createPipelineMetrics(), log: (message) => void logged.push(message) }))
+  const refusing: Storage = {
+    ...sieve.storage,
+    insert: () => Promise.reject(new Error('Code: 241. DB::Exception: Memory limit exceeded while inserting row (proj-b secret)')),
+  }
+  const app = express().use(
+    createLogsRouter({
+      storage: refusing,
+      apiKeys: KEYS,
+      maxBodyBytes: 1 << 20,
+      metrics: createPipelineMetrics(),
+      log: (message) => void logged.push(message),
+    }),
+  )
   const server = await listen(app, '127.0.0.1', 0)
   try {
     const event = { eventName: 'gen_ai.user.message', traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), timeUnixNano: '1760000000000000000' }
@@ -117,7 +165,10 @@ test('storage refusing the events is a 503 with Retry-After that never quotes th
     })
     assert.deepEqual([res.status, res.headers.get('retry-after')], [503, '5'])
     assert.deepEqual(await res.json(), { code: 14, message: 'storage is unavailable: the events were not stored; retry later' })
-    assert.ok(logged.some((line) => line.includes('Memory limit exceeded')), logged.join('\n'))
+    assert.ok(
+      logged.some((line) => line.includes('Memory limit exceeded')),
+      logged.join('\n'),
+    )
   } finally {
     await server.stop()
   }
@@ -131,9 +182,19 @@ test('log bodies count against the bytes in flight the trace bodies hold: past t
   // A trace body being read elsewhere holds most of the bound.
   const traceBody = bytesInFlight.share()
   assert.ok(traceBody.take(4000))
-  const event = { eventName: 'gen_ai.user.message', traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), timeUnixNano: '1760000000000000000', body: { stringValue: 'x'.repeat(200) } }
+  const event = {
+    eventName: 'gen_ai.user.message',
+    traceId: 'ab'.repeat(16),
+    spanId: 'cd'.repeat(8),
+    timeUnixNano: '1760000000000000000',
+    body: { stringValue: 'x'.repeat(200) },
+  }
   const post = () =>
-    fetch(`${server.url}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'key-a' }, body: JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [event] }] }] }) })
+    fetch(`${server.url}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'key-a' },
+      body: JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [event] }] }] }),
+    })
   try {
     const refused = await post()
     assert.deepEqual([refused.status, refused.headers.get('retry-after')], [429, '1'])

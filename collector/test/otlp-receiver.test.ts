@@ -14,7 +14,10 @@ import { startReceiver, type ReceiverServer } from './support/receiver-server.js
 type BodyInit = NonNullable<RequestInit['body']>
 
 const LIMIT = 256 * 1024
-const API_KEYS = new Map([['k-acme', 'acme'], ['k-beta', 'beta']])
+const API_KEYS = new Map([
+  ['k-acme', 'acme'],
+  ['k-beta', 'beta'],
+])
 let queue: QueueRecorder
 let authed: ReceiverServer
 let openQueue: QueueRecorder
@@ -68,7 +71,7 @@ function exportWith(exporter: JsonExporter | ProtobufExporter, spans: Awaited<Re
   return new Promise<{ code: ExportResultCode; error?: Error }>((resolve) => exporter.export(spans, resolve))
 }
 
-test('takes protobuf from the real OTLP proto exporter and queues the spans under the key\'s project', async () => {
+test("takes protobuf from the real OTLP proto exporter and queues the spans under the key's project", async () => {
   const before = queue.spans.length
   const spans = await otelSpans()
   const exporter = new ProtobufExporter({ url: authed.url, headers: { Authorization: 'Bearer k-acme' } })
@@ -99,7 +102,7 @@ test('with no API keys configured, everything goes to project default', async ()
   assert.equal(openQueue.spans.at(-1)!.projectId, 'default')
 })
 
-test('acks only after the queue\'s storing consumer has handled the spans', async () => {
+test("acks only after the queue's storing consumer has handled the spans", async () => {
   let release!: () => void
   queue.next(() => new Promise<void>((resolve) => (release = resolve)))
   const batches = queue.batches
@@ -122,7 +125,10 @@ test('keeps the valid spans of a partly bad request and reports the rejected one
   assert.deepEqual(json(res.bytes), {
     partialSuccess: { rejectedSpans: '1', errorMessage: 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: trace id must be 16 bytes, got 2' },
   })
-  assert.deepEqual(queue.spans.slice(before).map((s) => s.name), ['span 0', 'span 2'])
+  assert.deepEqual(
+    queue.spans.slice(before).map((s) => s.name),
+    ['span 0', 'span 2'],
+  )
 })
 
 test('answers partial success in protobuf for a protobuf request', async () => {
@@ -175,7 +181,11 @@ test('invalid JSON and JSON of the wrong shape are 400s naming the problem', asy
 
 test('an empty body or a request without spans is an empty export: 200 with a note, nothing queued', async () => {
   const batches = queue.batches
-  for (const [headers, body] of [[PROTOBUF, ''], [JSON_TYPE, ''], [JSON_TYPE, '{"resourceSpans": [{"scopeSpans": []}]}']] as const) {
+  for (const [headers, body] of [
+    [PROTOBUF, ''],
+    [JSON_TYPE, ''],
+    [JSON_TYPE, '{"resourceSpans": [{"scopeSpans": []}]}'],
+  ] as const) {
     const res = await post(authed.url, headers, body)
     assert.equal(res.status, 200)
     if (headers === JSON_TYPE) {
@@ -255,8 +265,12 @@ test('storage failing behind the queue is a 503 with Retry-After, and the receiv
   const failing = await QueueRecorder.start({ gateAttempts: 2, retryInitialMs: 1 })
   const server = await startReceiver({ queue: failing.queue })
   try {
-    failing.next(async () => { throw new Error('disk full') })
-    failing.next(async () => { throw new Error('disk full') })
+    failing.next(async () => {
+      throw new Error('disk full')
+    })
+    failing.next(async () => {
+      throw new Error('disk full')
+    })
     const res = await post(server.url, { 'content-type': 'application/x-protobuf' }, ProtobufTraceSerializer.serializeRequest(await otelSpans())! as BodyInit)
     assert.equal(res.status, 503)
     assert.equal(res.headers.get('retry-after'), '5')
@@ -275,7 +289,9 @@ test('a closed queue, or one failing in a way it does not name, is a 503 with Re
   const closed = await QueueRecorder.start()
   await closed.queue.close()
   const broken: SpanQueue = {
-    publish: async () => { throw new Error('socket hang up') },
+    publish: async () => {
+      throw new Error('socket hang up')
+    },
     subscribe: () => closed.queue.subscribe({ group: 'unused', onBatch: async () => {} }),
     close: async () => {},
   }

@@ -72,8 +72,14 @@ describe('under overload every request gets an answer', () => {
       const scraping = (async () => {
         while (performance.now() < until) {
           const started = performance.now()
-          await fetch(new URL('/metrics', sieve.url), { signal: AbortSignal.timeout(5000) })
-            .then(async (res) => { await res.text(); if (res.ok) scrapes.push(performance.now() - started); else scrapesFailed++ }, () => scrapesFailed++)
+          await fetch(new URL('/metrics', sieve.url), { signal: AbortSignal.timeout(5000) }).then(
+            async (res) => {
+              await res.text()
+              if (res.ok) scrapes.push(performance.now() - started)
+              else scrapesFailed++
+            },
+            () => scrapesFailed++,
+          )
           await sleep(500)
         }
       })()
@@ -81,7 +87,11 @@ describe('under overload every request gets an answer', () => {
       const metrics = await sieve.metrics()
       const stall = metricValue(metrics, /^sieve_event_loop_delay_max_seconds (\S+)/m)
       const figures = `answers ${JSON.stringify(Object.fromEntries(answers))}; scrapes ${scrapes.length}, slowest ${Math.round(Math.max(...scrapes))} ms; longest stall ${Math.round(stall * 1000)} ms`
-      assert.deepEqual([...answers.keys()].filter((kind) => !['200', '429', '503'].includes(kind)), [], figures)
+      assert.deepEqual(
+        [...answers.keys()].filter((kind) => !['200', '429', '503'].includes(kind)),
+        [],
+        figures,
+      )
       assert.ok((answers.get('429') ?? 0) > 0, `the load is past capacity: ${figures}`)
       assert.ok((answers.get('200') ?? 0) > 0, `and spans are still taken: ${figures}`)
       assert.equal(scrapesFailed, 0, figures)

@@ -17,7 +17,10 @@ import { startReceiver } from './support/receiver-server.js'
  * spans; every request has a bounded wait, so a wedged queue fails the test instead of hanging it.
  */
 
-const KEYS = new Map([['k-acme', 'acme'], ['k-beta', 'beta']])
+const KEYS = new Map([
+  ['k-acme', 'acme'],
+  ['k-beta', 'beta'],
+])
 const ACME = 'k-acme'
 const BETA = 'k-beta'
 /** Text only acme sends: it must never appear in an answer to beta. */
@@ -78,7 +81,12 @@ async function readSpans(key: string, traceId: string): Promise<Record<string, u
 }
 
 const jsonSpan = (fields: Record<string, unknown> = {}) => ({
-  traceId: hexId(16), spanId: hexId(8), name: 'valid', startTimeUnixNano: String(T), endTimeUnixNano: String(T + 1000n), ...fields,
+  traceId: hexId(16),
+  spanId: hexId(8),
+  name: 'valid',
+  startTimeUnixNano: String(T),
+  endTimeUnixNano: String(T + 1000n),
+  ...fields,
 })
 const jsonRequest = (spans: unknown[], resource: unknown[] = [{ key: 'service.name', value: { stringValue: 'poison-test' } }]) =>
   JSON.stringify({ resourceSpans: [{ resource: { attributes: resource }, scopeSpans: [{ scope: { name: 't' }, spans }] }] })
@@ -95,17 +103,35 @@ async function betaStillServed(): Promise<void> {
 /** Poison as users sent it, with what becomes of it: kept (made storable) or rejected naming the problem. */
 const POISON = [
   { kind: 'lone high surrogate in an attribute key', span: { attributes: [{ key: `${SECRET}\ud800`, value: { stringValue: 'v' } }] }, rejected: undefined },
-  { kind: 'emoji cut in half in the name and a value', span: { name: `${SECRET} \ud83d`, attributes: [{ key: 'k', value: { stringValue: '\udc00x' } }] }, rejected: undefined },
-  { kind: 'start time before 1973-03-03', span: { startTimeUnixNano: '99999999000000000', endTimeUnixNano: '99999999000000001' }, rejected: /start time 99999999000000000 ns is outside the times Sieve stores/ },
-  { kind: 'start time at 2^63 ns', span: { startTimeUnixNano: '9223372036854775808', endTimeUnixNano: '9223372036854775809' }, rejected: /start time|end time .* is outside the times Sieve stores/ },
-  { kind: 'start time of exactly 2^32 s', span: { startTimeUnixNano: '4294967296000000000', endTimeUnixNano: '4294967296000000001' }, rejected: /end time 4294967296000000001 ns is outside the times Sieve stores/ },
+  {
+    kind: 'emoji cut in half in the name and a value',
+    span: { name: `${SECRET} \ud83d`, attributes: [{ key: 'k', value: { stringValue: '\udc00x' } }] },
+    rejected: undefined,
+  },
+  {
+    kind: 'start time before 1973-03-03',
+    span: { startTimeUnixNano: '99999999000000000', endTimeUnixNano: '99999999000000001' },
+    rejected: /start time 99999999000000000 ns is outside the times Sieve stores/,
+  },
+  {
+    kind: 'start time at 2^63 ns',
+    span: { startTimeUnixNano: '9223372036854775808', endTimeUnixNano: '9223372036854775809' },
+    rejected: /start time|end time .* is outside the times Sieve stores/,
+  },
+  {
+    kind: 'start time of exactly 2^32 s',
+    span: { startTimeUnixNano: '4294967296000000000', endTimeUnixNano: '4294967296000000001' },
+    rejected: /end time 4294967296000000001 ns is outside the times Sieve stores/,
+  },
   {
     kind: 'token counts of 1e21',
-    span: { attributes: [
-      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-      { key: 'gen_ai.usage.input_tokens', value: { doubleValue: 1e21 } },
-      { key: 'gen_ai.usage.output_tokens', value: { stringValue: '1e21' } },
-    ] },
+    span: {
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+        { key: 'gen_ai.usage.input_tokens', value: { doubleValue: 1e21 } },
+        { key: 'gen_ai.usage.output_tokens', value: { stringValue: '1e21' } },
+      ],
+    },
     rejected: undefined,
   },
   { kind: 'flags of 2^32', span: { flags: 2 ** 32 }, rejected: /flags: Too big/ },
@@ -185,9 +211,12 @@ describe('poison spans on the embedded default', () => {
       for (const s of betaSpans) assert.equal((await readSpans(BETA, s.traceId))?.length, 1)
       assert.equal(await readSpans(ACME, refused.traceId), undefined)
 
-      const letters = await (await storage.query({
-        query: `SELECT project_id, trace_id, span_id, error, span FROM dead_letters WHERE trace_id = '${refused.traceId}'`, format: 'JSONEachRow',
-      })).json<{ project_id: string; span_id: string; error: string; span: string }>()
+      const letters = await (
+        await storage.query({
+          query: `SELECT project_id, trace_id, span_id, error, span FROM dead_letters WHERE trace_id = '${refused.traceId}'`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ project_id: string; span_id: string; error: string; span: string }>()
       assert.equal(letters.length, 1)
       assert.equal(letters[0]!.project_id, 'acme')
       assert.equal(letters[0]!.span_id, refused.spanId)
@@ -195,7 +224,10 @@ describe('poison spans on the embedded default', () => {
       assert.equal((JSON.parse(letters[0]!.span) as Span).name, refused.name)
       assert.match(await metrics.registry.metrics(), /^sieve_dead_letter_spans_total\{project="acme"\} 1$/m)
       assert.match(await metrics.registry.metrics(), /^sieve_spans_rejected_total\{project="acme",reason="quarantined"\} 1$/m)
-      assert.ok(logged.some((line) => line.includes(SECRET)), 'the full storage error is logged')
+      assert.ok(
+        logged.some((line) => line.includes(SECRET)),
+        'the full storage error is logged',
+      )
       assert.equal((await fetch(`${url}/readyz`)).status, 200, 'storage makes progress: ready')
     } finally {
       await storage.command({ query: 'ALTER TABLE spans DROP CONSTRAINT poison_test' })
@@ -223,8 +255,11 @@ describe('poison spans on the embedded default', () => {
       await storage.command({ query: 'RENAME TABLE spans_away TO spans' })
       renamedBack = true
       await until('/readyz ready again', async () => (await fetch(`${url}/readyz`)).status === 200, 10_000)
-      await until('the spans queued during the outage stored', async () =>
-        (await readSpans(ACME, acmeSpan.traceId)) !== undefined && (await readSpans(BETA, betaSpan.traceId)) !== undefined, 10_000)
+      await until(
+        'the spans queued during the outage stored',
+        async () => (await readSpans(ACME, acmeSpan.traceId)) !== undefined && (await readSpans(BETA, betaSpan.traceId)) !== undefined,
+        10_000,
+      )
     } finally {
       if (!renamedBack) await storage.command({ query: 'RENAME TABLE spans_away TO spans' })
     }
@@ -240,7 +275,8 @@ describe('poison spans on the embedded default', () => {
     const res = await post(ACME, body)
     assert.equal(res.status, 200, res.text)
     assert.deepEqual(JSON.parse(res.text).partialSuccess, {
-      rejectedSpans: '1', errorMessage: 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[0]: attribute value nested deeper than 64 levels',
+      rejectedSpans: '1',
+      errorMessage: 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[0]: attribute value nested deeper than 64 levels',
     })
     assert.equal((await readSpans(ACME, ok.traceId))?.length, 1)
 
@@ -257,7 +293,10 @@ describe('poison spans on the embedded default', () => {
 
     const protoDeep = makeSpan({ attributes: {} })
     const protoOk = makeSpan({ attributes: {} })
-    const protoBody = protobufRequest([[protoDeep, [field(9, Buffer.concat([field(1, 'deep'), field(2, deepArray(10_000))]))]], [protoOk, []]])
+    const protoBody = protobufRequest([
+      [protoDeep, [field(9, Buffer.concat([field(1, 'deep'), field(2, deepArray(10_000))]))]],
+      [protoOk, []],
+    ])
     const proto = await post(ACME, protoBody, 'application/x-protobuf')
     assert.equal(proto.status, 200)
     assert.ok(proto.text.includes('attribute value nested deeper than 64 levels'), proto.text)
@@ -277,15 +316,21 @@ describe('poison spans on the embedded default', () => {
       ],
       events: [{ timeUnixNano: String(T), name: 'e', attributes: [{ key: '__proto__', value: { stringValue: 'in event' } }] }],
     })
-    const res = await post(ACME, jsonRequest([json], [{ key: 'service.name', value: { stringValue: 'proto-test' } }, { key: '__proto__', value: { stringValue: 'r' } }]))
+    const res = await post(
+      ACME,
+      jsonRequest(
+        [json],
+        [
+          { key: 'service.name', value: { stringValue: 'proto-test' } },
+          { key: '__proto__', value: { stringValue: 'r' } },
+        ],
+      ),
+    )
     assert.equal(res.status, 200, res.text)
 
     const proto = makeSpan({ attributes: {} })
     const kvlist = field(2, field(6, field(1, Buffer.concat([field(1, 'child'), field(2, field(1, 'x'))]))))
-    const extra = [
-      field(9, Buffer.concat([field(1, '__proto__'), kvlist])),
-      field(9, Buffer.concat([field(1, 'constructor'), field(2, field(1, 'c'))])),
-    ]
+    const extra = [field(9, Buffer.concat([field(1, '__proto__'), kvlist])), field(9, Buffer.concat([field(1, 'constructor'), field(2, field(1, 'c'))]))]
     assert.equal((await post(ACME, protobufRequest([[proto, extra]]), 'application/x-protobuf')).status, 200)
 
     for (const traceId of [json.traceId, proto.traceId]) {
@@ -319,11 +364,12 @@ describe('poison spans on the embedded default', () => {
 })
 
 describe('the 503 path and version 1 Kafka records', () => {
-  test('a 503 names the problem and never quotes the storage error, which may hold other projects\' rows', async () => {
+  test("a 503 names the problem and never quotes the storage error, which may hold other projects' rows", async () => {
     const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 2 })
     let failing = true
     await queue.subscribe({
-      group: 'store', gatesPublish: true,
+      group: 'store',
+      gatesPublish: true,
       onBatch: async () => {
         if (failing) throw new Error(`Code: 1002. DB::Exception: refused: (at row 1) Row 1: project_id: 'acme', name: '${SECRET}'`)
       },
@@ -331,20 +377,32 @@ describe('the 503 path and version 1 Kafka records', () => {
     const log: string[] = []
     const receiver = await startReceiver({ queue, apiKeys: KEYS, log: (message) => log.push(message) })
     const broken = await startReceiver({
-      queue: { publish: async () => { throw new Error(`socket closed while sending ${SECRET}`) }, subscribe: () => queue.subscribe({ group: 'x', onBatch: async () => {} }), close: async () => {} },
+      queue: {
+        publish: async () => {
+          throw new Error(`socket closed while sending ${SECRET}`)
+        },
+        subscribe: () => queue.subscribe({ group: 'x', onBatch: async () => {} }),
+        close: async () => {},
+      },
       apiKeys: KEYS,
       log: (message) => log.push(message),
     })
     try {
       for (const server of [receiver, broken]) {
         const res = await fetch(server.url, {
-          method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BETA}` }, body: jsonRequest([jsonSpan()]), signal: AbortSignal.timeout(BOUND_MS),
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${BETA}` },
+          body: jsonRequest([jsonSpan()]),
+          signal: AbortSignal.timeout(BOUND_MS),
         })
         const text = await res.text()
         assert.equal(res.status, 503)
         assert.ok(!text.includes(SECRET) && !text.includes('acme'), text)
       }
-      assert.ok(log.some((line) => line.includes(SECRET)), 'the full error is logged')
+      assert.ok(
+        log.some((line) => line.includes(SECRET)),
+        'the full error is logged',
+      )
     } finally {
       failing = false
       await receiver.close()
@@ -358,15 +416,25 @@ describe('the 503 path and version 1 Kafka records', () => {
     const base = makeSpan({ projectId: 'acme' })
     for (const [bad, why] of [
       [{ ...base, flags: 5e9 }, /^span record: flags: /],
-      [{ ...base, links: [{ traceId: hexId(16), spanId: hexId(8), traceState: '', attributes: {}, flags: 2 ** 32, droppedAttributesCount: 0 }] }, /^span record: links\.0\.flags: /],
+      [
+        { ...base, links: [{ traceId: hexId(16), spanId: hexId(8), traceState: '', attributes: {}, flags: 2 ** 32, droppedAttributesCount: 0 }] },
+        /^span record: links\.0\.flags: /,
+      ],
       [{ ...base, droppedAttributesCount: 2 ** 32 }, /^span record: droppedAttributesCount: /],
       [{ ...base, startTimeUnixNano: '1', endTimeUnixNano: '2' }, /^span record: start time 1 ns is outside the times Sieve stores/],
       [{ ...base, endTimeUnixNano: '4294967296000000000' }, /^span record: end time 4294967296000000000 ns is outside the times Sieve stores/],
     ] as const) {
-      assert.throws(() => decodeSpanRecords(record(JSON.stringify(bad))), (err) => err instanceof SpanRecordError && why.test(err.message), JSON.stringify(why))
+      assert.throws(
+        () => decodeSpanRecords(record(JSON.stringify(bad))),
+        (err) => err instanceof SpanRecordError && why.test(err.message),
+        JSON.stringify(why),
+      )
     }
     const deep = JSON.stringify({ ...base, attributes: { deep: '@DEEP@' } }).replace('"@DEEP@"', `${'['.repeat(10_000)}${']'.repeat(10_000)}`)
-    assert.throws(() => decodeSpanRecords(record(deep)), (err) => err instanceof SpanRecordError && /nested deeper than 64 levels/.test(err.message))
+    assert.throws(
+      () => decodeSpanRecords(record(deep)),
+      (err) => err instanceof SpanRecordError && /nested deeper than 64 levels/.test(err.message),
+    )
   })
 
   test('a version 1 record keeps __proto__ as an attribute and repairs lone surrogates', () => {

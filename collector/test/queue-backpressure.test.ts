@@ -6,8 +6,11 @@ import { startReceiver } from './support/receiver-server.js'
 
 function otlpJson(count: number, seed: number): string {
   const spans = Array.from({ length: count }, (_, i) => ({
-    traceId: seed.toString(16).padStart(32, '0'), spanId: (i + 1).toString(16).padStart(16, '0'), name: `s${i}`,
-    startTimeUnixNano: '1760000000000000000', endTimeUnixNano: '1760000000000000001',
+    traceId: seed.toString(16).padStart(32, '0'),
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: `s${i}`,
+    startTimeUnixNano: '1760000000000000000',
+    endTimeUnixNano: '1760000000000000001',
   }))
   return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] })
 }
@@ -18,7 +21,9 @@ const post = (url: string, body: string) => fetch(url, { method: 'POST', headers
 async function heldQueue(options: ConstructorParameters<typeof InProcessQueue>[0]): Promise<{ queue: InProcessQueue; release: () => void }> {
   const queue = new InProcessQueue(options)
   let release!: () => void
-  const held = new Promise<void>((resolve) => { release = resolve })
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
   await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: () => held })
   return { queue, release }
 }
@@ -51,7 +56,8 @@ describe('in-process queue behind the OTLP receiver', () => {
     let failing = true
     const stored: string[] = []
     await queue.subscribe({
-      group: 'store', gatesPublish: true,
+      group: 'store',
+      gatesPublish: true,
       onBatch: async (batch) => {
         if (failing) throw new Error('storage unreachable')
         stored.push(...batch.map((q) => q.span.spanId))
@@ -78,7 +84,10 @@ describe('in-process queue behind the OTLP receiver', () => {
       // A sender that declared 3,000 bytes and has sent 10 so far holds its room meanwhile.
       const slow = request(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 3000 } })
       const slowAnswer = new Promise<number>((resolve, reject) => {
-        slow.on('response', (res) => { res.resume(); resolve(res.statusCode!) })
+        slow.on('response', (res) => {
+          res.resume()
+          resolve(res.statusCode!)
+        })
         slow.on('error', reject)
       })
       slow.write(' '.repeat(10))

@@ -11,20 +11,38 @@ let queue: InProcessQueue
 let server: RunningServer
 let ingester: RunningSieve['ingester']
 let stop: () => Promise<void>
-const keys = new Map([['key-one', 'p1'], ['key-two', 'p2']])
+const keys = new Map([
+  ['key-one', 'p1'],
+  ['key-two', 'p2'],
+])
 const NOW = BigInt(Date.now()) * 1_000_000n
 
 function span(projectId: string, traceId: string, spanId: string, parentSpanId: string, offsetNs: bigint, extra: Partial<Span> = {}): Span {
   return {
-    projectId, traceId, spanId, parentSpanId, traceState: '', name: parentSpanId ? 'chat gpt-4o' : 'invoke_agent support',
+    projectId,
+    traceId,
+    spanId,
+    parentSpanId,
+    traceState: '',
+    name: parentSpanId ? 'chat gpt-4o' : 'invoke_agent support',
     kind: parentSpanId ? 'CLIENT' : 'INTERNAL',
-    startTimeUnixNano: (NOW + offsetNs).toString(), endTimeUnixNano: (NOW + offsetNs + 1_000_001n).toString(),
-    status: { code: 'UNSET', message: '' }, flags: 1, serviceName: 'support-agent',
+    startTimeUnixNano: (NOW + offsetNs).toString(),
+    endTimeUnixNano: (NOW + offsetNs + 1_000_001n).toString(),
+    status: { code: 'UNSET', message: '' },
+    flags: 1,
+    serviceName: 'support-agent',
     scope: { name: 'test', version: '1', attributes: {} },
-    attributes: parentSpanId ? { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 7 } : { 'gen_ai.agent.name': 'support' },
+    attributes: parentSpanId
+      ? { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 7 }
+      : { 'gen_ai.agent.name': 'support' },
     resource: { 'service.name': 'support-agent' },
-    events: parentSpanId ? [{ timeUnixNano: (NOW + offsetNs + 5n).toString(), name: 'gen_ai.choice', attributes: { index: 0 }, droppedAttributesCount: 0 }] : [],
-    links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+    events: parentSpanId
+      ? [{ timeUnixNano: (NOW + offsetNs + 5n).toString(), name: 'gen_ai.choice', attributes: { index: 0 }, droppedAttributesCount: 0 }]
+      : [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
     ...extra,
   }
 }
@@ -62,18 +80,27 @@ describe('read API', () => {
     assert.equal(tree.roots.length, 1)
     const root = tree.roots[0]
     assert.equal(root.spanId, '1000000000000001')
-    assert.deepEqual(root.children.map((c: Span) => c.spanId), ['1000000000000002', '1000000000000004'])
+    assert.deepEqual(
+      root.children.map((c: Span) => c.spanId),
+      ['1000000000000002', '1000000000000004'],
+    )
     const llm = root.children[0]
-    assert.deepEqual(llm.children.map((c: Span) => c.spanId), ['1000000000000003'])
+    assert.deepEqual(
+      llm.children.map((c: Span) => c.spanId),
+      ['1000000000000003'],
+    )
     assert.equal(llm.attributes['gen_ai.usage.input_tokens'], 7)
     assert.equal(llm.events[0].name, 'gen_ai.choice')
     assert.equal(llm.startTimeUnixNano, (NOW + 10n).toString())
   })
 
-  test('the list shows the project\'s traces from the rollup, newest first', async () => {
+  test("the list shows the project's traces from the rollup, newest first", async () => {
     const { status, body } = await get('/api/traces', 'key-one')
     assert.equal(status, 200)
-    assert.deepEqual(body.traces.map((t: { traceId: string }) => t.traceId), [T1])
+    assert.deepEqual(
+      body.traces.map((t: { traceId: string }) => t.traceId),
+      [T1],
+    )
     assert.equal(body.traces[0].spanCount, 4)
     assert.equal(body.traces[0].llmCallCount, 3)
     assert.equal(body.traces[0].inputTokens, 21)
@@ -81,7 +108,10 @@ describe('read API', () => {
 
   test('a key sees only its own project', async () => {
     assert.equal((await get(`/api/traces/${T1}`, 'key-two')).status, 404)
-    assert.deepEqual((await get('/api/traces', 'key-two')).body.traces.map((t: { traceId: string }) => t.traceId), [T2])
+    assert.deepEqual(
+      (await get('/api/traces', 'key-two')).body.traces.map((t: { traceId: string }) => t.traceId),
+      [T2],
+    )
     assert.deepEqual((await get('/api/traces?service=support-agent', 'key-two')).body.traces, [])
   })
 
@@ -95,7 +125,11 @@ describe('read API', () => {
   })
 
   test('bad query parameters get 400 naming the parameter', async () => {
-    for (const [query, name] of [['limit=0', 'limit'], ['limit=abc', 'limit'], ['since=yesterday', 'since']] as const) {
+    for (const [query, name] of [
+      ['limit=0', 'limit'],
+      ['limit=abc', 'limit'],
+      ['since=yesterday', 'since'],
+    ] as const) {
       const { status, body } = await get(`/api/traces?${query}`, 'key-one')
       assert.equal(status, 400, query)
       assert.match(body.error.message, new RegExp(`^${name}: `), query)
@@ -124,7 +158,9 @@ describe('read API', () => {
     const list = await get('/api/traces', 'key-one')
     assert.equal(list.body.traces.length, 1)
     assert.equal(list.body.traces[0].spanCount, 4)
-    const count = await (await storage.query({ query: `SELECT count() AS n FROM spans FINAL WHERE trace_id = '${T1}'`, format: 'JSONEachRow' })).json<{ n: string }>()
+    const count = await (await storage.query({ query: `SELECT count() AS n FROM spans FINAL WHERE trace_id = '${T1}'`, format: 'JSONEachRow' })).json<{
+      n: string
+    }>()
     assert.equal(Number(count[0]!.n), 4)
   })
 

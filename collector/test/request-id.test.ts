@@ -20,7 +20,11 @@ const failing = {
 test('a failed read answers with a request id; the log line of the failure names it, never the key', async () => {
   const lines: { message: string; fields?: Record<string, unknown> }[] = []
   const app = createApp({
-    queue: new InProcessQueue(), storage: failing, apiKeys: new Map([['secret-key-123', 'shop']]), maxBodyBytes: 1024, metrics: createPipelineMetrics(),
+    queue: new InProcessQueue(),
+    storage: failing,
+    apiKeys: new Map([['secret-key-123', 'shop']]),
+    maxBodyBytes: 1024,
+    metrics: createPipelineMetrics(),
     log: (message, fields) => lines.push({ message, ...(fields ? { fields } : {}) }),
   })
   const server = await listen(app, '127.0.0.1', 0)

@@ -26,7 +26,10 @@ test('every answer carries the security headers: 404s, errors, health, metrics a
       fetch(`${server.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }),
       fetch(`${server.url}/api/traces`),
     ])
-    assert.deepEqual(answers.map((res) => res.status), [404, 404, 200, 503, 200, 415, 503])
+    assert.deepEqual(
+      answers.map((res) => res.status),
+      [404, 404, 200, 503, 200, 415, 503],
+    )
     for (const res of answers) {
       assert.equal(res.headers.get('content-security-policy'), LOAD_NOTHING_POLICY, res.url)
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff', res.url)

@@ -14,7 +14,11 @@ const positiveInt = z.coerce.number().int().positive()
 /** `key:project,key2:project2`; a key without `:project` belongs to project `default`. */
 const apiKeys = z.string().transform((raw, ctx) => {
   const keys = new Map<string, string>()
-  for (const [index, entry] of raw.split(',').map((s) => s.trim()).filter(Boolean).entries()) {
+  for (const [index, entry] of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .entries()) {
     const [key, project = 'default', ...rest] = entry.split(':')
     if (!key || rest.length > 0 || !/^[A-Za-z0-9_.-]{1,128}$/.test(project)) {
       // Named by position, never quoted: the entry holds a key, and start-up errors end up in logs.
@@ -26,7 +30,12 @@ const apiKeys = z.string().transform((raw, ctx) => {
   return keys
 })
 
-const list = z.string().transform((raw) => raw.split(',').map((s) => s.trim()).filter(Boolean))
+const list = z.string().transform((raw) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+)
 
 /** A secret sent as `Authorization: Bearer <token>`. */
 const bearerToken = (min: number) =>
@@ -58,8 +67,14 @@ export const envSchema = z.object({
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
-  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('sieve'),
-  CLICKHOUSE_CLUSTER: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a cluster name from the server\'s remote_servers').optional(),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default('sieve'),
+  CLICKHOUSE_CLUSTER: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a cluster name from the server's remote_servers")
+    .optional(),
   KAFKA_BROKERS: list.optional(),
   KAFKA_CLIENT_ID: z.string().default('sieve'),
   KAFKA_SPANS_TOPIC: z.string().default('sieve.spans'),
@@ -111,8 +126,7 @@ export interface Config {
   /** In-process queue: spans it holds at most (published, not yet stored); past it publishes are refused with 429. */
   maxQueueSpans: number
   logLevel: Env['SIEVE_LOG_LEVEL']
-  clickhouse:
-    /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
+  clickhouse: /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
     | { kind: 'embedded'; path: string; database: string; fsync?: boolean }
     | { kind: 'server'; url: string; username?: string; password?: string; database: string; cluster?: string }
   kafka?: {
@@ -186,7 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // nothing would promise a durability Sieve does not set.
     throw new ConfigError([
       'SIEVE_FSYNC: applies to the embedded engine only; with CLICKHOUSE_URL set fsync_after_insert and ' +
-        'fsync_part_directory in the server\'s <merge_tree> configuration instead',
+        "fsync_part_directory in the server's <merge_tree> configuration instead",
     ])
   }
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
@@ -214,7 +228,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxQueueSpans: e.SIEVE_MAX_QUEUE_SPANS,
     logLevel: e.SIEVE_LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
-      ? { kind: 'server', url: e.CLICKHOUSE_URL, username: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database, ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}) }
+      ? {
+          kind: 'server',
+          url: e.CLICKHOUSE_URL,
+          username: e.CLICKHOUSE_USER,
+          password: e.CLICKHOUSE_PASSWORD,
+          database,
+          ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}),
+        }
       : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database, fsync: e.SIEVE_FSYNC },
     kafka: e.KAFKA_BROKERS?.length
       ? {

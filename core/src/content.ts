@@ -86,7 +86,9 @@ function normalizeMessage(raw: unknown, fallbackRole: string): ChatMessage | und
         if (part) parts.push(part)
       }
     } else if (content !== undefined && content !== null && content !== '') {
-      parts.push(role === 'tool' ? { type: 'tool_call_response', id: asText(m.tool_call_id ?? m.id), response: content } : { type: 'text', content: asText(content) })
+      parts.push(
+        role === 'tool' ? { type: 'tool_call_response', id: asText(m.tool_call_id ?? m.id), response: content } : { type: 'text', content: asText(content) },
+      )
     }
     const toolCalls = parseJsonValue(m.tool_calls)
     if (Array.isArray(toolCalls)) {
@@ -293,10 +295,7 @@ export function toolInvocation(span: Span): ToolInvocation {
   const own = conventionOf(span)?.toolCall?.(span)
   const rawArgs = own?.arguments ?? a['gen_ai.tool.call.arguments']
   const rawResult = unquoted(own?.result ?? a['gen_ai.tool.call.result'])
-  const error =
-    span.status.code === 'ERROR'
-      ? span.status.message || asText(a['error.type']) || 'error status'
-      : asText(a['error.type']) || (own?.error ?? '')
+  const error = span.status.code === 'ERROR' ? span.status.message || asText(a['error.type']) || 'error status' : asText(a['error.type']) || (own?.error ?? '')
   return {
     spanId: span.spanId,
     name: toolNameOf(span) || (own?.name ?? ''),

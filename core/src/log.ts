@@ -34,7 +34,9 @@ const redact = (fields: LogFields): LogFields =>
   Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, SECRET_FIELD.test(k) ? '[redacted]' : v instanceof Error ? v.message : v]))
 
 const text = (fields: LogFields): string =>
-  Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`).join('')
+  Object.entries(fields)
+    .map(([k, v]) => ` ${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`)
+    .join('')
 
 /**
  * A logger writing one line per event to stderr: JSON (`{"time","level","msg",...fields}`) when
@@ -47,12 +49,14 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`))
   const json = options.json ?? !(options.write === undefined && process.stderr.isTTY)
   const make = (base: LogFields): Logger => {
-    const emit = (level: LogLevel) => (message: string, fields: LogFields = {}) => {
-      if (RANK[level] < min) return
-      const all = redact({ ...base, ...fields })
-      const time = new Date().toISOString()
-      write(json ? JSON.stringify({ time, level, msg: message, ...all }) : `${time} ${level.padEnd(5)} ${message}${text(all)}`)
-    }
+    const emit =
+      (level: LogLevel) =>
+      (message: string, fields: LogFields = {}) => {
+        if (RANK[level] < min) return
+        const all = redact({ ...base, ...fields })
+        const time = new Date().toISOString()
+        write(json ? JSON.stringify({ time, level, msg: message, ...all }) : `${time} ${level.padEnd(5)} ${message}${text(all)}`)
+      }
     return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'), child: (fields) => make({ ...base, ...fields }) }
   }
   return make(options.fields ?? {})

@@ -59,7 +59,7 @@ export function createPipelineMetrics(): PipelineMetrics {
   loopDelay.enable()
   new Gauge({
     name: 'sieve_event_loop_delay_max_seconds',
-    help: 'Longest delay of the main thread\'s event loop since the process started (a stall: a long synchronous task or GC pause)',
+    help: "Longest delay of the main thread's event loop since the process started (a stall: a long synchronous task or GC pause)",
     registers: [registry],
     collect() {
       this.set(loopDelay.max / 1e9)

@@ -87,7 +87,10 @@ export interface Saturation {
 /** The queue cannot take data now; the collector answers 503 with Retry-After. */
 export class QueueUnavailableError extends Error {
   readonly code = 'QUEUE_UNAVAILABLE'
-  constructor(message: string, readonly retryAfterSeconds = 5) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+  ) {
     super(message)
   }
 }
@@ -95,7 +98,10 @@ export class QueueUnavailableError extends Error {
 /** The queue is full; the collector answers 429 with Retry-After. */
 export class QueueFullError extends Error {
   readonly code = 'QUEUE_FULL'
-  constructor(message: string, readonly retryAfterSeconds = 1) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+  ) {
     super(message)
   }
 }
@@ -112,7 +118,10 @@ export class UnprocessableSpansError extends Error {
    * @param message the full error, for logs and the dead letter: it may quote the refused row.
    * @param reason the same for the sender, naming the problem without any data.
    */
-  constructor(message: string, readonly reason = 'storage cannot take it') {
+  constructor(
+    message: string,
+    readonly reason = 'storage cannot take it',
+  ) {
     super(message)
   }
 }

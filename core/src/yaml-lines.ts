@@ -1,9 +1,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
 
 /** A YAML text read with where each of its values sits, so a schema problem can name its line. */
-export type YamlWithLines =
-  | { ok: true; value: unknown; lineOf(path: readonly PropertyKey[]): number }
-  | { ok: false; line: number; message: string }
+export type YamlWithLines = { ok: true; value: unknown; lineOf(path: readonly PropertyKey[]): number } | { ok: false; line: number; message: string }
 
 /**
  * Parses `text`; `lineOf(path)` is the 1-based line of the key (or list item) `path` leads to, or

@@ -5,7 +5,10 @@ import { Backoff, backoffDelay, parseRetryAfter } from '../src/index.js'
 const range = { baseMs: 100, maxMs: 1000 }
 
 test('the delay doubles from baseMs and stops at maxMs', () => {
-  assert.deepEqual([0, 1, 2, 3, 4, 5].map((attempt) => backoffDelay(attempt, range)), [100, 200, 400, 800, 1000, 1000])
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5].map((attempt) => backoffDelay(attempt, range)),
+    [100, 200, 400, 800, 1000, 1000],
+  )
 })
 
 test('a retry loop that never gives up stays at maxMs, whatever the attempt (0 ms stays 0 ms)', () => {

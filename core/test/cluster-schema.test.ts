@@ -36,11 +36,13 @@ function onOneNode(statement: string): string {
 }
 
 const columnsOf = async (database: string) =>
-  (await (await client.query({
-    query: `SELECT table, groupArray((name, type)) AS columns FROM (SELECT table, name, type FROM system.columns WHERE database = {database:String} ORDER BY table, position) GROUP BY table ORDER BY table`,
-    query_params: { database },
-    format: 'JSONEachRow',
-  })).json<{ table: string; columns: [string, string][] }>())
+  await (
+    await client.query({
+      query: `SELECT table, groupArray((name, type)) AS columns FROM (SELECT table, name, type FROM system.columns WHERE database = {database:String} ORDER BY table, position) GROUP BY table ORDER BY table`,
+      query_params: { database },
+      format: 'JSONEachRow',
+    })
+  ).json<{ table: string; columns: [string, string][] }>()
 
 test('every statement of the cluster schema parses, and every table is a replicated local table plus a Distributed one over it', async () => {
   const statements = clusterSchema()
@@ -52,7 +54,10 @@ test('every statement of the cluster schema parses, and every table is a replica
     assert.ok(created.includes(`${table}_local`) && created.includes(table), `${table}: a local and a Distributed table`)
   }
   for (const statement of statements.filter((s) => s.includes('ENGINE = Distributed'))) {
-    assert.match(statement, /CREATE TABLE IF NOT EXISTS (\w+) ON CLUSTER sieve_cluster AS \1_local ENGINE = Distributed\(sieve_cluster, currentDatabase\(\), \1_local, /)
+    assert.match(
+      statement,
+      /CREATE TABLE IF NOT EXISTS (\w+) ON CLUSTER sieve_cluster AS \1_local ENGINE = Distributed\(sieve_cluster, currentDatabase\(\), \1_local, /,
+    )
   }
   for (const view of statements.filter((s) => s.includes('MATERIALIZED VIEW'))) {
     // Table names, not functions (`ARRAY JOIN if(...)`) or subqueries.
@@ -61,7 +66,7 @@ test('every statement of the cluster schema parses, and every table is a replica
   }
 })
 
-test('on one node the cluster schema has the single server\'s columns, and a score goes through the views as there', async () => {
+test("on one node the cluster schema has the single server's columns, and a score goes through the views as there", async () => {
   await client.command({ query: 'CREATE DATABASE IF NOT EXISTS clustered' })
   await client.command({ query: 'USE clustered' })
   try {
@@ -76,11 +81,20 @@ test('on one node the cluster schema has the single server\'s columns, and a sco
     }
 
     const score = {
-      project_id: 'p', trace_id: 'a'.repeat(32), span_id: '', kind: 'check', scorer_name: 'tool_error', scorer_version: '1',
-      trace_start_time: '2026-12-01 10:00:00.000', passed: 0, value: 0, created_at: '2026-12-01 10:00:01.000',
+      project_id: 'p',
+      trace_id: 'a'.repeat(32),
+      span_id: '',
+      kind: 'check',
+      scorer_name: 'tool_error',
+      scorer_version: '1',
+      trace_start_time: '2026-12-01 10:00:00.000',
+      passed: 0,
+      value: 0,
+      created_at: '2026-12-01 10:00:01.000',
     }
     await client.insert({ table: 'scores_local', values: [score], format: 'JSONEachRow' })
-    const count = async (table: string) => Number((await (await client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n)
+    const count = async (table: string) =>
+      Number((await (await client.query({ query: `SELECT count() AS n FROM ${table}`, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n)
     assert.equal(await count('score_latest_local'), 1)
     assert.equal(await count('quality_5m_local'), 1)
     assert.equal(await count('trace_quality_local'), 1)
@@ -90,7 +104,10 @@ test('on one node the cluster schema has the single server\'s columns, and a sco
 })
 
 test('a statement with no cluster form, or a table without a sharding key, is refused by name', () => {
-  assert.throws(() => clusterStatements('CREATE TABLE IF NOT EXISTS mystery\n(x UInt8)\nENGINE = MergeTree\nORDER BY x', CLUSTER, new Set()), /mystery has no sharding key/)
+  assert.throws(
+    () => clusterStatements('CREATE TABLE IF NOT EXISTS mystery\n(x UInt8)\nENGINE = MergeTree\nORDER BY x', CLUSTER, new Set()),
+    /mystery has no sharding key/,
+  )
   assert.throws(() => clusterStatements('OPTIMIZE TABLE spans FINAL', CLUSTER, new Set(['spans'])), /no cluster form/)
   assert.equal(loadMigrations().length > 10, true)
 })

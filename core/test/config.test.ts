@@ -30,8 +30,17 @@ test('a bad value names the variable, the rule and what was given', () => {
 
 test('API keys map to projects; a bare key belongs to the default project', () => {
   const config = loadConfig({ SIEVE_API_KEYS: 'k1:shop, k2' })
-  assert.deepEqual([...config.apiKeys], [['k1', 'shop'], ['k2', 'default']])
-  assert.throws(() => loadConfig({ SIEVE_API_KEYS: 'k0, k1:bad project' }), (err: Error) => /SIEVE_API_KEYS: entry 2 must look like KEY or KEY:PROJECT/.test(err.message) && !err.message.includes('k1'))
+  assert.deepEqual(
+    [...config.apiKeys],
+    [
+      ['k1', 'shop'],
+      ['k2', 'default'],
+    ],
+  )
+  assert.throws(
+    () => loadConfig({ SIEVE_API_KEYS: 'k0, k1:bad project' }),
+    (err: Error) => /SIEVE_API_KEYS: entry 2 must look like KEY or KEY:PROJECT/.test(err.message) && !err.message.includes('k1'),
+  )
 })
 
 test('SIEVE_FSYNC turns on fsync of the embedded engine; with a server it is refused, not ignored', () => {
@@ -59,7 +68,10 @@ test('KAFKA_MIN_INSYNC_REPLICAS: unset leaves it to the brokers; more than the r
   const kafka = (env: Record<string, string>) => loadConfig({ KAFKA_BROKERS: 'a:9092', ...env }).kafka!
   assert.equal(kafka({}).minInsyncReplicas, undefined)
   assert.equal(kafka({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' }).minInsyncReplicas, 2)
-  assert.throws(() => kafka({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '4' }), /KAFKA_MIN_INSYNC_REPLICAS: 4 is more than KAFKA_REPLICATION_FACTOR \(3\)/)
+  assert.throws(
+    () => kafka({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '4' }),
+    /KAFKA_MIN_INSYNC_REPLICAS: 4 is more than KAFKA_REPLICATION_FACTOR \(3\)/,
+  )
   assert.throws(() => kafka({ KAFKA_MIN_INSYNC_REPLICAS: '0' }), /KAFKA_MIN_INSYNC_REPLICAS: .*\(got '0'\)/)
 })
 
@@ -101,7 +113,11 @@ test('SIEVE_METRICS_TOKEN is the bearer token /metrics requires; a bad one is na
 
 test('no setting that holds a key, token, password or secret is echoed by a configuration error', () => {
   // SIEVE_API_KEYS takes key:project pairs; a malformed list still holds real keys.
-  for (const [name, value] of [['SIEVE_API_KEYS', 'sk-live-abc:shop:extra'], ['CLICKHOUSE_URL', 'not a url'], ['SIMULATOR_BASE_URL', 'nope']] as const) {
+  for (const [name, value] of [
+    ['SIEVE_API_KEYS', 'sk-live-abc:shop:extra'],
+    ['CLICKHOUSE_URL', 'not a url'],
+    ['SIMULATOR_BASE_URL', 'nope'],
+  ] as const) {
     try {
       loadConfig({ [name]: value })
     } catch (err) {
@@ -110,4 +126,3 @@ test('no setting that holds a key, token, password or secret is echoed by a conf
     }
   }
 })
-

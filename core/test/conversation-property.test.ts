@@ -46,10 +46,26 @@ function history(steps: Step[], upTo: number): object[] {
 
 function makeSpan(traceId: string, spanId: string, parentSpanId: string, startNs: bigint, endNs: bigint, attributes: Span['attributes']): Span {
   return {
-    projectId: 'p', traceId, spanId, parentSpanId, traceState: '', name: String(attributes['gen_ai.operation.name']), kind: 'INTERNAL',
-    startTimeUnixNano: startNs.toString(), endTimeUnixNano: endNs.toString(), status: { code: 'UNSET', message: '' }, flags: 0, serviceName: 'agent',
-    scope: { name: '', version: '', attributes: {} }, attributes, resource: {}, events: [], links: [],
-    droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+    projectId: 'p',
+    traceId,
+    spanId,
+    parentSpanId,
+    traceState: '',
+    name: String(attributes['gen_ai.operation.name']),
+    kind: 'INTERNAL',
+    startTimeUnixNano: startNs.toString(),
+    endTimeUnixNano: endNs.toString(),
+    status: { code: 'UNSET', message: '' },
+    flags: 0,
+    serviceName: 'agent',
+    scope: { name: '', version: '', attributes: {} },
+    attributes,
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
   }
 }
 
@@ -115,7 +131,9 @@ function expected(steps: Step[]): string[] {
 }
 
 const shown = (trace: Trace | Trace[]) =>
-  conversationOf(trace).turns.map((t) => (t.role === 'tool_call' ? `tool_call ${t.callId} ${t.name}` : t.role === 'tool_result' ? `tool_result ${t.callId}` : `${t.role} ${t.text}`))
+  conversationOf(trace).turns.map((t) =>
+    t.role === 'tool_call' ? `tool_call ${t.callId} ${t.name}` : t.role === 'tool_result' ? `tool_result ${t.callId}` : `${t.role} ${t.text}`,
+  )
 
 function shuffle<T>(list: T[], random: () => number): T[] {
   for (let i = list.length - 1; i > 0; i--) {
@@ -137,7 +155,12 @@ test('a session (a trace per user turn, full histories, one millisecond per trac
     const steps = script(random)
     const traces = invocations(steps).map(([from, to], k) => {
       const traceId = `${k.toString(16).padStart(2, '0')}${'a'.repeat(30)}`
-      return { projectId: 'p', traceId, spans: shuffle(agentSpans(steps, from, to, traceId, 1_700_000_000_000n + BigInt(k), random, true), random), complete: true }
+      return {
+        projectId: 'p',
+        traceId,
+        spans: shuffle(agentSpans(steps, from, to, traceId, 1_700_000_000_000n + BigInt(k), random, true), random),
+        complete: true,
+      }
     })
     assert.deepEqual(shown(shuffle([...traces], random)), expected(steps), `seed ${seed}`)
   }
@@ -149,11 +172,20 @@ test('a session whose model calls see only the current turn reads as the script'
     const steps = script(random)
     const traces = invocations(steps).map(([from, to], k) => {
       const traceId = `${k.toString(16).padStart(2, '0')}${'b'.repeat(30)}`
-      return { projectId: 'p', traceId, spans: shuffle(agentSpans(steps, from, to, traceId, 1_700_000_000_000n + BigInt(k), random, false), random), complete: true }
+      return {
+        projectId: 'p',
+        traceId,
+        spans: shuffle(agentSpans(steps, from, to, traceId, 1_700_000_000_000n + BigInt(k), random, false), random),
+        complete: true,
+      }
     })
     const got = shown(traces)
     // Each trace's first model call repeats the system prompt: shown once per trace it opens.
-    assert.deepEqual(got.filter((t) => t !== 'system Be helpful.'), expected(steps).slice(1), `seed ${seed}`)
+    assert.deepEqual(
+      got.filter((t) => t !== 'system Be helpful.'),
+      expected(steps).slice(1),
+      `seed ${seed}`,
+    )
   }
 })
 
@@ -167,6 +199,10 @@ test('one trace holding the last invocation, whose model calls carry every earli
     const got = shown({ projectId: 'p', traceId, spans, complete: true })
     // Earlier turns are known from the model calls' inputs; a last turn without tool calls has none.
     const hasModelCall = to - from > 1
-    assert.deepEqual(got, hasModelCall ? expected(steps) : [`user ${(steps[from] as { text: string }).text}`, `assistant ${(steps[to - 1] as { text: string }).text}`], `seed ${seed}`)
+    assert.deepEqual(
+      got,
+      hasModelCall ? expected(steps) : [`user ${(steps[from] as { text: string }).text}`, `assistant ${(steps[to - 1] as { text: string }).text}`],
+      `seed ${seed}`,
+    )
   }
 })

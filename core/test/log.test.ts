@@ -21,12 +21,22 @@ test('lines under SIEVE_LOG_LEVEL are dropped', () => {
   log.info('i')
   log.warn('w')
   log.error('e')
-  assert.deepEqual(lines.map((l) => JSON.parse(l).msg), ['w', 'e'])
+  assert.deepEqual(
+    lines.map((l) => JSON.parse(l).msg),
+    ['w', 'e'],
+  )
 })
 
 test('values of fields named like secrets never reach a line; errors become their message', () => {
   const { lines, log } = capture({ json: true })
-  log.error('request failed', { apiKey: 'k-123', authorization: 'Bearer t', CLICKHOUSE_PASSWORD: 'p', metricsToken: 'm', cause: new Error('boom'), project: 'shop' })
+  log.error('request failed', {
+    apiKey: 'k-123',
+    authorization: 'Bearer t',
+    CLICKHOUSE_PASSWORD: 'p',
+    metricsToken: 'm',
+    cause: new Error('boom'),
+    project: 'shop',
+  })
   const line = JSON.parse(lines[0]!)
   assert.deepEqual([line.apiKey, line.authorization, line.CLICKHOUSE_PASSWORD, line.metricsToken], Array(4).fill('[redacted]'))
   assert.equal(line.cause, 'boom')

@@ -27,10 +27,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function span(traceId: string, spanId: string, parentSpanId = ''): Span {
   return {
-    projectId: 'p', traceId, spanId, parentSpanId, traceState: '', name: 'step', kind: 'INTERNAL',
-    startTimeUnixNano: '1764400000000000000', endTimeUnixNano: '1764400001000000000', status: { code: 'OK', message: '' }, flags: 0,
-    serviceName: 'agent', scope: { name: 't', version: '', attributes: {} }, attributes: {}, resource: {}, events: [], links: [],
-    droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+    projectId: 'p',
+    traceId,
+    spanId,
+    parentSpanId,
+    traceState: '',
+    name: 'step',
+    kind: 'INTERNAL',
+    startTimeUnixNano: '1764400000000000000',
+    endTimeUnixNano: '1764400001000000000',
+    status: { code: 'OK', message: '' },
+    flags: 0,
+    serviceName: 'agent',
+    scope: { name: 't', version: '', attributes: {} },
+    attributes: {},
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
   }
 }
 const id = (n: number) => n.toString(16).padStart(32, '0')
@@ -56,9 +72,15 @@ test('traces arrived since a time: earliest arrival first, bounded; unscored one
   await sleep(5)
   await insertSpans(client, [span(id(3), 'c1'), span(id(1), 'a2', 'a1')])
   const arrived = await tracesArrivedSince(client, { sinceMs: since, limit: 10 })
-  assert.deepEqual(arrived.map((t) => t.traceId), [id(1), id(2), id(3)])
+  assert.deepEqual(
+    arrived.map((t) => t.traceId),
+    [id(1), id(2), id(3)],
+  )
   assert.ok(arrived[0]!.lastArrivalMs > arrived[0]!.firstArrivalMs)
-  assert.deepEqual((await tracesArrivedSince(client, { sinceMs: since, limit: 2 })).map((t) => t.traceId), [id(1), id(2)])
+  assert.deepEqual(
+    (await tracesArrivedSince(client, { sinceMs: since, limit: 2 })).map((t) => t.traceId),
+    [id(1), id(2)],
+  )
   assert.deepEqual(await tracesArrivedSince(client, { sinceMs: Date.now() + 1000, limit: 10 }), [])
 
   // Trace 2 scored after its span arrived, trace 1 before its second span did, trace 3 never.
@@ -70,5 +92,11 @@ test('traces arrived since a time: earliest arrival first, bounded; unscored one
   await score(id(2), Date.now())
   await score(id(1), arrived[0]!.firstArrivalMs + 1)
   const unscored = await tracesArrivedSince(client, { sinceMs: since, limit: 10, unscored: true })
-  assert.deepEqual(unscored.map((t) => [t.traceId, t.scored]), [[id(1), true], [id(3), false]])
+  assert.deepEqual(
+    unscored.map((t) => [t.traceId, t.scored]),
+    [
+      [id(1), true],
+      [id(3), false],
+    ],
+  )
 })

@@ -6,10 +6,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { openTestStorage, testStorageKind, type TestStorage } from '@sieve/testkit/clickhouse-http'
-import {
-  insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups,
-  type Span,
-} from '@sieve/core'
+import { insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups, type Span } from '@sieve/core'
 
 // Recent times: rows older than the retention are dropped by the TTL at the next merge.
 const NOW = BigInt(Date.now()) * 1_000_000n + 123_456_789n
@@ -21,29 +18,64 @@ let client: Storage
 
 function span(overrides: Partial<Span> = {}): Span {
   return {
-    projectId: 'p1', traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', parentSpanId: '',
-    traceState: 'k=v', name: 'invoke_agent support', kind: 'SERVER',
-    startTimeUnixNano: at(0), endTimeUnixNano: at(1864),
-    status: { code: 'OK', message: '' }, flags: 257, serviceName: 'support-agent',
+    projectId: 'p1',
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    parentSpanId: '',
+    traceState: 'k=v',
+    name: 'invoke_agent support',
+    kind: 'SERVER',
+    startTimeUnixNano: at(0),
+    endTimeUnixNano: at(1864),
+    status: { code: 'OK', message: '' },
+    flags: 257,
+    serviceName: 'support-agent',
     scope: { name: 'sieve-test', version: '1.0.0', attributes: { 'scope.flag': true } },
     attributes: {
-      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', 'user.id': 'u-1',
-      count: 3, ratio: 0.25, ok: false, nothing: null, list: ['a', 1, true], nested: { a: { b: [1, 2] } }, text: "it's\t\"quoted\"\n",
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'support',
+      'user.id': 'u-1',
+      count: 3,
+      ratio: 0.25,
+      ok: false,
+      nothing: null,
+      list: ['a', 1, true],
+      nested: { a: { b: [1, 2] } },
+      text: 'it\'s\t"quoted"\n',
     },
     resource: { 'service.name': 'support-agent', 'service.version': '2.0.0', pid: 1234 },
     events: [{ timeUnixNano: at(377), name: 'gen_ai.choice', attributes: { index: 0 }, droppedAttributesCount: 1 }],
-    links: [{ traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', traceState: '', attributes: { why: 'retry' }, flags: 1, droppedAttributesCount: 0 }],
-    droppedAttributesCount: 2, droppedEventsCount: 3, droppedLinksCount: 4,
+    links: [
+      {
+        traceId: '5b8efff798038103d269b633813fc60c',
+        spanId: 'eee19b7ec3c1b174',
+        traceState: '',
+        attributes: { why: 'retry' },
+        flags: 1,
+        droppedAttributesCount: 0,
+      },
+    ],
+    droppedAttributesCount: 2,
+    droppedEventsCount: 3,
+    droppedLinksCount: 4,
     ...overrides,
   }
 }
 
-const llmChild = (traceId: string, spanId: string, tokens: number, start: string): Span => span({
-  traceId, spanId, parentSpanId: 'b7ad6b7169203331', name: 'chat gpt-4o', kind: 'CLIENT', startTimeUnixNano: start,
-  endTimeUnixNano: (BigInt(start) + 1000n).toString(), status: { code: 'ERROR', message: 'rate limited' },
-  attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': tokens, 'gen_ai.usage.output_tokens': 1 },
-  events: [], links: [],
-})
+const llmChild = (traceId: string, spanId: string, tokens: number, start: string): Span =>
+  span({
+    traceId,
+    spanId,
+    parentSpanId: 'b7ad6b7169203331',
+    name: 'chat gpt-4o',
+    kind: 'CLIENT',
+    startTimeUnixNano: start,
+    endTimeUnixNano: (BigInt(start) + 1000n).toString(),
+    status: { code: 'ERROR', message: 'rate limited' },
+    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': tokens, 'gen_ai.usage.output_tokens': 1 },
+    events: [],
+    links: [],
+  })
 
 before(async () => {
   store = await openTestStorage({ path: join(dir, 'clickhouse'), database: 'sieve_test' })
@@ -57,18 +89,69 @@ after(async () => {
 describe('migrations', () => {
   test('apply every file once, record it, and do nothing the second time', async () => {
     const first = await migrate(client, { retentionDays: 30 })
-    assert.deepEqual(first.applied, loadMigrations().map((m) => `${m.version}_${m.name}`))
+    assert.deepEqual(
+      first.applied,
+      loadMigrations().map((m) => `${m.version}_${m.name}`),
+    )
     const second = await migrate(client, { retentionDays: 30 })
     assert.deepEqual(second, { applied: [], retentionUpdated: [] })
     assert.equal(await migrationsApplied(client), true)
-    const tables = await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })).json<{ name: string }>()
-    assert.deepEqual(tables.map((t) => t.name), ['calibration_history', 'dead_letters', 'exports', 'feedback', 'insert_intents', 'judge_budget', 'progress', 'quality_1h', 'quality_1h_mv', 'quality_5m', 'quality_5m_mv', 'review_queue', 'review_rules', 'review_skips', 'schema_migrations', 'score_changes', 'score_changes_mv', 'score_latest', 'score_latest_mv', 'scores', 'span_log_events', 'spans', 'trace_quality', 'trace_quality_mv', 'traces'])
+    const tables = await (
+      await client.query({ query: 'SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name', format: 'JSONEachRow' })
+    ).json<{ name: string }>()
+    assert.deepEqual(
+      tables.map((t) => t.name),
+      [
+        'calibration_history',
+        'dead_letters',
+        'exports',
+        'feedback',
+        'insert_intents',
+        'judge_budget',
+        'progress',
+        'quality_1h',
+        'quality_1h_mv',
+        'quality_5m',
+        'quality_5m_mv',
+        'review_queue',
+        'review_rules',
+        'review_skips',
+        'schema_migrations',
+        'score_changes',
+        'score_changes_mv',
+        'score_latest',
+        'score_latest_mv',
+        'scores',
+        'span_log_events',
+        'spans',
+        'trace_quality',
+        'trace_quality_mv',
+        'traces',
+      ],
+    )
   })
 
   test('a changed retention rewrites the TTL of every table', async () => {
     const changed = await migrate(client, { retentionDays: 7 })
-    assert.deepEqual(changed.retentionUpdated.sort(), ['calibration_history', 'dead_letters', 'feedback', 'judge_budget', 'quality_1h', 'quality_5m', 'review_queue', 'review_skips', 'score_latest', 'scores', 'span_log_events', 'spans', 'trace_quality', 'traces'])
-    const engines = await (await client.query({ query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'spans'", format: 'JSONEachRow' })).json<{ engine_full: string }>()
+    assert.deepEqual(changed.retentionUpdated.sort(), [
+      'calibration_history',
+      'dead_letters',
+      'feedback',
+      'judge_budget',
+      'quality_1h',
+      'quality_5m',
+      'review_queue',
+      'review_skips',
+      'score_latest',
+      'scores',
+      'span_log_events',
+      'spans',
+      'trace_quality',
+      'traces',
+    ])
+    const engines = await (
+      await client.query({ query: "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = 'spans'", format: 'JSONEachRow' })
+    ).json<{ engine_full: string }>()
     assert.match(engines[0]!.engine_full, /toIntervalDay\(7\)/)
     assert.deepEqual((await migrate(client, { retentionDays: 7 })).retentionUpdated, [])
     await migrate(client, { retentionDays: 30 })
@@ -87,15 +170,31 @@ describe('spans', () => {
 
   test('awkward strings in every text field and map read back byte for byte', async () => {
     const awkward = [
-      `it's "quoted" and \\'escaped\\'`, 'tab\there', 'new\nline', 'carriage\r\nreturn', 'back\\slash\\', '\\N', '\\t literally',
-      'nul\u0000byte', 'bell\u0007 and del\u007f', '{\'a\':\'b\'}', '[1, "two"]', ',;:=', 'ünïcödé — 日本語 — עברית — 🦀👩‍💻', '',
+      `it's "quoted" and \\'escaped\\'`,
+      'tab\there',
+      'new\nline',
+      'carriage\r\nreturn',
+      'back\\slash\\',
+      '\\N',
+      '\\t literally',
+      'nul\u0000byte',
+      'bell\u0007 and del\u007f',
+      "{'a':'b'}",
+      '[1, "two"]',
+      ',;:=',
+      'ünïcödé — 日本語 — עברית — 🦀👩‍💻',
+      '',
     ] as const
     const map = Object.fromEntries(awkward.map((s, i) => [`${s}#${i}`, s]))
     const huge = `${'x'.repeat(1_000_000)}\t"\n${'é'.repeat(100_000)}`
     const odd = span({
-      traceId: '44444444444444444444444444444444', spanId: '4444444444444444',
-      name: awkward.join(' | '), traceState: awkward[0], status: { code: 'ERROR', message: awkward.join('\n') },
-      serviceName: awkward[12], scope: { name: awkward[1], version: awkward[2], attributes: map },
+      traceId: '44444444444444444444444444444444',
+      spanId: '4444444444444444',
+      name: awkward.join(' | '),
+      traceState: awkward[0],
+      status: { code: 'ERROR', message: awkward.join('\n') },
+      serviceName: awkward[12],
+      scope: { name: awkward[1], version: awkward[2], attributes: map },
       attributes: { ...map, huge, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': awkward[0], 'gen_ai.conversation.id': awkward[4] },
       resource: { ...map, 'service.name': awkward[12] },
       events: [{ timeUnixNano: at(1), name: awkward[3], attributes: map, droppedAttributesCount: 0 }],
@@ -104,21 +203,26 @@ describe('spans', () => {
     await insertSpans(client, [odd])
     const trace = await readTrace(client, 'p1', odd.traceId)
     assert.deepEqual(trace?.spans, [odd])
-    const [extracted] = await (await client.query({
-      query: `SELECT request_model, session_id, service_name FROM spans WHERE trace_id = '${odd.traceId}'`, format: 'JSONEachRow',
-    })).json<{ request_model: string; session_id: string; service_name: string }>()
+    const [extracted] = await (
+      await client.query({
+        query: `SELECT request_model, session_id, service_name FROM spans WHERE trace_id = '${odd.traceId}'`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ request_model: string; session_id: string; service_name: string }>()
     assert.deepEqual(extracted, { request_model: awkward[0], session_id: awkward[4], service_name: awkward[12] })
   })
 
   // Embedded, span inserts take a second connection to the engine (create-storage.ts); over HTTP every
   // statement is a request of its own on the client's pool of sockets, and the six seconds show nothing.
-  const embeddedOnly = testStorageKind() === 'http' && 'the embedded engine\'s second connection'
+  const embeddedOnly = testStorageKind() === 'http' && "the embedded engine's second connection"
   test('a span insert does not queue behind a long statement on the client', { skip: embeddedOnly }, async () => {
     // Six seconds of sleeping on the client's connection; the insert needs milliseconds.
     let longStatementDone = false
     const long = client
       .command({ query: 'SELECT sum(sleepEachRow(1)) FROM numbers(6) SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 10000000' })
-      .then(() => { longStatementDone = true })
+      .then(() => {
+        longStatementDone = true
+      })
     const root = span({ traceId: '55555555555555555555555555555555' })
     await insertSpans(client, [root])
     assert.equal(longStatementDone, false, 'the insert waited for the statement running on the client')
@@ -136,7 +240,10 @@ describe('spans', () => {
     await insertSpans(client, [a, b, b])
     await refreshTraceRollups(client, [{ projectId: 'p1', traceId }])
     const trace = await readTrace(client, 'p1', traceId)
-    assert.deepEqual(trace?.spans.map((s) => s.spanId), [root.spanId, a.spanId, b.spanId])
+    assert.deepEqual(
+      trace?.spans.map((s) => s.spanId),
+      [root.spanId, a.spanId, b.spanId],
+    )
     const [summary] = (await listTraces(client, 'p1', { limit: 100 })).filter((t) => t.traceId === traceId)
     assert.ok(summary)
     assert.equal(summary.spanCount, 3)
@@ -151,16 +258,28 @@ describe('spans', () => {
     assert.equal(summary.endTimeUnixNano, root.endTimeUnixNano)
   })
 
-  test('tokens are the model calls\' own: an agent span repeating their totals is not added again', async () => {
+  test("tokens are the model calls' own: an agent span repeating their totals is not added again", async () => {
     const traceId = '12121212121212121212121212121212'
     // The Vercel AI SDK's ai.generateText carries the totals of its ai.generateText.doGenerate calls.
     const agent = span({ traceId, attributes: { 'ai.operationId': 'ai.generateText', 'ai.usage.inputTokens': 30, 'ai.usage.outputTokens': 2 } })
     await insertSpans(client, [agent, llmChild(traceId, '00000000000000d4', 10, at(200)), llmChild(traceId, '00000000000000e5', 20, at(300))])
-    await insertSpans(client, [span({ traceId: '34343434343434343434343434343434', attributes: { 'ai.operationId': 'ai.generateText', 'ai.usage.inputTokens': 30 } })])
-    await refreshTraceRollups(client, [{ projectId: 'p1', traceId }, { projectId: 'p1', traceId: '34343434343434343434343434343434' }])
+    await insertSpans(client, [
+      span({ traceId: '34343434343434343434343434343434', attributes: { 'ai.operationId': 'ai.generateText', 'ai.usage.inputTokens': 30 } }),
+    ])
+    await refreshTraceRollups(client, [
+      { projectId: 'p1', traceId },
+      { projectId: 'p1', traceId: '34343434343434343434343434343434' },
+    ])
     const rows = await listTraces(client, 'p1', { limit: 100 })
-    assert.deepEqual(rows.filter((t) => t.traceId === traceId).map((t) => [t.inputTokens, t.outputTokens, t.llmCallCount]), [[30, 2, 2]])
-    assert.equal(rows.find((t) => t.traceId === '34343434343434343434343434343434')?.inputTokens, 30, 'without model-call counts, the agent span\'s are the trace\'s')
+    assert.deepEqual(
+      rows.filter((t) => t.traceId === traceId).map((t) => [t.inputTokens, t.outputTokens, t.llmCallCount]),
+      [[30, 2, 2]],
+    )
+    assert.equal(
+      rows.find((t) => t.traceId === '34343434343434343434343434343434')?.inputTokens,
+      30,
+      "without model-call counts, the agent span's are the trace's",
+    )
   })
 
   test('a root span arriving after its children moves the trace start without leaving a second row', async () => {
@@ -185,7 +304,10 @@ describe('spans', () => {
   test('rewriting the rollup of many thousands of traces at once stays within the query size limit', async () => {
     const traceIds = Array.from({ length: 9000 }, (_, i) => i.toString(16).padStart(32, 'f'))
     await insertSpans(client, [span({ traceId: traceIds[8999]!, spanId: 'cccccccccccccccc' })])
-    await refreshTraceRollups(client, traceIds.map((traceId) => ({ projectId: 'p1', traceId })))
+    await refreshTraceRollups(
+      client,
+      traceIds.map((traceId) => ({ projectId: 'p1', traceId })),
+    )
     const rows = (await listTraces(client, 'p1', { limit: 1000 })).filter((t) => t.traceId === traceIds[8999])
     assert.equal(rows.length, 1)
   })

@@ -37,10 +37,26 @@ let n = 0
 function span(): Span {
   n++
   return {
-    projectId: 'p', traceId: n.toString(16).padStart(32, '0'), spanId: n.toString(16).padStart(16, '0'), parentSpanId: '', traceState: '',
-    name: 'step', kind: 'INTERNAL', startTimeUnixNano: '1764400000000000000', endTimeUnixNano: '1764400001000000000',
-    status: { code: 'OK', message: '' }, flags: 0, serviceName: 'agent', scope: { name: 't', version: '', attributes: {} },
-    attributes: {}, resource: {}, events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+    projectId: 'p',
+    traceId: n.toString(16).padStart(32, '0'),
+    spanId: n.toString(16).padStart(16, '0'),
+    parentSpanId: '',
+    traceState: '',
+    name: 'step',
+    kind: 'INTERNAL',
+    startTimeUnixNano: '1764400000000000000',
+    endTimeUnixNano: '1764400001000000000',
+    status: { code: 'OK', message: '' },
+    flags: 0,
+    serviceName: 'agent',
+    scope: { name: 't', version: '', attributes: {} },
+    attributes: {},
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
   }
 }
 
@@ -123,9 +139,13 @@ test('spans merges at base 20 on the embedded engine, fsync on or off; other tab
     const client = await open(fsync, fsync ? 'sieve_merges_fsync' : 'sieve_merges')
     try {
       await migrate(client, { retentionDays: 30 })
-      const engines = new Map((await (
-        await client.query({ query: `SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()`, format: 'JSONEachRow' })
-      ).json<{ name: string; engine_full: string }>()).map((t) => [t.name, t.engine_full]))
+      const engines = new Map(
+        (
+          await (
+            await client.query({ query: `SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()`, format: 'JSONEachRow' })
+          ).json<{ name: string; engine_full: string }>()
+        ).map((t) => [t.name, t.engine_full]),
+      )
       assert.match(engines.get('spans')!, /\bmerge_selector_base = 20\b/)
       assert.doesNotMatch(engines.get('scores')!, /merge_selector_base/)
       // The fsync settings sit beside it.

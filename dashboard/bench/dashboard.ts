@@ -35,8 +35,20 @@ try {
   const end = Math.floor(Date.now() / 1000)
   const started = performance.now()
   const made = await generate(client, { projectId: PROJECT, spans: SPANS, spansPerTrace: 10, days: 7, endSeconds: end })
-  console.log(`generated ${SPANS.toLocaleString('en-US')} spans, ${made.traces.toLocaleString('en-US')} traces, ${made.scores.toLocaleString('en-US')} scores in ${((performance.now() - started) / 1000).toFixed(1)} s (${Object.entries(made.seconds).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')})`)
-  const latest = await (await client.query({ query: `SELECT trace_id FROM traces WHERE project_id = {p:String} ORDER BY start_time DESC LIMIT 1`, query_params: { p: PROJECT }, format: 'JSONEachRow' })).json<{ trace_id: string }>()
+  console.log(
+    `generated ${SPANS.toLocaleString('en-US')} spans, ${made.traces.toLocaleString('en-US')} traces, ${made.scores.toLocaleString('en-US')} scores in ${((performance.now() - started) / 1000).toFixed(1)} s (${Object.entries(
+      made.seconds,
+    )
+      .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+      .join(', ')})`,
+  )
+  const latest = await (
+    await client.query({
+      query: `SELECT trace_id FROM traces WHERE project_id = {p:String} ORDER BY start_time DESC LIMIT 1`,
+      query_params: { p: PROJECT },
+      format: 'JSONEachRow',
+    })
+  ).json<{ trace_id: string }>()
   const someTrace = latest[0]?.trace_id ?? ''
   const now = new Date(end * 1000).toISOString()
   const ago = (days: number) => new Date((end - days * 86400) * 1000).toISOString()
@@ -47,16 +59,30 @@ try {
   const queries: [string, () => Promise<unknown>][] = [
     ['quality 24h by check (5m buckets)', () => quality(client, PROJECT, qualityQuery.parse({ from: ago(1), to: now, interval: '5m' }))],
     ['quality 7d by check (1h buckets)', () => quality(client, PROJECT, qualityQuery.parse({ from: ago(7), to: now, interval: '1h' }))],
-    ['quality 7d by agent_version (1h)', () => quality(client, PROJECT, qualityQuery.parse({ from: ago(7), to: now, interval: '1h', groupBy: 'agent_version' }))],
-    ['quality 7d by model, one check', () => quality(client, PROJECT, qualityQuery.parse({ from: ago(7), to: now, groupBy: 'model', check: 'prohibited_tools' }))],
-    ['compare agent versions, 7d', () => compare(client, PROJECT, compareQuery.parse({ a: 'support-agent@1.5.0', b: 'support-agent@1.6.0', from: ago(7), to: now }))],
+    [
+      'quality 7d by agent_version (1h)',
+      () => quality(client, PROJECT, qualityQuery.parse({ from: ago(7), to: now, interval: '1h', groupBy: 'agent_version' })),
+    ],
+    [
+      'quality 7d by model, one check',
+      () => quality(client, PROJECT, qualityQuery.parse({ from: ago(7), to: now, groupBy: 'model', check: 'prohibited_tools' })),
+    ],
+    [
+      'compare agent versions, 7d',
+      () => compare(client, PROJECT, compareQuery.parse({ a: 'support-agent@1.5.0', b: 'support-agent@1.6.0', from: ago(7), to: now })),
+    ],
     ['worst 24h by failed checks', () => worst(client, PROJECT, worstQuery.parse({ from: ago(1), to: now }))],
     ['worst 7d by failed checks', () => worst(client, PROJECT, worstQuery.parse({ from: ago(7), to: now }))],
     ['worst 7d by judge score', () => worst(client, PROJECT, worstQuery.parse({ from: ago(7), to: now, sort: 'judge' }))],
-    ['worst 7d, one check, one version', () => worst(client, PROJECT, worstQuery.parse({ from: ago(7), to: now, check: 'pii_echo', agent_version: 'support-agent@1.6.0' }))],
+    [
+      'worst 7d, one check, one version',
+      () => worst(client, PROJECT, worstQuery.parse({ from: ago(7), to: now, check: 'pii_echo', agent_version: 'support-agent@1.6.0' })),
+    ],
     ['trace view (spans + scores + feedback)', () => Promise.all([readTrace(client, PROJECT, someTrace), traceQuality(client, PROJECT, someTrace)])],
   ]
-  console.log(`\nbaseline: SELECT count() FROM spans WHERE duration_ns >= 0 over ${SPANS.toLocaleString('en-US')} spans: ${baseline.toFixed(1)} ms (median of ${RUNS})\n`)
+  console.log(
+    `\nbaseline: SELECT count() FROM spans WHERE duration_ns >= 0 over ${SPANS.toLocaleString('en-US')} spans: ${baseline.toFixed(1)} ms (median of ${RUNS})\n`,
+  )
   console.log(`${'query'.padEnd(40)} ${'median ms'.padStart(10)} ${'x baseline'.padStart(11)}  < ${TARGET_MS} ms`)
   let failed = 0
   for (const [name, fn] of queries) {
@@ -69,16 +95,20 @@ try {
   // What exact rollups cost the scorer: one batch of re-scores (the score rows of the 100 newest
   // traces, written again) into `scores` with its views, against the same rows into a copy of the
   // table without views. Re-scores replace, so the figures above are unchanged by this.
-  const batch = await (await client.query({
-    query: `SELECT * EXCEPT created_at FROM scores WHERE project_id = {p:String}
+  const batch = await (
+    await client.query({
+      query: `SELECT * EXCEPT created_at FROM scores WHERE project_id = {p:String}
             AND trace_id IN (SELECT trace_id FROM traces WHERE project_id = {p:String} ORDER BY start_time DESC LIMIT 100)`,
-    query_params: { p: PROJECT },
-    format: 'JSONEachRow',
-  })).json<Record<string, unknown>>()
+      query_params: { p: PROJECT },
+      format: 'JSONEachRow',
+    })
+  ).json<Record<string, unknown>>()
   await client.command({ query: 'CREATE TABLE scores_without_views AS scores' })
   const plain = await timed(() => client.insert({ table: 'scores_without_views', values: batch, format: 'JSONEachRow' }))
   const viewed = await timed(() => client.insert({ table: 'scores', values: batch, format: 'JSONEachRow' }))
-  console.log(`\nscore write, ${batch.length} rows of 100 traces scored again: ${viewed.toFixed(1)} ms into scores (rollup views), ${plain.toFixed(1)} ms into a table without views (${(viewed / plain).toFixed(2)}x)`)
+  console.log(
+    `\nscore write, ${batch.length} rows of 100 traces scored again: ${viewed.toFixed(1)} ms into scores (rollup views), ${plain.toFixed(1)} ms into a table without views (${(viewed / plain).toFixed(2)}x)`,
+  )
   process.exitCode = failed ? 1 : 0
 } finally {
   await client.close()

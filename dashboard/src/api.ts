@@ -54,10 +54,22 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
   router.get('/openapi.json', securityHeaders(), (_req, res) => res.json(document))
   router.use(securityHeaders(), requireProject(options.apiKeys))
 
-  router.get('/quality', handle(async (req, res) => quality(client, requestProject(res), parse(qualityQuery, req.query, 'parameter'))))
-  router.get('/worst', handle(async (req, res) => ({ traces: await worst(client, requestProject(res), parse(worstQuery, req.query, 'parameter')) })))
-  router.get('/scorecard', handle(async (req, res) => scorecard(client, requestProject(res), parse(scorecardQuery, req.query, 'parameter'))))
-  router.get('/compare', handle(async (req, res) => compare(client, requestProject(res), parse(compareQuery, req.query, 'parameter'))))
+  router.get(
+    '/quality',
+    handle(async (req, res) => quality(client, requestProject(res), parse(qualityQuery, req.query, 'parameter'))),
+  )
+  router.get(
+    '/worst',
+    handle(async (req, res) => ({ traces: await worst(client, requestProject(res), parse(worstQuery, req.query, 'parameter')) })),
+  )
+  router.get(
+    '/scorecard',
+    handle(async (req, res) => scorecard(client, requestProject(res), parse(scorecardQuery, req.query, 'parameter'))),
+  )
+  router.get(
+    '/compare',
+    handle(async (req, res) => compare(client, requestProject(res), parse(compareQuery, req.query, 'parameter'))),
+  )
 
   router.get(
     '/traces/:traceId/quality',
@@ -75,7 +87,10 @@ export function createDashboardApi(options: DashboardApiOptions): Router {
     }),
   )
 
-  router.get('/status', handle(async (_req, res) => status(client, requestProject(res), options.judgeModel)))
+  router.get(
+    '/status',
+    handle(async (_req, res) => status(client, requestProject(res), options.judgeModel)),
+  )
   router.get(
     '/pipeline',
     handle(async () => {

@@ -4,7 +4,11 @@ import type { z } from 'zod'
 
 /** The dashboard API's handlers: errors as `{error: {code, message}}` with their status. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -43,4 +47,3 @@ export const handle =
       sendError(res, err)
     }
   }
-

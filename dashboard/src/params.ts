@@ -23,8 +23,7 @@ const instant = msTime.transform((nanos) => new Date(Number(nanos / 1_000_000n))
  * `from` or `to` as sent, which resolveRange reads as an instant once both are known: here only
  * what any time takes, so the API document shows it.
  */
-const rangeBound = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
-  .describe(msTime.description!).optional()
+const rangeBound = z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').describe(msTime.description!).optional()
 
 export const DIMENSIONS = ['agent_version', 'prompt_version', 'model', 'service'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
@@ -164,7 +163,5 @@ export const sessionIdParam = z
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'a session id holds no control characters')
 
-export const exportBody = z
-  .object({ traceIds: z.array(traceIdSchema).min(1).max(1000), note: z.string().max(2000).optional() })
-  .strict()
+export const exportBody = z.object({ traceIds: z.array(traceIdSchema).min(1).max(1000), note: z.string().max(2000).optional() }).strict()
 export type ExportBody = z.output<typeof exportBody>

@@ -44,7 +44,10 @@ export function pipelineCounters(families: MetricFamilies): PipelineCounter[] {
 /** `sieve_judge_skipped_total{reason="no_content"}` → `Judge skipped (no content)`. */
 function readable(name: string): string {
   const [, family = name, reason] = /^(.*?)(?:\{reason="(.*)"\})?$/.exec(name) ?? []
-  const words = family.replace(/^sieve_/, '').replace(/_total$/, '').replaceAll('_', ' ')
+  const words = family
+    .replace(/^sieve_/, '')
+    .replace(/_total$/, '')
+    .replaceAll('_', ' ')
   const text = words.charAt(0).toUpperCase() + words.slice(1)
   return reason === undefined ? text : `${text} (${reason.replaceAll('_', ' ')})`
 }

@@ -28,7 +28,13 @@ const scorecardDetail = (failedGates: string[]) => ({
   passAt: 0.8,
   failedGates,
   missing: [],
-  items: ['tool_policy', 'answer_format'].map((name) => ({ name, kind: 'deterministic', weight: 1, gate: true, state: failedGates.includes(name) ? 'fail' : 'pass' })),
+  items: ['tool_policy', 'answer_format'].map((name) => ({
+    name,
+    kind: 'deterministic',
+    weight: 1,
+    gate: true,
+    state: failedGates.includes(name) ? 'fail' : 'pass',
+  })),
 })
 
 function traces(): SeedTrace[] {
@@ -62,7 +68,13 @@ function traces(): SeedTrace[] {
         { name: 'tool_policy', value: i < 4 ? 1 : 0, passed: i < 4 },
         { name: 'answer_format', value: i === 9 ? 0 : 1, passed: i !== 9, detail: i === 9 ? { reason: 'missing field refund_id' } : {} },
         // support@2 runs under a scorecard gating both checks.
-        { name: 'scorecard', kind: 'scorecard' as const, value: i < 4 ? 1 : 0.5, passed: i < 4, detail: scorecardDetail([...(i < 4 ? [] : ['tool_policy']), ...(i === 9 ? ['answer_format'] : [])]) },
+        {
+          name: 'scorecard',
+          kind: 'scorecard' as const,
+          value: i < 4 ? 1 : 0.5,
+          passed: i < 4,
+          detail: scorecardDetail([...(i < 4 ? [] : ['tool_policy']), ...(i === 9 ? ['answer_format'] : [])]),
+        },
       ],
     })
   }
@@ -113,22 +125,50 @@ const lookedUp = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'k1',
 function contentSpan(trace: string, spanId: string, parentSpanId: string, startMs: number, attributes: Span['attributes'], projectId = 'default'): Span {
   const start = BigInt(S.getTime() + startMs) * 1_000_000n
   return {
-    projectId, traceId: trace, spanId: spanId.padEnd(16, '0'), parentSpanId: parentSpanId ? parentSpanId.padEnd(16, '0') : '', traceState: '',
-    name: `${attributes['gen_ai.operation.name']}${attributes['gen_ai.tool.name'] ? ` ${attributes['gen_ai.tool.name']}` : ''}`, kind: 'INTERNAL',
-    startTimeUnixNano: String(start), endTimeUnixNano: String(start + 500_000n), status: { code: 'OK', message: '' }, flags: 0,
-    serviceName: 'support-api', scope: { name: 'test', version: '1', attributes: {} }, attributes, resource: {},
-    events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+    projectId,
+    traceId: trace,
+    spanId: spanId.padEnd(16, '0'),
+    parentSpanId: parentSpanId ? parentSpanId.padEnd(16, '0') : '',
+    traceState: '',
+    name: `${attributes['gen_ai.operation.name']}${attributes['gen_ai.tool.name'] ? ` ${attributes['gen_ai.tool.name']}` : ''}`,
+    kind: 'INTERNAL',
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 500_000n),
+    status: { code: 'OK', message: '' },
+    flags: 0,
+    serviceName: 'support-api',
+    scope: { name: 'test', version: '1', attributes: {} },
+    attributes,
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
   }
 }
 
 function sessionSpans(): Span[] {
   const agent = (trace: string, startMs: number, user: string, answer: string, session = SESSION, projectId = 'default') =>
-    contentSpan(trace, 'a0', '', startMs, {
-      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': session,
-      'gen_ai.input.messages': msgs(say('user', user)), 'gen_ai.output.messages': msgs(say('assistant', answer)),
-    }, projectId)
+    contentSpan(
+      trace,
+      'a0',
+      '',
+      startMs,
+      {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.conversation.id': session,
+        'gen_ai.input.messages': msgs(say('user', user)),
+        'gen_ai.output.messages': msgs(say('assistant', answer)),
+      },
+      projectId,
+    )
   const chat = (trace: string, spanId: string, startMs: number, input: object[], output: object) =>
-    contentSpan(trace, spanId, 'a0', startMs, { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': msgs(...input), 'gen_ai.output.messages': msgs(output) })
+    contentSpan(trace, spanId, 'a0', startMs, {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.input.messages': msgs(...input),
+      'gen_ai.output.messages': msgs(output),
+    })
   const turn1 = [say('user', 'Cancel my plan.'), say('assistant', 'Are you sure?')]
   const turn2 = [say('user', 'Yes, the Pro plan.'), lookup, lookedUp, say('assistant', 'Found your Pro plan. Cancel it now?')]
   const t1 = sessionTrace(1)
@@ -142,7 +182,13 @@ function sessionSpans(): Span[] {
     agent(t2, 60_000, 'Yes, the Pro plan.', 'Found your Pro plan. Cancel it now?'),
     // All three in the same millisecond; by span id the second model call, then the tool, then the first.
     chat(t2, '03', 60_001, [...turn1, say('user', 'Yes, the Pro plan.')], lookup),
-    contentSpan(t2, '02', 'a0', 60_001, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_plan', 'gen_ai.tool.call.id': 'k1', 'gen_ai.tool.call.arguments': '{"customer":"C-17"}', 'gen_ai.tool.call.result': '{"plan":"Pro"}' }),
+    contentSpan(t2, '02', 'a0', 60_001, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup_plan',
+      'gen_ai.tool.call.id': 'k1',
+      'gen_ai.tool.call.arguments': '{"customer":"C-17"}',
+      'gen_ai.tool.call.result': '{"plan":"Pro"}',
+    }),
     chat(t2, '01', 60_001, [...turn1, ...turn2.slice(0, 3)], turn2[3]!),
     agent(traceId(4, 'f'), 30_000, 'What is my secret?', 'Your secret is 1234.', SESSION, 'other'),
   ]
@@ -151,10 +197,26 @@ function sessionSpans(): Span[] {
 function span(trace: string, spanId: string, parentSpanId: string, name: string): Span {
   const start = BigInt(at(1, 9).getTime()) * 1_000_000n
   return {
-    projectId: 'default', traceId: trace, spanId, parentSpanId, traceState: '', name, kind: 'INTERNAL',
-    startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n), status: { code: 'OK', message: '' }, flags: 0,
-    serviceName: 'support-api', scope: { name: 'test', version: '1', attributes: {} }, attributes: { 'gen_ai.agent.version': V2 }, resource: {},
-    events: [], links: [], droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+    projectId: 'default',
+    traceId: trace,
+    spanId,
+    parentSpanId,
+    traceState: '',
+    name,
+    kind: 'INTERNAL',
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 1_000_000n),
+    status: { code: 'OK', message: '' },
+    flags: 0,
+    serviceName: 'support-api',
+    scope: { name: 'test', version: '1', attributes: {} },
+    attributes: { 'gen_ai.agent.version': V2 },
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
   }
 }
 
@@ -176,15 +238,31 @@ describe('dashboard API on seeded data', () => {
     await seed(client, traces())
     await client.insert({
       table: 'feedback',
-      values: [{ project_id: 'default', feedback_id: 'f1', trace_id: traceId(9, 'b'), span_id: '', score: 0, comment: 'no refund id', source: 'user', user_id: 'u1' }],
+      values: [
+        { project_id: 'default', feedback_id: 'f1', trace_id: traceId(9, 'b'), span_id: '', score: 0, comment: 'no refund id', source: 'user', user_id: 'u1' },
+      ],
       format: 'JSONEachRow',
     })
-    await insertSpans(client, [span(traceId(9, 'b'), '00000000000000b1', '', 'invoke_agent support'), span(traceId(9, 'b'), '00000000000000b2', '00000000000000b1', 'chat gpt-4o')])
+    await insertSpans(client, [
+      span(traceId(9, 'b'), '00000000000000b1', '', 'invoke_agent support'),
+      span(traceId(9, 'b'), '00000000000000b2', '00000000000000b1', 'chat gpt-4o'),
+    ])
     await insertSpans(client, sessionSpans())
     // `sieve judge calibrate` found the accuracy judge disagrees with humans.
     await client.insert({
       table: 'scores',
-      values: [{ project_id: 'default', trace_id: '', scorer_name: 'accuracy', kind: 'calibration', scorer_version: '1', value: 0.6, passed: 0, trace_start_time: '2026-11-20 10:30:00' }],
+      values: [
+        {
+          project_id: 'default',
+          trace_id: '',
+          scorer_name: 'accuracy',
+          kind: 'calibration',
+          scorer_version: '1',
+          value: 0.6,
+          passed: 0,
+          trace_start_time: '2026-11-20 10:30:00',
+        },
+      ],
       format: 'JSONEachRow',
     })
     api = await startApi({ client, exporter, keys: { 'key-default': 'default', 'key-other': 'other', 'key-judged': 'judged' } })
@@ -248,9 +326,13 @@ describe('dashboard API on seeded data', () => {
     assert.deepEqual(await toolPolicy('simulation'), [3, 0, 3])
     assert.deepEqual(await toolPolicy('*'), [23, 13 / 23, 23])
     assert.deepEqual(await toolPolicy('staging'), [undefined, undefined, 0])
-    const worst = async (query: string) => (await api.get(`/api/worst?${range}&check=tool_policy${query}`)).body.traces.map((t: any) => t.traceId).filter((id: string) => id.startsWith('d'))
+    const worst = async (query: string) =>
+      (await api.get(`/api/worst?${range}&check=tool_policy${query}`)).body.traces.map((t: any) => t.traceId).filter((id: string) => id.startsWith('d'))
     assert.deepEqual(await worst(''), [])
-    assert.deepEqual((await worst('&environment=simulation')).sort(), [0, 1, 2].map((i) => traceId(i, 'd')))
+    assert.deepEqual(
+      (await worst('&environment=simulation')).sort(),
+      [0, 1, 2].map((i) => traceId(i, 'd')),
+    )
     const compared = (await api.get(`/api/compare?a=${encodeURIComponent(V1)}&b=${encodeURIComponent(V2)}&${range}&environment=simulation`)).body
     assert.deepEqual([compared.traces, compared.checks.find((c: any) => c.check === 'tool_policy').a.scored], [{ a: 3, b: 0 }, 3])
     const card = (await api.get(`/api/scorecard?${range}&environment=simulation`)).body
@@ -288,7 +370,10 @@ describe('dashboard API on seeded data', () => {
 
   test('worst filters by failed check and sorts by judge score', async () => {
     const byCheck = await api.get(`/api/worst?${range}&check=answer_format`)
-    assert.deepEqual(byCheck.body.traces.map((t: any) => t.traceId), [traceId(9, 'b')])
+    assert.deepEqual(
+      byCheck.body.traces.map((t: any) => t.traceId),
+      [traceId(9, 'b')],
+    )
     const byJudge = await api.get(`/api/worst?${range}&sort=judge`)
 
     assert.deepEqual(
@@ -296,10 +381,13 @@ describe('dashboard API on seeded data', () => {
       [0.4, 0.6, 0.8, 1.0],
     )
     const inV1 = await api.get(`/api/worst?${range}&agent_version=${encodeURIComponent(V1)}`)
-    assert.deepEqual(inV1.body.traces.map((t: any) => t.traceId), [traceId(3, 'a')])
+    assert.deepEqual(
+      inV1.body.traces.map((t: any) => t.traceId),
+      [traceId(3, 'a')],
+    )
   })
 
-  test('judgeMean is the mean of the rubric scores only, the dimensions\' mean apart, and sort=judge ranks by judgeMean', async () => {
+  test("judgeMean is the mean of the rubric scores only, the dimensions' mean apart, and sort=judge ranks by judgeMean", async () => {
     const { status, body } = await api.get(`/api/worst?${range}&sort=judge`, 'key-judged')
     assert.equal(status, 200)
     const figures = body.traces.map((t: any) => [t.traceId, t.judgeMean, t.judgeDimensionMean === null ? null : Number(t.judgeDimensionMean.toFixed(6))])
@@ -331,7 +419,13 @@ describe('dashboard API on seeded data', () => {
     assert.equal(status, 200)
     assert.equal(body.trace.roots[0].name, 'invoke_agent support')
     assert.equal(body.trace.roots[0].children[0].name, 'chat gpt-4o')
-    assert.deepEqual(body.scores.filter((s: any) => !s.passed).map((s: any) => s.name).sort(), ['answer_format', 'scorecard', 'tool_policy'])
+    assert.deepEqual(
+      body.scores
+        .filter((s: any) => !s.passed)
+        .map((s: any) => s.name)
+        .sort(),
+      ['answer_format', 'scorecard', 'tool_policy'],
+    )
     assert.equal(body.feedback[0].comment, 'no refund id')
     const missing = await api.get(`/api/traces/${'f'.repeat(32)}`)
     assert.equal(missing.status, 404)
@@ -344,7 +438,10 @@ describe('dashboard API on seeded data', () => {
     assert.equal(status, 200)
     assert.equal(body.sessionId, SESSION)
     // The model call that asked for k1, the tool that ran it, the model call that read its result.
-    assert.deepEqual(body.trace.roots[0].children.map((c: any) => c.spanId.slice(0, 2)), ['03', '02', '01'])
+    assert.deepEqual(
+      body.trace.roots[0].children.map((c: any) => c.spanId.slice(0, 2)),
+      ['03', '02', '01'],
+    )
     const c = body.conversation
     assert.deepEqual(c.traceIds, [sessionTrace(2)])
     assert.deepEqual(
@@ -360,7 +457,10 @@ describe('dashboard API on seeded data', () => {
     )
     assert.deepEqual(c.turns[3].arguments, { customer: 'C-17' })
     assert.deepEqual(c.turns[4].result, { plan: 'Pro' })
-    assert.ok(c.turns.every((t: any) => t.traceId === sessionTrace(2) && /^0[123]|^a0/.test(t.spanId)), 'each turn names its span')
+    assert.ok(
+      c.turns.every((t: any) => t.traceId === sessionTrace(2) && /^0[123]|^a0/.test(t.spanId)),
+      'each turn names its span',
+    )
     assert.equal(c.contentMissing, false)
     assert.equal(c.truncated, false)
     // A trace without content or session: the conversation says so.
@@ -370,15 +470,18 @@ describe('dashboard API on seeded data', () => {
     assert.deepEqual(bare.body.conversation.turns, [])
   })
 
-  test('GET /api/sessions/:id gives the session\'s traces in order and one conversation across them', async () => {
+  test("GET /api/sessions/:id gives the session's traces in order and one conversation across them", async () => {
     const { status, body } = await api.get(`/api/sessions/${SESSION}`)
     assert.equal(status, 200)
     assert.equal(body.sessionId, SESSION)
-    assert.deepEqual(body.traces.map((t: any) => [t.traceId, t.rootName, t.startTime, t.spanCount]), [
-      [sessionTrace(1), 'invoke_agent', '2026-11-20T14:00:00.000Z', 2],
-      [sessionTrace(2), 'invoke_agent', '2026-11-20T14:01:00.000Z', 4],
-      [sessionTrace(3), 'invoke_agent', '2026-11-20T14:02:00.000Z', 2],
-    ])
+    assert.deepEqual(
+      body.traces.map((t: any) => [t.traceId, t.rootName, t.startTime, t.spanCount]),
+      [
+        [sessionTrace(1), 'invoke_agent', '2026-11-20T14:00:00.000Z', 2],
+        [sessionTrace(2), 'invoke_agent', '2026-11-20T14:01:00.000Z', 4],
+        [sessionTrace(3), 'invoke_agent', '2026-11-20T14:02:00.000Z', 2],
+      ],
+    )
     assert.equal(body.earlierTracesOmitted, false)
     assert.deepEqual(body.conversation.traceIds, [1, 2, 3].map(sessionTrace))
     assert.deepEqual(
@@ -400,8 +503,14 @@ describe('dashboard API on seeded data', () => {
   test('sessions are scoped to the project, 404 when unknown, 400 on a bad id', async () => {
     const other = await api.get(`/api/sessions/${SESSION}`, 'key-other')
     assert.equal(other.status, 200)
-    assert.deepEqual(other.body.traces.map((t: any) => t.traceId), [traceId(4, 'f')])
-    assert.deepEqual(other.body.conversation.turns.map((t: any) => t.text), ['What is my secret?', 'Your secret is 1234.'])
+    assert.deepEqual(
+      other.body.traces.map((t: any) => t.traceId),
+      [traceId(4, 'f')],
+    )
+    assert.deepEqual(
+      other.body.conversation.turns.map((t: any) => t.text),
+      ['What is my secret?', 'Your secret is 1234.'],
+    )
     const judged = await api.get(`/api/sessions/${SESSION}`, 'key-judged')
     assert.equal(judged.status, 404)
     assert.equal(judged.body.error.code, 'NOT_FOUND')
@@ -432,12 +541,19 @@ describe('dashboard API on seeded data', () => {
     const other = await api.get(`/api/scorecard?${range}`, 'key-other')
     assert.equal(other.body.traces, 0, 'scoped to the project')
     const series = (await api.get(`/api/quality?${range}&interval=1h&kind=scorecard`)).body.series
-    assert.deepEqual(series.map((s: any) => [s.check, s.passRate]), [['scorecard', [null, 0.4]]], 'the rollups chart the scorecard over time')
+    assert.deepEqual(
+      series.map((s: any) => [s.check, s.passRate]),
+      [['scorecard', [null, 0.4]]],
+      'the rollups chart the scorecard over time',
+    )
   })
 
   test('every query is scoped to the project of the API key', async () => {
     const other = await api.get(`/api/worst?${range}`, 'key-other')
-    assert.deepEqual(other.body.traces.map((t: any) => t.traceId), [traceId(1, 'c')])
+    assert.deepEqual(
+      other.body.traces.map((t: any) => t.traceId),
+      [traceId(1, 'c')],
+    )
     const mine = await api.get(`/api/traces/${traceId(1, 'c')}/quality`)
     assert.deepEqual(mine.body.scores, [])
     const q = await api.get(`/api/quality?${range}&interval=1d`, 'key-other')

@@ -48,7 +48,7 @@ after(async () => {
   await sieve?.stop()
 })
 
-test('from the overview to a failing trace and the failed check\'s detail', async () => {
+test("from the overview to a failing trace and the failed check's detail", async () => {
   await page.goto(`${sieve.dashboard}#/?range=1h`)
   const checkRow = page.locator('table.checks tr[data-check="prohibited_tools"]')
   await checkRow.waitFor()
@@ -60,8 +60,11 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   assert.match(await scorecard.locator('tr[data-gate="prohibited_tools"]').innerText(), /prohibited_tools\s+1/)
   // The pipeline's counters as people read them, the Prometheus name in the tooltip.
   const counter = page.locator('section.pipeline td', { hasText: /^Spans received$/ })
-  assert.match(await counter.getAttribute('title') ?? '', /sieve_spans_received_total/)
-  assert.deepEqual((await page.locator('section.pipeline tr td:first-child').allInnerTexts()).filter((t) => /sieve_|_total|_/.test(t)), [])
+  assert.match((await counter.getAttribute('title')) ?? '', /sieve_spans_received_total/)
+  assert.deepEqual(
+    (await page.locator('section.pipeline tr td:first-child').allInnerTexts()).filter((t) => /sieve_|_total|_/.test(t)),
+    [],
+  )
   assert.equal(await page.locator('section.first-trace').count(), 0, 'with traces, no first-trace hint')
   await page.screenshot({ path: join(artifacts, '1-overview.png'), fullPage: true })
 
@@ -77,7 +80,10 @@ test('from the overview to a failing trace and the failed check\'s detail', asyn
   // The project's own dataset: without API keys everything is project `default`.
   const dataset = join(sieve.dataDir, 'datasets', 'default', 'golden.jsonl')
   assert.equal(await status.innerText(), `Exported 1 example to ${dataset}.`)
-  const examples = readFileSync(dataset, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const examples = readFileSync(dataset, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   assert.equal(examples.length, 1)
   assert.match(JSON.stringify(examples[0]), new RegExp(broken), 'the example records the trace it came from')
   await page.screenshot({ path: join(artifacts, '2-worst.png'), fullPage: true })
@@ -186,9 +192,11 @@ const sendFollowUp = (url: string, sessionId: string, earlier: { role: string; c
 
 /** Each top-level turn of a conversation panel: its role, and the tool's name for a tool call. */
 const turnsOf = (panel: ReturnType<Page['locator']>) =>
-  panel.locator(':scope > .turns > .turn').evaluateAll((els) =>
-    els.map((e) => `${e.getAttribute('data-role')}${e.querySelector('summary strong') ? ` ${e.querySelector('summary strong')!.textContent}` : ''}`),
-  )
+  panel
+    .locator(':scope > .turns > .turn')
+    .evaluateAll((els) =>
+      els.map((e) => `${e.getAttribute('data-role')}${e.querySelector('summary strong') ? ` ${e.querySelector('summary strong')!.textContent}` : ''}`),
+    )
 
 const TRACE_TURNS = ['system', 'user', 'tool_call check_order_status', 'tool_call lookup_customer_history', 'tool_call process_refund', 'assistant']
 
@@ -204,9 +212,12 @@ test('the trace page shows the conversation beside the waterfall, in order, each
   // (they start in the same millisecond; the span ids are random).
   assert.deepEqual(await page.locator('.waterfall .span-name').allInnerTexts(), [
     'invoke_agent support-agent',
-    'chat gpt-4o-mini', 'execute_tool check_order_status',
-    'chat gpt-4o-mini', 'execute_tool lookup_customer_history',
-    'chat gpt-4o-mini', 'execute_tool process_refund',
+    'chat gpt-4o-mini',
+    'execute_tool check_order_status',
+    'chat gpt-4o-mini',
+    'execute_tool lookup_customer_history',
+    'chat gpt-4o-mini',
+    'execute_tool process_refund',
     'chat gpt-4o-mini',
   ])
 
@@ -229,7 +240,7 @@ test('the trace page shows the conversation beside the waterfall, in order, each
 
 let followUp = ''
 
-test('the session page lists the session\'s traces and their whole conversation', async () => {
+test("the session page lists the session's traces and their whole conversation", async () => {
   const link = page.locator('a.session-link')
   const sessionId = await link.innerText()
   assert.match(sessionId, /^session-/, 'the example agent names a session per turn')
@@ -262,7 +273,7 @@ test('a later trace of the session shows what it was sent again as history, fold
   await page.goto(`${sieve.dashboard}#/trace/${followUp}`)
   const panel = page.locator('.trace-layout .conversation')
   await panel.locator('.turn-history').waitFor()
-  assert.deepEqual(await turnsOf(panel), ['history', 'user', 'assistant'], 'the history fold, then the turn\'s request and answer')
+  assert.deepEqual(await turnsOf(panel), ['history', 'user', 'assistant'], "the history fold, then the turn's request and answer")
   const history = panel.locator('.turn-history')
   assert.equal(await history.getAttribute('open'), null, 'history is collapsed')
   assert.match(await history.locator('summary').innerText(), /History: 2 entries said before this trace/)
@@ -285,9 +296,18 @@ test('the UI ran under its Content-Security-Policy with nothing refused, and the
 
 test('every /ui and /api response carries the security headers', async () => {
   const urls = [
-    sieve.dashboard, `${sieve.dashboard}app.js`, `${sieve.dashboard}style.css`, `${sieve.dashboard}favicon.svg`, `${sieve.dashboard}vendor/uplot/uPlot.esm.js`,
-    `${sieve.dashboard}no-such-file.js`, `${sieve.url}/ui`,
-    `${sieve.url}/api/worst`, `${sieve.url}/api/traces/${broken}`, `${sieve.url}/api/traces`, `${sieve.url}/api/quality?interval=2m`, `${sieve.url}/api/nothing-here`,
+    sieve.dashboard,
+    `${sieve.dashboard}app.js`,
+    `${sieve.dashboard}style.css`,
+    `${sieve.dashboard}favicon.svg`,
+    `${sieve.dashboard}vendor/uplot/uPlot.esm.js`,
+    `${sieve.dashboard}no-such-file.js`,
+    `${sieve.url}/ui`,
+    `${sieve.url}/api/worst`,
+    `${sieve.url}/api/traces/${broken}`,
+    `${sieve.url}/api/traces`,
+    `${sieve.url}/api/quality?interval=2m`,
+    `${sieve.url}/api/nothing-here`,
   ]
   for (const url of urls) await assertSecurityHeaders(url)
 })

@@ -50,7 +50,17 @@ test('sieve dashboard sends the security headers on its UI, its API and the redi
   const home = await fetch(`${sieve.url}/`, { redirect: 'manual' })
   assert.equal(home.status, 302)
   assert.equal(home.headers.get('location'), '/ui/')
-  for (const path of ['/', '/ui', '/ui/', '/ui/app.js', '/ui/vendor/uplot/uPlot.min.css', '/api/quality', '/api/quality?from=99999999999999999999999', '/api/traces', '/api/nope']) {
+  for (const path of [
+    '/',
+    '/ui',
+    '/ui/',
+    '/ui/app.js',
+    '/ui/vendor/uplot/uPlot.min.css',
+    '/api/quality',
+    '/api/quality?from=99999999999999999999999',
+    '/api/traces',
+    '/api/nope',
+  ]) {
     await assertSecurityHeaders(`${sieve.url}${path}`)
   }
 })

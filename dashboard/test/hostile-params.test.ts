@@ -20,10 +20,36 @@ import { seed, traceId } from './support/seed.js'
 type Kind = 'time' | 'count' | 'choice' | 'text'
 const ROUTES: { path: string; base: string; params: Record<string, Kind> }[] = [
   {
-    path: '/api/quality', base: '',
-    params: { from: 'time', to: 'time', interval: 'choice', groupBy: 'choice', kind: 'choice', check: 'text', service: 'text', agent_version: 'text', prompt_version: 'text', model: 'text' },
+    path: '/api/quality',
+    base: '',
+    params: {
+      from: 'time',
+      to: 'time',
+      interval: 'choice',
+      groupBy: 'choice',
+      kind: 'choice',
+      check: 'text',
+      service: 'text',
+      agent_version: 'text',
+      prompt_version: 'text',
+      model: 'text',
+    },
   },
-  { path: '/api/worst', base: '', params: { from: 'time', to: 'time', sort: 'choice', check: 'text', limit: 'count', service: 'text', agent_version: 'text', prompt_version: 'text', model: 'text' } },
+  {
+    path: '/api/worst',
+    base: '',
+    params: {
+      from: 'time',
+      to: 'time',
+      sort: 'choice',
+      check: 'text',
+      limit: 'count',
+      service: 'text',
+      agent_version: 'text',
+      prompt_version: 'text',
+      model: 'text',
+    },
+  },
   { path: '/api/compare', base: 'a=v1&b=v2', params: { a: 'text', b: 'text', by: 'choice', from: 'time', to: 'time', service: 'text' } },
   { path: '/api/scorecard', base: '', params: { from: 'time', to: 'time', service: 'text', agent_version: 'text', prompt_version: 'text', model: 'text' } },
   // The collector's read API (GET /api/traces lists traces; the dashboard has no route of that path).
@@ -38,13 +64,76 @@ const ROUTES: { path: string; base: string; params: Record<string, Kind> }[] = [
 
 /** Values as they stand in the query string (already percent-encoded where needed). */
 const HOSTILE = [
-  '99999999999999999999999', '9'.repeat(400), '-1', '-99999999999999999999', 'NaN', 'Infinity', '-Infinity', '1e400', '1e21', '1.5', '0x10',
-  '', '%20', '%20%205', 'x'.repeat(5000), '%00', '%0A', '%5C', '%27', '%22', '%ED%A0%80', '%', '%E0%A4%A', '%7B%7Bx%7D%7D', '__proto__',
-  '2100-01-01T00:00:00.001Z', '2262-04-12T00:00:00Z', '9999-12-31T23:59:59Z', '0000-01-01T00:00:00Z', '1969-12-31T23:59:59Z', '+275760-09-13T00:00:00Z',
-  '2026-13-45', 'Nov%2020%202026', 'foo%2012',
+  '99999999999999999999999',
+  '9'.repeat(400),
+  '-1',
+  '-99999999999999999999',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e400',
+  '1e21',
+  '1.5',
+  '0x10',
+  '',
+  '%20',
+  '%20%205',
+  'x'.repeat(5000),
+  '%00',
+  '%0A',
+  '%5C',
+  '%27',
+  '%22',
+  '%ED%A0%80',
+  '%',
+  '%E0%A4%A',
+  '%7B%7Bx%7D%7D',
+  '__proto__',
+  '2100-01-01T00:00:00.001Z',
+  '2262-04-12T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01T00:00:00Z',
+  '1969-12-31T23:59:59Z',
+  '+275760-09-13T00:00:00Z',
+  '2026-13-45',
+  'Nov%2020%202026',
+  'foo%2012',
 ]
 /** Hostile values a text parameter may legitimately hold: a service may be called `\` or `'`. */
-const TEXT_OK = (['99999999999999999999999', '9'.repeat(400), '-1', '-99999999999999999999', 'NaN', 'Infinity', '-Infinity', '1e400', '1e21', '1.5', '0x10', '%20', '%20%205', '%0A', '%5C', '%27', '%22', '%ED%A0%80', '%', '%E0%A4%A', '%7B%7Bx%7D%7D', '__proto__', '2100-01-01T00:00:00.001Z', '2262-04-12T00:00:00Z', '9999-12-31T23:59:59Z', '0000-01-01T00:00:00Z', '1969-12-31T23:59:59Z', '+275760-09-13T00:00:00Z', '2026-13-45', 'Nov%2020%202026', 'foo%2012', '%00'])
+const TEXT_OK = [
+  '99999999999999999999999',
+  '9'.repeat(400),
+  '-1',
+  '-99999999999999999999',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e400',
+  '1e21',
+  '1.5',
+  '0x10',
+  '%20',
+  '%20%205',
+  '%0A',
+  '%5C',
+  '%27',
+  '%22',
+  '%ED%A0%80',
+  '%',
+  '%E0%A4%A',
+  '%7B%7Bx%7D%7D',
+  '__proto__',
+  '2100-01-01T00:00:00.001Z',
+  '2262-04-12T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '0000-01-01T00:00:00Z',
+  '1969-12-31T23:59:59Z',
+  '+275760-09-13T00:00:00Z',
+  '2026-13-45',
+  'Nov%2020%202026',
+  'foo%2012',
+  '%00',
+]
 /** Which of them each kind of parameter takes; everything else must be refused. */
 const ACCEPTED: Record<Kind, Set<string>> = {
   text: new Set(TEXT_OK),
@@ -56,19 +145,65 @@ const ACCEPTED: Record<Kind, Set<string>> = {
 const REPEATED = (name: string) => [`${name}=1&${name}=2`, `${name}=2026-11-20T10:00:00Z&${name}=2026-11-20T11:00:00Z`, `${name}%5B%5D=1`, `${name}%5Ba%5D=1`]
 
 const PATHS = ['/api/traces/%s', '/api/traces/%s/quality', '/api/sessions/%s']
-const PATH_VALUES = ['%', '%E0%A4%A', '%00', '%0A', 'x'.repeat(5000), '..', '%2E%2E', '%2F', '%5C', '%27', '%ED%A0%80', '99999999999999999999999', 'NaN', '-1', traceId(1, 'a').toUpperCase()]
+const PATH_VALUES = [
+  '%',
+  '%E0%A4%A',
+  '%00',
+  '%0A',
+  'x'.repeat(5000),
+  '..',
+  '%2E%2E',
+  '%2F',
+  '%5C',
+  '%27',
+  '%ED%A0%80',
+  '99999999999999999999999',
+  'NaN',
+  '-1',
+  traceId(1, 'a').toUpperCase(),
+]
 
 /** Review bodies: none a valid label, skip, undo, add or rules save (those answer 404 for a trace not queued, or 201). */
-const label = (change: Record<string, unknown>) => JSON.stringify({ rubric: 'generic', traceId: traceId(1, 'a'), reviewer: 'ana', labels: { groundedness: 2 }, ...change })
+const label = (change: Record<string, unknown>) =>
+  JSON.stringify({ rubric: 'generic', traceId: traceId(1, 'a'), reviewer: 'ana', labels: { groundedness: 2 }, ...change })
 const REVIEW_BODIES = [
-  '{', '[]', 'null', '1e400', '{"rubric": "generic"}', label({ labels: { groundedness: 1e400 } }), label({ labels: { groundedness: '2' } }), label({ labels: { groundedness: 0 } }),
-  label({ labels: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`d${i}`, 1])) }), label({ labels: { ['x'.repeat(65)]: 1 } }), label({ note: 'x'.repeat(2001) }),
-  label({ reviewer: 'x'.repeat(65) }), label({ reviewer: ' ' }), label({ reviewer: '\u0000' }), label({ rubric: '__proto__' }), label({ rubric: 'x'.repeat(65) }), label({ traceId: 'x' }),
-  label({ extra: 1 }), label({ rules: { randomShare: 2 } }), `"${'x'.repeat(70_000)}"`,
+  '{',
+  '[]',
+  'null',
+  '1e400',
+  '{"rubric": "generic"}',
+  label({ labels: { groundedness: 1e400 } }),
+  label({ labels: { groundedness: '2' } }),
+  label({ labels: { groundedness: 0 } }),
+  label({ labels: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`d${i}`, 1])) }),
+  label({ labels: { ['x'.repeat(65)]: 1 } }),
+  label({ note: 'x'.repeat(2001) }),
+  label({ reviewer: 'x'.repeat(65) }),
+  label({ reviewer: ' ' }),
+  label({ reviewer: '\u0000' }),
+  label({ rubric: '__proto__' }),
+  label({ rubric: 'x'.repeat(65) }),
+  label({ traceId: 'x' }),
+  label({ extra: 1 }),
+  label({ rules: { randomShare: 2 } }),
+  `"${'x'.repeat(70_000)}"`,
 ]
 const REVIEW_POSTS = ['/api/review/labels', '/api/review/skip', '/api/review/undo', '/api/review/queue', '/api/review/rules']
 
-const BODIES = ['{', '[]', 'null', '1e400', '{"traceIds": 1e400}', '{"traceIds": ["x"]}', '{"traceIds": []}', '{"traceIds": {"0": "a"}}', `{"traceIds": ["${traceId(1, 'a')}"], "note": "${'x'.repeat(3000)}"}`, `{"traceIds": ${JSON.stringify(Array(1001).fill(traceId(1, 'a')))}}`, `{"traceIds": ["${traceId(1, 'a')}"], "extra": 1}`, `"${'x'.repeat(1_100_000)}"`]
+const BODIES = [
+  '{',
+  '[]',
+  'null',
+  '1e400',
+  '{"traceIds": 1e400}',
+  '{"traceIds": ["x"]}',
+  '{"traceIds": []}',
+  '{"traceIds": {"0": "a"}}',
+  `{"traceIds": ["${traceId(1, 'a')}"], "note": "${'x'.repeat(3000)}"}`,
+  `{"traceIds": ${JSON.stringify(Array(1001).fill(traceId(1, 'a')))}}`,
+  `{"traceIds": ["${traceId(1, 'a')}"], "extra": 1}`,
+  `"${'x'.repeat(1_100_000)}"`,
+]
 
 let client: Storage
 const servers: { name: string; base: string; close(): Promise<void> }[] = []
@@ -76,7 +211,11 @@ const servers: { name: string; base: string; close(): Promise<void> }[] = []
 async function serve(name: string, app: Express) {
   const server = app.listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
-  servers.push({ name, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) })
+  servers.push({
+    name,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  })
 }
 
 before(async () => {
@@ -85,10 +224,21 @@ before(async () => {
   await seed(client, [{ traceId: traceId(1, 'a'), start, agentVersion: 'v1', scores: [{ name: 'tool_policy', value: 0, passed: false }] }])
   const apiKeys = new Map<string, string>()
   const log = (message: string) => assert.fail(`an error reached the log: ${message}`)
-  await serve('sieve up', createApp({
-    queue: new InProcessQueue(), storage: client, metrics: createPipelineMetrics(), apiKeys, maxBodyBytes: 1 << 20, log,
-    routes: [{ path: '/api', handler: createDashboardApi({ client, apiKeys }) }, { path: UI_PATH, handler: createUi() }],
-  }))
+  await serve(
+    'sieve up',
+    createApp({
+      queue: new InProcessQueue(),
+      storage: client,
+      metrics: createPipelineMetrics(),
+      apiKeys,
+      maxBodyBytes: 1 << 20,
+      log,
+      routes: [
+        { path: '/api', handler: createDashboardApi({ client, apiKeys }) },
+        { path: UI_PATH, handler: createUi() },
+      ],
+    }),
+  )
   await serve('sieve dashboard', createDashboardApp({ client, apiKeys }))
 })
 after(async () => {

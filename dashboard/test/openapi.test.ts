@@ -43,8 +43,17 @@ const documented = (doc: { paths: Record<string, Record<string, unknown>> }) =>
 /** The apps `sieve up` (the collector's, the dashboard's routers mounted as cli/src/parts.ts does) and `sieve dashboard` serve. */
 const apps = () => ({
   up: createApp({
-    queue: new InProcessQueue(), storage, apiKeys: keys, maxBodyBytes: 1024, metrics: createPipelineMetrics(), traceDetails: traceDetails(storage), allowedMethods,
-    routes: [{ path: '/api', handler: createDashboardApi({ client: storage, apiKeys: keys }) }, { path: UI_PATH, handler: createUi() }],
+    queue: new InProcessQueue(),
+    storage,
+    apiKeys: keys,
+    maxBodyBytes: 1024,
+    metrics: createPipelineMetrics(),
+    traceDetails: traceDetails(storage),
+    allowedMethods,
+    routes: [
+      { path: '/api', handler: createDashboardApi({ client: storage, apiKeys: keys }) },
+      { path: UI_PATH, handler: createUi() },
+    ],
   }),
   dashboard: createDashboardApp({ client: storage, apiKeys: keys }),
 })
@@ -59,14 +68,18 @@ test('every route of `sieve up` and of `sieve dashboard` is in the document, and
   assert.deepEqual(doc.filter((r) => !served.has(r)).sort(), [], 'documented but served by neither')
 })
 
-test('each route is defined once: no router shadows another one\'s path', () => {
+test("each route is defined once: no router shadows another one's path", () => {
   for (const [role, app] of Object.entries(apps())) {
     const routes = routesOfApp(app)
-    assert.deepEqual(routes.filter((r, i) => routes.indexOf(r) !== i), [], `sieve ${role} defines these more than once`)
+    assert.deepEqual(
+      routes.filter((r, i) => routes.indexOf(r) !== i),
+      [],
+      `sieve ${role} defines these more than once`,
+    )
   }
 })
 
-test('query parameters and bodies come from the routes\' own schemas', () => {
+test("query parameters and bodies come from the routes' own schemas", () => {
   const doc = openApiDocument() as any
   const quality = doc.paths['/api/quality'].get.parameters
   assert.deepEqual(quality.find((p: any) => p.name === 'interval').schema.enum, ['5m', '15m', '1h', '6h', '1d', '7d'])
@@ -91,7 +104,7 @@ test('the committed dashboard/openapi.json is the document served at /api/openap
   }
 })
 
-test('the served document lints clean under @redocly/cli\'s recommended rules', { timeout: 60_000 }, async () => {
+test("the served document lints clean under @redocly/cli's recommended rules", { timeout: 60_000 }, async () => {
   // The committed copy, which the test above holds equal to the served one; redocly.yaml and the
   // ignore file beside it say what is left out and why.
   const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js')
@@ -100,7 +113,10 @@ test('the served document lints clean under @redocly/cli\'s recommended rules', 
     env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
   })
   const { totals, problems } = JSON.parse(stdout) as { totals: Record<string, number>; problems: { ruleId: string; message: string }[] }
-  assert.deepEqual(problems.map((p) => `${p.ruleId}: ${p.message}`), [])
+  assert.deepEqual(
+    problems.map((p) => `${p.ruleId}: ${p.message}`),
+    [],
+  )
   assert.deepEqual(totals, { errors: 0, warnings: 0, ignored: 3 }, 'only the three operations without input go without a 4xx')
 })
 

@@ -25,7 +25,13 @@ test("the judge's skipped traces are shown per reason: a trace with nothing to j
   skipped.inc({ slice: 'new_users', reason: 'no_content' }, 1)
   skipped.inc({ slice: 'random', reason: 'calls_per_day' }, 2)
   assert.deepEqual(pipelineCounters(await registry.getMetricsAsJSON()), [
-    { name: 'sieve_judge_skipped_total{reason="calls_per_day"}', label: 'Judge skipped (calls per day)', help: 'LLM judge: skipped.', value: 2, problem: false },
+    {
+      name: 'sieve_judge_skipped_total{reason="calls_per_day"}',
+      label: 'Judge skipped (calls per day)',
+      help: 'LLM judge: skipped.',
+      value: 2,
+      problem: false,
+    },
     { name: 'sieve_judge_skipped_total{reason="no_content"}', label: 'Judge skipped (no content)', help: 'LLM judge: skipped.', value: 5, problem: false },
   ])
 })

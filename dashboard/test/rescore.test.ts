@@ -24,18 +24,37 @@ const range = { from: H.toISOString(), to: at(120).toISOString() }
 function spansOf(i: number): Span[] {
   const start = BigInt(at(i * 4).getTime()) * 1_000_000n
   const base: Omit<Span, 'spanId' | 'parentSpanId' | 'name' | 'startTimeUnixNano' | 'endTimeUnixNano' | 'attributes'> = {
-    projectId: 'default', traceId: ids[i]!, traceState: '', kind: 'INTERNAL', flags: 1, serviceName: 'support-api',
-    scope: { name: 'test', version: '1', attributes: {} }, resource: {}, events: [], links: [],
-    droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0, status: { code: 'OK', message: '' },
+    projectId: 'default',
+    traceId: ids[i]!,
+    traceState: '',
+    kind: 'INTERNAL',
+    flags: 1,
+    serviceName: 'support-api',
+    scope: { name: 'test', version: '1', attributes: {} },
+    resource: {},
+    events: [],
+    links: [],
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+    status: { code: 'OK', message: '' },
   }
   const root: Span = {
-    ...base, spanId: `${i.toString(16).padStart(4, '0')}000000000001`, parentSpanId: '', name: 'invoke_agent support-agent',
-    startTimeUnixNano: String(start), endTimeUnixNano: String(start + 900_000_000n),
+    ...base,
+    spanId: `${i.toString(16).padStart(4, '0')}000000000001`,
+    parentSpanId: '',
+    name: 'invoke_agent support-agent',
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 900_000_000n),
     attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support-agent', 'gen_ai.agent.version': version(i) },
   }
   const tool = (name: string, n: number): Span => ({
-    ...base, spanId: `${i.toString(16).padStart(4, '0')}00000000000${n}`, parentSpanId: root.spanId, name: `execute_tool ${name}`,
-    startTimeUnixNano: String(start + BigInt(n) * 100_000_000n), endTimeUnixNano: String(start + BigInt(n) * 100_000_000n + 50_000_000n),
+    ...base,
+    spanId: `${i.toString(16).padStart(4, '0')}00000000000${n}`,
+    parentSpanId: root.spanId,
+    name: `execute_tool ${name}`,
+    startTimeUnixNano: String(start + BigInt(n) * 100_000_000n),
+    endTimeUnixNano: String(start + BigInt(n) * 100_000_000n + 50_000_000n),
     attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.arguments': '{"order":"A1"}' },
   })
   return [root, tool('lookup_order', 2), ...(REFUNDS.has(i) ? [tool('process_refund', 3)] : [])]
@@ -44,9 +63,22 @@ function spansOf(i: number): Span[] {
 /** A judge dimension's score as the judge writes it, on the trace fields of a scored trace. */
 function judgeRecord(of: ScoreRecord, value: number, extra: Partial<ScoreRecord> = {}): ScoreRecord {
   return {
-    ...of, kind: 'judge', scorerName: 'accuracy', evaluationName: 'accuracy', scorerVersion: 'support-rubric@1', configHash: '',
-    value, passed: value >= 0.6, detail: '{}', judgeModel: 'gpt-4.1-2025-04-14', rubricId: 'support-rubric', rubricVersion: '1',
-    costUsd: 0.002, inputTokens: 900, outputTokens: 60, ...extra,
+    ...of,
+    kind: 'judge',
+    scorerName: 'accuracy',
+    evaluationName: 'accuracy',
+    scorerVersion: 'support-rubric@1',
+    configHash: '',
+    value,
+    passed: value >= 0.6,
+    detail: '{}',
+    judgeModel: 'gpt-4.1-2025-04-14',
+    rubricId: 'support-rubric',
+    rubricVersion: '1',
+    costUsd: 0.002,
+    inputTokens: 900,
+    outputTokens: 60,
+    ...extra,
   }
 }
 
@@ -123,8 +155,14 @@ describe('dashboard figures when traces are scored again', () => {
   before(async () => {
     client = await openEngine()
     checks = await loadChecksConfig({ checks: { agents: { 'support-agent': { prohibited_tools: { tools: ['process_refund'] } } } } })
-    await insertSpans(client, ids.flatMap((_, i) => spansOf(i)))
-    await refreshTraceRollups(client, ids.map((id) => ({ projectId: 'default', traceId: id })))
+    await insertSpans(
+      client,
+      ids.flatMap((_, i) => spansOf(i)),
+    )
+    await refreshTraceRollups(
+      client,
+      ids.map((id) => ({ projectId: 'default', traceId: id })),
+    )
     first = await scoreAll()
     const judged = [0, 1, 2, 3].map((i) => first.find((r) => r.traceId === ids[i])!)
     await sink().write(judged.map((r, i) => judgeRecord(r, [0.8, 0.4, 1.0, 0.2][i]!)))
@@ -141,7 +179,10 @@ describe('dashboard figures when traces are scored again', () => {
     const toolsCompare = baseline.compare.checks.find((c) => c.check === 'prohibited_tools')!
     assert.deepEqual([toolsCompare.a.scored, toolsCompare.a.passed, toolsCompare.b.scored, toolsCompare.b.passed], [6, 5, 6, 3])
     assert.deepEqual(baseline.worst.map((t) => t.traceId).sort(), [1, 3, 5, 6].map((i) => ids[i]).sort())
-    assert.deepEqual(baseline.worstByJudge.map((t) => t.judgeMean), [0.2, 0.4, 0.8, 1.0])
+    assert.deepEqual(
+      baseline.worstByJudge.map((t) => t.judgeMean),
+      [0.2, 0.4, 0.8, 1.0],
+    )
     assert.deepEqual(baseline.worstOneCheck.map((t) => t.traceId).sort(), [1, 3, 5].map((i) => ids[i]).sort())
   })
 
@@ -153,16 +194,20 @@ describe('dashboard figures when traces are scored again', () => {
   })
 
   test('a crash re-delivery (the same score rows inserted again) leaves every dashboard figure unchanged', async () => {
-    const rows = await (await client.query({
-      query: `SELECT * EXCEPT created_at FROM scores FINAL WHERE project_id = 'default'`,
-      format: 'JSONEachRow',
-    })).json<Record<string, unknown>>()
+    const rows = await (
+      await client.query({
+        query: `SELECT * EXCEPT created_at FROM scores FINAL WHERE project_id = 'default'`,
+        format: 'JSONEachRow',
+      })
+    ).json<Record<string, unknown>>()
     assert.ok(rows.length > TRACES)
     // Once as a whole batch with every row twice in the same insert, then trace by trace.
     await client.insert({ table: 'scores', values: [...rows, ...rows], format: 'JSONEachRow' })
     for (const id of ids) await client.insert({ table: 'scores', values: rows.filter((r) => r.trace_id === id), format: 'JSONEachRow' })
     // Replayed byte for byte, created_at included: the same rows the table already holds.
-    const exact = await (await client.query({ query: `SELECT * FROM scores FINAL WHERE project_id = 'default'`, format: 'JSONEachRow' })).json<Record<string, unknown>>()
+    const exact = await (await client.query({ query: `SELECT * FROM scores FINAL WHERE project_id = 'default'`, format: 'JSONEachRow' })).json<
+      Record<string, unknown>
+    >()
     await client.insert({ table: 'scores', values: exact, format: 'JSONEachRow' })
     assert.deepEqual(await figures(), baseline)
     await assertMatchesRecount()
@@ -182,7 +227,15 @@ describe('dashboard figures when traces are scored again', () => {
     assert.deepEqual(totals(now.byHour, 'accuracy'), { scored: 4, passed: 4, mean: 0.6 })
     assert.deepEqual(now.byHour.judgedTraces, [4, 0])
     assert.equal(Math.round(now.byHour.judgeCostUsd.reduce((a, b) => a + b, 0) * 1e6), 8000)
-    assert.deepEqual(now.worstByJudge.map((t) => [t.judgeScores, t.judgeMean, t.judgeFailed]), [[1, 0.6, []], [1, 0.6, []], [1, 0.6, []], [1, 0.6, []]])
+    assert.deepEqual(
+      now.worstByJudge.map((t) => [t.judgeScores, t.judgeMean, t.judgeFailed]),
+      [
+        [1, 0.6, []],
+        [1, 0.6, []],
+        [1, 0.6, []],
+        [1, 0.6, []],
+      ],
+    )
     // A judge call that fails on the re-run is an error in effect, not a score: the trace is no longer judged.
     await sink().write([judgeRecord(judged[0]!, 0, { passed: false, error: 'judge timed out' })])
     const failed = await figures()
@@ -206,14 +259,32 @@ describe('dashboard figures when traces are scored again', () => {
     assert.deepEqual(totals(now.byHour, 'prohibited_tools'), { scored: TRACES, passed: TRACES - 2, mean: r6((TRACES - 2) / TRACES) })
     assert.deepEqual(totals(now.byCheckVersion, 'prohibited_tools', v2), { scored: 2, passed: 2, mean: 1 })
     assert.deepEqual(totals(now.byCheckVersion, 'prohibited_tools', v1), { scored: TRACES - 2, passed: TRACES - 4, mean: r6((TRACES - 4) / (TRACES - 2)) })
-    assert.deepEqual(now.byCheckVersion.series.filter((s) => s.check === 'prohibited_tools').map((s) => s.group).sort(), [v1, v2].sort())
+    assert.deepEqual(
+      now.byCheckVersion.series
+        .filter((s) => s.check === 'prohibited_tools')
+        .map((s) => s.group)
+        .sort(),
+      [v1, v2].sort(),
+    )
     const toolsCompare = now.compare.checks.find((c) => c.check === 'prohibited_tools')!
     assert.deepEqual([toolsCompare.b.scored, toolsCompare.b.passed], [6, 5])
     assert.deepEqual(now.worst.map((t) => t.traceId).sort(), [5, 6].map((i) => ids[i]).sort())
-    assert.deepEqual(now.worstOneCheck.map((t) => t.traceId), [ids[5]])
+    assert.deepEqual(
+      now.worstOneCheck.map((t) => t.traceId),
+      [ids[5]],
+    )
     // The trace view still shows every stored score of the trace, both versions.
     const detail = await traceQuality(client, 'default', ids[1]!)
-    assert.deepEqual(detail.scores.filter((s) => s.name === 'prohibited_tools').map((s) => [s.version, s.passed]).sort(), [[v1, false], [v2, true]].sort())
+    assert.deepEqual(
+      detail.scores
+        .filter((s) => s.name === 'prohibited_tools')
+        .map((s) => [s.version, s.passed])
+        .sort(),
+      [
+        [v1, false],
+        [v2, true],
+      ].sort(),
+    )
     await assertMatchesRecount()
   })
 
@@ -227,7 +298,10 @@ describe('dashboard figures when traces are scored again', () => {
       await sink().write(newest.map((r) => ({ ...r, passed: false, value: 0 })))
       await sink().write(newest.map((r) => ({ ...r, passed: true, value: 1 })))
       const top = await worst(client, 'default', worstQuery.parse({ ...range, limit: 1 }))
-      assert.deepEqual(top.map((t) => [t.traceId, t.failedChecks]), [[ids[6], ['prohibited_tools']]])
+      assert.deepEqual(
+        top.map((t) => [t.traceId, t.failedChecks]),
+        [[ids[6], ['prohibited_tools']]],
+      )
       assert.deepEqual(await figures(), before)
     } finally {
       await client.command({ query: 'SYSTEM START MERGES trace_quality' })

@@ -36,7 +36,10 @@ const sendTurn = (key: string, n: number, content = true): Promise<string> =>
     apiKey: key,
     scope: 'review-browser-test',
     ...(content
-      ? { input: [{ role: 'user', content: `Where is my order A-${1000 + n}? It should have arrived.` }], output: [{ role: 'assistant', content: `Order A-${1000 + n} shipped yesterday and arrives tomorrow.` }] }
+      ? {
+          input: [{ role: 'user', content: `Where is my order A-${1000 + n}? It should have arrived.` }],
+          output: [{ role: 'assistant', content: `Order A-${1000 + n} shipped yesterday and arrives tomorrow.` }],
+        }
       : {}),
   })
 
@@ -49,20 +52,26 @@ before(async () => {
   model = await startFakeOpenAI({ script: scriptedJudge })
   const dir = mkdtempSync(join(tmpdir(), 'sieve-review-e2e-'))
   const config = join(dir, 'sieve.yaml')
-  writeFileSync(config, [
-    'judge:',
-    '  sampling: { rate: 1 }',
-    '  calibration: { minLabels: 5 }',
-    'review:',
-    '  rules: { randomShare: 1, tooFewLabels: false, secondLabeller: 0 }',
-  ].join('\n'))
+  writeFileSync(
+    config,
+    [
+      'judge:',
+      '  sampling: { rate: 1 }',
+      '  calibration: { minLabels: 5 }',
+      'review:',
+      '  rules: { randomShare: 1, tooFewLabels: false, secondLabeller: 0 }',
+    ].join('\n'),
+  )
   sieve = await startSieve('up', join(dir, 'data'), {
-    SIEVE_CONFIG_FILE: config, SIEVE_API_KEYS: `${ALPHA}:alpha,${BETA}:beta`,
-    JUDGE_BASE_URL: model.baseURL, JUDGE_API_KEY: 'test', JUDGE_MODEL: 'gpt-4o-2024-08-06',
+    SIEVE_CONFIG_FILE: config,
+    SIEVE_API_KEYS: `${ALPHA}:alpha,${BETA}:beta`,
+    JUDGE_BASE_URL: model.baseURL,
+    JUDGE_API_KEY: 'test',
+    JUDGE_MODEL: 'gpt-4o-2024-08-06',
   })
   for (let n = 1; n <= 5; n++) alphaTraces.push(await sendTurn(ALPHA, n))
   // Scored after the scorer's quiet period, then judged, then queued behind the verdict.
-  await until('five judged traces in alpha\'s queue', async () => {
+  await until("five judged traces in alpha's queue", async () => {
     const { body } = await api('/api/review/queues', ALPHA)
     return body.queues?.find((q: { rubric: string }) => q.rubric === 'generic')?.items === 5
   })
@@ -91,14 +100,19 @@ async function signIn(key: string, reviewer: string) {
 const calibrationRow = (dimension: string) => page.locator(`.calibration-table tr[data-dimension="${dimension}"]`)
 const shownTrace = () => page.locator('.rubric-form').getAttribute('data-trace')
 
-test('a reviewer labels five traces from the keyboard, sees the judge\'s verdict only after each label, and calibration follows', async () => {
+test("a reviewer labels five traces from the keyboard, sees the judge's verdict only after each label, and calibration follows", async () => {
   await signIn(ALPHA, 'ana')
   await page.locator('.rubric-form').waitFor()
   assert.match(await page.locator('.review .remaining').innerText(), /^5 traces waiting for you/)
   assert.match(await calibrationRow('groundedness').innerText(), /not calibrated yet/)
   // The conversation as the trace page shows it, the rubric's dimensions with their anchored levels.
   assert.match(await page.locator('.review .conversation .turn-user').innerText(), /Where is my order A-100\d\?/)
-  assert.deepEqual(await page.locator('.rubric-form .dimension').evaluateAll((els) => els.map((e) => e.getAttribute('data-dimension'))), ['goal_completion', 'groundedness', 'safety_scope', 'communication'])
+  assert.deepEqual(await page.locator('.rubric-form .dimension').evaluateAll((els) => els.map((e) => e.getAttribute('data-dimension'))), [
+    'goal_completion',
+    'groundedness',
+    'safety_scope',
+    'communication',
+  ])
   assert.equal(await page.locator('.dimension[data-dimension="groundedness"] .level').count(), 4)
   assert.match(await page.locator('.dimension[data-dimension="groundedness"] .level[data-level="1"]').innerText(), /^1 \S.{10,}/, 'each level with its anchor')
   await page.screenshot({ path: join(artifacts, 'review-1-labelling.png'), fullPage: true })
@@ -136,7 +150,8 @@ test('a reviewer labels five traces from the keyboard, sees the judge\'s verdict
       await page.locator('.judge-verdict').nth(3).waitFor()
       assert.equal(await calibrationRow('groundedness').locator('td.labels').innerText(), '3')
     }
-    if (i < 5) assert.match(await calibrationRow('groundedness').innerText(), new RegExp(`untrusted[\\s\\S]*${i} ${i === 1 ? 'label' : 'labels'} judged, fewer than 5`))
+    if (i < 5)
+      assert.match(await calibrationRow('groundedness').innerText(), new RegExp(`untrusted[\\s\\S]*${i} ${i === 1 ? 'label' : 'labels'} judged, fewer than 5`))
     labelled.push(traceId)
     if (i === 1) await page.screenshot({ path: join(artifacts, 'review-2-verdict.png'), fullPage: true })
     await page.keyboard.press('Enter')
@@ -161,13 +176,13 @@ test('the untrusted dimension is marked untrusted on the overview and on /metric
   await grounded.waitFor()
   assert.match(await grounded.innerText(), /untrusted/)
   assert.doesNotMatch(await page.locator('table.checks tr[data-check="generic.communication"]').innerText(), /untrusted/)
-  assert.match(await page.locator('table.checks tr[data-check="generic"]').innerText(), /untrusted/, 'the rubric\'s score reads groundedness')
+  assert.match(await page.locator('table.checks tr[data-check="generic"]').innerText(), /untrusted/, "the rubric's score reads groundedness")
   const metrics = await (await fetch(`${sieve.url}/metrics`)).text()
   assert.match(metrics, /sieve_judge_dimension_trusted\{project="alpha",dimension="generic\.groundedness"\} 0/)
   assert.match(metrics, /sieve_judge_dimension_trusted\{project="alpha",dimension="generic\.communication"\} 1/)
 })
 
-test('the queue\'s rules are a form, each save a version; the labels export as calibrate\'s JSONL', async () => {
+test("the queue's rules are a form, each save a version; the labels export as calibrate's JSONL", async () => {
   await page.goto(`${sieve.dashboard}#/review?rubric=generic`)
   const rules = page.locator('details.review-rules')
   await rules.locator('summary', { hasText: "version 0 (the config file's review section)" }).click()
@@ -178,11 +193,17 @@ test('the queue\'s rules are a form, each save a version; the labels export as c
   await rules.locator('button', { hasText: 'Save as a new version' }).click()
   await page.locator('details.review-rules summary', { hasText: 'version 1 (saved by ana' }).waitFor()
   const saved = (await api('/api/review/rules?rubric=generic', ALPHA)).body.inEffect
-  assert.deepEqual({ version: saved.version, randomShare: saved.rules.randomShare, tooFewLabels: saved.rules.tooFewLabels, author: saved.author }, { version: 1, randomShare: 0.25, tooFewLabels: true, author: 'ana' })
+  assert.deepEqual(
+    { version: saved.version, randomShare: saved.rules.randomShare, tooFewLabels: saved.rules.tooFewLabels, author: saved.author },
+    { version: 1, randomShare: 0.25, tooFewLabels: true, author: 'ana' },
+  )
 
   await page.locator('.review-labels summary').click()
   await page.locator('.review-labels button', { hasText: 'Export labels' }).click()
-  const lines = (await page.locator('.labels-jsonl').innerText()).trim().split('\n').map((line) => JSON.parse(line))
+  const lines = (await page.locator('.labels-jsonl').innerText())
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   assert.deepEqual(lines.map((l) => l.traceId).sort(), [...alphaTraces].sort())
   assert.ok(lines.every((l) => l.projectId === 'alpha' && l.rubric === 'generic' && l.labels.groundedness === 1))
 })
@@ -205,7 +226,7 @@ test('a trace added from the trace view waits in the queue, added by a person', 
   assert.match(await form.innerText(), /in the queue: added by a person/)
 })
 
-test('a second project\'s reviewer sees none of it', async () => {
+test("a second project's reviewer sees none of it", async () => {
   // The other project's key typed into the header's field of the page already open.
   await page.locator('#api-key').fill(BETA)
   await page.locator('#api-key').press('Enter')
@@ -216,14 +237,18 @@ test('a second project\'s reviewer sees none of it', async () => {
   await name.press('Tab')
   await page.locator('.review-done').waitFor()
   assert.match(await page.locator('.review .remaining').innerText(), /^0 traces waiting for you/)
-  for (const dimension of ['goal_completion', 'groundedness', 'safety_scope', 'communication']) assert.match(await calibrationRow(dimension).innerText(), /not calibrated yet/)
+  for (const dimension of ['goal_completion', 'groundedness', 'safety_scope', 'communication'])
+    assert.match(await calibrationRow(dimension).innerText(), /not calibrated yet/)
   assert.match(await page.locator('select[name=rubric]').innerText(), /Generic[^\n]*: 0 waiting for you, 0 in the queue/)
   await page.locator('.review-labels summary').click()
   await page.locator('.review-labels button', { hasText: 'Export labels' }).click()
   assert.equal(await page.locator('.labels-jsonl').innerText(), '(no labels yet)')
   // Nor through the API: alpha's traces are not in beta's queue, its labels and verdicts unreachable.
   assert.equal((await api(`/api/review/next?rubric=generic&reviewer=eve&traceId=${alphaTraces[0]}`, BETA)).status, 404)
-  const label = await api('/api/review/labels', BETA, { method: 'POST', body: JSON.stringify({ rubric: 'generic', traceId: alphaTraces[0], reviewer: 'eve', labels: { groundedness: 4 } }) })
+  const label = await api('/api/review/labels', BETA, {
+    method: 'POST',
+    body: JSON.stringify({ rubric: 'generic', traceId: alphaTraces[0], reviewer: 'eve', labels: { groundedness: 4 } }),
+  })
   assert.equal(label.status, 404)
   assert.equal((await api(`/api/traces/${alphaTraces[0]}`, BETA)).status, 404)
   await page.goto(`${sieve.dashboard}#/?range=1h`)

@@ -48,8 +48,18 @@ test('upgrading from the 0006 rollups rebuilds them from scores: figures counted
   // The scorer re-delivers every score after a crash; one more judgment of trace 0 replaces the first.
   const rows = await (await client.query({ query: 'SELECT * EXCEPT created_at FROM scores', format: 'JSONEachRow' })).json<Record<string, unknown>>()
   await client.insert({ table: 'scores', values: rows, format: 'JSONEachRow' })
-  await client.insert({ table: 'scores', values: [{ ...rows.find((r) => r.trace_id === traceId(0, 'e') && r.scorer_name === 'accuracy'), value: 0.2, passed: 0 }], format: 'JSONEachRow' })
-  const counted = await (await client.query({ query: "SELECT sum(scored) AS n FROM quality_5m WHERE scorer_name = 'tool_policy'", format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } })).json<{ n: number }>()
+  await client.insert({
+    table: 'scores',
+    values: [{ ...rows.find((r) => r.trace_id === traceId(0, 'e') && r.scorer_name === 'accuracy'), value: 0.2, passed: 0 }],
+    format: 'JSONEachRow',
+  })
+  const counted = await (
+    await client.query({
+      query: "SELECT sum(scored) AS n FROM quality_5m WHERE scorer_name = 'tool_policy'",
+      format: 'JSONEachRow',
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+    })
+  ).json<{ n: number }>()
   assert.equal(counted[0]!.n, 20, 'the 0006 rollups count a re-delivered score twice')
 
   const upgraded = await migrate(client, { retentionDays: 3650 })
@@ -63,7 +73,10 @@ test('upgrading from the 0006 rollups rebuilds them from scores: figures counted
   assert.deepEqual(report.judgedTraces, [4])
   assert.equal(Math.round(report.judgeCostUsd[0]! * 1e6), 4000)
   const byCompare = await compare(client, 'default', compareQuery.parse({ ...range, a: 'v1', b: 'v1' }))
-  assert.deepEqual(byCompare.checks.map((c) => [c.check, c.a.scored, c.a.passed]).sort(), [['accuracy', 4, 1], ['tool_policy', 10, 8]])
+  assert.deepEqual(byCompare.checks.map((c) => [c.check, c.a.scored, c.a.passed]).sort(), [
+    ['accuracy', 4, 1],
+    ['tool_policy', 10, 8],
+  ])
   const listed = await worst(client, 'default', worstQuery.parse(range))
   assert.deepEqual(listed.map((t) => [t.traceId, t.checks, t.checksFailed, t.failedChecks]).sort(), [
     [traceId(2, 'e'), 1, 1, ['tool_policy']],

@@ -21,9 +21,22 @@ export function lineChart({ title, x, series, percent = false, width, height = 2
     width: width ?? Math.max(320, Math.min(560, window.innerWidth / 2 - 48)),
     height,
     // One instant alone would stretch the time axis over years: an hour either side of it instead.
-    scales: { x: x.length === 1 || x.every((t) => t === x[0]) ? { time: true, range: [x[0] - 3600, x[0] + 3600] } : { time: true }, y: percent ? { range: [0, 1] } : { auto: true } },
+    scales: {
+      x: x.length === 1 || x.every((t) => t === x[0]) ? { time: true, range: [x[0] - 3600, x[0] + 3600] } : { time: true },
+      y: percent ? { range: [0, 1] } : { auto: true },
+    },
     axes: [{}, { values: (_u, ticks) => ticks.map(fmt), size: 60 }],
-    series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: s.color ?? color(i), width: 2, spanGaps: false, value: (_u, v) => fmt(v), points: { show: x.length < 60 || sparse(s.values) } }))],
+    series: [
+      {},
+      ...series.map((s, i) => ({
+        label: s.label,
+        stroke: s.color ?? color(i),
+        width: 2,
+        spanGaps: false,
+        value: (_u, v) => fmt(v),
+        points: { show: x.length < 60 || sparse(s.values) },
+      })),
+    ],
   }
   // uPlot needs the element in the document to measure; draw on the next frame.
   requestAnimationFrame(() => new uPlot(opts, [x, ...series.map((s) => s.values)], box))

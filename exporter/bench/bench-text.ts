@@ -11,7 +11,9 @@ export const corpus = readFileSync(new URL('../test/fixtures/scrub-corpus.jsonl'
   .split('\n')
   .map((l) => (JSON.parse(l) as { text: string }).text)
 const system =
-  'You are the support agent of an online shop. Be concise, never promise refunds outside the 30-day policy, and call tools to look up orders before answering. '.repeat(3)
+  'You are the support agent of an online shop. Be concise, never promise refunds outside the 30-day policy, and call tools to look up orders before answering. '.repeat(
+    3,
+  )
 
 /** Example i: a system prompt, a user turn, two tool calls with arguments and results, and an answer. */
 export function benchExample(i: number) {
@@ -20,7 +22,11 @@ export function benchExample(i: number) {
   return {
     input: { system, messages: [{ role: 'user', content: `${s(0)} ${s(1)}` }] },
     tool_calls: [
-      { name: 'lookup_order', arguments: { order_id: `ORD-${100000 + i}`, note: c(0) }, result: { status: 'delivered', detail: `${c(1)} ${s(2)}`, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' } },
+      {
+        name: 'lookup_order',
+        arguments: { order_id: `ORD-${100000 + i}`, note: c(0) },
+        result: { status: 'delivered', detail: `${c(1)} ${s(2)}`, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' },
+      },
       { name: 'customer_profile', arguments: { query: s(3) }, result: { profile: `${s(4)}\n${c(2)}`, tier: 'gold', since: '2021-04-12T09:30:00Z' } },
     ],
     output: `${s(5)} ${c(3)} Your order ORD-${100000 + i} for $129.99 shipped on 2024-05-01.`,

@@ -31,7 +31,16 @@ function collect(value: unknown): void {
 examples.forEach(collect)
 const lines = [...sentences, ...small, ...corpus]
 for (const t of lines) {
-  for (const variant of [t, t.toLowerCase(), t.toUpperCase(), t.replace(/ /g, '\n'), t.replace(/, /g, ',\n'), t.replace(/\./g, ''), `> ${t}`, t.normalize('NFD')]) {
+  for (const variant of [
+    t,
+    t.toLowerCase(),
+    t.toUpperCase(),
+    t.replace(/ /g, '\n'),
+    t.replace(/, /g, ',\n'),
+    t.replace(/\./g, ''),
+    `> ${t}`,
+    t.normalize('NFD'),
+  ]) {
     texts.add(variant)
   }
 }
@@ -50,7 +59,14 @@ for (const text of texts) {
     const found = detector.find(text, new TextScan(text)).map(span).sort()
     if (found.length) out.push(`  ${type} ${found.join(' ')}`)
   }
-  out.push(`  => ${detectPii(text, detectors.map(([, d]) => d)).map(span).join(' ')}`)
+  out.push(
+    `  => ${detectPii(
+      text,
+      detectors.map(([, d]) => d),
+    )
+      .map(span)
+      .join(' ')}`,
+  )
 }
 const plain = createScrubber()
 const keyed = createScrubber({ secret: 'a-key-of-at-least-sixteen-characters' })

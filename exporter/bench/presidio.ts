@@ -12,8 +12,16 @@ import type { Scrubber } from '../src/index.js'
  * Sieve leaves in place; a detection overlapping only those is a false positive.
  */
 export const PII_TYPES = [
-  'PERSON', 'STREET_ADDRESS', 'PHONE_NUMBER', 'EMAIL_ADDRESS', 'CREDIT_CARD', 'IBAN_CODE', 'US_SSN',
-  'IP_ADDRESS', 'US_DRIVER_LICENSE', 'ZIP_CODE',
+  'PERSON',
+  'STREET_ADDRESS',
+  'PHONE_NUMBER',
+  'EMAIL_ADDRESS',
+  'CREDIT_CARD',
+  'IBAN_CODE',
+  'US_SSN',
+  'IP_ADDRESS',
+  'US_DRIVER_LICENSE',
+  'ZIP_CODE',
 ] as const
 export const NEUTRAL_TYPES = ['DATE_TIME'] as const
 export const KEPT_TYPES = ['ORGANIZATION', 'GPE', 'NRP', 'TITLE', 'AGE', 'DOMAIN_NAME'] as const
@@ -95,7 +103,8 @@ export function evaluate(scrubber: Scrubber, path = presidioDatasetPath(), types
       else {
         fp++
         for (const g of hit) fpOnKept[g.type] = (fpOnKept[g.type] ?? 0) + 1
-        if (fpExamples.length < 400) fpExamples.push(`${p.type}: ${JSON.stringify(record.full_text.slice(p.start, p.end))} in ${JSON.stringify(record.full_text.slice(0, 160))}`)
+        if (fpExamples.length < 400)
+          fpExamples.push(`${p.type}: ${JSON.stringify(record.full_text.slice(p.start, p.end))} in ${JSON.stringify(record.full_text.slice(0, 160))}`)
       }
     }
   }

@@ -72,7 +72,9 @@ console.log(`bench:scrub  ${examples.length} examples, ${mb.toFixed(1)} MB of JS
 console.log(`  alone, in batches of up to ${BATCH_CHARS / 1024} KiB as sieve scrub reads them: ${rate(alone.batches)}   (target >= 20 MB/s)`)
 console.log(`  alone, one example per call:        ${rate(alone.oneByOne)}`)
 console.log(`  sieve scrub, JSONL read and written: ${rate(alone.jsonl)}`)
-console.log(`  baseline, JSON round trip of the same examples: ${(mb / alone.baseline).toFixed(1)} MB/s; scrubbing in batches takes ${(alone.batches / alone.baseline).toFixed(1)}x its time`)
+console.log(
+  `  baseline, JSON round trip of the same examples: ${(mb / alone.baseline).toFixed(1)} MB/s; scrubbing in batches takes ${(alone.batches / alone.baseline).toFixed(1)}x its time`,
+)
 
 /**
  * As part of export: the same text as real traces (recorded with the OpenTelemetry SDK, decoded by
@@ -86,14 +88,21 @@ const traces = Array.from({ length: 600 }, (_, i) => {
   const answer = `${sentences[(i * 3 + 2) % sentences.length]} Refunded order A-${1000 + i}.`
   const r = new AgentRecorder('support')
   return r
-    .agent(user, () =>
-      r
-        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { order_id: order.order_id } }] })
-        .tool({ name: 'lookup_order', callId: 'c1', arguments: { order_id: order.order_id }, result: order })
-        .llm({ toolResults: [{ id: 'c1', response: order }], tools: TOOLS, toolCalls: [{ id: 'c2', name: 'process_refund', arguments: { order_id: order.order_id, amount: 89 } }] })
-        .tool({ name: 'process_refund', callId: 'c2', arguments: { order_id: order.order_id, amount: 89 }, result: { status: 'refunded' } })
-        .llm({ toolResults: [{ id: 'c2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
-    answer)
+    .agent(
+      user,
+      () =>
+        r
+          .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: { order_id: order.order_id } }] })
+          .tool({ name: 'lookup_order', callId: 'c1', arguments: { order_id: order.order_id }, result: order })
+          .llm({
+            toolResults: [{ id: 'c1', response: order }],
+            tools: TOOLS,
+            toolCalls: [{ id: 'c2', name: 'process_refund', arguments: { order_id: order.order_id, amount: 89 } }],
+          })
+          .tool({ name: 'process_refund', callId: 'c2', arguments: { order_id: order.order_id, amount: 89 }, result: { status: 'refunded' } })
+          .llm({ toolResults: [{ id: 'c2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
+      answer,
+    )
     .trace()
 })
 const traceBytes = traces.reduce((n, t) => n + Buffer.byteLength(JSON.stringify(t.spans.map((s) => s.attributes))), 0)

@@ -25,14 +25,20 @@ const MODES = (process.env.BENCH_AGENT ?? 'both') === 'both' ? ['http', 'command
 
 const { sections } = loadConfig({ SIEVE_CONFIG_FILE: join(ROOT, 'sdk/examples/support-agent/sieve.yaml') })
 const checks = resolveChecksConfig(sections.checks, [], sections.scorecards)
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
-
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 
 async function measure(mode: string) {
   const otlpPort = await freePort()
-  const service = mode === 'http'
-    ? await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0'), { cwd: ROOT, env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
-    : undefined
+  const service =
+    mode === 'http'
+      ? await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0'), {
+          cwd: ROOT,
+          env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` },
+        })
+      : undefined
   const simulate = (repeats: number, concurrency: number) =>
     runSimulation({
       scenarios: [join(ROOT, 'sdk/examples/support-agent/scenarios')],
@@ -58,8 +64,15 @@ async function measure(mode: string) {
     const wallS = (performance.now() - started) / 1000
     const runs = report.variants.flatMap((v) => v.runs)
     return {
-      mode, ownS: processCpuSeconds() - own, agentS: agentCpu() - agent, wallS, loads: `${loadAtStart} → ${load()}`,
-      runs: runs.length, turns: runs.reduce((n, r) => n + r.turns, 0), passed: report.overall.passed, variants: report.variants.length,
+      mode,
+      ownS: processCpuSeconds() - own,
+      agentS: agentCpu() - agent,
+      wallS,
+      loads: `${loadAtStart} → ${load()}`,
+      runs: runs.length,
+      turns: runs.reduce((n, r) => n + r.turns, 0),
+      passed: report.overall.passed,
+      variants: report.variants.length,
     }
   } finally {
     service?.stop()

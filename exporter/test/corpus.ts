@@ -11,7 +11,10 @@ export interface CorpusLine {
 
 export function readCorpus(): CorpusLine[] {
   const raw = readFileSync(new URL('./fixtures/scrub-corpus.jsonl', import.meta.url), 'utf8')
-  return raw.trim().split('\n').map((line) => JSON.parse(line) as CorpusLine)
+  return raw
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as CorpusLine)
 }
 
 /** Secrets may be reported as SECRET, URL_CREDENTIALS or URL_PARAM depending on where they sit. */
@@ -43,13 +46,19 @@ export function runCorpus(scrubber: Scrubber, lines = readCorpus()): CorpusResul
       const ok = covers(findings, start, start + value.length, SAME_FAMILY[type] ?? [type])
       const figures = recall.get(line.kind) ?? [0, 0]
       recall.set(line.kind, [figures[0] + (ok ? 1 : 0), figures[1] + 1])
-      if (!ok) missed.push(`${line.kind} ${type} ${JSON.stringify(value)} in ${JSON.stringify(line.text)} → ${JSON.stringify(findings.map((f) => `${f.type}:${line.text.slice(f.start, f.end)}`))}`)
+      if (!ok)
+        missed.push(
+          `${line.kind} ${type} ${JSON.stringify(value)} in ${JSON.stringify(line.text)} → ${JSON.stringify(findings.map((f) => `${f.type}:${line.text.slice(f.start, f.end)}`))}`,
+        )
     }
     for (const value of line.keep) {
       const start = line.text.indexOf(value)
       const end = start + value.length
       const hit = findings.filter((f) => f.start < end && start < f.end)
-      if (hit.length) overScrubbed.push(`${JSON.stringify(value)} in ${JSON.stringify(line.text)} → ${hit.map((f) => `${f.type}:${line.text.slice(f.start, f.end)}`).join(', ')}`)
+      if (hit.length)
+        overScrubbed.push(
+          `${JSON.stringify(value)} in ${JSON.stringify(line.text)} → ${hit.map((f) => `${f.type}:${line.text.slice(f.start, f.end)}`).join(', ')}`,
+        )
     }
   }
   return { recall, missed, overScrubbed }

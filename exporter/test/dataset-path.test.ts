@@ -6,13 +6,37 @@ import { projectDatasetPath, projectSegment } from '../src/index.js'
 const DATA = '/srv/sieve/data'
 const datasets = join(DATA, 'datasets')
 
-test('a project\'s dataset is <dataDir>/datasets/<project>/golden.jsonl', () => {
+test("a project's dataset is <dataDir>/datasets/<project>/golden.jsonl", () => {
   assert.equal(projectDatasetPath(DATA, 'default'), join(datasets, 'default', 'golden.jsonl'))
   assert.equal(projectDatasetPath('./data', 'shop_EU-2'), join('data', 'datasets', 'shop_EU-2', 'golden.jsonl'))
 })
 
 test('no project id leaves its own folder under datasets/, and no two share one', () => {
-  const hostile = ['..', '.', '../x', '../../etc/passwd', '/', '/etc', 'a/b', 'a\\b', '..\\..\\x', '.hidden', 'x/../..', '%2e%2e', '%', 'ünïcødé', '项目', 'emoji 🙂', 'nul\u0000byte', 'line\nbreak', ' ', 'con', 'a'.repeat(5000), `${'a'.repeat(200)}b`, `${'a'.repeat(200)}c`]
+  const hostile = [
+    '..',
+    '.',
+    '../x',
+    '../../etc/passwd',
+    '/',
+    '/etc',
+    'a/b',
+    'a\\b',
+    '..\\..\\x',
+    '.hidden',
+    'x/../..',
+    '%2e%2e',
+    '%',
+    'ünïcødé',
+    '项目',
+    'emoji 🙂',
+    'nul\u0000byte',
+    'line\nbreak',
+    ' ',
+    'con',
+    'a'.repeat(5000),
+    `${'a'.repeat(200)}b`,
+    `${'a'.repeat(200)}c`,
+  ]
   const folders = new Map<string, string>()
   for (const project of hostile) {
     const path = projectDatasetPath(DATA, project)

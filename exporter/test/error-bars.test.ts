@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { normalCdf, normalQuantile, rateUpperBound } from '../src/eval/distributions.js'
-import { clusteredMean, detectableDrop, dropPValue, isDistinguishableDrop, pairedDifference, repeatsToDetect, rerunNoise, seAt } from '../src/eval/error-bars.js'
+import {
+  clusteredMean,
+  detectableDrop,
+  dropPValue,
+  isDistinguishableDrop,
+  pairedDifference,
+  repeatsToDetect,
+  rerunNoise,
+  seAt,
+} from '../src/eval/error-bars.js'
 import { gradedVerdict } from '../src/eval/metric-verdicts.js'
 
 const close = (actual: number, expected: number, within = 1e-3) => assert.ok(Math.abs(actual - expected) <= within, `${actual} is not ${expected} ± ${within}`)
@@ -17,7 +26,7 @@ test('the normal quantile and distribution function give the textbook critical v
   assert.throws(() => normalQuantile(1), /0 < p < 1/)
 })
 
-test('a rate\'s 95% upper bound is the exact one-sided Clopper-Pearson bound: 0 of 18 runs may still be 15.3%', () => {
+test("a rate's 95% upper bound is the exact one-sided Clopper-Pearson bound: 0 of 18 runs may still be 15.3%", () => {
   close(rateUpperBound(0, 18), 1 - 0.05 ** (1 / 18), 1e-12)
   close(rateUpperBound(0, 18), 0.153)
   assert.ok(rateUpperBound(0, 18) < 3 / 18, 'tighter than the rule of three, its large-n approximation')
@@ -75,7 +84,11 @@ test('a baseline with per-example figures only is compared on the spread of the 
   const differences = [-0.25, 0, 0]
   const mean = -1 / 12
   close(d.se!, Math.sqrt(differences.reduce((s, x) => s + (x - mean) ** 2, 0) / 2 / 3))
-  assert.equal(pairedDifference(clusters({ a: [1, 0] }), clusters({ a: [1] }), 'binary', false)!.se, undefined, 'one example and no baseline noise: nothing to go on')
+  assert.equal(
+    pairedDifference(clusters({ a: [1, 0] }), clusters({ a: [1] }), 'binary', false)!.se,
+    undefined,
+    'one example and no baseline noise: nothing to go on',
+  )
 })
 
 test('the detectable drop is (z of the level + z of 80% power) standard errors; the repeats that reach a target follow from the noise model', () => {
@@ -109,7 +122,10 @@ test('the verdict: fail past the fail threshold and distinguishable; warn past t
   assert.equal(gradedVerdict(-0.05, 0.2, noise, t).verdict, 'pass', 'a drop equal to the warn threshold is not past it')
   // The baseline's own noise in the way: this run and a baseline recorded again, both with as many repeats.
   const noisyBaseline = { ...noise, baselineVariance: 1 }
-  assert.deepEqual(gradedVerdict(-0.3, 0.3, noisyBaseline, t).settle, { repeats: repeatsToDetect({ ...noisyBaseline, baselineVariance: 'rerun' }, 0.3), withBaseline: true })
+  assert.deepEqual(gradedVerdict(-0.3, 0.3, noisyBaseline, t).settle, {
+    repeats: repeatsToDetect({ ...noisyBaseline, baselineVariance: 'rerun' }, 0.3),
+    withBaseline: true,
+  })
   // The change's own spread across examples does not shrink with repeats.
   assert.equal(gradedVerdict(-0.3, 0.3, { ...noise, omega2: 10 }, t).settle, null, 'no number of repeats would')
 })

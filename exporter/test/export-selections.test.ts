@@ -50,7 +50,11 @@ function answered(user: string, answer: string, retried = false): AgentRecorder 
     () => {
       for (let i = 1; i <= lookups; i++) {
         const call = { id: `call_${i}`, name: 'lookup_order', arguments: { order_id: 'A-1001' } }
-        r.llm({ ...(i === 1 ? { system: SYSTEM_PROMPT, user } : { toolResults: [{ id: `call_${i - 1}`, response: { error: 'timeout' } }] }), tools: TOOLS, toolCalls: [call] })
+        r.llm({
+          ...(i === 1 ? { system: SYSTEM_PROMPT, user } : { toolResults: [{ id: `call_${i - 1}`, response: { error: 'timeout' } }] }),
+          tools: TOOLS,
+          toolCalls: [call],
+        })
         r.tool({ name: 'lookup_order', callId: call.id, arguments: call.arguments, ...(i < lookups ? { error: 'timeout' } : { result: ORDER }) })
       }
       r.llm({ toolResults: [{ id: `call_${lookups}`, response: ORDER }], tools: TOOLS, text: answer })
@@ -68,7 +72,11 @@ function refunded(user: string): AgentRecorder {
     () => {
       r.llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
       r.tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: ORDER })
-      r.llm({ toolResults: [{ id: 'call_1', response: ORDER }], tools: TOOLS, toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89 } }] })
+      r.llm({
+        toolResults: [{ id: 'call_1', response: ORDER }],
+        tools: TOOLS,
+        toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89 } }],
+      })
       r.tool({ name: 'process_refund', callId: 'call_2', arguments: { order_id: 'A-1001', amount: 89 }, result: { status: 'refunded' } })
       r.llm({ toolResults: [{ id: 'call_2', response: { status: 'refunded' } }], tools: TOOLS, text: answer })
     },
@@ -91,7 +99,19 @@ function judgeRows(trace: Trace, levels: Record<string, number>): ScoreRecord[] 
   const judge = { model: JUDGE_MODEL, seed: 7 }
   const results = rubric.dimensions.map((dimension) => ({
     dimension,
-    outcomes: [{ ok: true as const, verdict: { evidence: [{ turn: 1, span_id: trace.spans[0]!.spanId, quote: 'order' }], reasoning: 'Read.', score: levels[dimension.id] ?? levelRange(dimension).max }, judge, usage: { inputTokens: 900, outputTokens: 90 }, costUsd: 0.003 }],
+    outcomes: [
+      {
+        ok: true as const,
+        verdict: {
+          evidence: [{ turn: 1, span_id: trace.spans[0]!.spanId, quote: 'order' }],
+          reasoning: 'Read.',
+          score: levels[dimension.id] ?? levelRange(dimension).max,
+        },
+        judge,
+        usage: { inputTokens: 900, outputTokens: 90 },
+        costUsd: 0.003,
+      },
+    ],
     level: levels[dimension.id] ?? levelRange(dimension).max,
     needsReview: false,
     error: undefined,
@@ -105,10 +125,27 @@ async function storeScorecard(trace: Trace, detail: { failedGates: string[]; ite
   const passed = detail.failedGates.length === 0
   const row: ScoreRecord = {
     ...traceFields(trace),
-    spanId: '', scorerName: 'scorecard', kind: 'scorecard', scorerVersion: '1', configHash: 'c0ffee', value: passed ? 0.9 : 0.4, passed,
+    spanId: '',
+    scorerName: 'scorecard',
+    kind: 'scorecard',
+    scorerVersion: '1',
+    configHash: 'c0ffee',
+    value: passed ? 0.9 : 0.4,
+    passed,
     detail: JSON.stringify({ card: 'support-agent', passAt: 0.8, ...detail }),
-    evaluationName: 'scorecard', evaluationLabel: passed ? 'pass' : 'fail', evaluationExplanation: '', judgeModel: '', promptVersion: '', rubricId: '', rubricVersion: '',
-    evidence: '[]', sampleReason: '', costUsd: 0, inputTokens: 0, outputTokens: 0, error: '',
+    evaluationName: 'scorecard',
+    evaluationLabel: passed ? 'pass' : 'fail',
+    evaluationExplanation: '',
+    judgeModel: '',
+    promptVersion: '',
+    rubricId: '',
+    rubricVersion: '',
+    evidence: '[]',
+    sampleReason: '',
+    costUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    error: '',
   }
   await clickhouseScoreSink(storage).write([row])
 }
@@ -117,7 +154,18 @@ async function storeFeedback(projectId: string, traceId: string, score: number, 
   await storage.insert({
     table: 'feedback',
     format: 'JSONEachRow',
-    values: [{ project_id: projectId, feedback_id: `fb-${projectId}-${traceId}-${score}`, trace_id: traceId, span_id: '', score, comment, source: 'user', user_id: 'u-1' }],
+    values: [
+      {
+        project_id: projectId,
+        feedback_id: `fb-${projectId}-${traceId}-${score}`,
+        trace_id: traceId,
+        span_id: '',
+        score,
+        comment,
+        source: 'user',
+        user_id: 'u-1',
+      },
+    ],
   })
 }
 
@@ -133,7 +181,11 @@ async function exported(o: ExportOptions): Promise<{ examples: GoldenExample[]; 
 }
 
 /** A replay judge whose verdicts come from a local OpenAI-compatible server: the level per dimension name, the top one when not given. */
-async function withJudge<T>(levels: () => Record<string, number>, body: (judge: ReplayJudge, floors?: Record<string, number>) => Promise<T>, floors?: Record<string, number>): Promise<T> {
+async function withJudge<T>(
+  levels: () => Record<string, number>,
+  body: (judge: ReplayJudge, floors?: Record<string, number>) => Promise<T>,
+  floors?: Record<string, number>,
+): Promise<T> {
   const top = (request: ModelRequest) => Math.max(...[...String(request.body.messages[1].content).matchAll(/^- (\d+): /gm)].map((m) => Number(m[1])))
   const server = await startFakeOpenAI({ script: (request) => verdict(request, levels()[dimensionOf(request)] ?? top(request)) })
   try {
@@ -149,7 +201,10 @@ test('--score <rubric> --below 0.9 exports a trace the judge passed at 0.85, wit
   const trace = await store(answered('Where is order A-1001? I need it before Friday.', 'It ships Thursday.'), 'below-judge', { accuracy: 4, resolution: 4 })
   const { examples, skipped } = await exported(options('below-judge', 'below-judge', { score: 'customer-support', below: 0.9 }))
   assert.deepEqual(skipped, [])
-  assert.deepEqual(examples.map((e) => e.source.traceId), [trace.traceId])
+  assert.deepEqual(
+    examples.map((e) => e.source.traceId),
+    [trace.traceId],
+  )
   const example = examples[0]!
   assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support': 0.9 } } })
   assert.deepEqual(example.selected, [{ by: 'score_below', name: 'customer-support', below: 0.9 }])
@@ -159,30 +214,62 @@ test('--score <rubric> --below 0.9 exports a trace the judge passed at 0.85, wit
 
   let levels: Record<string, number> = { Accuracy: 4, Resolution: 4 }
   const gate = (judge: ReplayJudge) =>
-    runGate({ dataset: options('below-judge', 'below-judge').out, agent: 'testkit/agents/refund-agent.ts', repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: ROOT, judge })
-  await withJudge(() => levels, async (judge) => {
-    const low = await gate(judge)
-    const run = low.examples[0]!.runs[0]!
-    assert.deepEqual([run.judge?.score, run.judge?.scoreFloor, run.judge?.passed, run.passed], [0.85, 0.9, false, false], 'passes the rubric (0.7), not the example\'s floor')
-    assert.equal(low.exitCode, 1)
-    levels = { Empathy: 4 } // 0.9625
-    const high = await gate(judge)
-    assert.equal(high.exitCode, 0, JSON.stringify(high.examples))
-    assert.equal(high.examples[0]!.runs[0]!.judge?.passed, true)
-  })
+    runGate({
+      dataset: options('below-judge', 'below-judge').out,
+      agent: 'testkit/agents/refund-agent.ts',
+      repeats: 1,
+      updateBaseline: false,
+      timeoutMs: 60_000,
+      checks: checks.available,
+      cwd: ROOT,
+      judge,
+    })
+  await withJudge(
+    () => levels,
+    async (judge) => {
+      const low = await gate(judge)
+      const run = low.examples[0]!.runs[0]!
+      assert.deepEqual(
+        [run.judge?.score, run.judge?.scoreFloor, run.judge?.passed, run.passed],
+        [0.85, 0.9, false, false],
+        "passes the rubric (0.7), not the example's floor",
+      )
+      assert.equal(low.exitCode, 1)
+      levels = { Empathy: 4 } // 0.9625
+      const high = await gate(judge)
+      assert.equal(high.exitCode, 0, JSON.stringify(high.examples))
+      assert.equal(high.examples[0]!.runs[0]!.judge?.passed, true)
+    },
+  )
 })
 
 test('--score <rubric.dimension> --below: the dimension floor, combined with --judge-floor, the stricter winning; calibration rows are no trace', async () => {
   const trace = await store(answered('Has order A-1001 shipped yet?', 'Yes, it arrives Thursday.'), 'below-dimension', { accuracy: 4 })
   // `sieve judge calibrate` stores its verdict on the dimension under the same name, on no trace.
-  await clickhouseScoreSink(storage).write([{ ...judgeRows(trace, {}).find((r) => r.scorerName === 'customer-support.accuracy')!, traceId: '', kind: 'calibration', value: 0.5, passed: false, sampleReason: 'calibration' }])
+  await clickhouseScoreSink(storage).write([
+    {
+      ...judgeRows(trace, {}).find((r) => r.scorerName === 'customer-support.accuracy')!,
+      traceId: '',
+      kind: 'calibration',
+      value: 0.5,
+      passed: false,
+      sampleReason: 'calibration',
+    },
+  ])
   const { examples, skipped } = await exported(options('below-dimension', 'below-dimension', { score: 'customer-support.accuracy', below: 0.9 }))
   assert.deepEqual(skipped, [], 'the calibration row selected nothing')
-  assert.deepEqual(examples.map((e) => e.expected), [{ checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.9 } } }])
+  assert.deepEqual(
+    examples.map((e) => e.expected),
+    [{ checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.9 } } }],
+  )
   const floors = examples[0]!.expected.judge!.floors
   // accuracy at 4 is 0.75: above a --judge-floor of 0.5, below the example's 0.9.
   const verdictWith = (cli: Record<string, number> | undefined, example: Record<string, number> | undefined) =>
-    withJudge(() => ({ Accuracy: 4 }), (judge) => judge.judgeRun(trace, rubric, example), cli)
+    withJudge(
+      () => ({ Accuracy: 4 }),
+      (judge) => judge.judgeRun(trace, rubric, example),
+      cli,
+    )
   assert.deepEqual((await verdictWith({ accuracy: 0.5 }, floors)).belowFloor, ['accuracy'], "the example's floor is stricter")
   assert.deepEqual((await verdictWith({ accuracy: 0.8 }, { 'customer-support.accuracy': 0.5 })).belowFloor, ['accuracy'], "--judge-floor's is stricter")
   const met = await verdictWith({ accuracy: 0.5 }, { 'customer-support.accuracy': 0.7 })
@@ -194,9 +281,15 @@ test('--score <check> --below exports a trace whose check passed below the thres
   const retried = await store(answered('Check order A-1001 for me please.', 'It ships Thursday.', true), 'below-check')
   const clean = await store(answered('Check order A-1001 once.', 'It ships Thursday.'), 'below-check')
   const { examples } = await exported(options('below-check', 'below-check', { score: 'tool_errors', below: 0.9 }))
-  assert.deepEqual(examples.map((e) => e.source.traceId), [retried.traceId])
+  assert.deepEqual(
+    examples.map((e) => e.source.traceId),
+    [retried.traceId],
+  )
   const example = examples[0]!
-  assert.deepEqual(example.scores.find((s) => s.name === 'tool_errors'), { name: 'tool_errors', kind: 'deterministic', value: 0.5, passed: true })
+  assert.deepEqual(
+    example.scores.find((s) => s.name === 'tool_errors'),
+    { name: 'tool_errors', kind: 'deterministic', value: 0.5, passed: true },
+  )
   assert.deepEqual(Object.keys(example.expected.checks), ['tool_errors'])
   assert.deepEqual(example.expected.minValues, { tool_errors: 0.9 })
   assert.deepEqual(example.selected, [{ by: 'score_below', name: 'tool_errors', below: 0.9 }])
@@ -207,7 +300,7 @@ test('--score <check> --below exports a trace whose check passed below the thres
   assert.equal(scoreReplay(clean, example.expected, checks.available).passed, true)
 })
 
-test('--feedback negative exports a thumbs-down trace whose checks all passed, expecting the agent\'s rubric; another project\'s feedback never selects', async () => {
+test("--feedback negative exports a thumbs-down trace whose checks all passed, expecting the agent's rubric; another project's feedback never selects", async () => {
   const down = await store(answered('I am Marguerite Okonkwo-Lindqvist, where is order A-1001?', 'Orders usually arrive.'), 'fb')
   const up = await store(answered('Where is my order A-1001, please?', 'It ships Thursday.'), 'fb')
   const rated = await store(answered('Order A-1001: when does it come?', 'Soon.'), 'fb')
@@ -220,10 +313,16 @@ test('--feedback negative exports a thumbs-down trace whose checks all passed, e
 
   const rubricFor = () => 'customer-support'
   const negative = await exported(options('fb', 'fb-negative', { feedback: { maxScore: 0 }, rubricFor }))
-  assert.deepEqual(negative.examples.map((e) => e.source.traceId), [down.traceId])
+  assert.deepEqual(
+    negative.examples.map((e) => e.source.traceId),
+    [down.traceId],
+  )
   const example = negative.examples[0]!
   assert.deepEqual(example.expected, { checks: {}, judge: { rubric: 'customer-support' } })
-  assert.ok(example.scores.every((s) => s.passed), 'every check passed')
+  assert.ok(
+    example.scores.every((s) => s.passed),
+    'every check passed',
+  )
   assert.deepEqual(example.selected, [{ by: 'feedback', feedback: { score: 0, comment: 'Useless, <PERSON_1> did not get an ANSWER' } }])
   assert.match(example.input.messages[0]!.content, /I am <PERSON_1>, where is order A-1001\?/, 'one placeholder scope with the input')
   assert.deepEqual(example.tags, ['selected:feedback'])
@@ -234,10 +333,19 @@ test('--feedback negative exports a thumbs-down trace whose checks all passed, e
 
   // --feedback-comment: any score, case aside; with --feedback, on the same feedback row.
   const byComment = await exported(options('fb', 'fb-comment', { feedback: { comment: 'REFUND' }, rubricFor }))
-  assert.deepEqual(byComment.examples.map((e) => [e.source.traceId, e.selected]), [[up.traceId, [{ by: 'feedback', feedback: { score: 5, comment: 'Great, the refund worked' } }]]])
-  assert.deepEqual((await exportDataset(storage, options('fb', 'fb-both', { feedback: { maxScore: 0, comment: 'refund' }, rubricFor, dryRun: true }))).added, [])
+  assert.deepEqual(
+    byComment.examples.map((e) => [e.source.traceId, e.selected]),
+    [[up.traceId, [{ by: 'feedback', feedback: { score: 5, comment: 'Great, the refund worked' } }]]],
+  )
+  assert.deepEqual(
+    (await exportDataset(storage, options('fb', 'fb-both', { feedback: { maxScore: 0, comment: 'refund' }, rubricFor, dryRun: true }))).added,
+    [],
+  )
   const both = await exportDataset(storage, options('fb', 'fb-both', { feedback: { maxScore: 0, comment: 'answer' }, rubricFor, dryRun: true }))
-  assert.deepEqual(both.added.map((a) => a.traceId), [down.traceId])
+  assert.deepEqual(
+    both.added.map((a) => a.traceId),
+    [down.traceId],
+  )
 
   // No judge configured and nothing failed: nothing to replay it on, said so.
   const noJudge = await exportDataset(storage, options('fb', 'fb-no-judge', { feedback: { maxScore: 0 }, dryRun: true }))
@@ -247,10 +355,16 @@ test('--feedback negative exports a thumbs-down trace whose checks all passed, e
   assert.ok(!JSON.stringify([negative, ratings, byComment, noJudge]).includes(untouched.traceId), "tenant-x's feedback selected nothing")
 })
 
-test('--failed-gate <name> and any: the gate\'s score is expected (a check with its parameters, a judge score with the card\'s min); scorecard is never a check', async () => {
+test("--failed-gate <name> and any: the gate's score is expected (a check with its parameters, a judge score with the card's min); scorecard is never a check", async () => {
   // Refunded outside policy: prohibited_tools and the judge's policy_adherence fail, both gates.
   const refund = await store(refunded('Refund order A-1001, it arrived 45 days ago.'), 'gates', { policy_adherence: 1 })
-  await storeScorecard(refund, { failedGates: ['prohibited_tools', 'customer-support.policy_adherence'], items: [{ name: 'prohibited_tools', gate: true }, { name: 'customer-support.policy_adherence', gate: true }] })
+  await storeScorecard(refund, {
+    failedGates: ['prohibited_tools', 'customer-support.policy_adherence'],
+    items: [
+      { name: 'prohibited_tools', gate: true },
+      { name: 'customer-support.policy_adherence', gate: true },
+    ],
+  })
   // Every check and the judge passed, but accuracy (0.75) is under the card's min 0.8 for that gate.
   const vague = await store(answered('When will order A-1001 arrive?', 'Around Thursday, I think.'), 'gates', { accuracy: 4 })
   await storeScorecard(vague, { failedGates: ['customer-support.accuracy'], items: [{ name: 'customer-support.accuracy', gate: true, min: 0.8 }] })
@@ -258,20 +372,34 @@ test('--failed-gate <name> and any: the gate\'s score is expected (a check with 
   await storeScorecard(fine, { failedGates: [], items: [] })
 
   const byCheck = await exported(options('gates', 'gate-check', { failedGate: 'prohibited_tools' }))
-  assert.deepEqual(byCheck.examples.map((e) => e.source.traceId), [refund.traceId])
+  assert.deepEqual(
+    byCheck.examples.map((e) => e.source.traceId),
+    [refund.traceId],
+  )
   const refundExample = byCheck.examples[0]!
   assert.deepEqual(refundExample.expected.checks, { prohibited_tools: { tools: [{ name: 'process_refund' }], scope: 'trace' } })
   assert.deepEqual(refundExample.expected.judge, { rubric: 'customer-support' })
   assert.deepEqual(refundExample.selected, [{ by: 'failed_gate', name: 'prohibited_tools', card: 'support-agent', gates: ['prohibited_tools'] }])
   // The rubric's weighted score passed; its policy_adherence dimension failed, and the tag names it.
-  assert.deepEqual(refundExample.tags, ['failed:prohibited_tools', 'failed:customer-support.policy_adherence', 'gate:prohibited_tools', 'gate:customer-support.policy_adherence', 'selected:failed_gate'])
+  assert.deepEqual(refundExample.tags, [
+    'failed:prohibited_tools',
+    'failed:customer-support.policy_adherence',
+    'gate:prohibited_tools',
+    'gate:customer-support.policy_adherence',
+    'selected:failed_gate',
+  ])
 
   const byJudge = await exported(options('gates', 'gate-judge', { failedGate: 'customer-support.accuracy' }))
-  assert.deepEqual(byJudge.examples.map((e) => [e.source.traceId, e.expected]), [[vague.traceId, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.8 } } }]])
+  assert.deepEqual(
+    byJudge.examples.map((e) => [e.source.traceId, e.expected]),
+    [[vague.traceId, { checks: {}, judge: { rubric: 'customer-support', floors: { 'customer-support.accuracy': 0.8 } } }]],
+  )
 
   const any = await exported(options('gates', 'gate-any', { failedGate: 'any' }))
   assert.deepEqual(any.examples.map((e) => e.source.traceId).sort(), [refund.traceId, vague.traceId].sort())
-  assert.deepEqual(any.examples.find((e) => e.source.traceId === refund.traceId)!.selected, [{ by: 'failed_gate', name: 'any', card: 'support-agent', gates: ['prohibited_tools', 'customer-support.policy_adherence'] }])
+  assert.deepEqual(any.examples.find((e) => e.source.traceId === refund.traceId)!.selected, [
+    { by: 'failed_gate', name: 'any', card: 'support-agent', gates: ['prohibited_tools', 'customer-support.policy_adherence'] },
+  ])
   assert.deepEqual((await exportDataset(storage, options('gates', 'gate-none', { failedGate: 'tool_loop', dryRun: true }))).added, [])
 
   // The default selection takes a trace only its scorecard failed, expecting the gate, never 'scorecard'.

@@ -25,13 +25,19 @@ function refundOutsidePolicy(user: string): AgentRecorder {
   const order = { order_id: 'A-1001', item: 'blender', total: 89, delivered_days_ago: 45, customer: CUSTOMER.name, email: CUSTOMER.email }
   const answer = `Done, ${CUSTOMER.name}! I refunded $89.00 for order A-1001 to your card ${CUSTOMER.card}.`
   const r = new AgentRecorder('support')
-  return r.agent(user, () =>
-    r
-      .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
-      .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
-      .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89, card: CUSTOMER.card } }] })
-      .tool({ name: 'process_refund', callId: 'call_2', arguments: { order_id: 'A-1001', amount: 89, card: CUSTOMER.card }, result: { status: 'refunded' } })
-      .llm({ toolResults: [{ id: 'call_2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
+  return r.agent(
+    user,
+    () =>
+      r
+        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
+        .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
+        .llm({
+          toolResults: [{ id: 'call_1', response: order }],
+          tools: TOOLS,
+          toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89, card: CUSTOMER.card } }],
+        })
+        .tool({ name: 'process_refund', callId: 'call_2', arguments: { order_id: 'A-1001', amount: 89, card: CUSTOMER.card }, result: { status: 'refunded' } })
+        .llm({ toolResults: [{ id: 'call_2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
     answer,
   )
 }
@@ -72,7 +78,10 @@ test('exports the failing trace scrubbed: no name, email, phone or card, the ord
   const out = join(dir, 'golden.jsonl')
   const report = await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
   assert.equal(report.added.length, 1)
-  assert.deepEqual(report.duplicates.map((d) => d.duplicateOf), [report.added[0]!.id])
+  assert.deepEqual(
+    report.duplicates.map((d) => d.duplicateOf),
+    [report.added[0]!.id],
+  )
   const text = readFileSync(out, 'utf8')
   for (const value of [CUSTOMER.name, 'Okonkwo', CUSTOMER.email, 'someone.else', CUSTOMER.phone, '7946 0958', CUSTOMER.card, '4111']) {
     assert.ok(!text.includes(value), `${value} leaked into the dataset`)
@@ -99,33 +108,60 @@ test('exporting again adds nothing: exported traces are recorded in the exports 
   assert.deepEqual(report.added, [])
   assert.equal(report.alreadyExported, 2, 'the report says how many were already in the dataset')
   assert.equal(readFileSync(out, 'utf8'), before)
-  const rows = await (await storage.query({ query: `SELECT trace_id, duplicate_of FROM exports FINAL WHERE dataset_path = {p:String} ORDER BY trace_id`, query_params: { p: out }, format: 'JSONEachRow' })).json<{ trace_id: string; duplicate_of: string }>()
+  const rows = await (
+    await storage.query({
+      query: `SELECT trace_id, duplicate_of FROM exports FINAL WHERE dataset_path = {p:String} ORDER BY trace_id`,
+      query_params: { p: out },
+      format: 'JSONEachRow',
+    })
+  ).json<{ trace_id: string; duplicate_of: string }>()
   assert.deepEqual(rows.map((r) => r.trace_id).sort(), [first, same].sort())
 })
 
-test('a file holding another project\'s examples: only this project\'s count as duplicates, and no foreign example id is named', async () => {
+test("a file holding another project's examples: only this project's count as duplicates, and no foreign example id is named", async () => {
   // A copy of the dataset above (the gate's test below replays that one).
   const out = join(dir, 'shared.jsonl')
   copyFileSync(join(dir, 'golden.jsonl'), out)
   const theirs = parseDataset(readFileSync(out, 'utf8')).examples.map((e) => e.example)
-  assert.deepEqual(theirs.map((e) => e.source.projectId), ['default'])
+  assert.deepEqual(
+    theirs.map((e) => e.source.projectId),
+    ['default'],
+  )
   // Project tenant-b's customers said the very same words as project default's.
-  const mine = [await store(refundOutsidePolicy(USER), 'tenant-b'), await store(refundOutsidePolicy(USER.replace(CUSTOMER.email, 'someone.else@example.net')), 'tenant-b')]
+  const mine = [
+    await store(refundOutsidePolicy(USER), 'tenant-b'),
+    await store(refundOutsidePolicy(USER.replace(CUSTOMER.email, 'someone.else@example.net')), 'tenant-b'),
+  ]
   const report = await exportDataset(storage, options(out, { projectId: 'tenant-b', failed: 'prohibited_tools' }))
   assert.equal(report.added.length, 1, 'the same input in another project is no duplicate')
   assert.ok(mine.includes(report.added[0]!.traceId))
   // Its own second trace is a duplicate of its own example, never of project default's.
-  assert.deepEqual(report.duplicates.map((d) => d.duplicateOf), [report.added[0]!.id])
+  assert.deepEqual(
+    report.duplicates.map((d) => d.duplicateOf),
+    [report.added[0]!.id],
+  )
   const foreign = theirs.map((e) => e.id)
-  assert.ok(!JSON.stringify(report).includes(foreign[0]!), 'project default\'s example id is not in tenant-b\'s report')
+  assert.ok(!JSON.stringify(report).includes(foreign[0]!), "project default's example id is not in tenant-b's report")
   const all = parseDataset(readFileSync(out, 'utf8')).examples.map((e) => e.example)
-  assert.deepEqual(all.map((e) => e.source.projectId), ['default', 'tenant-b'])
+  assert.deepEqual(
+    all.map((e) => e.source.projectId),
+    ['default', 'tenant-b'],
+  )
   // And the other way round: project default exporting again still finds only its own.
   const again = await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
   assert.deepEqual(again.added, [])
-  assert.deepEqual(again.duplicates.map((d) => d.duplicateOf), [foreign[0], foreign[0]])
-  const rows = await (await storage.query({ query: `SELECT project_id, trace_id FROM exports FINAL WHERE dataset_path = {p:String} AND project_id = 'tenant-b'`, query_params: { p: out }, format: 'JSONEachRow' })).json<{ trace_id: string }>()
-  assert.deepEqual(rows.map((r) => r.trace_id).sort(), [...mine].sort(), 'the exports table records tenant-b\'s traces under tenant-b')
+  assert.deepEqual(
+    again.duplicates.map((d) => d.duplicateOf),
+    [foreign[0], foreign[0]],
+  )
+  const rows = await (
+    await storage.query({
+      query: `SELECT project_id, trace_id FROM exports FINAL WHERE dataset_path = {p:String} AND project_id = 'tenant-b'`,
+      query_params: { p: out },
+      format: 'JSONEachRow',
+    })
+  ).json<{ trace_id: string }>()
+  assert.deepEqual(rows.map((r) => r.trace_id).sort(), [...mine].sort(), "the exports table records tenant-b's traces under tenant-b")
 })
 
 test('selects by score threshold and by failed check, and a check that never failed selects nothing; a name no score has is refused', async () => {
@@ -133,9 +169,19 @@ test('selects by score threshold and by failed check, and a check that never fai
   assert.equal(a.added.length + a.duplicates.length, 2)
   const b = await exportDataset(storage, options(join(dir, 'none.jsonl'), { failed: 'structured_output', dryRun: true }))
   assert.equal(b.added.length + b.duplicates.length, 0)
-  for (const [selection, flag] of [[{ failed: 'no_such_check' }, '--failed'], [{ score: 'no_such_check', below: 0.5 }, '--score'], [{ failedGate: 'no_such_check' }, '--failed-gate']] as const) {
-    await assert.rejects(exportDataset(storage, options(join(dir, 'unknown.jsonl'), { ...selection, dryRun: true })), (err: Error) =>
-      err instanceof SelectionError && new RegExp(`^${flag} no_such_check: no check or judge score has that name \\(checks: .*prohibited_tools.*; judge scores stored in project default: none; or scorecard\\)$`).test(err.message))
+  for (const [selection, flag] of [
+    [{ failed: 'no_such_check' }, '--failed'],
+    [{ score: 'no_such_check', below: 0.5 }, '--score'],
+    [{ failedGate: 'no_such_check' }, '--failed-gate'],
+  ] as const) {
+    await assert.rejects(
+      exportDataset(storage, options(join(dir, 'unknown.jsonl'), { ...selection, dryRun: true })),
+      (err: Error) =>
+        err instanceof SelectionError &&
+        new RegExp(
+          `^${flag} no_such_check: no check or judge score has that name \\(checks: .*prohibited_tools.*; judge scores stored in project default: none; or scorecard\\)$`,
+        ).test(err.message),
+    )
   }
 })
 
@@ -143,9 +189,15 @@ test('an example whose check was scored under other parameters than the config i
   const same = await exportDataset(storage, options(join(dir, 'drift-none.jsonl'), { dryRun: true }))
   assert.deepEqual(same.configDrift, [], 'exported with the config that scored it')
   // The export runs with another config than the scorer's: process_refund and issue_credit are prohibited now.
-  const other = resolveChecksConfig({ ...checksSection, agents: { support: { ...checksSection.agents.support, prohibited_tools: { tools: ['process_refund', 'issue_credit'] } } } })
+  const other = resolveChecksConfig({
+    ...checksSection,
+    agents: { support: { ...checksSection.agents.support, prohibited_tools: { tools: ['process_refund', 'issue_credit'] } } },
+  })
   const report = await exportDataset(storage, options(join(dir, 'drift.jsonl'), { dryRun: true, checks: other }))
-  assert.deepEqual(report.configDrift.map((d) => [d.check, d.scoredWith === d.configured]), [['prohibited_tools', false]])
+  assert.deepEqual(
+    report.configDrift.map((d) => [d.check, d.scoredWith === d.configured]),
+    [['prohibited_tools', false]],
+  )
   assert.equal(report.configDrift[0]!.configured, other.profileFor('support', '').checks.find((c) => c.check.name === 'prohibited_tools')!.configHash)
 })
 
@@ -174,12 +226,15 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   const order = { order_id: 'A-1001', status: 'shipped', eta: 'Thursday' }
   const r = new AgentRecorder('support')
   const trace = r
-    .agent(user, () =>
-      r
-        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
-        .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
-        .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, text: answer }),
-    answer)
+    .agent(
+      user,
+      () =>
+        r
+          .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
+          .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
+          .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, text: answer }),
+      answer,
+    )
     .trace()
   await insertSpans(storage, trace.spans)
   const scored = scoreTrace(trace, checks)
@@ -188,7 +243,15 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   const judgeRef = { model: 'gpt-4o-2024-08-06', seed: 7 }
   const results = rubric.dimensions.map((dimension) => ({
     dimension,
-    outcomes: [{ ok: true as const, verdict: { evidence: [{ turn: 1, span_id: trace.spans[0]!.spanId, quote: user }], reasoning: 'Vague.', score: 2 }, judge: judgeRef, usage: { inputTokens: 900, outputTokens: 90 }, costUsd: 0.003 }],
+    outcomes: [
+      {
+        ok: true as const,
+        verdict: { evidence: [{ turn: 1, span_id: trace.spans[0]!.spanId, quote: user }], reasoning: 'Vague.', score: 2 },
+        judge: judgeRef,
+        usage: { inputTokens: 900, outputTokens: 90 },
+        costUsd: 0.003,
+      },
+    ],
     level: 2,
     needsReview: false,
     error: undefined,
@@ -198,7 +261,10 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
 
   const out = join(dir, 'judged.jsonl')
   const report = await exportDataset(storage, options(out, { score: 'customer-support', below: 0.7 }))
-  assert.deepEqual(report.added.map((a) => a.traceId), [trace.traceId])
+  assert.deepEqual(
+    report.added.map((a) => a.traceId),
+    [trace.traceId],
+  )
   const { examples, problems } = parseDataset(readFileSync(out, 'utf8'))
   assert.deepEqual(problems, [])
   const example = examples[0]!.example
@@ -225,7 +291,16 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
   try {
     const config = { ...judgeSectionSchema.parse({ maxRetries: 0 }), baseUrl: judge.baseURL, apiKey: 'test', model: judgeRef.model }
     const gate = (withJudge: boolean) =>
-      runGate({ dataset: out, agent, repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root, ...(withJudge ? { judge: new ReplayJudge({ config, rubrics: loadRubrics() }) } : {}) })
+      runGate({
+        dataset: out,
+        agent,
+        repeats: 1,
+        updateBaseline: false,
+        timeoutMs: 60_000,
+        checks: checks.available,
+        cwd: root,
+        ...(withJudge ? { judge: new ReplayJudge({ config, rubrics: loadRubrics() }) } : {}),
+      })
     const good = await gate(true)
     assert.equal(good.exitCode, 0, JSON.stringify(good.examples))
     // The example's rubric, not the config's default (generic) for this agent.
@@ -242,7 +317,10 @@ test('a trace only the judge scored low becomes an example expecting its rubric,
 })
 
 /** One agent turn of the refund agent (testkit/agents/refund-agent.ts), as it records it. */
-function refundAgentTurn(user: string, o: { history?: { role: 'user' | 'assistant'; content: string }[]; broken?: boolean; sessionId?: string } = {}): AgentRecorder {
+function refundAgentTurn(
+  user: string,
+  o: { history?: { role: 'user' | 'assistant'; content: string }[]; broken?: boolean; sessionId?: string } = {},
+): AgentRecorder {
   const tool = o.broken ? 'process_refund' : 'escalate_to_human'
   const answer = o.broken ? 'Refunded order A-1001.' : 'Order A-1001 is outside the 30-day window; a colleague will follow up.'
   const r = new AgentRecorder('support')
@@ -265,7 +343,10 @@ test('an invocation whose model call carries earlier turns exports every turn in
   const traceId = await store(refundAgentTurn('Yes, do it.', { history, broken: true }))
   const out = join(dir, 'history.jsonl')
   const report = await exportDataset(storage, options(out, { traceIds: [traceId] }))
-  assert.deepEqual(report.added.map((a) => a.traceId), [traceId])
+  assert.deepEqual(
+    report.added.map((a) => a.traceId),
+    [traceId],
+  )
   const example = parseDataset(readFileSync(out, 'utf8')).examples[0]!.example
   assert.deepEqual(example.input.messages, [...history, { role: 'user', content: 'Yes, do it.' }])
   assert.equal(example.observed.output, 'Refunded order A-1001.')
@@ -279,7 +360,9 @@ test('export then eval on a three-turn session: the agent is called per user tur
   for (const [i, user] of users.entries()) await store(refundAgentTurn(user, { broken: i === 2, sessionId: 'sess-3' }))
   const out = join(dir, 'session.jsonl')
   await exportDataset(storage, options(out, { failed: 'prohibited_tools' }))
-  const example = parseDataset(readFileSync(out, 'utf8')).examples.map((e) => e.example).find((e) => e.input.messages.at(-1)!.content === users[2])!
+  const example = parseDataset(readFileSync(out, 'utf8'))
+    .examples.map((e) => e.example)
+    .find((e) => e.input.messages.at(-1)!.content === users[2])!
   const saw = [
     { role: 'user', content: users[0] },
     { role: 'assistant', content: fixed },
@@ -297,12 +380,26 @@ test('export then eval on a three-turn session: the agent is called per user tur
   process.env.SIEVE_EVAL_RECORD = received
   try {
     const root = new URL('../../', import.meta.url).pathname
-    const result = await runGate({ dataset: out, agent: 'testkit/agents/refund-agent.ts', repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: checks.available, cwd: root })
+    const result = await runGate({
+      dataset: out,
+      agent: 'testkit/agents/refund-agent.ts',
+      repeats: 1,
+      updateBaseline: false,
+      timeoutMs: 60_000,
+      checks: checks.available,
+      cwd: root,
+    })
     assert.equal(result.exitCode, 0, JSON.stringify({ reasons: result.reasons, examples: result.examples }))
   } finally {
     delete process.env.SIEVE_EVAL_RECORD
   }
-  const calls = readFileSync(received, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { messages: unknown[] })
+  const calls = readFileSync(received, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { messages: unknown[] })
   // The fixed agent answers as recorded, so each call sees exactly what the user saw up to that turn.
-  assert.deepEqual(calls.map((c) => c.messages), [saw.slice(0, 1), saw.slice(0, 3), saw])
+  assert.deepEqual(
+    calls.map((c) => c.messages),
+    [saw.slice(0, 1), saw.slice(0, 3), saw],
+  )
 })

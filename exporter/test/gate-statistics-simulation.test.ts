@@ -19,7 +19,16 @@ import type { RunOutcome } from '../src/eval/run-outcome.js'
 const EXAMPLES = 20
 const TRIALS = 1000
 const policy = gatePolicySchema.parse({ repeats: 'auto' })
-const stamps: BaselineStamps = { datasetVersion: 'd1', agentVersion: 'v1', promptVersion: 'p1', model: 'm-2025-01-01', judgeModel: 'j-2025-01-01', judgePromptVersion: '2', scorerVersion: '1.0.0', checks: { required_tools: '1' } }
+const stamps: BaselineStamps = {
+  datasetVersion: 'd1',
+  agentVersion: 'v1',
+  promptVersion: 'p1',
+  model: 'm-2025-01-01',
+  judgeModel: 'j-2025-01-01',
+  judgePromptVersion: '2',
+  scorerVersion: '1.0.0',
+  checks: { required_tools: '1' },
+}
 
 interface Agent {
   /** Per example: the chance a run passes (its required tool called). */
@@ -52,7 +61,12 @@ const wobble = (level: number) => {
 function run(agent: Agent, i: number, drop: number): RunOutcome {
   const passed = random.float() < agent.pass[i]! - drop
   const [accuracy, tone] = agent.levels[i]!.map(wobble) as [number, number]
-  return { status: 'scored', passed, checks: { required_tools: passed }, judge: { rubric: 'generic', version: '1.0.0', score: (accuracy + tone) / 2, dimensions: { accuracy, tone } } }
+  return {
+    status: 'scored',
+    passed,
+    checks: { required_tools: passed },
+    judge: { rubric: 'generic', version: '1.0.0', score: (accuracy + tone) / 2, dimensions: { accuracy, tone } },
+  }
 }
 
 /** One `sieve eval --repeats auto` of the agent, against the baseline when given; the baseline it would write. */
@@ -63,11 +77,20 @@ async function gate(agent: Agent, baseline: RecordedBaseline | undefined, drop =
   const made = await repeatRounds(
     'auto',
     { start: AUTO_START_REPEATS, items: EXAMPLES, compared: Boolean(baseline), maxRepeats: policy.maxRepeats, failThreshold: policy.failThreshold },
-    async (to) => [...items.values()].forEach((runs, i) => { while (runs.length < to) runs.push(run(agent, i, drop)) }),
+    async (to) =>
+      [...items.values()].forEach((runs, i) => {
+        while (runs.length < to) runs.push(run(agent, i, drop))
+      }),
     () => ({ results: statistics().metrics, spend: { usd: 0, runs: 0 } }),
     () => {},
   )
-  const file: RecordedBaseline = { version: BASELINE_VERSION, createdAt: '2026-01-01T00:00:00.000Z', repeats: made.repeats, stamps, items: Object.fromEntries(items) }
+  const file: RecordedBaseline = {
+    version: BASELINE_VERSION,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    repeats: made.repeats,
+    stamps,
+    items: Object.fromEntries(items),
+  }
   return { repeats: made.repeats, auto: made.auto!, stats: statistics(), file }
 }
 
@@ -119,7 +142,9 @@ test(`an unchanged agent rerun ${TRIALS} times against its own baseline: false a
     if (passRate(rerun.stats.metrics).delta!.p < policy.significance) rejections++
     if (naiveRegression(rerun.file, baseline.file)) naive++
   })
-  t.diagnostic(`fail verdicts ${share(fails)}, warnings ${share(warns)}; the pass rate's one-sided test at 5% rejected "no drop" in ${share(rejections)}; the naive rule failed ${share(naive)}; repeats per example picked: ${repeats}`)
+  t.diagnostic(
+    `fail verdicts ${share(fails)}, warnings ${share(warns)}; the pass rate's one-sided test at 5% rejected "no drop" in ${share(rejections)}; the naive rule failed ${share(naive)}; repeats per example picked: ${repeats}`,
+  )
   assert.ok(fails <= 0.05 * TRIALS, `false alarms: ${share(fails)}`)
   assert.ok(rejections <= 0.05 * TRIALS, `the test's size: ${share(rejections)}`)
   assert.ok(naive > 0.5 * TRIALS, `the naive rule, for comparison: ${share(naive)}`)
@@ -133,6 +158,8 @@ test(`a true 20-point drop in the pass rate, with the repeats --repeats auto pic
     if (passRate(changed.stats.metrics).verdict === 'fail') detected++
     stopped.set(changed.auto.stopped, (stopped.get(changed.auto.stopped) ?? 0) + 1)
   })
-  t.diagnostic(`detected ${share(detected)}; repeats per example picked: ${repeats}; --repeats auto stopped: ${[...stopped].map(([why, n]) => `${why} ${share(n)}`).join(', ')}`)
+  t.diagnostic(
+    `detected ${share(detected)}; repeats per example picked: ${repeats}; --repeats auto stopped: ${[...stopped].map(([why, n]) => `${why} ${share(n)}`).join(', ')}`,
+  )
   assert.ok(detected >= 0.8 * TRIALS, `detected ${share(detected)}`)
 })

@@ -27,7 +27,16 @@ const example = (id: string, expected: Record<string, unknown>) => ({
   observed: { output: 'Refunded.', toolCalls: [] },
   bucket: 'known-failure',
   tags: [],
-  source: { traceId: 'a'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: 'v13', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' },
+  source: {
+    traceId: 'a'.repeat(32),
+    projectId: 'default',
+    service: 'support',
+    agentName: 'support',
+    agentVersion: 'v13',
+    promptVersion: '',
+    model: 'gpt-4o-mini',
+    exportedAt: '2026-01-15T10:00:00.000Z',
+  },
   scores: [],
   reviewBy: '2026-04-15',
 })
@@ -46,9 +55,15 @@ test('a check the dataset names that does not exist, or parameters it does not t
   const marker = join(dir, 'agent-ran')
   const agent = `touch ${marker}`
   const typo = dataset('typo.jsonl', example('ex_0000000000000001', { checks: { prohibited_tool: { tools: ['process_refund'] } } }))
-  await assert.rejects(gate({ dataset: typo, agent }), (err: Error) => err instanceof GateConfigError && /line 1: expected\.checks\.prohibited_tool: no check named prohibited_tool/.test(err.message))
+  await assert.rejects(
+    gate({ dataset: typo, agent }),
+    (err: Error) => err instanceof GateConfigError && /line 1: expected\.checks\.prohibited_tool: no check named prohibited_tool/.test(err.message),
+  )
   const badParams = dataset('params.jsonl', example('ex_0000000000000002', { checks: { latency_budget: { maxMs: 'fast' } } }))
-  await assert.rejects(gate({ dataset: badParams, agent }), (err: Error) => err instanceof GateConfigError && /expected\.checks\.latency_budget\.maxMs/.test(err.message))
+  await assert.rejects(
+    gate({ dataset: badParams, agent }),
+    (err: Error) => err instanceof GateConfigError && /expected\.checks\.latency_budget\.maxMs/.test(err.message),
+  )
   assert.equal(existsSync(marker), false, 'no agent ran')
 })
 
@@ -60,7 +75,10 @@ test('runs that crash are errored: out of the means, counted, and fail the gate 
   assert.deepEqual([e.errored, e.passRate, e.mean, e.status], [2, 1, 1, 'pass'], 'two answers scored and passed; two crashes counted apart')
   assert.deepEqual([strict.overall.runs, strict.overall.errored], [4, 2])
   // A crash says nothing of the checks: an errored run lists none, and the summary names the crash alone.
-  assert.deepEqual(e.runs.filter((r) => r.errored).map((r) => r.checks), [[], []])
+  assert.deepEqual(
+    e.runs.filter((r) => r.errored).map((r) => r.checks),
+    [[], []],
+  )
   assert.match(summaryMarkdown(strict), /^\| ex_0000000000000003 \|.*\| agent error \|$/m)
   assert.equal(strict.exitCode, 1)
   assert.match(strict.reasons.join('\n'), /2 of 4 run\(s\) errored .* more than the allowed share 0\.2/)
@@ -72,7 +90,12 @@ test('runs that crash are errored: out of the means, counted, and fail the gate 
 test('the judge stops at the cost ceiling: runs left unjudged are reported; a judge-only example without a verdict is exit 2', async () => {
   const judge = await startFakeOpenAI({ script: (r) => verdict(r, 4) })
   try {
-    const config = { ...judgeSectionSchema.parse({ maxRetries: 0, prices: { 'judge-2025-01-01': { input: 1000, output: 1000 } } }), baseUrl: judge.baseURL, apiKey: 'k', model: 'judge-2025-01-01' }
+    const config = {
+      ...judgeSectionSchema.parse({ maxRetries: 0, prices: { 'judge-2025-01-01': { input: 1000, output: 1000 } } }),
+      baseUrl: judge.baseURL,
+      apiKey: 'k',
+      model: 'judge-2025-01-01',
+    }
     const replayJudge = () => new ReplayJudge({ config, rubrics: loadRubrics() })
     const withChecks = dataset('judged.jsonl', example('ex_0000000000000004', { ...refundRule, judge: { rubric: 'customer-support' } }))
     // The first run's verdicts cost far more than $0.01; the next two are not judged.
@@ -80,8 +103,15 @@ test('the judge stops at the cost ceiling: runs left unjudged are reported; a ju
     assert.equal(capped.overall.notJudged, 2)
     assert.equal(capped.examples[0]!.runs.filter((r) => r.judge).length, 1)
     assert.match(capped.warnings.join('\n'), /cost ceiling of \$0\.01 was reached: 2 run\(s\) not judged/)
-    const judgeOnly = dataset('judge-only.jsonl', example('ex_0000000000000005', { checks: {}, judge: { rubric: 'customer-support' } }), example('ex_0000000000000006', { checks: {}, judge: { rubric: 'customer-support' } }))
-    await assert.rejects(gate({ dataset: judgeOnly, judge: replayJudge(), maxCostUsd: 0.01 }), (err: Error) => err instanceof GateConfigError && /without a verdict \(ex_0000000000000006\)/.test(err.message))
+    const judgeOnly = dataset(
+      'judge-only.jsonl',
+      example('ex_0000000000000005', { checks: {}, judge: { rubric: 'customer-support' } }),
+      example('ex_0000000000000006', { checks: {}, judge: { rubric: 'customer-support' } }),
+    )
+    await assert.rejects(
+      gate({ dataset: judgeOnly, judge: replayJudge(), maxCostUsd: 0.01 }),
+      (err: Error) => err instanceof GateConfigError && /without a verdict \(ex_0000000000000006\)/.test(err.message),
+    )
   } finally {
     await judge.close()
   }
@@ -107,15 +137,28 @@ test('a scorecard gate fails a run the checks and the rubric pass: policy adhere
     const config = { ...judgeSectionSchema.parse({ maxRetries: 0 }), baseUrl: judge.baseURL, apiKey: 'k', model: 'judge-2025-01-01' }
     const path = dataset('gated.jsonl', example('ex_0000000000000008', { ...refundRule, judge: { rubric: 'customer-support' } }))
     const cards = resolveChecksConfig(undefined, [], {
-      agents: { support: { passAt: 0.7, items: { prohibited_tools: { gate: true }, 'customer-support': { weight: 2 }, 'customer-support.policy_adherence': { weight: 0, gate: true } } } },
+      agents: {
+        support: {
+          passAt: 0.7,
+          items: { prohibited_tools: { gate: true }, 'customer-support': { weight: 2 }, 'customer-support.policy_adherence': { weight: 0, gate: true } },
+        },
+      },
     }).scorecards
-    const run = (scorecardFor?: GateOptions['scorecardFor']) => gate({ dataset: path, judge: new ReplayJudge({ config, rubrics: loadRubrics() }), ...(scorecardFor ? { scorecardFor } : {}) })
+    const run = (scorecardFor?: GateOptions['scorecardFor']) =>
+      gate({ dataset: path, judge: new ReplayJudge({ config, rubrics: loadRubrics() }), ...(scorecardFor ? { scorecardFor } : {}) })
     const ungated = await run()
     assert.equal(ungated.examples[0]!.runs[0]!.judge!.score, 0.85)
     assert.deepEqual([ungated.examples[0]!.status, ungated.exitCode], ['pass', 0], 'without a scorecard the run passes')
     const gated = await run((trace) => cards.cardFor(traceView(trace).agentName, traceView(trace).serviceName))
     const r = gated.examples[0]!.runs[0]!
-    assert.deepEqual(r.scorecard, { card: 'support', value: 0.9, passed: false, failedGates: ['customer-support.policy_adherence'], gates: ['prohibited_tools', 'customer-support.policy_adherence'], missing: [] })
+    assert.deepEqual(r.scorecard, {
+      card: 'support',
+      value: 0.9,
+      passed: false,
+      failedGates: ['customer-support.policy_adherence'],
+      gates: ['prohibited_tools', 'customer-support.policy_adherence'],
+      missing: [],
+    })
     assert.deepEqual([r.passed, gated.examples[0]!.status, gated.exitCode], [false, 'fail', 1])
     assert.match(summaryMarkdown(gated), /customer-support\.policy_adherence \(gate\)/)
   } finally {

@@ -25,10 +25,20 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 const { sections } = loadConfig({ SIEVE_CONFIG_FILE: join(ROOT, 'sdk/examples/support-agent/sieve.yaml') })
 const checks = resolveChecksConfig(sections.checks, [], sections.scorecards)
 
-
 function scenarioFile(name: string, body: Record<string, unknown>): string {
   const path = join(dir, name)
-  writeFileSync(path, JSON.stringify({ version: 1, id: name.replace(/\.yaml$/, ''), title: name, persona: { who: 'A customer.', wants: 'help' }, opening: 'Hello.', expect: { checks: { turn_budget: { maxToolCalls: 2 } } }, ...body }))
+  writeFileSync(
+    path,
+    JSON.stringify({
+      version: 1,
+      id: name.replace(/\.yaml$/, ''),
+      title: name,
+      persona: { who: 'A customer.', wants: 'help' },
+      opening: 'Hello.',
+      expect: { checks: { turn_budget: { maxToolCalls: 2 } } },
+      ...body,
+    }),
+  )
   return path
 }
 
@@ -37,14 +47,20 @@ function scenarioFile(name: string, body: Record<string, unknown>): string {
  * trace_complete wants each turn's trace rooted (the request's own span is never exported).
  */
 const twoTurns = scenarioFile('two-turns.yaml', {
-  user: { script: ['and then?'] }, stop: { maxTurns: 2 }, templates: ['impatient'], facts: { fixtures: { orders: { 'A-1': 'x' } } },
+  user: { script: ['and then?'] },
+  stop: { maxTurns: 2 },
+  templates: ['impatient'],
+  facts: { fixtures: { orders: { 'A-1': 'x' } } },
   expect: { checks: { turn_budget: { maxToolCalls: 2 }, trace_complete: {} } },
 })
 
 const simulate = (o: Partial<SimulateOptions> & Pick<SimulateOptions, 'agent' | 'otlpPort'>) =>
   runSimulation({ scenarios: [twoTurns], repeats: 1, concurrency: 1, timeoutMs: 30_000, checks, user: 'scripted', updateBaseline: false, cwd: ROOT, ...o })
 
-async function withEcho<T>(behaviour: EchoBehaviour, use: (url: string, port: number, echo: Awaited<ReturnType<typeof startHttpEcho>>) => Promise<T>): Promise<T> {
+async function withEcho<T>(
+  behaviour: EchoBehaviour,
+  use: (url: string, port: number, echo: Awaited<ReturnType<typeof startHttpEcho>>) => Promise<T>,
+): Promise<T> {
   const port = await freePort()
   const echo = await startHttpEcho(`http://127.0.0.1:${port}`, behaviour)
   try {
@@ -54,7 +70,7 @@ async function withEcho<T>(behaviour: EchoBehaviour, use: (url: string, port: nu
   }
 }
 
-test('each turn is POSTed with the conversation, the call\'s context and a traceparent; runs in flight at once are told apart by trace', async () => {
+test("each turn is POSTed with the conversation, the call's context and a traceparent; runs in flight at once are told apart by trace", async () => {
   await withEcho('answers', async (url, otlpPort, echo) => {
     const report = await simulate({ agent: url, otlpPort, repeats: 3, concurrency: 4, now: '2026-03-01T12:00:00Z' })
     const runs = report.variants.flatMap((v) => v.runs.map((r) => ({ ...r, template: v.template })))
@@ -63,16 +79,34 @@ test('each turn is POSTed with the conversation, the call\'s context and a trace
     assert.equal(new Set(runs.flatMap((r) => r.traceIds)).size, 12, 'a trace per turn, none shared')
     for (const r of runs) {
       const answers = r.transcript.filter((m) => m.role === 'assistant').map((m) => m.content)
-      assert.deepEqual(answers, [1, 2].map((turn) => `run two-turns@${r.template}#${r.run} turn ${turn} session ${r.sessionId} heard ${turn * 2 - 1} message(s)`))
+      assert.deepEqual(
+        answers,
+        [1, 2].map((turn) => `run two-turns@${r.template}#${r.run} turn ${turn} session ${r.sessionId} heard ${turn * 2 - 1} message(s)`),
+      )
       assert.equal(r.checks[0]!.message, '0 model calls, 2 tool calls', 'scored on its own spans only')
-      assert.deepEqual(r.checks.map((c) => [c.name, c.passed]), [['turn_budget', true], ['trace_complete', true]])
+      assert.deepEqual(
+        r.checks.map((c) => [c.name, c.passed]),
+        [
+          ['turn_budget', true],
+          ['trace_complete', true],
+        ],
+      )
       assert.equal(r.passed, true)
     }
     assert.equal(report.exitCode, 0)
 
     const second = echo.requests.find((r) => r.body.sieve.turn === 2 && r.body.simulation?.template === 'base' && r.body.simulation.run === 1)!
-    assert.deepEqual(second.body.sieve, { exampleId: 'two-turns@base', turn: 2, turns: 2, sessionId: runs.find((r) => r.template === 'base' && r.run === 1)!.sessionId, now: '2026-03-01T12:00:00Z' })
-    assert.deepEqual(second.body.messages.map((m) => m.role), ['user', 'assistant', 'user'])
+    assert.deepEqual(second.body.sieve, {
+      exampleId: 'two-turns@base',
+      turn: 2,
+      turns: 2,
+      sessionId: runs.find((r) => r.template === 'base' && r.run === 1)!.sessionId,
+      now: '2026-03-01T12:00:00Z',
+    })
+    assert.deepEqual(
+      second.body.messages.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    )
     assert.deepEqual(second.body.fixtures, { orders: { 'A-1': 'x' } })
     assert.match(String(second.headers.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
     assert.equal(new Set(echo.requests.map((r) => r.headers.traceparent)).size, 12, 'a trace per call')
@@ -106,7 +140,10 @@ test('spans that come after the answer are waited for and the answer read from t
     assert.match(run.transcript[1]!.content, /^run two-turns@base#1 turn 1/, 'the answer from the response')
     assert.deepEqual([run.passed, run.checks[0]!.message], [false, 'the agent sent no trace'])
     assert.equal(report.exitCode, 1)
-    assert.ok(report.warnings.some((w) => /^4 span\(s\) from the agent came under traces no call started.*traceparent/.test(w)), report.warnings.join('\n'))
+    assert.ok(
+      report.warnings.some((w) => /^4 span\(s\) from the agent came under traces no call started.*traceparent/.test(w)),
+      report.warnings.join('\n'),
+    )
   })
 })
 
@@ -127,10 +164,19 @@ test('an HTTP error, no answer in time or an answer over 1 MiB is an errored run
     assert.match(run.error ?? '', /^turn 1: http:\/\/127\.0\.0\.1:\d+\/turn: RESPONSE_TOO_LARGE$/)
   })
   const nobody = `http://127.0.0.1:${await freePort()}/turn`
-  await assert.rejects(simulate({ agent: nobody, otlpPort: await freePort() }), (err: Error) => err instanceof SimulateConfigError && /cannot run the agent .*ECONNREFUSED/.test(err.message))
+  await assert.rejects(
+    simulate({ agent: nobody, otlpPort: await freePort() }),
+    (err: Error) => err instanceof SimulateConfigError && /cannot run the agent .*ECONNREFUSED/.test(err.message),
+  )
   const examples = join(dir, 'one.jsonl')
-  writeFileSync(examples, `${JSON.stringify({ version: 1, id: 'ex_0000000000000001', input: { messages: [{ role: 'user', content: 'Hello.' }] }, context: { retrievedDocumentIds: [], toolResults: [] }, expected: { checks: { turn_budget: { maxToolCalls: 1 } } }, observed: { output: '', toolCalls: [] }, bucket: 'typical', tags: [], source: { traceId: 'a'.repeat(32), projectId: 'default', service: 'echo', agentName: 'echo', agentVersion: '', promptVersion: '', model: '', exportedAt: '2026-01-15T10:00:00.000Z' }, scores: [], reviewBy: '2026-04-15' })}\n`)
-  await assert.rejects(runGate({ dataset: examples, agent: nobody, otlpPort: await freePort(), repeats: 1, updateBaseline: false, timeoutMs: 30_000, checks: DEFAULT_CHECKS }), (err: Error) => err instanceof GateConfigError && /cannot run the agent .*ECONNREFUSED/.test(err.message))
+  writeFileSync(
+    examples,
+    `${JSON.stringify({ version: 1, id: 'ex_0000000000000001', input: { messages: [{ role: 'user', content: 'Hello.' }] }, context: { retrievedDocumentIds: [], toolResults: [] }, expected: { checks: { turn_budget: { maxToolCalls: 1 } } }, observed: { output: '', toolCalls: [] }, bucket: 'typical', tags: [], source: { traceId: 'a'.repeat(32), projectId: 'default', service: 'echo', agentName: 'echo', agentVersion: '', promptVersion: '', model: '', exportedAt: '2026-01-15T10:00:00.000Z' }, scores: [], reviewBy: '2026-04-15' })}\n`,
+  )
+  await assert.rejects(
+    runGate({ dataset: examples, agent: nobody, otlpPort: await freePort(), repeats: 1, updateBaseline: false, timeoutMs: 30_000, checks: DEFAULT_CHECKS }),
+    (err: Error) => err instanceof GateConfigError && /cannot run the agent .*ECONNREFUSED/.test(err.message),
+  )
 
   await withEcho('answers', async (agent, otlpPort) => {
     // The gate over HTTP: one example replayed twice through the echo service.
@@ -141,7 +187,11 @@ test('an HTTP error, no answer in time or an answer over 1 MiB is an errored run
   const busyPort = await freePort()
   await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve))
   try {
-    await assert.rejects(simulate({ agent: nobody, otlpPort: busyPort }), (err: Error) => err instanceof SimulateConfigError && err.message.includes(`the agent's traces: cannot listen on 127.0.0.1:${busyPort}: the address is in use`))
+    await assert.rejects(
+      simulate({ agent: nobody, otlpPort: busyPort }),
+      (err: Error) =>
+        err instanceof SimulateConfigError && err.message.includes(`the agent's traces: cannot listen on 127.0.0.1:${busyPort}: the address is in use`),
+    )
   } finally {
     await new Promise((resolve) => busy.close(resolve))
   }
@@ -150,16 +200,32 @@ test('an HTTP error, no answer in time or an answer over 1 MiB is an errored run
 test('the example support agent served over HTTP: the fixed agent passes the example scenarios, the broken one fails the refund scenario on its gate', async () => {
   for (const broken of [false, true]) {
     const otlpPort = await freePort()
-    const agent = await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0', ...(broken ? ['--broken'] : [])), { cwd: ROOT, env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
+    const agent = await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0', ...(broken ? ['--broken'] : [])), {
+      cwd: ROOT,
+      env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` },
+    })
     try {
-      const report = await runSimulation({ scenarios: [join(ROOT, 'sdk/examples/support-agent/scenarios')], agent: agent.url, otlpPort, repeats: 1, concurrency: 5, timeoutMs: 30_000, checks, user: 'scripted', updateBaseline: false })
+      const report = await runSimulation({
+        scenarios: [join(ROOT, 'sdk/examples/support-agent/scenarios')],
+        agent: agent.url,
+        otlpPort,
+        repeats: 1,
+        concurrency: 5,
+        timeoutMs: 30_000,
+        checks,
+        user: 'scripted',
+        updateBaseline: false,
+      })
       const refund = report.variants.find((v) => v.id === 'refund-outside-policy@base')!
       if (!broken) {
         assert.deepEqual([report.overall.passed, report.overall.runs, report.exitCode], [5, 5, 0])
         assert.equal(refund.runs[0]!.traceIds.length, 2, 'one trace per turn')
       } else {
         assert.equal(report.exitCode, 1)
-        assert.ok(refund.runs[0]!.failures.some((f) => f.kind === 'gate' && f.name === 'prohibited_tools'), JSON.stringify(refund.runs[0]!.failures))
+        assert.ok(
+          refund.runs[0]!.failures.some((f) => f.kind === 'gate' && f.name === 'prohibited_tools'),
+          JSON.stringify(refund.runs[0]!.failures),
+        )
       }
     } finally {
       agent.stop()
@@ -169,7 +235,9 @@ test('the example support agent served over HTTP: the fixed agent passes the exa
 
 const { python: PYTHON, skip: noPython } = pythonAgents()
 
-test('a Python agent service traced by OpenInference, its runs in flight at once: the refund it makes fails the run at its turn and span', { skip: noPython }, async () => {
+test('a Python agent service traced by OpenInference, its runs in flight at once: the refund it makes fails the run at its turn and span', {
+  skip: noPython,
+}, async () => {
   // The model refunds when asked to, then confirms; anything else it answers plainly.
   const model = await startFakeOpenAI({
     script: (req) => {
@@ -179,20 +247,47 @@ test('a Python agent service traced by OpenInference, its runs in flight at once
     },
   })
   const otlpPort = await freePort()
-  const agent = await startAgentService([PYTHON, 'testkit/agents/python/http_agent.py'], { cwd: ROOT, env: { MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}` } })
+  const agent = await startAgentService([PYTHON, 'testkit/agents/python/http_agent.py'], {
+    cwd: ROOT,
+    env: { MODEL_BASE_URL: model.baseURL, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}` },
+  })
   try {
-    const refund = scenarioFile('python-refund.yaml', { opening: 'Hello, where is my parcel?', user: { script: ['Then refund order A-1.'] }, stop: { maxTurns: 2 }, expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } } })
-    const chat = scenarioFile('python-chat.yaml', { opening: 'Hello, where is my parcel?', user: { script: ['Thanks.'] }, stop: { maxTurns: 2 }, expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } } })
-    const report = await runSimulation({ scenarios: [refund, chat], agent: agent.url, otlpPort, repeats: 2, concurrency: 4, timeoutMs: 30_000, checks, user: 'scripted', updateBaseline: false })
+    const refund = scenarioFile('python-refund.yaml', {
+      opening: 'Hello, where is my parcel?',
+      user: { script: ['Then refund order A-1.'] },
+      stop: { maxTurns: 2 },
+      expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } },
+    })
+    const chat = scenarioFile('python-chat.yaml', {
+      opening: 'Hello, where is my parcel?',
+      user: { script: ['Thanks.'] },
+      stop: { maxTurns: 2 },
+      expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } },
+    })
+    const report = await runSimulation({
+      scenarios: [refund, chat],
+      agent: agent.url,
+      otlpPort,
+      repeats: 2,
+      concurrency: 4,
+      timeoutMs: 30_000,
+      checks,
+      user: 'scripted',
+      updateBaseline: false,
+    })
     const byId = Object.fromEntries(report.variants.map((v) => [v.scenario, v.runs]))
-    for (const run of byId['python-chat']!) assert.deepEqual([run.passed, run.transcript.map((m) => m.content)], [true, ['Hello, where is my parcel?', 'Glad to help.', 'Thanks.', 'Glad to help.']])
+    for (const run of byId['python-chat']!)
+      assert.deepEqual([run.passed, run.transcript.map((m) => m.content)], [true, ['Hello, where is my parcel?', 'Glad to help.', 'Thanks.', 'Glad to help.']])
     for (const run of byId['python-refund']!) {
       assert.deepEqual([run.passed, run.transcript.at(-1)!.content, run.traceIds.length], [false, 'Refunded order A-1.', 2])
       const failure = run.failures.find((f) => f.name === 'prohibited_tools')!
       assert.equal(failure.turn, 2, 'the refund happened in the second turn')
       assert.match(failure.spanId ?? '', /^[0-9a-f]{16}$/)
     }
-    assert.deepEqual(report.warnings.filter((w) => /traceparent/.test(w)), [])
+    assert.deepEqual(
+      report.warnings.filter((w) => /traceparent/.test(w)),
+      [],
+    )
   } finally {
     agent.stop()
     await model.close()

@@ -20,8 +20,12 @@ function run(score: number | undefined, dimensions: Record<string, number>, extr
   }
 }
 
-test('an example\'s judge figures average the judged runs; a run with a judge error counts in neither mean nor pass rate', () => {
-  const j = exampleJudge([run(0.9, { a: 1, b: 0.8 }), run(0.5, { a: 0.5, b: 0.5 }), run(undefined, { a: 0 }, { error: 'PROVIDER_UNAVAILABLE: down', dimensions: { a: { error: 'PROVIDER_UNAVAILABLE: down' } } })])!
+test("an example's judge figures average the judged runs; a run with a judge error counts in neither mean nor pass rate", () => {
+  const j = exampleJudge([
+    run(0.9, { a: 1, b: 0.8 }),
+    run(0.5, { a: 0.5, b: 0.5 }),
+    run(undefined, { a: 0 }, { error: 'PROVIDER_UNAVAILABLE: down', dimensions: { a: { error: 'PROVIDER_UNAVAILABLE: down' } } }),
+  ])!
   assert.deepEqual([j.rubric, j.judged, j.errors, j.mean, j.passRate], ['generic@1.0.0', 2, 1, 0.7, 0.5])
   assert.deepEqual(j.dimensions, { a: 0.75, b: 0.65 })
 })

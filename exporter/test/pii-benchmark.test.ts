@@ -48,7 +48,8 @@ const full = presidioDatasetPath()
 test(
   'presidio-research synth_dataset_v2 (outside the repository, when present): figures never fall below what was measured',
   {
-    skip: !existsSync(full) &&
+    skip:
+      !existsSync(full) &&
       `synth_dataset_v2.json not found at ${full} (set SIEVE_DATASETS_DIR to the folder holding pii/presidio-research/); its floors are not checked, the in-repo ones above are`,
   },
   () => assertFloors(evaluate(createScrubber(), full), FLOOR.full),

@@ -18,5 +18,12 @@ test('each user turn is replayed with the live answers in place of the recorded 
   assert.deepEqual(turnInput(recorded, live, 0), [recorded[0], recorded[1]])
   // Several recorded answers to one user turn are one live answer.
   assert.deepEqual(turnInput(recorded, live, 1), [recorded[0], recorded[1], { role: 'assistant', content: 'live 1' }, recorded[4]])
-  assert.deepEqual(turnInput(recorded, live, 2), [recorded[0], recorded[1], { role: 'assistant', content: 'live 1' }, recorded[4], { role: 'assistant', content: 'live 2' }, recorded[6]])
+  assert.deepEqual(turnInput(recorded, live, 2), [
+    recorded[0],
+    recorded[1],
+    { role: 'assistant', content: 'live 1' },
+    recorded[4],
+    { role: 'assistant', content: 'live 2' },
+    recorded[6],
+  ])
 })

@@ -28,7 +28,14 @@ function chunked(parts: Buffer[]): Readable {
 
 test('reads lines across chunk boundaries: \\r\\n split between chunks, a lone \\r, a character split between its bytes, a last line without an end', async () => {
   const cafe = Buffer.from('café')
-  const parts = [Buffer.from('mail a@exa'), Buffer.from('mple.com\r'), Buffer.from('\nsecond\rthird\n'), Buffer.from('\nlast '), cafe.subarray(0, 4), Buffer.concat([cafe.subarray(4), Buffer.from(' b@example.com')])]
+  const parts = [
+    Buffer.from('mail a@exa'),
+    Buffer.from('mple.com\r'),
+    Buffer.from('\nsecond\rthird\n'),
+    Buffer.from('\nlast '),
+    cafe.subarray(0, 4),
+    Buffer.concat([cafe.subarray(4), Buffer.from(' b@example.com')]),
+  ]
   const output = sink()
   const report = await scrubStream(createScrubber(), chunked(parts), output.stream, 'text')
   assert.equal(output.text(), 'mail <EMAIL_1>\nsecond\nthird\n\nlast café <EMAIL_2>\n')
@@ -87,10 +94,20 @@ test('a stream larger than one batch keeps every line, in order, each JSONL line
   }
   input.end()
   const report = await done
-  const out = output.text().trim().split('\n').map((l) => JSON.parse(l) as { i: number; note: string })
+  const out = output
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { i: number; note: string })
   assert.equal(report.lines, 6000)
-  assert.deepEqual(report.problems.map((p) => p.split(':')[0]), ['line 5000'])
-  assert.deepEqual(out.map((o) => o.i), lines.map((_, i) => i).filter((i) => i !== 4999))
+  assert.deepEqual(
+    report.problems.map((p) => p.split(':')[0]),
+    ['line 5000'],
+  )
+  assert.deepEqual(
+    out.map((o) => o.i),
+    lines.map((_, i) => i).filter((i) => i !== 4999),
+  )
   assert.ok(out.every((o) => o.note === `order ORD-${o.i} for <EMAIL_1> and <EMAIL_2>`))
 })
 

@@ -54,8 +54,16 @@ test('takes a postcode after a postcode cue or right after a place named after "
   assert.equal(scrubber.scrub('ZIP: 94107-1234'), 'ZIP: <ZIP_CODE_1>')
   assert.equal(scrubber.scrub('my postcode is SW1A 1AA'), 'my postcode is <ZIP_CODE_1>')
   assert.equal(scrubber.scrub('We moved to an office in København K 1421.'), 'We moved to an office in København K <ZIP_CODE_1>.')
-  assert.equal(scrubber.scrub('Looking to support Allianz in Acquapendente 1021 in its mission'), 'Looking to support Allianz in Acquapendente <ZIP_CODE_1> in its mission')
-  for (const kept of ['The office opened in Paris 2019.', 'In Munich 12000 people came.', 'Stock in Warehouse 4031 is low', 'Order ORD-40311 shipped in 2 boxes']) {
+  assert.equal(
+    scrubber.scrub('Looking to support Allianz in Acquapendente 1021 in its mission'),
+    'Looking to support Allianz in Acquapendente <ZIP_CODE_1> in its mission',
+  )
+  for (const kept of [
+    'The office opened in Paris 2019.',
+    'In Munich 12000 people came.',
+    'Stock in Warehouse 4031 is low',
+    'Order ORD-40311 shipped in 2 boxes',
+  ]) {
     assert.equal(scrubber.scrub(kept), kept)
   }
 })
@@ -88,9 +96,18 @@ test('rejects options it cannot use with a message naming the field', () => {
   const result = scrubOptionsSchema.safeParse({ secret: 'short', sensitive: [{ type: 'order id', pattern: '(' }] })
   assert.equal(result.success, false)
   const paths = result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
-  assert.ok(paths.some((p) => p.startsWith('secret:')), paths.join('\n'))
-  assert.ok(paths.some((p) => p.startsWith('sensitive.0.type:')), paths.join('\n'))
-  assert.ok(paths.some((p) => p.startsWith('sensitive.0.pattern:')), paths.join('\n'))
+  assert.ok(
+    paths.some((p) => p.startsWith('secret:')),
+    paths.join('\n'),
+  )
+  assert.ok(
+    paths.some((p) => p.startsWith('sensitive.0.type:')),
+    paths.join('\n'),
+  )
+  assert.ok(
+    paths.some((p) => p.startsWith('sensitive.0.pattern:')),
+    paths.join('\n'),
+  )
 })
 
 test('keeps each value its placeholder in an example holding many values of several kinds', () => {
@@ -113,10 +130,17 @@ test('scrubbing a batch gives each value what scrubbing it alone gives, or one s
     'I am Jana Nováková, call +44 20 7946 0958',
   ]
   const batch = createScrubber().scrubEach(values)
-  assert.deepEqual(batch, values.map((v) => createScrubber().scrub(v)))
+  assert.deepEqual(
+    batch,
+    values.map((v) => createScrubber().scrub(v)),
+  )
   assert.equal(batch[1], 'mail <EMAIL_1> or <EMAIL_2>')
 
   const shared = createScrubber()
   const scope = shared.newExample()
-  assert.deepEqual(shared.scrubEach(['write jana@example.cz', 'or ops@example.com', 'JANA@example.cz'], scope), ['write <EMAIL_1>', 'or <EMAIL_2>', '<EMAIL_1>'])
+  assert.deepEqual(shared.scrubEach(['write jana@example.cz', 'or ops@example.com', 'JANA@example.cz'], scope), [
+    'write <EMAIL_1>',
+    'or <EMAIL_2>',
+    '<EMAIL_1>',
+  ])
 })

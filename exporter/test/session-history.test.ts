@@ -38,7 +38,8 @@ function agentScript(request: ModelRequest) {
   const last = messages.at(-1)!
   const turn = messages.filter((m) => m.role === 'user').length
   if (turn === 1 && last.role === 'user') return callTools([{ id: 'call_lookup', name: 'lookup_order', arguments: { order_id: 'A-1' } }])
-  if (turn === 1 && messages.filter((m) => m.role === 'tool').length === 1) return callTools([{ id: 'call_refund', name: 'process_refund', arguments: { order_id: 'A-1' } }])
+  if (turn === 1 && messages.filter((m) => m.role === 'tool').length === 1)
+    return callTools([{ id: 'call_refund', name: 'process_refund', arguments: { order_id: 'A-1' } }])
   if (turn === 1) return say('Refunded order A-1.')
   return say(turn === 2 ? 'Within five business days.' : 'Yes, a confirmation email is on its way.')
 }
@@ -54,7 +55,9 @@ async function chatTurn(client: OpenAI, messages: OpenAI.ChatCompletionMessagePa
       if (!message.tool_calls?.length) return message.content
       for (const call of message.tool_calls) {
         if (call.type !== 'function') continue
-        const result = await traceTool(call.function.name, async (args: { order_id: string }) => ({ order_id: args.order_id, status: 'ok' }))(JSON.parse(call.function.arguments))
+        const result = await traceTool(call.function.name, async (args: { order_id: string }) => ({ order_id: args.order_id, status: 'ok' }))(
+          JSON.parse(call.function.arguments),
+        )
         messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) })
       }
     }
@@ -106,10 +109,19 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-interface Row { trace_id: string; kind: string; scorer_name: string; passed: number; detail: string }
+interface Row {
+  trace_id: string
+  kind: string
+  scorer_name: string
+  passed: number
+  detail: string
+}
 
 async function scoreRows(where: string): Promise<Row[]> {
-  const result = await sieve.storage.query({ query: `SELECT trace_id, kind, scorer_name, passed, detail FROM scores FINAL WHERE ${where}`, format: 'JSONEachRow' })
+  const result = await sieve.storage.query({
+    query: `SELECT trace_id, kind, scorer_name, passed, detail FROM scores FINAL WHERE ${where}`,
+    format: 'JSONEachRow',
+  })
   return result.json<Row>()
 }
 
@@ -121,7 +133,10 @@ test('each turn is judged on what it did: prohibited_tools and its gate fail tur
   const [first] = await scoreRows(`scorer_name = 'prohibited_tools' AND trace_id = '${traceIds[0]}'`)
   const trace = (await readTrace(sieve.storage, 'default', traceIds[0]!))!
   const refundSpan = trace.spans.find((s) => s.attributes['gen_ai.tool.name'] === 'process_refund')!.spanId
-  assert.deepEqual(JSON.parse(first!.detail).violations.map((v: { spanId: string }) => v.spanId), [refundSpan])
+  assert.deepEqual(
+    JSON.parse(first!.detail).violations.map((v: { spanId: string }) => v.spanId),
+    [refundSpan],
+  )
 })
 
 test('required_tools fails the turns that called nothing, although an earlier turn did', async () => {
@@ -157,13 +172,27 @@ test('a later turn reads its history as context: marked, in order, never its own
 test('the session exports as one case: the refunding turn, with nothing before it', async () => {
   const out = join(dir, 'golden.jsonl')
   const report = await exportDataset(sieve.storage, {
-    out, projectId: 'default', failed: 'prohibited_tools', sinceUnixNano: sinceUnixNano('1d')!, limit: 10, bucket: 'known-failure', reviewAfterDays: 90, dryRun: false,
-    checks: await loadChecksConfig({}), scrubber: createScrubber(),
+    out,
+    projectId: 'default',
+    failed: 'prohibited_tools',
+    sinceUnixNano: sinceUnixNano('1d')!,
+    limit: 10,
+    bucket: 'known-failure',
+    reviewAfterDays: 90,
+    dryRun: false,
+    checks: await loadChecksConfig({}),
+    scrubber: createScrubber(),
   })
-  assert.deepEqual(report.added.map((a) => a.traceId), [traceIds[0]])
+  assert.deepEqual(
+    report.added.map((a) => a.traceId),
+    [traceIds[0]],
+  )
   const lines = readFileSync(out, 'utf8').trim().split('\n')
   assert.equal(lines.length, 1)
   const example = JSON.parse(lines[0]!)
   assert.deepEqual(example.input.messages, [{ role: 'user', content: REQUESTS[0] }])
-  assert.deepEqual(example.observed.toolCalls.map((c: { name: string }) => c.name), ['lookup_order', 'process_refund'])
+  assert.deepEqual(
+    example.observed.toolCalls.map((c: { name: string }) => c.name),
+    ['lookup_order', 'process_refund'],
+  )
 })

@@ -4,10 +4,30 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { DEFAULT_CHECKS } from '@sieve/scoring'
-import { readScenarios, scenarioCheckProblems, scenarioSchema, templateNamed, TEMPLATE_NAMES, TEMPLATES, userMessages, userSystemPrompt, variantTransform, type Scenario } from '../src/index.js'
+import {
+  readScenarios,
+  scenarioCheckProblems,
+  scenarioSchema,
+  templateNamed,
+  TEMPLATE_NAMES,
+  TEMPLATES,
+  userMessages,
+  userSystemPrompt,
+  variantTransform,
+  type Scenario,
+} from '../src/index.js'
 import { scriptedUser } from '../src/simulate/simulated-user.js'
 import {
-  AMBIGUOUS_OPENING, FOLLOW_UPS, IMPATIENT_OPENING, IMPATIENT_SUFFIX, INJECTION, LANGUAGE_SWITCH_LINE, LONG_MIN_TURNS, OFF_TOPIC_LINE, OUT_OF_POLICY_LINE, OVERSHARE,
+  AMBIGUOUS_OPENING,
+  FOLLOW_UPS,
+  IMPATIENT_OPENING,
+  IMPATIENT_SUFFIX,
+  INJECTION,
+  LANGUAGE_SWITCH_LINE,
+  LONG_MIN_TURNS,
+  OFF_TOPIC_LINE,
+  OUT_OF_POLICY_LINE,
+  OVERSHARE,
 } from '../src/simulate/templates.js'
 
 /*
@@ -32,7 +52,10 @@ const scenario = (over: Partial<Scenario> = {}): Scenario =>
   })
 
 test('every template is listed with a summary, and templates are pure and deterministic', () => {
-  assert.deepEqual(TEMPLATES.map((t) => t.name), [...TEMPLATE_NAMES])
+  assert.deepEqual(
+    TEMPLATES.map((t) => t.name),
+    [...TEMPLATE_NAMES],
+  )
   for (const t of TEMPLATES) {
     assert.ok(t.summary.length > 20, t.name)
     const s = scenario()
@@ -43,7 +66,7 @@ test('every template is listed with a summary, and templates are pure and determ
   }
 })
 
-test('each template changes the user\'s turns as documented', () => {
+test("each template changes the user's turns as documented", () => {
   const s = scenario()
   const apply = (name: string, from: Scenario = s) => templateNamed(name)!.apply(from)
 
@@ -54,7 +77,7 @@ test('each template changes the user\'s turns as documented', () => {
 
   const outOfPolicy = apply('out-of-policy')
   assert.deepEqual(outOfPolicy.user!.script, [OUT_OF_POLICY_LINE, ...s.user!.script])
-  assert.equal(outOfPolicy.stop.maxTurns, 5, 'one more turn, so the scenario\'s own turns still fit')
+  assert.equal(outOfPolicy.stop.maxTurns, 5, "one more turn, so the scenario's own turns still fit")
   assert.equal(outOfPolicy.opening, s.opening)
 
   const injection = apply('prompt-injection')
@@ -86,7 +109,10 @@ test('each template changes the user\'s turns as documented', () => {
   // An LLM user (no script) gets no script from a template: it plays from the persona.
   const unscripted = scenario({ user: undefined })
   for (const name of TEMPLATE_NAMES) assert.equal(apply(name, unscripted).user, undefined, name)
-  assert.ok(apply('ambiguous', unscripted).facts.user.some((f) => f.includes(s.opening)), 'an LLM user keeps the request it came with')
+  assert.ok(
+    apply('ambiguous', unscripted).facts.user.some((f) => f.includes(s.opening)),
+    'an LLM user keeps the request it came with',
+  )
 })
 
 test('templates joined by + make one variant, applied in the order written; an unknown or repeated part is refused', () => {
@@ -98,7 +124,11 @@ test('templates joined by + make one variant, applied in the order written; an u
   // Order matters where one template reads what another wrote: impatience applied last reaches the exception line too.
   assert.deepEqual(variantTransform('out-of-policy+impatient')!(s).user!.script[0], `${OUT_OF_POLICY_LINE} ${IMPATIENT_SUFFIX}`)
   assert.deepEqual(variantTransform('impatient+out-of-policy')!(s).user!.script[0], OUT_OF_POLICY_LINE)
-  assert.deepEqual(variantTransform('out-of-policy+off-topic')!(s).user!.script, [OFF_TOPIC_LINE, OUT_OF_POLICY_LINE, ...s.user!.script], 'each inserts after the first answer, the later first')
+  assert.deepEqual(
+    variantTransform('out-of-policy+off-topic')!(s).user!.script,
+    [OFF_TOPIC_LINE, OUT_OF_POLICY_LINE, ...s.user!.script],
+    'each inserts after the first answer, the later first',
+  )
   assert.equal(variantTransform('out-of-policy+off-topic')!(s).stop.maxTurns, 6, 'a turn more for each')
   assert.deepEqual(variantTransform('base')!(s), s)
   for (const bad of ['impatient+sarcastic', 'impatient+impatient', 'base+impatient', 'impatient+', '']) assert.equal(variantTransform(bad), undefined, bad)
@@ -107,13 +137,32 @@ test('templates joined by + make one variant, applied in the order written; an u
   assert.match(repeated.error?.issues[0]?.message ?? '', /^no such template "impatient\+impatient" \(known: .*; combine with \+, each once\)$/)
 })
 
-test('the LLM user\'s prompt holds the persona, facts and traits, and sees the conversation from the user\'s side only', () => {
+test("the LLM user's prompt holds the persona, facts and traits, and sees the conversation from the user's side only", () => {
   const s = templateNamed('impatient')!.apply(scenario({ facts: { user: ['order A-1001 was delivered 45 days ago'], fixtures: { orders: { secret: true } } } }))
   const system = userSystemPrompt(s, 2)
-  for (const part of [s.persona.who, s.persona.wants, 'impatient and angry', 'order A-1001 was delivered 45 days ago', 'gets angrier', '[DONE]', 'message 2 of at most 4']) assert.ok(system.includes(part), part)
-  assert.ok(!system.includes('secret'), 'the fixtures are the agent\'s, not the user\'s')
-  const messages = userMessages(s, [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi, how can I help?' }], 2)
-  assert.deepEqual(messages.slice(1), [{ role: 'assistant', content: 'hello' }, { role: 'user', content: 'hi, how can I help?' }])
+  for (const part of [
+    s.persona.who,
+    s.persona.wants,
+    'impatient and angry',
+    'order A-1001 was delivered 45 days ago',
+    'gets angrier',
+    '[DONE]',
+    'message 2 of at most 4',
+  ])
+    assert.ok(system.includes(part), part)
+  assert.ok(!system.includes('secret'), "the fixtures are the agent's, not the user's")
+  const messages = userMessages(
+    s,
+    [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi, how can I help?' },
+    ],
+    2,
+  )
+  assert.deepEqual(messages.slice(1), [
+    { role: 'assistant', content: 'hello' },
+    { role: 'user', content: 'hi, how can I help?' },
+  ])
   assert.match(userSystemPrompt({ ...s, stop: { ...s.stop, userMayEnd: false } }, 2), /Do not end the conversation yourself/)
 })
 
@@ -124,23 +173,26 @@ test('the scripted user says its lines in order, then ends: at [DONE] as reached
   assert.deepEqual([await done.next([], 2), await done.next([], 3)], [{ say: 'one' }, { end: 'user-done' }])
 })
 
-test('a scenario file\'s problems name the file, the line and the field; expected checks resolve against the configured ones', () => {
+test("a scenario file's problems name the file, the line and the field; expected checks resolve against the configured ones", () => {
   const bad = join(dir, 'bad.yaml')
-  writeFileSync(bad, [
-    'version: 1',
-    'id: Bad Id',
-    'title: A scenario',
-    'persona:',
-    '  who: someone',
-    '  wants: something',
-    '  mood: grumpy',
-    'opening: hello',
-    'stop:',
-    '  maxTurns: 0',
-    'expect:',
-    '  checks: {}',
-    'templates: [impatient, sarcastic]',
-  ].join('\n'))
+  writeFileSync(
+    bad,
+    [
+      'version: 1',
+      'id: Bad Id',
+      'title: A scenario',
+      'persona:',
+      '  who: someone',
+      '  wants: something',
+      '  mood: grumpy',
+      'opening: hello',
+      'stop:',
+      '  maxTurns: 0',
+      'expect:',
+      '  checks: {}',
+      'templates: [impatient, sarcastic]',
+    ].join('\n'),
+  )
   const { problems } = readScenarios([bad])
   const expected = [
     `${bad}:2: id: ids are lower-case letters and digits joined by - or _`,
@@ -149,10 +201,27 @@ test('a scenario file\'s problems name the file, the line and the field; expecte
     `${bad}:13: templates.1: no such template "sarcastic" (known: impatient, `,
     `${bad}:12: expect.checks: needs at least one check, or a judge rubric`,
   ]
-  for (const line of expected) assert.ok(problems.some((p) => p.startsWith(line)), `${line}\n in:\n${problems.join('\n')}`)
+  for (const line of expected)
+    assert.ok(
+      problems.some((p) => p.startsWith(line)),
+      `${line}\n in:\n${problems.join('\n')}`,
+    )
 
   const typo = join(dir, 'typo.yaml')
-  writeFileSync(typo, ['version: 1', 'id: typo', 'title: t', 'persona: { who: w, wants: x }', 'opening: hi', 'expect:', '  checks:', '    prohibited_tool: { tools: [process_refund] }', '    latency_budget: { maxMs: fast }'].join('\n'))
+  writeFileSync(
+    typo,
+    [
+      'version: 1',
+      'id: typo',
+      'title: t',
+      'persona: { who: w, wants: x }',
+      'opening: hi',
+      'expect:',
+      '  checks:',
+      '    prohibited_tool: { tools: [process_refund] }',
+      '    latency_budget: { maxMs: fast }',
+    ].join('\n'),
+  )
   const set = readScenarios([typo])
   assert.deepEqual(set.problems, [])
   const unresolved = scenarioCheckProblems(set, DEFAULT_CHECKS)
@@ -164,7 +233,17 @@ test('a scenario file\'s problems name the file, the line and the field; expecte
 
   // Aliases of aliases ("billion laughs") would expand to 9^9 items: a problem of the file, not a crash.
   const levels = 'abcdefghi'.split('')
-  writeFileSync(join(dir, 'laughs.yaml'), levels.map((l, i) => `${l}: &${l} [${Array(9).fill(i ? `*${levels[i - 1]}` : '"lol"').join(', ')}]`).join('\n'))
+  writeFileSync(
+    join(dir, 'laughs.yaml'),
+    levels
+      .map(
+        (l, i) =>
+          `${l}: &${l} [${Array(9)
+            .fill(i ? `*${levels[i - 1]}` : '"lol"')
+            .join(', ')}]`,
+      )
+      .join('\n'),
+  )
   assert.match(readScenarios([join(dir, 'laughs.yaml')]).problems[0]!, /laughs\.yaml:1: not valid YAML: Excessive alias count/)
 })
 

@@ -53,7 +53,7 @@ after(async () => {
 
 const golden = join(dir, 'golden.jsonl')
 
-test('the exported example holds none of the customer\'s name, email, phone or card, and keeps the order id', async () => {
+test("the exported example holds none of the customer's name, email, phone or card, and keeps the order id", async () => {
   const report = await exportDataset(sieve.storage, {
     out: golden,
     projectId: 'default',
@@ -66,7 +66,10 @@ test('the exported example holds none of the customer\'s name, email, phone or c
     checks,
     scrubber: createScrubber(),
   })
-  assert.deepEqual(report.added.map((a) => a.traceId), [traceId])
+  assert.deepEqual(
+    report.added.map((a) => a.traceId),
+    [traceId],
+  )
   const text = readFileSync(golden, 'utf8')
   for (const value of [CUSTOMER.name, 'Marguerite', 'Okonkwo', CUSTOMER.email, CUSTOMER.phone, '7946 0958', CUSTOMER.card, '4111 1111']) {
     assert.ok(!text.includes(value), `${value} leaked into the dataset`)
@@ -74,7 +77,10 @@ test('the exported example holds none of the customer\'s name, email, phone or c
   const { examples, problems } = parseDataset(text)
   assert.deepEqual(problems, [])
   const example = examples[0]!.example
-  assert.match(example.input.messages.at(-1)!.content, /I'm <PERSON_1> \(<EMAIL_1>, phone <PHONE_1>\)\. I want a refund for order A-1001 to my card <CREDIT_CARD_1>/)
+  assert.match(
+    example.input.messages.at(-1)!.content,
+    /I'm <PERSON_1> \(<EMAIL_1>, phone <PHONE_1>\)\. I want a refund for order A-1001 to my card <CREDIT_CARD_1>/,
+  )
   assert.deepEqual(example.expected.prohibited_tools, ['process_refund'])
   assert.equal(example.source.promptVersion, 'refund-v4-broken')
   assert.ok(example.observed.toolCalls.some((c) => c.name === 'process_refund'))

@@ -17,8 +17,13 @@ const user = { role: 'user', parts: [{ type: 'text', content: 'Where is A-1001?'
 
 function span(spanId: string, parentSpanId: string, startNs: bigint, attributes: Span['attributes']): Span {
   return blankSpan({
-    traceId: TRACE, spanId: spanId.padEnd(16, '0'), parentSpanId: parentSpanId ? parentSpanId.padEnd(16, '0') : '',
-    name: `${attributes['gen_ai.operation.name']}`, startTimeUnixNano: String(startNs), endTimeUnixNano: String(startNs + 1_000n), attributes,
+    traceId: TRACE,
+    spanId: spanId.padEnd(16, '0'),
+    parentSpanId: parentSpanId ? parentSpanId.padEnd(16, '0') : '',
+    name: `${attributes['gen_ai.operation.name']}`,
+    startTimeUnixNano: String(startNs),
+    endTimeUnixNano: String(startNs + 1_000n),
+    attributes,
   })
 }
 
@@ -28,12 +33,26 @@ function trace(starts: { model: bigint; tool: bigint; answer: bigint }): Trace {
     span('ff', '', T0, { 'gen_ai.operation.name': 'invoke_agent' }),
     // Ids chosen so that span id order (the tie-break of clock order) is the wrong order.
     span('03', 'ff', T0 + starts.model, { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': messages(user), 'gen_ai.output.messages': messages(ask) }),
-    span('01', 'ff', T0 + starts.tool, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': 'c1', 'gen_ai.tool.call.result': '{"status":"delivered"}' }),
+    span('01', 'ff', T0 + starts.tool, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup_order',
+      'gen_ai.tool.call.id': 'c1',
+      'gen_ai.tool.call.result': '{"status":"delivered"}',
+    }),
     span('02', 'ff', T0 + starts.answer, {
-      'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': messages(user, ask, answer),
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.input.messages': messages(user, ask, answer),
       'gen_ai.output.messages': messages({ role: 'assistant', parts: [{ type: 'text', content: 'It was delivered.' }] }),
     }),
-  ].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : BigInt(a.startTimeUnixNano) > BigInt(b.startTimeUnixNano) ? 1 : a.spanId < b.spanId ? -1 : 1))
+  ].sort((a, b) =>
+    BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano)
+      ? -1
+      : BigInt(a.startTimeUnixNano) > BigInt(b.startTimeUnixNano)
+        ? 1
+        : a.spanId < b.spanId
+          ? -1
+          : 1,
+  )
   return { projectId: 'p', traceId: TRACE, spans, complete: true }
 }
 
@@ -42,7 +61,10 @@ const childOrder = (t: Trace) => traceTree(t).roots[0]!.children.map((c: SpanNod
 test('spans starting in the same nanosecond: the tool span after the model call that asked for it, before the call reading its result', () => {
   assert.deepEqual(childOrder(trace({ model: 5n, tool: 5n, answer: 5n })), ['chat', 'execute_tool', 'chat'])
   const tree = traceTree(trace({ model: 5n, tool: 5n, answer: 5n }))
-  assert.deepEqual(tree.roots[0]!.children.map((c) => c.spanId.slice(0, 2)), ['03', '01', '02'])
+  assert.deepEqual(
+    tree.roots[0]!.children.map((c) => c.spanId.slice(0, 2)),
+    ['03', '01', '02'],
+  )
 })
 
 test('a tool service whose clock runs behind: its span still comes after the model call requesting its call id', () => {
@@ -50,8 +72,15 @@ test('a tool service whose clock runs behind: its span still comes after the mod
   // before the model asked for it. (Spans of one service that ran one after another keep clock order.)
   const clocks = trace({ model: 3_000_000n, tool: 1_000_000n, answer: 5_000_000n })
   const skewed = { ...clocks, spans: clocks.spans.map((s) => (s.spanId.startsWith('01') ? { ...s, serviceName: 'order-tools' } : s)) }
-  assert.deepEqual(skewed.spans.map((s) => s.spanId.slice(0, 2)), ['ff', '01', '03', '02'], 'the clocks put the tool first')
-  assert.deepEqual(traceTree(skewed).roots[0]!.children.map((c) => c.spanId.slice(0, 2)), ['03', '01', '02'])
+  assert.deepEqual(
+    skewed.spans.map((s) => s.spanId.slice(0, 2)),
+    ['ff', '01', '03', '02'],
+    'the clocks put the tool first',
+  )
+  assert.deepEqual(
+    traceTree(skewed).roots[0]!.children.map((c) => c.spanId.slice(0, 2)),
+    ['03', '01', '02'],
+  )
 })
 
 test('the tree keeps the span fields and the shape (Span & {children}), and spans without content stay in clock order', () => {
@@ -62,7 +91,10 @@ test('the tree keeps the span fields and the shape (Span & {children}), and span
   assert.equal(tool.attributes['gen_ai.tool.call.id'], 'c1')
   assert.deepEqual(tool.children, [])
   const plain = [span('aa', '', T0, {}), span('bb', 'aa', T0 + 2n, {}), span('cc', 'aa', T0 + 1n, {})]
-  assert.deepEqual(traceTree({ projectId: 'p', traceId: TRACE, spans: plain, complete: true }).roots[0]!.children.map((c) => c.spanId.slice(0, 2)), ['cc', 'bb'])
+  assert.deepEqual(
+    traceTree({ projectId: 'p', traceId: TRACE, spans: plain, complete: true }).roots[0]!.children.map((c) => c.spanId.slice(0, 2)),
+    ['cc', 'bb'],
+  )
 })
 
 test('parent links that loop lose no span', () => {

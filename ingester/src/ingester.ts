@@ -1,7 +1,17 @@
 import type { Storage, PipelineMetrics } from '@sieve/core'
 import {
-  countedInsert, FIRST_LOOKBACK_MS, insertDeadLetters, insertSpans, ProgressRecorder, readProgress, refreshTraceRollups, tracesArrivedSince,
-  type QueuedSpan, type SpanQueue, type Subscription, type TraceKey,
+  countedInsert,
+  FIRST_LOOKBACK_MS,
+  insertDeadLetters,
+  insertSpans,
+  ProgressRecorder,
+  readProgress,
+  refreshTraceRollups,
+  tracesArrivedSince,
+  type QueuedSpan,
+  type SpanQueue,
+  type Subscription,
+  type TraceKey,
 } from '@sieve/core'
 import { classifyInsertError } from './insert-errors.js'
 import { lastOffsets, ReplayGuard } from './replay-guard.js'
@@ -120,8 +130,10 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     const started = performance.now()
     const { traces, left } = await recoverRollups(storage, progress)
     if (traces > 0) {
-      options.log?.(`ingester: rewrote the rollup of ${traces} traces whose spans arrived since the last recorded progress ` +
-        `in ${Math.round(performance.now() - started)} ms${left ? '; more are left to the next start' : ''}`)
+      options.log?.(
+        `ingester: rewrote the rollup of ${traces} traces whose spans arrived since the last recorded progress ` +
+          `in ${Math.round(performance.now() - started)} ms${left ? '; more are left to the next start' : ''}`,
+      )
     }
   }
   let ready!: (subscription: Subscription) => void
@@ -147,7 +159,10 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       const admitted = replays ? await replays.admit(batch) : { insert: batch, replayed: 0 }
       const covered = uncovered?.begin()
       await countedInsert(metrics, 'spans', admitted.insert.length, () =>
-        insertSpans(storage, admitted.insert.map((q) => q.span)).catch((err: unknown) => {
+        insertSpans(
+          storage,
+          admitted.insert.map((q) => q.span),
+        ).catch((err: unknown) => {
           covered?.()
           throw classifyInsertError(err)
         }),

@@ -50,7 +50,10 @@ export class ReplayGuard {
     const intents: InsertIntents = await readInsertIntents(this.storage, this.group)
     const doubtful = batch.filter((q) => resumed.has(q.partition) && BigInt(q.offset) <= (intents.get(q.partition) ?? -1n))
     if (doubtful.length === 0) return batch
-    const stored = await storedSpanKeys(this.storage, doubtful.map((q) => q.span))
+    const stored = await storedSpanKeys(
+      this.storage,
+      doubtful.map((q) => q.span),
+    )
     if (stored.size === 0) return batch
     const skip = new Set(doubtful.filter((q) => stored.has(spanKey(q.span))))
     return batch.filter((q) => !skip.has(q))

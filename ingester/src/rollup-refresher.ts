@@ -49,11 +49,13 @@ export class RollupRefresher {
     for (const key of keys) {
       const id = `${key.projectId}\u0000${key.traceId}`
       this.dirty.set(id, key)
-      done.push(new Promise<void>((resolve) => {
-        const list = this.waiters.get(id)
-        if (list) list.push(resolve)
-        else this.waiters.set(id, [resolve])
-      }))
+      done.push(
+        new Promise<void>((resolve) => {
+          const list = this.waiters.get(id)
+          if (list) list.push(resolve)
+          else this.waiters.set(id, [resolve])
+        }),
+      )
     }
     this.kick()
     return Promise.all(done).then(() => undefined)
@@ -87,7 +89,10 @@ export class RollupRefresher {
       }
       const started = performance.now()
       try {
-        await refreshTraceRollups(this.options.storage, batch.map(([, key]) => key))
+        await refreshTraceRollups(
+          this.options.storage,
+          batch.map(([, key]) => key),
+        )
         this.options.onRefresh?.(batch.length, (performance.now() - started) / 1000)
         for (const resolvers of waiting.values()) for (const resolve of resolvers) resolve()
         backoff.reset()

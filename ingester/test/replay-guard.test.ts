@@ -31,7 +31,10 @@ function records(project: string, partition: number, offset: number, count: numb
 /** What an ingester does with a batch: admit, insert what was admitted, mark it inserted. */
 async function ingest(guard: ReplayGuard, batch: QueuedSpan[]): Promise<number> {
   const { insert, replayed } = await guard.admit(batch)
-  await insertSpans(store.storage, insert.map((q) => q.span))
+  await insertSpans(
+    store.storage,
+    insert.map((q) => q.span),
+  )
   guard.inserted(batch)
   return replayed
 }
@@ -54,7 +57,10 @@ test('a batch fetched again after a failed insert stores what the failed attempt
   const batch = records('retry', 1, 100, 20)
   await guard.admit(batch)
   // The insert timed out after storing half of the batch; the partition is fetched again from 100.
-  await insertSpans(store.storage, batch.slice(0, 10).map((q) => q.span))
+  await insertSpans(
+    store.storage,
+    batch.slice(0, 10).map((q) => q.span),
+  )
   assert.equal(await ingest(guard, batch), 10)
   assert.equal(await rows('retry'), 20)
 })
@@ -71,7 +77,10 @@ test('after a rebalance the batches of a partition another member stored are che
   assert.equal(await rows('rebalance'), 30)
   // A batch that continues where this process left off is new: nothing is looked up, nothing skipped.
   const next = records('rebalance', 2, 30, 5)
-  await insertSpans(store.storage, next.map((q) => q.span))
+  await insertSpans(
+    store.storage,
+    next.map((q) => q.span),
+  )
   assert.equal(await ingest(mine, next), 0)
 })
 
@@ -79,7 +88,10 @@ test('records past the recorded reach are new even when the partition resumes el
   const guard = new ReplayGuard(store.storage, 'fresh-group')
   const batch = records('fresh', 3, 500, 10)
   // Spans already stored by other means (a sender's retry written at another offset) are not this guard's concern.
-  await insertSpans(store.storage, batch.slice(0, 3).map((q) => q.span))
+  await insertSpans(
+    store.storage,
+    batch.slice(0, 3).map((q) => q.span),
+  )
   assert.equal(await ingest(guard, batch), 0)
   assert.equal(await rows('fresh'), 13)
 })

@@ -31,9 +31,13 @@ const arg = (name: string, fallback: number) => {
 }
 
 // The judge endpoint runs in its own process: its CPU is not the scorer's.
-const child = spawn(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', fileURLToPath(new URL('./fake-judge-server.ts', import.meta.url)), '--latency', String(LATENCY_MS)], {
-  stdio: ['pipe', 'pipe', 'inherit'],
-})
+const child = spawn(
+  process.execPath,
+  ['--conditions=sieve-source', '--import', 'tsx', fileURLToPath(new URL('./fake-judge-server.ts', import.meta.url)), '--latency', String(LATENCY_MS)],
+  {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  },
+)
 const [firstLine] = (await once(child.stdout!, 'data')) as [Buffer]
 const server = { baseURL: firstLine.toString().trim() }
 const nullSink: ScoreSink = { write: async () => {} }
@@ -82,7 +86,9 @@ for (let round = 0; round < 3; round++) {
   rounds.push(calls / seconds)
 }
 const ideal = concurrency / (LATENCY_MS / 1000)
-console.log(`judge throughput at concurrency ${concurrency}, ${LATENCY_MS} ms per answer: median ${median(rounds).toFixed(1)} calls/s over ${rounds.length} rounds; ideal ${ideal.toFixed(1)} calls/s; ratio ${(median(rounds) / ideal).toFixed(3)}; CPU per call: scoring thread ${median(cpuPerCall).toFixed(2)} ms, whole process ${median(processCpuPerCall).toFixed(2)} ms`)
+console.log(
+  `judge throughput at concurrency ${concurrency}, ${LATENCY_MS} ms per answer: median ${median(rounds).toFixed(1)} calls/s over ${rounds.length} rounds; ideal ${ideal.toFixed(1)} calls/s; ratio ${(median(rounds) / ideal).toFixed(3)}; CPU per call: scoring thread ${median(cpuPerCall).toFixed(2)} ms, whole process ${median(processCpuPerCall).toFixed(2)} ms`,
+)
 
 // --- 2. deterministic scorer throughput, judge enabled vs disabled ---------------------------
 const checks = resolveChecksConfig(undefined)
@@ -144,7 +150,10 @@ async function enabledRound(): Promise<number> {
   await stage.ready()
   judged = stage
   // The calls in flight when the loop ends are finished within the round (what still waits is skipped).
-  return scoreAll((trace, score) => void stage.consider({ trace, checks: score.results }), () => stage.close())
+  return scoreAll(
+    (trace, score) => void stage.consider({ trace, checks: score.results }),
+    () => stage.close(),
+  )
 }
 // Alternating which goes first, so garbage one round leaves behind is not always paid by the same side.
 for (let round = 0; round < 7; round++) {
@@ -158,8 +167,12 @@ for (let round = 0; round < 7; round++) {
 }
 const ratio = median(on) / median(off)
 const thread = perThread ? 'scoring thread' : 'process (no per-thread CPU time on this system)'
-console.log(`deterministic scoring, ${corpus.length} traces of 20 spans, per CPU second of the ${thread}: judge disabled median ${median(off).toFixed(0)} traces/s, enabled ${median(on).toFixed(0)} traces/s; ratio ${ratio.toFixed(3)} (target >= 0.90) ${ratio >= 0.9 ? 'OK' : 'BELOW TARGET'}`)
-console.log(`  per CPU second of the whole process (worker thread and V8 helper threads included): disabled ${median(wholeProcess.off).toFixed(0)}, enabled ${median(wholeProcess.on).toFixed(0)} traces/s; ratio ${(median(wholeProcess.on) / median(wholeProcess.off)).toFixed(3)}`)
+console.log(
+  `deterministic scoring, ${corpus.length} traces of 20 spans, per CPU second of the ${thread}: judge disabled median ${median(off).toFixed(0)} traces/s, enabled ${median(on).toFixed(0)} traces/s; ratio ${ratio.toFixed(3)} (target >= 0.90) ${ratio >= 0.9 ? 'OK' : 'BELOW TARGET'}`,
+)
+console.log(
+  `  per CPU second of the whole process (worker thread and V8 helper threads included): disabled ${median(wholeProcess.off).toFixed(0)}, enabled ${median(wholeProcess.on).toFixed(0)} traces/s; ratio ${(median(wholeProcess.on) / median(wholeProcess.off)).toFixed(3)}`,
+)
 console.log(`  rounds, ratio enabled/disabled each: ${on.map((x, i) => (x / off[i]!).toFixed(3)).join(' ')}`)
 console.log(`judge stage in the last enabled round: ${JSON.stringify(judged!.metrics.snapshot())}`)
 await judgeThread.close()

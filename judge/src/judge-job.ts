@@ -1,5 +1,16 @@
 import type { Trace } from '@sieve/core'
-import { type AskJudge, buildTranscript, type JudgeClient, type JudgeConfig, judgeDimension, type JudgeRef, judgesFor, type Rubric, Semaphore, toScoreRecords } from '@sieve/judging'
+import {
+  type AskJudge,
+  buildTranscript,
+  type JudgeClient,
+  type JudgeConfig,
+  judgeDimension,
+  type JudgeRef,
+  judgesFor,
+  type Rubric,
+  Semaphore,
+  toScoreRecords,
+} from '@sieve/judging'
 import type { ScoreRecord } from '@sieve/scoring'
 
 /** One sampled trace to judge against a rubric, and the slice it was sampled for. */
@@ -69,7 +80,10 @@ export async function judgeTrace(ask: AskJudge, judges: Judges, job: JudgeJob, o
   }
   const results = await Promise.all(rubric.dimensions.map((d) => judgeDimension(spending, judgesFor(d, judges.judge, judges.panel), rubric, d, transcript)))
   return {
-    records: toScoreRecords({ trace, rubric, sampleReason: slice, truncation: transcript.truncation, includeTruncated: judges.includeTruncated ?? false }, results),
+    records: toScoreRecords(
+      { trace, rubric, sampleReason: slice, truncation: transcript.truncation, includeTruncated: judges.includeTruncated ?? false },
+      results,
+    ),
     errors: results.flatMap((r) => (r.error ? [r.error.code] : [])),
     needsReview: results.flatMap((r) => (r.needsReview ? [`${rubric.id}.${r.dimension.id}`] : [])),
   }

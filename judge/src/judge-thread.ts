@@ -62,14 +62,22 @@ export class JudgeThread implements JudgeRunner {
   /** A thread judging as `config` says with `rubrics`; its counters go to `metrics`. */
   static forConfig(config: JudgeConfig, rubrics: ReadonlyMap<string, Rubric>, metrics: Pick<JudgeMetrics, 'inc'>): JudgeThread {
     const { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices, concurrency } = config
-    return new JudgeThread({ client: { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices }, concurrency, judges: judgesOf(config), rubrics: [...rubrics.values()] }, metrics)
+    return new JudgeThread(
+      { client: { baseUrl, apiKey, timeoutMs, maxRetries, backoff, prices }, concurrency, judges: judgesOf(config), rubrics: [...rubrics.values()] },
+      metrics,
+    )
   }
 
   judge(job: JudgeJob, onSpend: (usd: number) => void): Promise<JudgedTrace> {
     if (this.closed) return Promise.reject(new JudgeThreadError('judge_failed', 'the judge thread is closed'))
     // A thread that cannot even start is not restarted for every trace: traces are skipped (counted) until it may try again.
     if (!this.worker && Date.now() < this.retryAt) {
-      return Promise.reject(new JudgeThreadError('worker_crash', `the judge's worker thread failed to start ${this.failedStarts} time(s) in a row; next try at ${new Date(this.retryAt).toISOString()}`))
+      return Promise.reject(
+        new JudgeThreadError(
+          'worker_crash',
+          `the judge's worker thread failed to start ${this.failedStarts} time(s) in a row; next try at ${new Date(this.retryAt).toISOString()}`,
+        ),
+      )
     }
     const worker = this.worker ?? this.start()
     const id = this.nextId++
@@ -141,7 +149,9 @@ export class JudgeThread implements JudgeRunner {
     this.failedStarts = wasReady ? 0 : this.failedStarts + 1
     this.retryAt = wasReady ? 0 : Date.now() + backoffDelay(this.failedStarts - 1, { baseMs: 1000, maxMs: 60_000 })
     const why = failure ? failure.message : `exit code ${code}`
-    const next = wasReady ? 'the next trace starts a new thread' : `traces are skipped until ${new Date(this.retryAt).toISOString()}, then a new thread is tried`
+    const next = wasReady
+      ? 'the next trace starts a new thread'
+      : `traces are skipped until ${new Date(this.retryAt).toISOString()}, then a new thread is tried`
     console.error(`judge: the judge's worker thread stopped (${why}); ${this.inProgress.size} trace(s) in progress are skipped, ${next}`)
     for (const job of this.inProgress.values()) job.reject(new JudgeThreadError('worker_crash', `the judge's worker thread stopped (${why})`))
     this.inProgress.clear()

@@ -31,7 +31,12 @@ export async function reopenForFeedback(deps: LateFeedbackDeps, rows: readonly F
   }
   const offered: Trace[] = []
   for (const [projectId, list] of byProject) {
-    const verdicts = await storedVerdicts(deps.storage, projectId, list.map((r) => r.traceId), deps.reasons)
+    const verdicts = await storedVerdicts(
+      deps.storage,
+      projectId,
+      list.map((r) => r.traceId),
+      deps.reasons,
+    )
     for (const row of list) {
       const v = verdicts.get(row.traceId.toLowerCase())
       if (!v?.scored || v.judged) continue

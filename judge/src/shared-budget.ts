@@ -70,7 +70,14 @@ export class SharedBudget {
         const revision = ++this.revision
         await this.storage.insert({
           table: 'judge_budget',
-          values: slices.map(([slice, use]) => ({ utc_day: isoDay(day), slice, instance_id: this.instanceId, calls: use.calls, spend_usd: use.spend, revision })),
+          values: slices.map(([slice, use]) => ({
+            utc_day: isoDay(day),
+            slice,
+            instance_id: this.instanceId,
+            calls: use.calls,
+            spend_usd: use.spend,
+            revision,
+          })),
           format: 'JSONEachRow',
         })
       }

@@ -123,9 +123,16 @@ export class JudgeStage {
     this.judge = judges.judge
     this.panel = judges.panel
     this.ownsRunner = !deps.runner
-    this.runner = deps.runner ?? (deps.client ? inThreadRunner(deps.client, judges, config.concurrency) : JudgeThread.forConfig(config, deps.rubrics, this.metrics))
+    this.runner =
+      deps.runner ?? (deps.client ? inThreadRunner(deps.client, judges, config.concurrency) : JudgeThread.forConfig(config, deps.rubrics, this.metrics))
     const verdicts = new VerdictRecorder({
-      runner: this.runner, sink: deps.sink, metrics: this.metrics, ledger: this.ledger, storage: deps.storage, scorecardFor: deps.scorecardFor, log: this.log,
+      runner: this.runner,
+      sink: deps.sink,
+      metrics: this.metrics,
+      ledger: this.ledger,
+      storage: deps.storage,
+      scorecardFor: deps.scorecardFor,
+      log: this.log,
     })
     this.queue = new JobQueue((job) => verdicts.run(job), config.concurrency, config.queueSize)
     // Facts no configured slice reads are not gathered: this runs for every trace the scorer scores.
@@ -135,7 +142,7 @@ export class JudgeStage {
     this.needsFeedback = kinds.has('negative_feedback')
     this.newUserSlices = config.sampling.slices.filter((s) => s.match.kind === 'new_user')
     const firstTraces = Math.max(0, ...this.newUserSlices.map((s) => (s.match.kind === 'new_user' ? s.match.firstTraces : 0)))
-    if (this.needsUsers && !deps.storage) throw new Error('judge: the new_user slice counts a user\'s traces in storage, and the judge stage was given none')
+    if (this.needsUsers && !deps.storage) throw new Error("judge: the new_user slice counts a user's traces in storage, and the judge stage was given none")
     this.users = this.needsUsers ? new UserPositions(deps.storage!, firstTraces) : undefined
     this.lateSampling = lateFeedbackSampling(config.sampling)
     this.feedbackReasons = new Set(this.lateSampling.slices.map((s) => s.name))
@@ -171,7 +178,10 @@ export class JudgeStage {
       ...this.deps.budgetSync,
       onError: (err, doing, again) => {
         this.metrics.inc('budget_sync_errors', { op: doing })
-        if (!again) this.log(`judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`)
+        if (!again)
+          this.log(
+            `judge: ${doing === 'read' ? "reading the other instances' daily budget use" : "storing this instance's daily budget use"} failed (will retry): ${err.message}`,
+          )
       },
     })
   }
@@ -210,7 +220,11 @@ export class JudgeStage {
     // needs from it is taken now, and only the spans wait.
     const facts = this.viewFacts(trace)
     const { traceId } = trace
-    const waiting = { trace: bareTrace(trace), checks: candidate.checks.map(({ name, passed }) => ({ name, passed })), ...(candidate.scorecard ? { scorecard: candidate.scorecard } : {}) }
+    const waiting = {
+      trace: bareTrace(trace),
+      checks: candidate.checks.map(({ name, passed }) => ({ name, passed })),
+      ...(candidate.scorecard ? { scorecard: candidate.scorecard } : {}),
+    }
     const looked = Promise.all([
       users?.positionOf(trace).finally(() => this.userLookups--),
       negative ? storedVerdicts(storage!, trace.projectId, [traceId], this.late!.reasons).then((v) => v.get(traceId.toLowerCase())!.judged) : false,

@@ -53,7 +53,13 @@ export function checkJudgeConfig(config: Config, scorecards?: Scorecards) {
  * re-opening scored traces, labels recalibrating), counts users' traces there (new-user slice),
  * fills the review queues from its verdicts and, given a registry too, exports the trust in effect.
  */
-export function createJudge(config: Config, sink: ScoreSink, registry?: Registry, storage?: Storage, options: JudgeStorageOptions = {}): JudgeRuntime | undefined {
+export function createJudge(
+  config: Config,
+  sink: ScoreSink,
+  registry?: Registry,
+  storage?: Storage,
+  options: JudgeStorageOptions = {},
+): JudgeRuntime | undefined {
   const { scorecards } = options
   const checked = checkJudgeConfig(config, scorecards)
   if (!checked) return undefined
@@ -67,11 +73,21 @@ export function createJudge(config: Config, sink: ScoreSink, registry?: Registry
       log(`review: reading the trust in effect for /metrics failed: ${err.message}`)
     })
   }
-  const scorecardFor = scorecards && ((trace: Trace) => {
-    const view = traceView(trace)
-    return scorecards.cardFor(view.agentName, view.serviceName)
+  const scorecardFor =
+    scorecards &&
+    ((trace: Trace) => {
+      const view = traceView(trace)
+      return scorecards.cardFor(view.agentName, view.serviceName)
+    })
+  const stage = new JudgeStage({
+    config: judge,
+    rubrics,
+    sink: review ? review.wrap(sink) : sink,
+    metrics,
+    log,
+    ...(storage ? { storage } : {}),
+    ...(scorecardFor ? { scorecardFor } : {}),
   })
-  const stage = new JudgeStage({ config: judge, rubrics, sink: review ? review.wrap(sink) : sink, metrics, log, ...(storage ? { storage } : {}), ...(scorecardFor ? { scorecardFor } : {}) })
   // The worker thread loads now, not when the first sampled trace waits for it; a failure is reported by the stage.
   stage.ready().catch(() => {})
   const feedback =
@@ -92,7 +108,9 @@ export function createJudge(config: Config, sink: ScoreSink, registry?: Registry
       try {
         const card = scorecards?.cardFor(score.agentName, score.serviceName)
         const scorecard = card && { card, checks: checksSeen(score.results) }
-        stage.consider({ trace: score.trace, checks: score.results.filter((r) => !r.error), ...(scorecard ? { scorecard } : {}) }).catch(fail(score.trace.traceId))
+        stage
+          .consider({ trace: score.trace, checks: score.results.filter((r) => !r.error), ...(scorecard ? { scorecard } : {}) })
+          .catch(fail(score.trace.traceId))
       } catch (err) {
         fail(score.trace.traceId)(err as Error)
       }

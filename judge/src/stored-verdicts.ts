@@ -16,7 +16,12 @@ const TRACES_PER_QUERY = 2000
  * `reasons`. Read without FINAL on purpose: a judge row replaced since (the trace judged again for
  * another reason) still says it was judged for this one until the parts merge.
  */
-export async function storedVerdicts(storage: Storage, projectId: string, traceIds: readonly string[], reasons: readonly string[]): Promise<Map<string, StoredVerdicts>> {
+export async function storedVerdicts(
+  storage: Storage,
+  projectId: string,
+  traceIds: readonly string[],
+  reasons: readonly string[],
+): Promise<Map<string, StoredVerdicts>> {
   const found = new Map<string, StoredVerdicts>()
   const ids = [...new Set(traceIds.map((id) => id.toLowerCase()))]
   for (let i = 0; i < ids.length; i += TRACES_PER_QUERY) {

@@ -104,7 +104,8 @@ export class UserPositions {
   private answer(projectId: string, user: string, first: Entry[], waiters: Waiter[]): void {
     // Settled once the first traces are all stored, unless one of the traces asking about is not
     // stored yet and would come before the last of them (the ingester lags behind the scorer).
-    const complete = first.length >= this.firstTraces && waiters.every((w) => first.some((e) => e.traceId === w.entry.traceId) || !before(w.entry, first.at(-1)!))
+    const complete =
+      first.length >= this.firstTraces && waiters.every((w) => first.some((e) => e.traceId === w.entry.traceId) || !before(w.entry, first.at(-1)!))
     if (complete) {
       this.settled.set(`${projectId}\u0000${user}`, first)
       if (this.settled.size > this.maxUsers) this.settled.delete(this.settled.keys().next().value!)

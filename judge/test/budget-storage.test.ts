@@ -89,7 +89,7 @@ test('a stage that dies without closing has stored its use within the flush inte
   await crashed.stage.ready()
   for (let i = 0; i < 5; i++) crashed.stage.offer({ trace: plain(), checks: [] })
   await crashed.stage.drain()
-  await until('the crashed stage\'s use is stored', async () => (await stored(dayOf(3))).random?.calls === 20, 5000)
+  await until("the crashed stage's use is stored", async () => (await stored(dayOf(3))).random?.calls === 20, 5000)
 
   const restarted = stage(capped, at(3))
   await restarted.stage.ready()
@@ -138,7 +138,7 @@ test('between reads each stage sees only its own use: the overshoot is what the 
   assert.equal((await stored(dayOf(5))).random!.calls, 60)
 })
 
-test('until the day\'s use is read, offer() refuses daily-capped calls and consider() waits for the read', async () => {
+test("until the day's use is read, offer() refuses daily-capped calls and consider() waits for the read", async () => {
   const s = stage(capped, at(6))
   assert.equal(s.stage.offer({ trace: plain(), checks: [] }), undefined, 'decided before the read')
   assert.equal(s.metrics.get('skipped{slice=random,reason=budget_unknown}'), 1)
@@ -154,7 +154,12 @@ test('with storage down no daily-capped call is made; the failure is counted and
   const error = console.error
   console.error = (message: string) => void logged.push(message)
   try {
-    const { stage: s, metrics } = judgeStage(server, capped, (r) => verdict(r, 3), { inThread: true, storage: broken, now: at(7), budgetSync: { refreshMs: 20 } })
+    const { stage: s, metrics } = judgeStage(server, capped, (r) => verdict(r, 3), {
+      inThread: true,
+      storage: broken,
+      now: at(7),
+      budgetSync: { refreshMs: 20 },
+    })
     assert.equal(await s.consider({ trace: plain(), checks: [] }), undefined)
     assert.equal(metrics.get('skipped{slice=random,reason=budget_unknown}'), 1)
     await until('reads failed again', () => metrics.get('budget_sync_errors{op=read}') >= 3, 5000)
@@ -167,7 +172,11 @@ test('with storage down no daily-capped call is made; the failure is counted and
 })
 
 test('without a daily limit nothing is kept in storage and nothing waits for it', async () => {
-  const { stage: s } = judgeStage(server, { sampling: { rate: 1 }, budgets: { callsPerMinute: 100 } }, (r) => verdict(r, 3), { inThread: true, storage, now: at(8) })
+  const { stage: s } = judgeStage(server, { sampling: { rate: 1 }, budgets: { callsPerMinute: 100 } }, (r) => verdict(r, 3), {
+    inThread: true,
+    storage,
+    now: at(8),
+  })
   assert.equal(s.offer({ trace: plain(), checks: [] }), 'random')
   await s.drain()
   await s.close()

@@ -30,11 +30,13 @@ export function conversation(id: string, o: ConversationOptions = {}): Trace {
   const resource: Attributes = { 'service.name': 'support-bot', ...(o.agentVersion ? { 'service.version': o.agentVersion } : {}) }
   const common = { resource, ...(o.user ? {} : {}) }
   const userAttr: Attributes = o.user ? { 'user.id': o.user } : {}
-  const history = [
-    { role: 'user', parts: [{ type: 'text', content: 'Where is my order A1? It is late and I need it for a birthday.' }] },
-  ]
+  const history = [{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A1? It is late and I need it for a birthday.' }] }]
   for (let i = 0; i < (o.extraUserTurns ?? 0); i++) history.push({ role: 'user', parts: [{ type: 'text', content: `Any news? (${i + 1})` }] })
-  const root = span(id, 'a000000000000001', { ...common, name: 'invoke_agent support', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', ...userAttr, ...o.attributes } })
+  const root = span(id, 'a000000000000001', {
+    ...common,
+    name: 'invoke_agent support',
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', ...userAttr, ...o.attributes },
+  })
   const llm1 = span(id, 'a000000000000002', {
     ...common,
     parentSpanId: root.spanId,
@@ -46,7 +48,9 @@ export function conversation(id: string, o: ConversationOptions = {}): Trace {
       'gen_ai.usage.output_tokens': 20,
       'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'You are the support agent of Acme. Refunds only within 30 days.' }]),
       'gen_ai.input.messages': JSON.stringify(history),
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'check_order_status', arguments: { order_id: 'A1' } }], finish_reason: 'tool_call' }]),
+      'gen_ai.output.messages': JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'check_order_status', arguments: { order_id: 'A1' } }], finish_reason: 'tool_call' },
+      ]),
     },
   })
   const tool = span(id, 'a000000000000003', {
@@ -70,8 +74,17 @@ export function conversation(id: string, o: ConversationOptions = {}): Trace {
       'gen_ai.request.model': 'gpt-4o-2024-08-06',
       'gen_ai.usage.input_tokens': 200,
       'gen_ai.usage.output_tokens': 30,
-      'gen_ai.input.messages': JSON.stringify([...history, { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: { status: 'shipped', eta: 'tomorrow' } }] }]),
-      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Sorry for the wait! Order A1 has shipped and arrives tomorrow, in time for the birthday.' }], finish_reason: 'stop' }]),
+      'gen_ai.input.messages': JSON.stringify([
+        ...history,
+        { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: { status: 'shipped', eta: 'tomorrow' } }] },
+      ]),
+      'gen_ai.output.messages': JSON.stringify([
+        {
+          role: 'assistant',
+          parts: [{ type: 'text', content: 'Sorry for the wait! Order A1 has shipped and arrives tomorrow, in time for the birthday.' }],
+          finish_reason: 'stop',
+        },
+      ]),
     },
   })
   return { projectId: 'default', traceId: id, spans: [root, llm1, tool, llm2], complete: true }

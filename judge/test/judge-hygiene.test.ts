@@ -16,7 +16,10 @@ const stage = (section: Record<string, unknown>, script: (r: ModelRequest) => St
 
 const CONTENT = /^gen_ai\.(input|output)\.messages$|^gen_ai\.system_instructions$|^gen_ai\.tool\.call\.(arguments|result)$/
 /** The trace as an agent with content capture off sends it. */
-const withoutContent = (t: Trace): Trace => ({ ...t, spans: t.spans.map((s) => ({ ...s, attributes: Object.fromEntries(Object.entries(s.attributes).filter(([k]) => !CONTENT.test(k))) })) })
+const withoutContent = (t: Trace): Trace => ({
+  ...t,
+  spans: t.spans.map((s) => ({ ...s, attributes: Object.fromEntries(Object.entries(s.attributes).filter(([k]) => !CONTENT.test(k))) })),
+})
 
 /** The transcript lines the judge was sent: `<role>: <first line>` per turn. */
 function sentTurns(request: ModelRequest): string[] {
@@ -28,7 +31,10 @@ test('a trace without conversation content (capture off, or tool spans only) mak
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, (r) => verdict(r, 4))
   assert.equal(s.offer({ trace: withoutContent(conversation(traceId(1))), checks: [] }), undefined)
   const toolsOnly = conversation(traceId(2))
-  assert.equal(s.offer({ trace: { ...toolsOnly, spans: toolsOnly.spans.filter((x) => x.attributes['gen_ai.operation.name'] === 'execute_tool') }, checks: [] }), undefined)
+  assert.equal(
+    s.offer({ trace: { ...toolsOnly, spans: toolsOnly.spans.filter((x) => x.attributes['gen_ai.operation.name'] === 'execute_tool') }, checks: [] }),
+    undefined,
+  )
   await s.drain()
   assert.equal(server.requests.length, 0)
   assert.equal(records.length, 0)
@@ -37,7 +43,8 @@ test('a trace without conversation content (capture off, or tool spans only) mak
 })
 
 test('a verdict quoting what no turn says is asked again once, then stored as unverified_evidence and kept out of the weighted score', async () => {
-  const invented = (r: ModelRequest) => say(JSON.stringify({ evidence: [{ ...firstCitation(r), quote: 'I have refunded you in full.' }], reasoning: 'r', score: 4 }))
+  const invented = (r: ModelRequest) =>
+    say(JSON.stringify({ evidence: [{ ...firstCitation(r), quote: 'I have refunded you in full.' }], reasoning: 'r', score: 4 }))
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 }, rubrics: { default: 'generic' } }, invented)
   s.offer({ trace: conversation(traceId(3)), checks: [] })
   await s.drain()
@@ -48,7 +55,11 @@ test('a verdict quoting what no turn says is asked again once, then stored as un
     assert.equal(r.evaluationLabel, 'unverified_evidence')
     assert.match(r.error, /^UNVERIFIED_EVIDENCE: the quote "I have refunded you in full\." is not in turn 2/)
   }
-  assert.equal(records.find((r) => r.scorerName === 'generic'), undefined, 'no weighted score over unverified verdicts')
+  assert.equal(
+    records.find((r) => r.scorerName === 'generic'),
+    undefined,
+    'no weighted score over unverified verdicts',
+  )
   assert.equal(metrics.total('unverified_evidence'), dimensions.length)
 })
 
@@ -75,17 +86,63 @@ test('a quote found in its turn once white space and quotation marks are folded 
 test('the judge reads the conversation in order: earlier turns marked history, the user, the tool call, its result once, the answer', async () => {
   const id = traceId(5)
   const message = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] })
-  const history = [message('user', 'My order A-1001 arrived broken.'), message('assistant', 'Should I escalate or offer store credit?'), message('user', 'Yes, do it.')]
+  const history = [
+    message('user', 'My order A-1001 arrived broken.'),
+    message('assistant', 'Should I escalate or offer store credit?'),
+    message('user', 'Yes, do it.'),
+  ]
   const call = { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] }
   const system = JSON.stringify([{ type: 'text', content: 'You are the support agent.' }])
-  const agent = span(id, 'b000000000000001', { name: 'invoke_agent support', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', 'gen_ai.input.messages': JSON.stringify([message('user', 'Yes, do it.')]), 'gen_ai.output.messages': JSON.stringify([message('assistant', 'Refunded.')]) } })
+  const agent = span(id, 'b000000000000001', {
+    name: 'invoke_agent support',
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'support',
+      'gen_ai.input.messages': JSON.stringify([message('user', 'Yes, do it.')]),
+      'gen_ai.output.messages': JSON.stringify([message('assistant', 'Refunded.')]),
+    },
+  })
   const same = { startTimeUnixNano: agent.startTimeUnixNano, endTimeUnixNano: agent.startTimeUnixNano }
   const spans: Span[] = [
     agent,
     // Every child starts and ends in the agent's first nanosecond: only causality can order them.
-    span(id, 'b000000000000004', { ...same, parentSpanId: agent.spanId, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.system_instructions': system, 'gen_ai.input.messages': JSON.stringify([...history, call, { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: { status: 'broken' } }] }]), 'gen_ai.output.messages': JSON.stringify([message('assistant', 'Refunded.')]) } }),
-    span(id, 'b000000000000003', { ...same, parentSpanId: agent.spanId, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': 'c1', 'gen_ai.tool.call.arguments': '{"order_id":"A-1001"}', 'gen_ai.tool.call.result': '{"status":"broken"}' } }),
-    span(id, 'b000000000000002', { ...same, parentSpanId: agent.spanId, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.system_instructions': system, 'gen_ai.input.messages': JSON.stringify(history), 'gen_ai.output.messages': JSON.stringify([call]) } }),
+    span(id, 'b000000000000004', {
+      ...same,
+      parentSpanId: agent.spanId,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.system_instructions': system,
+        'gen_ai.input.messages': JSON.stringify([
+          ...history,
+          call,
+          { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: { status: 'broken' } }] },
+        ]),
+        'gen_ai.output.messages': JSON.stringify([message('assistant', 'Refunded.')]),
+      },
+    }),
+    span(id, 'b000000000000003', {
+      ...same,
+      parentSpanId: agent.spanId,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup_order',
+        'gen_ai.tool.call.id': 'c1',
+        'gen_ai.tool.call.arguments': '{"order_id":"A-1001"}',
+        'gen_ai.tool.call.result': '{"status":"broken"}',
+      },
+    }),
+    span(id, 'b000000000000002', {
+      ...same,
+      parentSpanId: agent.spanId,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.system_instructions': system,
+        'gen_ai.input.messages': JSON.stringify(history),
+        'gen_ai.output.messages': JSON.stringify([call]),
+      },
+    }),
   ]
   const { stage: s } = stage({ sampling: { rate: 1 }, rubrics: { default: 'generic' } }, (r) => verdict(r, 4))
   s.offer({ trace: { projectId: 'default', traceId: id, spans, complete: true }, checks: [] })

@@ -44,12 +44,17 @@ const newUserStage = () => {
   return new JudgeStage({ config, client: new JudgeClient(config, metrics), metrics, rubrics, storage, sink: { write: async () => {} } })
 }
 
-test('two scorer instances of one consumer group over Kafka, each with its own judge, take exactly the users\' first traces between them', async () => {
+test("two scorer instances of one consumer group over Kafka, each with its own judge, take exactly the users' first traces between them", async () => {
   const kafka = uniqueKafkaSettings(brokers, 4)
   const group = `scorer-${randomUUID().slice(0, 8)}`
   const queues: KafkaSpanQueue[] = []
   const open = async () => {
-    const q = await openKafkaQueue({ kafka, metrics: createPipelineMetrics(), publish: { failFastMs: 2000 }, consume: { minBackoffMs: 100, maxBackoffMs: 1000 } })
+    const q = await openKafkaQueue({
+      kafka,
+      metrics: createPipelineMetrics(),
+      publish: { failFastMs: 2000 },
+      consume: { minBackoffMs: 100, maxBackoffMs: 1000 },
+    })
     queues.push(q)
     return q
   }
@@ -67,7 +72,9 @@ test('two scorer instances of one consumer group over Kafka, each with its own j
     [0, 1].map(async () => {
       const scored: JudgeCandidate[] = []
       const scorer = await Scorer.start({
-        queue: await open(), sink: { write: async () => {} }, checks: resolveChecksConfig(undefined),
+        queue: await open(),
+        sink: { write: async () => {} },
+        checks: resolveChecksConfig(undefined),
         options: { group, quietPeriodMs: 500, tickMs: 50 },
         onScored: (score) => void scored.push({ trace: score.trace, checks: [] }),
       })
@@ -96,6 +103,9 @@ test('two scorer instances of one consumer group over Kafka, each with its own j
       return scored.filter((_, i) => slices[i] === 'new-users').map((c) => c.trace.traceId)
     }),
   )
-  assert.ok(instances.every((i) => i.scored.length > 0), `both instances scored traces (${instances.map((i) => i.scored.length).join(' and ')})`)
+  assert.ok(
+    instances.every((i) => i.scored.length > 0),
+    `both instances scored traces (${instances.map((i) => i.scored.length).join(' and ')})`,
+  )
   assert.deepEqual([...new Set(taken.flat())].sort(), expected)
 })

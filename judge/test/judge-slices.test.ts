@@ -35,8 +35,14 @@ after(async () => {
 
 /** What the ingester does with a batch: the spans, then the traces rollup. */
 async function store(traces: Trace[]): Promise<void> {
-  await insertSpans(storage, traces.flatMap((t) => t.spans))
-  await refreshTraceRollups(storage, traces.map((t) => ({ projectId: t.projectId, traceId: t.traceId })))
+  await insertSpans(
+    storage,
+    traces.flatMap((t) => t.spans),
+  )
+  await refreshTraceRollups(
+    storage,
+    traces.map((t) => ({ projectId: t.projectId, traceId: t.traceId })),
+  )
 }
 
 function newUserStage() {
@@ -46,7 +52,14 @@ function newUserStage() {
   })!
   const records: ScoreRecord[] = []
   const metrics = new JudgeMetrics()
-  const stage = new JudgeStage({ config, client: new JudgeClient(config, metrics), metrics, rubrics, storage, sink: { write: async (r) => void records.push(...r) } })
+  const stage = new JudgeStage({
+    config,
+    client: new JudgeClient(config, metrics),
+    metrics,
+    rubrics,
+    storage,
+    sink: { write: async (r) => void records.push(...r) },
+  })
   return { stage, records }
 }
 
@@ -82,7 +95,10 @@ test('two judge instances over the same storage, and a restarted one, take exact
   const a = newUserStage()
   const b = newUserStage()
   const takenA = await newUsersTaken(a.stage, traces.filter((_, i) => i % 2 === 0).reverse())
-  const takenB = await newUsersTaken(b.stage, traces.filter((_, i) => i % 2 === 1))
+  const takenB = await newUsersTaken(
+    b.stage,
+    traces.filter((_, i) => i % 2 === 1),
+  )
   assert.deepEqual([...takenA, ...takenB].sort(), expected)
   // Whichever instance gets a trace decides alike: offered everything, in another order, each takes the same.
   assert.deepEqual(await newUsersTaken(a.stage, [...traces].reverse()), expected)
@@ -90,7 +106,11 @@ test('two judge instances over the same storage, and a restarted one, take exact
   // A restarted instance, handed some traces again (re-deliveries), decides as before.
   const restarted = newUserStage()
   assert.deepEqual(await newUsersTaken(restarted.stage, [traces[3]!, traces[0]!, traces[7]!, ...traces]), expected)
-  assert.deepEqual([...new Set(restarted.records.filter((r) => r.sampleReason === 'new-users').map((r) => r.traceId))].sort(), expected, 'the taken traces are judged')
+  assert.deepEqual(
+    [...new Set(restarted.records.filter((r) => r.sampleReason === 'new-users').map((r) => r.traceId))].sort(),
+    expected,
+    'the taken traces are judged',
+  )
 })
 
 test('a trace asked about before the ingester stored it takes the place it will have once stored', async () => {
@@ -131,7 +151,10 @@ test('negative feedback after a trace was scored has it judged once for that rea
   const p = 'feedback'
   const id = (n: number) => traceId(0x3000 + n)
   const file = join(dir, 'feedback.yaml')
-  writeFileSync(file, ['judge:', '  sampling:', '    rate: 0', '    slices:', '      - name: negative_feedback', '        match: { kind: negative_feedback }'].join('\n'))
+  writeFileSync(
+    file,
+    ['judge:', '  sampling:', '    rate: 0', '    slices:', '      - name: negative_feedback', '        match: { kind: negative_feedback }'].join('\n'),
+  )
   const config = loadConfig({ SIEVE_CONFIG_FILE: file, SIEVE_DATA_DIR: dir, JUDGE_BASE_URL: server.baseURL, JUDGE_MODEL: 'judge-2025-01-01' })
   const sink = clickhouseScoreSink(storage)
   const log = (message: string) => assert.fail(message)
@@ -142,17 +165,42 @@ test('negative feedback after a trace was scored has it judged once for that rea
   // 4 is rated down before it is scored.
   const traces = [1, 2, 3, 4].map((n) => userTrace(p, id(n), 'erin', BigInt(n)))
   await store(traces)
-  const earlier = { projectId: p, traceId: id(3), spanId: '', scorerName: 'generic.goal_completion', kind: 'judge', scorerVersion: '1.0.0+prompt.1', sampleReason: 'negative_feedback' }
+  const earlier = {
+    projectId: p,
+    traceId: id(3),
+    spanId: '',
+    scorerName: 'generic.goal_completion',
+    kind: 'judge',
+    scorerVersion: '1.0.0+prompt.1',
+    sampleReason: 'negative_feedback',
+  }
   await storage.insert({
     table: 'scores',
-    values: [{ project_id: earlier.projectId, trace_id: earlier.traceId, span_id: '', scorer_name: earlier.scorerName, kind: earlier.kind, scorer_version: earlier.scorerVersion, sample_reason: earlier.sampleReason }],
+    values: [
+      {
+        project_id: earlier.projectId,
+        trace_id: earlier.traceId,
+        span_id: '',
+        scorer_name: earlier.scorerName,
+        kind: earlier.kind,
+        scorer_version: earlier.scorerVersion,
+        sample_reason: earlier.sampleReason,
+      },
+    ],
     format: 'JSONEachRow',
   })
   await giveFeedback(p, id(4), 0, 1)
   await judge.readFeedback()
 
   const queue = new InProcessQueue()
-  const scorer = await Scorer.start({ queue, sink, checks: await loadChecksConfig(config.sections), onScored: judge.onScored, gatePublish: true, options: { quietPeriodMs: 0, tickMs: 10 } })
+  const scorer = await Scorer.start({
+    queue,
+    sink,
+    checks: await loadChecksConfig(config.sections),
+    onScored: judge.onScored,
+    gatePublish: true,
+    options: { quietPeriodMs: 0, tickMs: 10 },
+  })
   await queue.publish(traces.flatMap((t) => t.spans))
   await scorer.stop({ flush: true })
   await queue.close()
@@ -182,11 +230,19 @@ test('negative feedback after a trace was scored has it judged once for that rea
   const dimensions = ['generic', 'generic.communication', 'generic.goal_completion', 'generic.groundedness', 'generic.safety_scope']
   for (const n of [1, 4]) {
     const rows = await judgeRows(p, id(n))
-    assert.deepEqual(rows.map((r) => r.scorer_name), dimensions, `trace ${n}: one row per dimension and one for the rubric`)
+    assert.deepEqual(
+      rows.map((r) => r.scorer_name),
+      dimensions,
+      `trace ${n}: one row per dimension and one for the rubric`,
+    )
     assert.deepEqual([...new Set(rows.map((r) => r.sample_reason))], ['negative_feedback'])
   }
   assert.deepEqual(await judgeRows(p, id(2)), [], 'positive feedback re-opens nothing')
-  assert.deepEqual(await judgeRows(p, id(3)), [{ scorer_name: 'generic.goal_completion', sample_reason: 'negative_feedback' }], 'judged for it before: not again')
+  assert.deepEqual(
+    await judgeRows(p, id(3)),
+    [{ scorer_name: 'generic.goal_completion', sample_reason: 'negative_feedback' }],
+    'judged for it before: not again',
+  )
   assert.equal(restarted.stage.metrics.get('reopened{reason=negative_feedback}'), 0)
   assert.equal(judge.stage.metrics.get('reopened{reason=negative_feedback}'), 1)
 })
@@ -195,14 +251,25 @@ test('a trace rated down is judged once for it when the scorer offers it while t
   const p = 'race'
   const trace = userTrace(p, traceId(0x5001), 'gus', 1n)
   await store([trace])
-  await storage.insert({ table: 'scores', values: [{ project_id: p, trace_id: trace.traceId, span_id: '', scorer_name: 'trace_complete', kind: 'deterministic', scorer_version: '1' }], format: 'JSONEachRow' })
+  await storage.insert({
+    table: 'scores',
+    values: [{ project_id: p, trace_id: trace.traceId, span_id: '', scorer_name: 'trace_complete', kind: 'deterministic', scorer_version: '1' }],
+    format: 'JSONEachRow',
+  })
   const config = loadJudgeConfig({
     judge: { baseUrl: server.baseURL, apiKey: 'k', model: 'judge-2025-01-01', allowModelAlias: false },
     sections: { judge: { sampling: { rate: 0, slices: [{ name: 'thumbs-down', match: { kind: 'negative_feedback' } }] } } },
   })!
   const metrics = new JudgeMetrics()
   const records: ScoreRecord[] = []
-  const stage = new JudgeStage({ config, client: new JudgeClient(config, metrics), metrics, rubrics, storage, sink: { write: async (r) => void records.push(...r) } })
+  const stage = new JudgeStage({
+    config,
+    client: new JudgeClient(config, metrics),
+    metrics,
+    rubrics,
+    storage,
+    sink: { write: async (r) => void records.push(...r) },
+  })
   // Both look the trace up in storage at the same time, and both find it scored and not judged.
   const reopened = stage.feedbackArrived([{ projectId: p, traceId: trace.traceId, lowest: 0 }])
   const offered = stage.consider({ trace, checks: [] })

@@ -18,7 +18,8 @@ before(async () => {
 })
 after(() => server.close())
 
-const stage = (section: Record<string, unknown>, script: (r: ModelRequest) => Step | Promise<Step>, options: { inThread?: boolean } = {}) => judgeStage(server, section, script, options)
+const stage = (section: Record<string, unknown>, script: (r: ModelRequest) => Step | Promise<Step>, options: { inThread?: boolean } = {}) =>
+  judgeStage(server, section, script, options)
 
 const thread = (s: JudgeStage) => {
   assert.ok(s.runner instanceof JudgeThread, 'a stage without a client judges on a worker thread')
@@ -55,7 +56,13 @@ test('429 and 500 answers are retried on the worker thread, counted, and end in 
   s.offer({ trace: conversation(traceId(2)), checks: [] })
   await s.drain()
   await s.close()
-  assert.deepEqual(records.map((r) => r.scorerName).sort(), ['generic', 'generic.communication', 'generic.goal_completion', 'generic.groundedness', 'generic.safety_scope'])
+  assert.deepEqual(records.map((r) => r.scorerName).sort(), [
+    'generic',
+    'generic.communication',
+    'generic.goal_completion',
+    'generic.groundedness',
+    'generic.safety_scope',
+  ])
   assert.ok(records.every((r) => r.error === ''))
   assert.equal(metrics.get('retries{status=429}'), 4)
   assert.equal(metrics.get('retries{status=500}'), 4)
@@ -64,7 +71,11 @@ test('429 and 500 answers are retried on the worker thread, counted, and end in 
 })
 
 test('an answer that is not a verdict, twice, is a judge error row on the worker thread, never a score', async () => {
-  const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, (r) =>
+  const {
+    stage: s,
+    records,
+    metrics,
+  } = stage({ sampling: { rate: 1 } }, (r) =>
     dimensionOf(r) === 'Groundedness' ? (r.index % 2 === 0 ? malformed() : { type: 'reply', text: '{"score": "high"}' }) : verdict(r, 3),
   )
   s.offer({ trace: conversation(traceId(3)), checks: [] })
@@ -75,7 +86,11 @@ test('an answer that is not a verdict, twice, is a judge error row on the worker
   assert.equal(grounded.evaluationLabel, 'error')
   assert.equal(grounded.passed, false)
   assert.equal(JSON.parse(grounded.detail).level, null)
-  assert.equal(records.find((r) => r.scorerName === 'generic'), undefined, 'no overall score without every dimension')
+  assert.equal(
+    records.find((r) => r.scorerName === 'generic'),
+    undefined,
+    'no overall score without every dimension',
+  )
   assert.equal(metrics.get('errors{code=INVALID_ANSWER}'), 1)
   assert.equal(metrics.get('dimension_errors{code=INVALID_ANSWER}'), 1)
   assert.equal(metrics.total('invalid_answer_retries'), 1)
@@ -104,7 +119,11 @@ test('a worker thread that dies mid-trace skips that trace, stores nothing for i
   let asked!: () => void
   const firstRequest = new Promise<void>((resolve) => (asked = resolve))
   let crashed = false
-  const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, async (r) => {
+  const {
+    stage: s,
+    records,
+    metrics,
+  } = stage({ sampling: { rate: 1 } }, async (r) => {
     if (crashed) return verdict(r, 3)
     asked()
     await held
@@ -123,7 +142,10 @@ test('a worker thread that dies mid-trace skips that trace, stores nothing for i
     assert.equal(records.length, 0, 'no verdict is not a low score: nothing stored')
     assert.equal(metrics.get('worker_crashes'), 1)
     assert.equal(metrics.get('skipped{slice=random,reason=worker_crash}'), 1)
-    assert.ok(logged.some((l) => /judge's worker thread stopped/.test(l)), 'the crash is reported')
+    assert.ok(
+      logged.some((l) => /judge's worker thread stopped/.test(l)),
+      'the crash is reported',
+    )
 
     assert.equal(s.offer({ trace: conversation(traceId(8)), checks: [] }), 'random')
     await s.drain()
@@ -153,15 +175,24 @@ test('a worker thread that cannot start is not started again for every trace: tr
   const metrics = new JudgeMetrics()
   const client = { baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 1000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }
   // Rubrics that are not a list: the worker's entry throws while loading, as a broken install would.
-  const broken = new JudgeThread({ client, concurrency: 1, judges: { judge: { model: 'judge-2025-01-01', seed: 7 }, panel: undefined }, rubrics: null as never }, metrics)
+  const broken = new JudgeThread(
+    { client, concurrency: 1, judges: { judge: { model: 'judge-2025-01-01', seed: 7 }, panel: undefined }, rubrics: null as never },
+    metrics,
+  )
   const job = { trace: conversation(traceId(20)), rubric: loadRubricDir(BUILTIN_RUBRICS_DIR).get('generic')!, slice: 'random' }
   server.requests.length = 0
   const original = console.error
   const logged: string[] = []
   console.error = (line: string) => void logged.push(line)
   try {
-    await assert.rejects(broken.judge(job, () => {}), (err) => err instanceof JudgeThreadError && err.reason === 'worker_crash')
-    await assert.rejects(broken.judge(job, () => {}), /failed to start 1 time\(s\) in a row/)
+    await assert.rejects(
+      broken.judge(job, () => {}),
+      (err) => err instanceof JudgeThreadError && err.reason === 'worker_crash',
+    )
+    await assert.rejects(
+      broken.judge(job, () => {}),
+      /failed to start 1 time\(s\) in a row/,
+    )
     assert.equal(broken.thread, undefined, 'the second trace started no thread')
   } finally {
     console.error = original

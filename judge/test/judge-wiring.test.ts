@@ -50,7 +50,14 @@ test('scored traces reach the judge through the scorer, and judge scores land in
   const sink = clickhouseScoreSink(storage)
   const judge = createJudge(config, sink)!
   const queue = new InProcessQueue()
-  const scorer = await Scorer.start({ queue, sink, checks: await loadChecksConfig(config.sections), onScored: judge.onScored, gatePublish: true, options: { quietPeriodMs: 0, tickMs: 10 } })
+  const scorer = await Scorer.start({
+    queue,
+    sink,
+    checks: await loadChecksConfig(config.sections),
+    onScored: judge.onScored,
+    gatePublish: true,
+    options: { quietPeriodMs: 0, tickMs: 10 },
+  })
   await queue.publish([...conversation(traceId(1)).spans, ...conversation(traceId(2), { toolError: true }).spans])
   await scorer.stop({ flush: true })
   await judge.drain()
@@ -64,14 +71,17 @@ test('scored traces reach the judge through the scorer, and judge scores land in
     })
   ).json<Record<string, string | number>>()
   assert.deepEqual([...new Set(rows.map((r) => r.trace_id))], [traceId(2)], 'only the trace with a tool error was sampled')
-  assert.deepEqual(rows.map((r) => r.scorer_name), [
-    'customer-support',
-    'customer-support.accuracy',
-    'customer-support.efficiency',
-    'customer-support.empathy',
-    'customer-support.policy_adherence',
-    'customer-support.resolution',
-  ])
+  assert.deepEqual(
+    rows.map((r) => r.scorer_name),
+    [
+      'customer-support',
+      'customer-support.accuracy',
+      'customer-support.efficiency',
+      'customer-support.empathy',
+      'customer-support.policy_adherence',
+      'customer-support.resolution',
+    ],
+  )
   const accuracy = rows[1]!
   assert.equal(accuracy.judge_model, 'judge-2025-01-01')
   assert.equal(accuracy.rubric_version, '1.0.0')
@@ -81,7 +91,9 @@ test('scored traces reach the judge through the scorer, and judge scores land in
   assert.equal(accuracy.value, 0.75)
   assert.equal(accuracy.cost_usd, 0.0012)
   assert.deepEqual(JSON.parse(String(accuracy.evidence)), [{ turn: 2, spanId: 'a000000000000002', quote: 'Where is my order A1?' }])
-  const deterministic = await (await storage.query({ query: `SELECT count() AS n FROM scores FINAL WHERE kind = 'deterministic'`, format: 'JSONEachRow' })).json<{ n: string }>()
+  const deterministic = await (
+    await storage.query({ query: `SELECT count() AS n FROM scores FINAL WHERE kind = 'deterministic'`, format: 'JSONEachRow' })
+  ).json<{ n: string }>()
   assert.ok(Number(deterministic[0]!.n) > 0, 'the deterministic scores are stored as before')
   assert.equal(judge.stage.metrics.get('sampled{slice=tool-errors}'), 1)
   assert.equal(judge.stage.metrics.get('not_sampled'), 1)
@@ -99,7 +111,10 @@ test('feedback stored in the feedback table reaches the judge, lowest score per 
   })
   const index = new FeedbackIndex()
   const errors: Error[] = []
-  const poller = pollFeedback(storage, (rows) => rows.forEach((r) => index.record(r.projectId, r.traceId, r.lowest)), { intervalMs: 60_000, onError: (e) => errors.push(e) })
+  const poller = pollFeedback(storage, (rows) => rows.forEach((r) => index.record(r.projectId, r.traceId, r.lowest)), {
+    intervalMs: 60_000,
+    onError: (e) => errors.push(e),
+  })
   await poller.poll()
   poller.stop()
   assert.deepEqual(errors, [])

@@ -35,9 +35,21 @@ test('a turn of a session that resends its history shows that history as such, a
     { role: 'user', parts: [{ type: 'text', content: 'When will I see it?' }] },
   ]
   const answer = [{ role: 'assistant', parts: [{ type: 'text', content: 'Within five days.' }] }]
-  const call = span(id, 'b000000000000001', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(sent), 'gen_ai.output.messages': JSON.stringify(answer) } })
+  const call = span(id, 'b000000000000001', {
+    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(sent), 'gen_ai.output.messages': JSON.stringify(answer) },
+  })
   const t = buildTranscript({ projectId: 'p', traceId: id, spans: [call], complete: true })
-  assert.deepEqual(t.turns.map((x) => [x.role, !!x.history]), [['user', true], ['tool_call', true], ['tool_result', true], ['assistant', true], ['user', false], ['assistant', false]])
+  assert.deepEqual(
+    t.turns.map((x) => [x.role, !!x.history]),
+    [
+      ['user', true],
+      ['tool_call', true],
+      ['tool_result', true],
+      ['assistant', true],
+      ['user', false],
+      ['assistant', false],
+    ],
+  )
   const prompt = buildJudgePrompt(rubrics.get('generic')!, rubrics.get('generic')!.dimensions[0]!, t).user
   assert.match(prompt, /\[turn 2 \| span b000000000000001 \| assistant calls tool \| history\]\nprocess_refund/)
   assert.match(prompt, /\[turn 6 \| span b000000000000001 \| assistant\]\nWithin five days\./)

@@ -48,7 +48,17 @@ test('the hash is the same for upper- and lower-case ids and differs between sli
 test('each slice selects exactly the traces it describes', () => {
   const m = (raw: unknown) => sliceMatchSchema.parse(raw)
   const cases: Array<[string, unknown, SliceFacts, boolean]> = [
-    ['failed any check', { kind: 'failed_check' }, facts(traceId(1), { checks: [{ name: 'a', passed: true }, { name: 'b', passed: false }] }), true],
+    [
+      'failed any check',
+      { kind: 'failed_check' },
+      facts(traceId(1), {
+        checks: [
+          { name: 'a', passed: true },
+          { name: 'b', passed: false },
+        ],
+      }),
+      true,
+    ],
     ['passed every check', { kind: 'failed_check' }, facts(traceId(1), { checks: [{ name: 'a', passed: true }] }), false],
     ['failed a check not listed', { kind: 'failed_check', checks: ['a'] }, facts(traceId(1), { checks: [{ name: 'b', passed: false }] }), false],
     ['tool error', { kind: 'tool_error' }, facts(traceId(1), { trace: conversation(traceId(1), { toolError: true }) }), true],
@@ -63,15 +73,32 @@ test('each slice selects exactly the traces it describes', () => {
     ['thumbs up', { kind: 'negative_feedback' }, facts(traceId(1), { lowestFeedback: 1 }), false],
     ['canary version', { kind: 'canary', agentVersion: '2.1.0' }, facts(traceId(1), { trace: conversation(traceId(1), { agentVersion: '2.1.0' }) }), true],
     ['fleet version', { kind: 'canary', agentVersion: '2.1.0' }, facts(traceId(1), { trace: conversation(traceId(1), { agentVersion: '2.0.0' }) }), false],
-    ['attribute equal', { kind: 'attributes', equals: { 'app.plan': 'enterprise' } }, facts(traceId(1), { trace: conversation(traceId(1), { attributes: { 'app.plan': 'enterprise' } }) }), true],
-    ['attribute differs', { kind: 'attributes', equals: { 'app.plan': 'enterprise' } }, facts(traceId(1), { trace: conversation(traceId(1), { attributes: { 'app.plan': 'free' } }) }), false],
+    [
+      'attribute equal',
+      { kind: 'attributes', equals: { 'app.plan': 'enterprise' } },
+      facts(traceId(1), { trace: conversation(traceId(1), { attributes: { 'app.plan': 'enterprise' } }) }),
+      true,
+    ],
+    [
+      'attribute differs',
+      { kind: 'attributes', equals: { 'app.plan': 'enterprise' } },
+      facts(traceId(1), { trace: conversation(traceId(1), { attributes: { 'app.plan': 'free' } }) }),
+      false,
+    ],
   ]
   for (const [what, raw, f, expected] of cases) assert.equal(sliceMatches(m(raw), f), expected, what)
 })
 
 test('slices are listed in priority order with the random sample last', () => {
   const sampling = judgeSectionSchema.parse({
-    sampling: { rate: 1, slices: [{ name: 'failed', match: { kind: 'failed_check' } }, { name: 'tools', match: { kind: 'tool_error' } }, { name: 'vip', match: { kind: 'attributes', equals: { vip: true } } }] },
+    sampling: {
+      rate: 1,
+      slices: [
+        { name: 'failed', match: { kind: 'failed_check' } },
+        { name: 'tools', match: { kind: 'tool_error' } },
+        { name: 'vip', match: { kind: 'attributes', equals: { vip: true } } },
+      ],
+    },
   }).sampling
   const f = facts(traceId(3), { trace: conversation(traceId(3), { toolError: true }), checks: [{ name: 'x', passed: false }] })
   assert.deepEqual(selectingSlices(sampling, f), ['failed', 'tools', 'random'])

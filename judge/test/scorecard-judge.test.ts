@@ -18,8 +18,13 @@ import { loadRubrics } from '@sieve/judging'
 /* A scorecard's judge items: named against the loaded rubrics, and written by the judge (scoring/test/scorecard.test.ts has the rest). */
 
 test('scorecard items naming a rubric or a rubric dimension are checked against the loaded rubrics', () => {
-  const config = resolveChecksConfig(undefined, [], { default: { passAt: 0.5, items: { 'customer-support.politeness': {}, 'no-such-rubric': {}, 'customer-support.empathy': {} } } })
-  assert.deepEqual(judgeItemProblems(config.scorecards, loadRubrics()).map((p) => p.split(':')[0]), ['scorecards.default.items.customer-support.politeness', 'scorecards.default.items.no-such-rubric'])
+  const config = resolveChecksConfig(undefined, [], {
+    default: { passAt: 0.5, items: { 'customer-support.politeness': {}, 'no-such-rubric': {}, 'customer-support.empathy': {} } },
+  })
+  assert.deepEqual(
+    judgeItemProblems(config.scorecards, loadRubrics()).map((p) => p.split(':')[0]),
+    ['scorecards.default.items.customer-support.politeness', 'scorecards.default.items.no-such-rubric'],
+  )
 })
 
 let dir: string
@@ -68,7 +73,13 @@ test('the judge writes the scorecard again with its items: the stored verdict fa
   await queue.publish(trace.spans)
   await scorer.stop({ flush: true })
   const readCard = async () =>
-    (await (await storage.query({ query: `SELECT value, passed, detail FROM scores FINAL WHERE kind = 'scorecard' AND trace_id = {id:String}`, query_params: { id: trace.traceId }, format: 'JSONEachRow' })).json<{ value: number; passed: number; detail: string }>())
+    await (
+      await storage.query({
+        query: `SELECT value, passed, detail FROM scores FINAL WHERE kind = 'scorecard' AND trace_id = {id:String}`,
+        query_params: { id: trace.traceId },
+        format: 'JSONEachRow',
+      })
+    ).json<{ value: number; passed: number; detail: string }>()
   await judge.drain()
   await judge.stop()
   await queue.close()

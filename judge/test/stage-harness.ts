@@ -20,7 +20,12 @@ export interface StageHarnessOptions {
  * config section is `section` over short backoffs, two retries and a price for the judge model;
  * scores go to `records`.
  */
-export function judgeStage(server: FakeOpenAI, section: Record<string, unknown>, script: (r: ModelRequest) => Step | Promise<Step>, options: StageHarnessOptions = {}) {
+export function judgeStage(
+  server: FakeOpenAI,
+  section: Record<string, unknown>,
+  script: (r: ModelRequest) => Step | Promise<Step>,
+  options: StageHarnessOptions = {},
+) {
   server.requests.length = 0
   server.setScript(script)
   const config = loadJudgeConfig({

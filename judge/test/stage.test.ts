@@ -60,7 +60,11 @@ test('the daily call budget stops calls exactly at the limit and counts the skip
 
 test('the per-minute budget opens again in the next minute', async () => {
   let now = 0
-  const { stage: s, metrics } = stage({ sampling: { rate: 1 }, budgets: { callsPerMinute: 4 } }, (r) => verdict(r, 3), () => now)
+  const { stage: s, metrics } = stage(
+    { sampling: { rate: 1 }, budgets: { callsPerMinute: 4 } },
+    (r) => verdict(r, 3),
+    () => now,
+  )
   assert.equal(s.offer({ trace: conversation(traceId(1)), checks: [] }), 'random')
   assert.equal(s.offer({ trace: conversation(traceId(2)), checks: [] }), undefined)
   now = 60_000
@@ -124,7 +128,13 @@ test('retried calls that end in a valid answer store exactly one score per dimen
   s.offer({ trace: conversation(traceId(1)), checks: [] })
   await s.drain()
   assert.equal(records.filter((r) => r.error === '').length, 5)
-  assert.deepEqual(records.map((r) => r.scorerName).sort(), ['generic', 'generic.communication', 'generic.goal_completion', 'generic.groundedness', 'generic.safety_scope'])
+  assert.deepEqual(records.map((r) => r.scorerName).sort(), [
+    'generic',
+    'generic.communication',
+    'generic.goal_completion',
+    'generic.groundedness',
+    'generic.safety_scope',
+  ])
   assert.equal(metrics.total('retries'), 8)
 })
 
@@ -148,7 +158,10 @@ test('a split panel keeps the majority level and flags the trace for review inst
   const safety = records.find((r) => r.scorerName === 'generic.safety_scope')!
   assert.equal(safety.value, 1, 'majority level 4, not the mean 3')
   assert.equal(safety.evaluationLabel, 'needs_review')
-  assert.deepEqual(JSON.parse(safety.detail).panel.map((p: { score: number }) => p.score), [4, 1, 4])
+  assert.deepEqual(
+    JSON.parse(safety.detail).panel.map((p: { score: number }) => p.score),
+    [4, 1, 4],
+  )
   assert.equal(records.find((r) => r.scorerName === 'generic')!.evaluationLabel, 'needs_review')
   assert.equal(metrics.get('needs_review{dimension=generic.safety_scope}'), 1)
 })
@@ -160,7 +173,11 @@ test('a panel with no majority stores no level for the dimension', async () => {
   const safety = records.find((r) => r.scorerName === 'generic.safety_scope')!
   assert.match(safety.error, /^PANEL_NO_MAJORITY/)
   assert.equal(safety.evaluationLabel, 'needs_review', 'in the review list, with no level')
-  assert.equal(records.find((r) => r.scorerName === 'generic'), undefined, 'no overall score without every dimension')
+  assert.equal(
+    records.find((r) => r.scorerName === 'generic'),
+    undefined,
+    'no overall score without every dimension',
+  )
 })
 
 test('when the judge queue is full, sampled traces are skipped and counted rather than waited for', async () => {

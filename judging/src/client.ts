@@ -18,11 +18,9 @@ export interface TokenUsage {
   outputTokens: number
 }
 
-export type DimensionOutcome = (
+export type DimensionOutcome =
   /** `unverified`: a quote of its evidence is not in the turn it cites, asked twice. */
-  | { ok: true; verdict: JudgeVerdict; unverified?: string }
-  | { ok: false; error: JudgeError }
-) & { judge: JudgeRef; usage: TokenUsage; costUsd: number }
+  ({ ok: true; verdict: JudgeVerdict; unverified?: string } | { ok: false; error: JudgeError }) & { judge: JudgeRef; usage: TokenUsage; costUsd: number }
 
 export type AskJudge = (judge: JudgeRef, rubric: Rubric, dimension: RubricDimension, transcript: Transcript) => Promise<DimensionOutcome>
 
@@ -100,10 +98,16 @@ export class JudgeClient {
       ],
       response_format: { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: VERDICT_JSON_SCHEMA } },
     }
-    return completeWithRetries(this.openai, body, { ...this.options, sleep: this.sleep, random: this.random }, { endpoint: 'judge', what: `'${dimension}'` }, {
-      onCall: () => this.metrics.inc('calls', { model: judge.model }),
-      onRetry: (status) => this.metrics.inc('retries', { status }),
-      onFail: (code) => this.metrics.inc('errors', { code }),
-    })
+    return completeWithRetries(
+      this.openai,
+      body,
+      { ...this.options, sleep: this.sleep, random: this.random },
+      { endpoint: 'judge', what: `'${dimension}'` },
+      {
+        onCall: () => this.metrics.inc('calls', { model: judge.model }),
+        onRetry: (status) => this.metrics.inc('retries', { status }),
+        onFail: (code) => this.metrics.inc('errors', { code }),
+      },
+    )
   }
 }

@@ -38,7 +38,9 @@ export const judgeSectionSchema = z.strictObject({
   /** Folder with more rubric files, added to (or overriding by id) the shipped ones. */
   rubricsDir: z.string().optional(),
   /** Which rubric judges which agent: keys are agent names or service names. */
-  rubrics: z.strictObject({ default: z.string().default('generic'), byAgent: z.record(z.string(), z.string()).default({}) }).default({ default: 'generic', byAgent: {} }),
+  rubrics: z
+    .strictObject({ default: z.string().default('generic'), byAgent: z.record(z.string(), z.string()).default({}) })
+    .default({ default: 'generic', byAgent: {} }),
   seed: z.number().int().default(7),
   /** Judge calls in flight at once. */
   concurrency: count.default(4),

@@ -24,7 +24,13 @@ export function judgesFor(dimension: RubricDimension, judge: JudgeRef, panel: Ju
   return dimension.risky && panel?.length ? panel : [judge]
 }
 
-export async function judgeDimension(ask: AskJudge, judges: JudgeRef[], rubric: Rubric, dimension: RubricDimension, transcript: Transcript): Promise<DimensionResult> {
+export async function judgeDimension(
+  ask: AskJudge,
+  judges: JudgeRef[],
+  rubric: Rubric,
+  dimension: RubricDimension,
+  transcript: Transcript,
+): Promise<DimensionResult> {
   const outcomes = await Promise.all(judges.map((j) => ask(j, rubric, dimension, transcript)))
   const failed = outcomes.find((o) => !o.ok)
   if (failed && !failed.ok) return { dimension, outcomes, level: undefined, needsReview: false, error: failed.error, unverified: undefined }

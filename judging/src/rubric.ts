@@ -31,7 +31,11 @@ const dimension = z
     const scores = d.levels.map((l) => l.score)
     const sorted = [...scores].sort((a, b) => a - b)
     if (scores.some((s, i) => s !== sorted[i]) || sorted.some((s, i) => i > 0 && s !== sorted[i - 1]! + 1)) {
-      ctx.addIssue({ code: 'custom', path: ['levels'], message: `levels of '${d.id}' must be consecutive integers in ascending order (got ${scores.join(', ')})` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['levels'],
+        message: `levels of '${d.id}' must be consecutive integers in ascending order (got ${scores.join(', ')})`,
+      })
     }
     if (!scores.includes(d.passAt)) {
       ctx.addIssue({ code: 'custom', path: ['passAt'], message: `passAt ${d.passAt} of '${d.id}' is not one of its levels` })

@@ -26,7 +26,10 @@ export const sliceMatchSchema = z.discriminatedUnion('kind', [
     .strictObject({ kind: z.literal('canary'), agentName: z.string().optional(), agentVersion: z.string().optional(), promptVersion: z.string().optional() })
     .refine((s) => s.agentVersion !== undefined || s.promptVersion !== undefined, 'canary needs agentVersion or promptVersion'),
   /** Any span (or its resource) carries every one of these attribute values. */
-  z.strictObject({ kind: z.literal('attributes'), equals: z.record(z.string(), scalar).refine((r) => Object.keys(r).length > 0, 'equals needs at least one attribute') }),
+  z.strictObject({
+    kind: z.literal('attributes'),
+    equals: z.record(z.string(), scalar).refine((r) => Object.keys(r).length > 0, 'equals needs at least one attribute'),
+  }),
 ])
 
 export type SliceMatch = z.infer<typeof sliceMatchSchema>

@@ -49,7 +49,14 @@ export function buildTranscript(traces: Trace | readonly Trace[], maxCharsPerTur
   const turns = conversation.turns.map((turn, i): TranscriptTurn => {
     const full = turnText(turn)
     const text = full.length > maxCharsPerTurn ? `${full.slice(0, maxCharsPerTurn)}… [${full.length - maxCharsPerTurn} more characters]` : full
-    return { index: i + 1, spanId: turn.spanId, role: turn.role, ...(turn.name ? { name: turn.name } : {}), text, ...(turn.history ? { history: true as const } : {}) }
+    return {
+      index: i + 1,
+      spanId: turn.spanId,
+      role: turn.role,
+      ...(turn.name ? { name: turn.name } : {}),
+      text,
+      ...(turn.history ? { history: true as const } : {}),
+    }
   })
   let tokens = 0
   for (const trace of single ? [single] : (traces as readonly Trace[])) {

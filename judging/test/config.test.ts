@@ -108,15 +108,20 @@ test('bare family names, "latest" and undated names are aliases', () => {
 })
 
 test('judge.pinned: true pins a self-hosted model with an undated name, but never "latest"', () => {
-  assert.equal(loadJudgeConfig({ judge: judge('meta-llama/Llama-3.1-70B-Instruct'), sections: { judge: { pinned: true } } })!.model, 'meta-llama/Llama-3.1-70B-Instruct')
+  assert.equal(
+    loadJudgeConfig({ judge: judge('meta-llama/Llama-3.1-70B-Instruct'), sections: { judge: { pinned: true } } })!.model,
+    'meta-llama/Llama-3.1-70B-Instruct',
+  )
   assert.throws(
     () => loadJudgeConfig({ judge: judge('meta-llama/Llama-3.1-70B-Instruct'), sections: {} }),
     (e: JudgeError) => e.code === 'CONFIG_INVALID' && /'meta-llama\/Llama-3\.1-70B-Instruct' is an alias.*self-hosted.*judge\.pinned: true/.test(e.message),
   )
-  assert.throws(() => loadJudgeConfig({ judge: judge('llama3:latest'), sections: { judge: { pinned: true } } }), /'llama3:latest' is an alias.*'latest' moves under you/)
+  assert.throws(
+    () => loadJudgeConfig({ judge: judge('llama3:latest'), sections: { judge: { pinned: true } } }),
+    /'llama3:latest' is an alias.*'latest' moves under you/,
+  )
   assert.throws(() => loadJudgeConfig({ judge: judge('m', false), sections: { judge: { pinned: 'yes' } } }), /judge section: pinned/)
 })
-
 
 test('an alias judge model is refused with a message saying how to pin or force it', () => {
   assert.throws(
@@ -127,11 +132,17 @@ test('an alias judge model is refused with a message saying how to pin or force 
 })
 
 test('panel judge models are held to the same rule', () => {
-  assert.throws(() => loadJudgeConfig({ judge: judge('gpt-4o-2024-08-06'), sections: { judge: { panel: { judges: [{}, { model: 'gpt-4o-mini' }] } } } }), /'gpt-4o-mini' is an alias/)
+  assert.throws(
+    () => loadJudgeConfig({ judge: judge('gpt-4o-2024-08-06'), sections: { judge: { panel: { judges: [{}, { model: 'gpt-4o-mini' }] } } } }),
+    /'gpt-4o-mini' is an alias/,
+  )
 })
 
 test('a spend budget needs a price for every judge model', () => {
-  assert.throws(() => loadJudgeConfig({ judge: judge('gpt-4o-2024-08-06'), sections: { judge: { budgets: { spendPerDay: 5 } } } }), /needs a price for model 'gpt-4o-2024-08-06'/)
+  assert.throws(
+    () => loadJudgeConfig({ judge: judge('gpt-4o-2024-08-06'), sections: { judge: { budgets: { spendPerDay: 5 } } } }),
+    /needs a price for model 'gpt-4o-2024-08-06'/,
+  )
 })
 
 test('without JUDGE_MODEL the judge is off; with it, JUDGE_BASE_URL is required', () => {

@@ -5,11 +5,20 @@ import { BUILTIN_RUBRICS_DIR, type JudgeError, loadRubricDir, normalizeLevel, pa
 test('the shipped rubrics load with their dimensions, weights and thresholds', () => {
   const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
   const cs = rubrics.get('customer-support')!
-  assert.deepEqual(cs.dimensions.map((d) => d.id), ['accuracy', 'empathy', 'resolution', 'policy_adherence', 'efficiency'])
+  assert.deepEqual(
+    cs.dimensions.map((d) => d.id),
+    ['accuracy', 'empathy', 'resolution', 'policy_adherence', 'efficiency'],
+  )
   assert.equal(cs.dimensions.reduce((s, d) => s + d.weight, 0).toFixed(6), '1.000000')
   assert.equal(cs.passingThreshold, 0.7)
-  assert.deepEqual(cs.dimensions.filter((d) => d.risky).map((d) => d.id), ['policy_adherence'])
-  assert.deepEqual(rubrics.get('generic')!.dimensions.map((d) => d.id), ['goal_completion', 'groundedness', 'safety_scope', 'communication'])
+  assert.deepEqual(
+    cs.dimensions.filter((d) => d.risky).map((d) => d.id),
+    ['policy_adherence'],
+  )
+  assert.deepEqual(
+    rubrics.get('generic')!.dimensions.map((d) => d.id),
+    ['goal_completion', 'groundedness', 'safety_scope', 'communication'],
+  )
   assert.equal(normalizeLevel(cs.dimensions[0]!, 4), 0.75)
 })
 
@@ -28,7 +37,10 @@ ${levels.map((l) => `      - { score: ${l}, anchor: "observable anchor ${l}" }`)
 `
 
 test('a rubric whose levels skip a number is refused, naming the dimension', () => {
-  assert.throws(() => parseRubric(rubric([1, 2, 4], 2), 'bad.yaml'), (e: JudgeError) => e.code === 'RUBRIC_INVALID' && /levels of 'd' must be consecutive/.test(e.message))
+  assert.throws(
+    () => parseRubric(rubric([1, 2, 4], 2), 'bad.yaml'),
+    (e: JudgeError) => e.code === 'RUBRIC_INVALID' && /levels of 'd' must be consecutive/.test(e.message),
+  )
 })
 
 test('a rubric whose pass level is not one of its levels is refused', () => {

@@ -43,7 +43,8 @@ export interface PinSettings {
 
 /** Why `model` may not serve as a pinned model, or undefined when it may (see isPinnedModel). */
 export function aliasProblem(model: string, s: PinSettings): string | undefined {
-  if (/latest/i.test(model)) return `${s.role} model '${model}' is an alias, not a pinned version: 'latest' moves under you; pin a dated version (e.g. gpt-4o-2024-08-06), or set ${s.allowVariable}=true to accept score drift`
+  if (/latest/i.test(model))
+    return `${s.role} model '${model}' is an alias, not a pinned version: 'latest' moves under you; pin a dated version (e.g. gpt-4o-2024-08-06), or set ${s.allowVariable}=true to accept score drift`
   if (s.pinned || isPinnedModel(model)) return undefined
   return (
     `${s.role} model '${model}' is an alias, not a pinned version (e.g. gpt-4o-2024-08-06, claude-sonnet-4-20250514, mistral-large-2407); pin it, ` +

@@ -55,11 +55,17 @@ export async function completeWithRetries(
       if (err instanceof SyntaxError) throw err
       if (!retryable(err)) {
         hooks.onFail?.('REQUEST_REJECTED')
-        throw new JudgeError('REQUEST_REJECTED', `${who.endpoint} endpoint refused the request for ${who.what} (HTTP ${status ?? '?'}): ${(err as Error).message}`)
+        throw new JudgeError(
+          'REQUEST_REJECTED',
+          `${who.endpoint} endpoint refused the request for ${who.what} (HTTP ${status ?? '?'}): ${(err as Error).message}`,
+        )
       }
       if (attempt >= rules.maxRetries) {
         hooks.onFail?.('PROVIDER_UNAVAILABLE')
-        throw new JudgeError('PROVIDER_UNAVAILABLE', `${who.endpoint} endpoint still failing after ${attempt + 1} attempts (last: ${status ? `HTTP ${status}` : (err as Error).message})`)
+        throw new JudgeError(
+          'PROVIDER_UNAVAILABLE',
+          `${who.endpoint} endpoint still failing after ${attempt + 1} attempts (last: ${status ? `HTTP ${status}` : (err as Error).message})`,
+        )
       }
       hooks.onRetry?.(String(status ?? 'network'))
       const retryAfter = err instanceof APIError ? parseRetryAfter(err.headers?.get('retry-after')) : 0

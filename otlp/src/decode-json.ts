@@ -18,7 +18,15 @@ import { MAX_NESTING, NestingError, serviceNameOf, spanProblem } from './span-ch
 export const describe = (error: z.ZodError): string =>
   error.issues
     .slice(0, 3)
-    .map((issue) => `${issue.path.map(String).join('.').replace(/\.(\d+)/g, '[$1]') || 'body'}: ${issue.message}`)
+    .map(
+      (issue) =>
+        `${
+          issue.path
+            .map(String)
+            .join('.')
+            .replace(/\.(\d+)/g, '[$1]') || 'body'
+        }: ${issue.message}`,
+    )
     .join('; ')
 
 /** Decodes an OTLP/JSON ExportTraceServiceRequest; throws OtlpDecodeError when it is not one. */
@@ -157,7 +165,10 @@ export function anyValueOf(v: AnyValueJson | undefined, depth: number): Attribut
   }
   if (v.kvlistValue !== undefined) {
     const inner = nestedDepth(depth)
-    return attributesOf((v.kvlistValue.values ?? []).map((item) => nested(keyValueSchema, item)), inner)
+    return attributesOf(
+      (v.kvlistValue.values ?? []).map((item) => nested(keyValueSchema, item)),
+      inner,
+    )
   }
   // Re-encoded so URL-safe or unpadded base64 reads back as the protobuf path writes it.
   if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue, 'base64').toString('base64')

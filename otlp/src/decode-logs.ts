@@ -41,8 +41,7 @@ interface RawRecord {
 
 const MAX_EVENT_NAME = 256
 
-const recordPath = (resource: number, scope: number, record: number): string =>
-  `resourceLogs[${resource}].scopeLogs[${scope}].logRecords[${record}]`
+const recordPath = (resource: number, scope: number, record: number): string => `resourceLogs[${resource}].scopeLogs[${scope}].logRecords[${record}]`
 
 /** Decodes an ExportLogsServiceRequest; throws OtlpDecodeError when the body is not one. */
 export function decodeLogsRequest(format: OtlpFormat, body: Buffer): DecodedLogs {

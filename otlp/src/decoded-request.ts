@@ -29,5 +29,4 @@ export class DecodedRequest extends RequestAccount {
   readonly spans: Span[] = []
 }
 
-export const spanPath = (resource: number, scope: number, span: number): string =>
-  `resourceSpans[${resource}].scopeSpans[${scope}].spans[${span}]`
+export const spanPath = (resource: number, scope: number, span: number): string => `resourceSpans[${resource}].scopeSpans[${scope}].spans[${span}]`

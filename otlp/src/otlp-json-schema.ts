@@ -29,7 +29,14 @@ const uint64 = integer64(0n, 2n ** 64n - 1n, 'an unsigned 64-bit integer')
 const uint32 = z.number().int().min(0).max(0xffffffff)
 const int64 = integer64(-(2n ** 63n), 2n ** 63n - 1n, 'a signed 64-bit integer')
 // A whole double past 2^53 (1e16 written out) reaches the schema as digits in a string, like a long int.
-const double = z.union([z.number(), z.string().regex(/^-?\d+$/).transform(Number), z.enum(['NaN', 'Infinity', '-Infinity'])])
+const double = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+  z.enum(['NaN', 'Infinity', '-Infinity']),
+])
 
 /**
  * AnyValue one level deep: the items of arrays and key-value lists are checked by the decoder
@@ -134,9 +141,7 @@ export const logRecordSchema = z.object({
 
 /** The logs request down to the records, which are checked one by one as spans are. */
 export const logsRequestSchema = z.object({
-  resourceLogs: z
-    .array(z.object({ scopeLogs: z.array(z.object({ logRecords: z.array(z.unknown()).optional() })).optional() }))
-    .optional(),
+  resourceLogs: z.array(z.object({ scopeLogs: z.array(z.object({ logRecords: z.array(z.unknown()).optional() })).optional() })).optional(),
 })
 
 export type AnyValueJson = z.infer<typeof anyValueSchema>

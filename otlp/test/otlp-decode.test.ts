@@ -60,16 +60,25 @@ test('decodes the OTLP/JSON example: upper-case ids, every AnyValue kind, events
         'example.placeholder': null,
       },
       resource: agent,
-      events: [{ timeUnixNano: '1760000000600000000', name: 'retry', attributes: { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }, droppedAttributesCount: 1 }],
+      events: [
+        {
+          timeUnixNano: '1760000000600000000',
+          name: 'retry',
+          attributes: { 'http.response.status_code': 429, 'retry.delay_s': 0.25 },
+          droppedAttributesCount: 1,
+        },
+      ],
       droppedEventsCount: 2,
-      links: [{
-        traceId: '0af7651916cd43dd8448eb211c80319c',
-        spanId: 'b7ad6b7169203331',
-        traceState: 'rojo=00f067aa0ba902b7',
-        attributes: { 'link.reason': 'previous turn' },
-        flags: 769,
-        droppedAttributesCount: 0,
-      }],
+      links: [
+        {
+          traceId: '0af7651916cd43dd8448eb211c80319c',
+          spanId: 'b7ad6b7169203331',
+          traceState: 'rojo=00f067aa0ba902b7',
+          attributes: { 'link.reason': 'previous turn' },
+          flags: 769,
+          droppedAttributesCount: 0,
+        },
+      ],
     },
     {
       ...base,
@@ -226,7 +235,12 @@ test('keeps every digit of 64-bit integers given as JSON numbers or strings', ()
 })
 
 test('rejects invalid JSON spans, keeps the valid ones and says why for each', () => {
-  const good = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '1700000000000000010', endTimeUnixNano: '1700000000000000020' }
+  const good = {
+    traceId: '0102030405060708090a0b0c0d0e0f10',
+    spanId: '0102030405060708',
+    startTimeUnixNano: '1700000000000000010',
+    endTimeUnixNano: '1700000000000000020',
+  }
   const spans = [
     good,
     { ...good, traceId: '0102' },
@@ -285,12 +299,18 @@ test('random bytes either decode or fail as malformed protobuf, nothing else', (
 })
 
 test('invalid JSON and a body that is not an export request are request errors naming the problem', () => {
-  assert.throws(() => decodeJsonRequest(Buffer.from('{"resourceSpans": ['), 'p'), (err) => err instanceof OtlpDecodeError && err.code === 'JSON_INVALID' && /^invalid JSON: /.test(err.message))
+  assert.throws(
+    () => decodeJsonRequest(Buffer.from('{"resourceSpans": ['), 'p'),
+    (err) => err instanceof OtlpDecodeError && err.code === 'JSON_INVALID' && /^invalid JSON: /.test(err.message),
+  )
   assert.throws(
     () => decodeJsonRequest(Buffer.from('{"resourceSpans": {"spans": []}}'), 'p'),
     (err) => err instanceof OtlpDecodeError && err.code === 'JSON_SHAPE' && /resourceSpans: /.test(err.message),
   )
-  assert.throws(() => decodeJsonRequest(Buffer.from('[1, 2]'), 'p'), (err) => err instanceof OtlpDecodeError && err.code === 'JSON_SHAPE')
+  assert.throws(
+    () => decodeJsonRequest(Buffer.from('[1, 2]'), 'p'),
+    (err) => err instanceof OtlpDecodeError && err.code === 'JSON_SHAPE',
+  )
 })
 
 test('an empty request decodes to no spans in both formats', () => {
@@ -302,8 +322,12 @@ test('an empty request decodes to no spans in both formats', () => {
 test('reads long JSON integers as exact strings and leaves strings, floats and short numbers alone', () => {
   // Strings ending in an escaped backslash, and holding escaped quotes before digits, must be skipped whole.
   const strings = { s: 'q\\', t: '"x":12345678901234567', u: '\\"12345678901234567' }
-  const text = `{"a":[12345678901234567,-9223372036854775808,123456789012345,1.2345678901234567e25,1234567890123456.5],` +
-    Object.entries(strings).map(([k, v]) => `"${k}":${JSON.stringify(v)}`).join(',') + '}'
+  const text =
+    `{"a":[12345678901234567,-9223372036854775808,123456789012345,1.2345678901234567e25,1234567890123456.5],` +
+    Object.entries(strings)
+      .map(([k, v]) => `"${k}":${JSON.stringify(v)}`)
+      .join(',') +
+    '}'
   assert.deepEqual(parseExactJson(text), {
     a: ['12345678901234567', '-9223372036854775808', 123456789012345, 1.2345678901234567e25, 1234567890123456.5],
     ...strings,
@@ -311,17 +335,22 @@ test('reads long JSON integers as exact strings and leaves strings, floats and s
 })
 
 test('a malformed value nested in an attribute rejects its span, or the whole request when it sits in the resource', () => {
-  const span = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', startTimeUnixNano: '1700000000000000010', endTimeUnixNano: '1700000000000000020' }
+  const span = {
+    traceId: '0102030405060708090a0b0c0d0e0f10',
+    spanId: '0102030405060708',
+    startTimeUnixNano: '1700000000000000010',
+    endTimeUnixNano: '1700000000000000020',
+  }
   const badList = { key: 'list', value: { arrayValue: { values: [{ stringValue: 'ok' }, { intValue: 'twelve' }] } } }
-  const out = decodeJsonRequest(
-    Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span, { ...span, attributes: [badList] }] }] }] })),
-    'p',
-  )
+  const out = decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span, { ...span, attributes: [badList] }] }] }] })), 'p')
   assert.equal(out.spans.length, 1)
   assert.equal(out.errorMessage, 'rejected 1 span: resourceSpans[0].scopeSpans[0].spans[1]: attribute value: intValue: expected a signed 64-bit integer')
   assert.throws(
     () => decodeJsonRequest(Buffer.from(JSON.stringify({ resourceSpans: [{ resource: { attributes: [badList] }, scopeSpans: [{ spans: [span] }] }] })), 'p'),
-    (err) => err instanceof OtlpDecodeError && err.message === 'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a signed 64-bit integer',
+    (err) =>
+      err instanceof OtlpDecodeError &&
+      err.message ===
+        'not an OTLP ExportTraceServiceRequest: resourceSpans[0].resource.attributes: attribute value: intValue: expected a signed 64-bit integer',
   )
 })
 

@@ -22,9 +22,20 @@ function emitted(): ReadableLogRecord[] {
   const provider = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: memory })] })
   const logger = provider.getLogger('opentelemetry.instrumentation.openai_v2')
   // The older conventions' per-message events: the message in the body, the role in the name.
-  logger.emit({ eventName: 'gen_ai.user.message', timestamp: T, context: inSpan, attributes: { 'gen_ai.system': 'openai' }, body: { content: 'Where is order A-1?' } })
+  logger.emit({
+    eventName: 'gen_ai.user.message',
+    timestamp: T,
+    context: inSpan,
+    attributes: { 'gen_ai.system': 'openai' },
+    body: { content: 'Where is order A-1?' },
+  })
   // Before event_name was a field: the name as an attribute.
-  logger.emit({ timestamp: T + 1, context: inSpan, attributes: { 'event.name': 'gen_ai.choice', 'gen_ai.system': 'openai' }, body: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'It ships today.' } } })
+  logger.emit({
+    timestamp: T + 1,
+    context: inSpan,
+    attributes: { 'event.name': 'gen_ai.choice', 'gen_ai.system': 'openai' },
+    body: { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'It ships today.' } },
+  })
   logger.emit({ timestamp: T + 2, context: inSpan, severityNumber: SeverityNumber.INFO, body: 'user 42 logged in' })
   logger.emit({ eventName: 'gen_ai.client.inference.operation.details', timestamp: T + 3, attributes: { 'gen_ai.operation.name': 'chat' } })
   logger.emit({ eventName: 'http.request', timestamp: T + 4, context: inSpan })
@@ -32,7 +43,17 @@ function emitted(): ReadableLogRecord[] {
 }
 
 const kept = [
-  { traceId: TRACE, spanId: SPAN, seq: 0, event: { timeUnixNano: '1760000000000000000', name: 'gen_ai.user.message', attributes: { 'gen_ai.system': 'openai', 'event.body': { content: 'Where is order A-1?' } }, droppedAttributesCount: 0 } },
+  {
+    traceId: TRACE,
+    spanId: SPAN,
+    seq: 0,
+    event: {
+      timeUnixNano: '1760000000000000000',
+      name: 'gen_ai.user.message',
+      attributes: { 'gen_ai.system': 'openai', 'event.body': { content: 'Where is order A-1?' } },
+      droppedAttributesCount: 0,
+    },
+  },
   {
     traceId: TRACE,
     spanId: SPAN,
@@ -67,7 +88,9 @@ for (const [format, serialize] of [
 test('a body that is not a logs export request is refused whole; the response names log records in JSON', () => {
   assert.throws(() => decodeLogsRequest('protobuf', Buffer.from([0x0a, 0x05, 0x12])), OtlpDecodeError)
   assert.throws(() => decodeLogsRequest('json', Buffer.from('{"resourceLogs": 3}')), /not an OTLP ExportLogsServiceRequest: resourceLogs: /)
-  assert.deepEqual(JSON.parse(encodeExportResponse('json', 2, 'why', 'LogRecords').toString()), { partialSuccess: { rejectedLogRecords: '2', errorMessage: 'why' } })
+  assert.deepEqual(JSON.parse(encodeExportResponse('json', 2, 'why', 'LogRecords').toString()), {
+    partialSuccess: { rejectedLogRecords: '2', errorMessage: 'why' },
+  })
 })
 
 test('a record with a malformed id, an event time outside what Sieve stores, a value nested too deep or an overlong name is rejected alone', () => {
@@ -75,10 +98,30 @@ test('a record with a malformed id, an event time outside what Sieve stores, a v
   for (let i = 0; i < 70; i++) deep = { kvlistValue: { values: [{ key: 'k', value: deep }] } }
   const record = (extra: object) => ({ eventName: 'gen_ai.user.message', traceId: TRACE, spanId: SPAN, timeUnixNano: '1760000000000000000', ...extra })
   const body = {
-    resourceLogs: [{ scopeLogs: [{ logRecords: [record({ spanId: 'zz' }), record({ timeUnixNano: '5' }), record({ body: deep }), record({ timeUnixNano: '0', observedTimeUnixNano: '1760000000000000007' }), record({ eventName: `gen_ai.${'x'.repeat(300)}` })] }] }],
+    resourceLogs: [
+      {
+        scopeLogs: [
+          {
+            logRecords: [
+              record({ spanId: 'zz' }),
+              record({ timeUnixNano: '5' }),
+              record({ body: deep }),
+              record({ timeUnixNano: '0', observedTimeUnixNano: '1760000000000000007' }),
+              record({ eventName: `gen_ai.${'x'.repeat(300)}` }),
+            ],
+          },
+        ],
+      },
+    ],
   }
   const out = decodeLogsRequest('json', Buffer.from(JSON.stringify(body)))
-  assert.deepEqual(out.events.map((e) => e.event.timeUnixNano), ['1760000000000000007'])
+  assert.deepEqual(
+    out.events.map((e) => e.event.timeUnixNano),
+    ['1760000000000000007'],
+  )
   assert.equal(out.rejected, 4)
-  assert.match(out.errorMessage, /logRecords\[0\]: span id 'zz' is not hex; .*logRecords\[1\]: GenAI event 'gen_ai.user.message' at 5 ns is outside the times Sieve stores; .*logRecords\[2\]: attribute value nested deeper than 64 levels; .*logRecords\[4\]: event name 'gen_ai.x+\.\.\.' is longer than 256 characters/)
+  assert.match(
+    out.errorMessage,
+    /logRecords\[0\]: span id 'zz' is not hex; .*logRecords\[1\]: GenAI event 'gen_ai.user.message' at 5 ns is outside the times Sieve stores; .*logRecords\[2\]: attribute value nested deeper than 64 levels; .*logRecords\[4\]: event name 'gen_ai.x+\.\.\.' is longer than 256 characters/,
+  )
 })

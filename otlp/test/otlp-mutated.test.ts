@@ -20,17 +20,57 @@ const protobuf = Buffer.from(ProtobufTraceSerializer.serializeRequest(await otel
 function genAiLogs(): Buffer {
   const memory = new InMemoryLogRecordExporter()
   const logger = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter: memory })] }).getLogger('genai')
-  const inSpan = trace.setSpanContext(context.active(), { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174', traceFlags: TraceFlags.SAMPLED })
-  logger.emit({ eventName: 'gen_ai.user.message', timestamp: 1_760_000_000_000, context: inSpan, attributes: { 'gen_ai.system': 'openai' }, body: { content: 'Where is order A-1?' } })
-  logger.emit({ eventName: 'gen_ai.choice', timestamp: 1_760_000_000_001, context: inSpan, body: { index: 0, message: { role: 'assistant', content: 'Today.', tool_calls: [{ id: 'c1', function: { name: 'f', arguments: '{}' } }] } } })
+  const inSpan = trace.setSpanContext(context.active(), {
+    traceId: '5b8efff798038103d269b633813fc60c',
+    spanId: 'eee19b7ec3c1b174',
+    traceFlags: TraceFlags.SAMPLED,
+  })
+  logger.emit({
+    eventName: 'gen_ai.user.message',
+    timestamp: 1_760_000_000_000,
+    context: inSpan,
+    attributes: { 'gen_ai.system': 'openai' },
+    body: { content: 'Where is order A-1?' },
+  })
+  logger.emit({
+    eventName: 'gen_ai.choice',
+    timestamp: 1_760_000_000_001,
+    context: inSpan,
+    body: { index: 0, message: { role: 'assistant', content: 'Today.', tool_calls: [{ id: 'c1', function: { name: 'f', arguments: '{}' } }] } },
+  })
   return Buffer.from(ProtobufLogsSerializer.serializeRequest(memory.getFinishedLogRecords())!)
 }
 
 /** Values a field may wrongly hold: other types, edge numbers, long strings that are almost integers. */
 const ODD: unknown[] = [
-  null, true, 0, -1, 1.5, 1e308, 2 ** 64, '', 'x', '-0', ' 12', '0x1f', '1e3', 'NaN', '\ud800', '\u0000',
-  '9'.repeat(25), `-${'9'.repeat(19)}`, '1796175930781000@00', '12345678901234567890x', '18446744073709551616',
-  [], {}, [[[]]], { values: 'no' }, { stringValue: 5 }, 'SPAN_KIND_NONE', 4294967296,
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  2 ** 64,
+  '',
+  'x',
+  '-0',
+  ' 12',
+  '0x1f',
+  '1e3',
+  'NaN',
+  '\ud800',
+  '\u0000',
+  '9'.repeat(25),
+  `-${'9'.repeat(19)}`,
+  '1796175930781000@00',
+  '12345678901234567890x',
+  '18446744073709551616',
+  [],
+  {},
+  [[[]]],
+  { values: 'no' },
+  { stringValue: 5 },
+  'SPAN_KIND_NONE',
+  4294967296,
 ]
 
 /** Every path to a value inside `value`. */
@@ -90,7 +130,12 @@ test('OTLP/JSON with any field holding an odd value decodes or is refused by nam
       ;(parent as Record<string | number, unknown>)[path.at(-1)!] = ODD[pick(ODD.length)]
     }
     const body = Buffer.from(JSON.stringify(request))
-    outcomes.add(decodesOrRefuses(() => decodeJsonRequest(body, 'p'), () => body.toString('utf8')))
+    outcomes.add(
+      decodesOrRefuses(
+        () => decodeJsonRequest(body, 'p'),
+        () => body.toString('utf8'),
+      ),
+    )
   }
   outcomes.assertEach()
 })
@@ -100,8 +145,16 @@ test('protobuf with bytes changed, cut or repeated decodes, or is refused by nam
   const outcomes = tally()
   for (let i = 0; i < 3000; i++) {
     const body = mutated(protobuf, pick)
-    outcomes.add(decodesOrRefuses(() => decodeProtobufRequest(body, 'p'), () => body.toString('hex')))
-    decodesOrRefuses(() => scanProtobufRequest(body, 'p'), () => body.toString('hex'))
+    outcomes.add(
+      decodesOrRefuses(
+        () => decodeProtobufRequest(body, 'p'),
+        () => body.toString('hex'),
+      ),
+    )
+    decodesOrRefuses(
+      () => scanProtobufRequest(body, 'p'),
+      () => body.toString('hex'),
+    )
   }
   outcomes.assertEach()
 })
@@ -112,7 +165,12 @@ test('an OTLP logs request with bytes changed, cut or repeated decodes, or is re
   const outcomes = tally()
   for (let i = 0; i < 3000; i++) {
     const body = mutated(logs, pick)
-    outcomes.add(decodesOrRefuses(() => decodeLogsRequest('protobuf', body), () => body.toString('hex')))
+    outcomes.add(
+      decodesOrRefuses(
+        () => decodeLogsRequest('protobuf', body),
+        () => body.toString('hex'),
+      ),
+    )
   }
   outcomes.assertEach()
 })

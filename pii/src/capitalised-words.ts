@@ -67,7 +67,8 @@ function classAt(text: string, i: number): number {
 function skipLowerOrMarks(text: string, i: number): number {
   for (;;) {
     const c = text.charCodeAt(i)
-    if (c >= 97 && c <= 122) i++ // a-z, most of them, without a lookup
+    if (c >= 97 && c <= 122)
+      i++ // a-z, most of them, without a lookup
     else if (classAt(text, i) & LOWER_OR_MARK) i += widthAt(text, i)
     else return i
   }

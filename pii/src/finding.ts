@@ -23,12 +23,7 @@ export interface Detector {
 }
 
 /** Runs a global regex over text and turns each match (or one of its groups) into a finding. */
-export function matchAll(
-  text: string,
-  regex: RegExp,
-  type: string,
-  accept: (match: RegExpExecArray) => boolean | [number, number] = () => true,
-): Finding[] {
+export function matchAll(text: string, regex: RegExp, type: string, accept: (match: RegExpExecArray) => boolean | [number, number] = () => true): Finding[] {
   const found: Finding[] = []
   regex.lastIndex = 0
   for (let m = regex.exec(text); m; m = regex.exec(text)) {

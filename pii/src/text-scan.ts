@@ -22,10 +22,7 @@ export type CueWords = keyof typeof ANY_CASE | keyof typeof EXACT_CASE
 
 /** One regex and one bit per name: a scan keeps what it has asked and what was found in two integers. */
 const CUE_NAMES = [...Object.keys(ANY_CASE), ...Object.keys(EXACT_CASE)] as CueWords[]
-const CUE_REGEXES = [
-  ...Object.values(ANY_CASE).map((source) => new RegExp(source, 'i')),
-  ...Object.values(EXACT_CASE).map((source) => new RegExp(source)),
-]
+const CUE_REGEXES = [...Object.values(ANY_CASE).map((source) => new RegExp(source, 'i')), ...Object.values(EXACT_CASE).map((source) => new RegExp(source))]
 const CUE_INDEX = Object.fromEntries(CUE_NAMES.map((name, i) => [name, i])) as Record<CueWords, number>
 
 /**

@@ -21,7 +21,17 @@ function byScanner(text: string): string[] {
 test('finds capitalised words, joined parts and initials before a space', () => {
   // Inside a word it finds what the regex finds ("Donald" in "McDonald", the last letter of a word in
   // capitals): the names detector drops those by the character before them.
-  assert.deepEqual(byScanner("Dear Anna O'Neil-Smith, J. R. Tolkien's McDonald ÉLODIE Ľubica"), ['Dear', 'Anna', "O'Neil-Smith", 'J.', 'R.', "Tolkien's", 'Donald', 'E', 'Ľubica'])
+  assert.deepEqual(byScanner("Dear Anna O'Neil-Smith, J. R. Tolkien's McDonald ÉLODIE Ľubica"), [
+    'Dear',
+    'Anna',
+    "O'Neil-Smith",
+    'J.',
+    'R.',
+    "Tolkien's",
+    'Donald',
+    'E',
+    'Ľubica',
+  ])
 })
 
 test('a word that runs on into a digit, "_" or "@" gives back its last joined part, or is no word', () => {
@@ -34,7 +44,34 @@ test('reads marks, letters beyond the BMP and lone surrogates as the regex does'
 })
 
 test('agrees with the regex on many generated texts made of the characters where the two could part', () => {
-  const alphabet = ['A', 'b', 'É', 'e\u0301', '-', "'", '’', ' ', '.', '1', '_', '@', '𝐀', '𝐚', 'ǅ', 'ª', 'ß', 'Σ', '\ud800', '\udc00', 'x', 'Z', '\u0301', '٣', 'Ω', 'ж']
+  const alphabet = [
+    'A',
+    'b',
+    'É',
+    'e\u0301',
+    '-',
+    "'",
+    '’',
+    ' ',
+    '.',
+    '1',
+    '_',
+    '@',
+    '𝐀',
+    '𝐚',
+    'ǅ',
+    'ª',
+    'ß',
+    'Σ',
+    '\ud800',
+    '\udc00',
+    'x',
+    'Z',
+    '\u0301',
+    '٣',
+    'Ω',
+    'ж',
+  ]
   // The same texts on every run.
   const { below: next } = seededRandom(12345)
   let compared = 0

@@ -12,7 +12,10 @@ export const feedbackSchema = z.object({
   score: z.number().finite(),
   comment: z.string().max(10_000).optional(),
   /** Who judged: `user` (default), `annotator`, `api`... */
-  source: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'source must be 1-64 letters, digits, _ . -').default('user'),
+  source: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'source must be 1-64 letters, digits, _ . -')
+    .default('user'),
   userId: z.string().max(256).optional(),
   /** Makes a resend idempotent: the same id replaces the earlier row. Generated when missing. */
   feedbackId: z.string().min(1).max(128).optional(),

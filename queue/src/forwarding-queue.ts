@@ -10,5 +10,4 @@ export interface ForwardingQueue extends SpanQueue {
   publishScanned(request: ScannedRequest): Promise<void>
 }
 
-export const forwardsProtobuf = (queue: SpanQueue): queue is ForwardingQueue =>
-  typeof (queue as Partial<ForwardingQueue>).publishScanned === 'function'
+export const forwardsProtobuf = (queue: SpanQueue): queue is ForwardingQueue => typeof (queue as Partial<ForwardingQueue>).publishScanned === 'function'

@@ -1,6 +1,17 @@
 import {
-  Backoff, QueueFullError, QueueUnavailableError, UnprocessableSpansError,
-  type BackoffRange, type PublishOutcome, type QuarantinedSpan, type QueuedSpan, type Saturation, type Span, type SpanQueue, type SubscribeOptions, type Subscription,
+  Backoff,
+  QueueFullError,
+  QueueUnavailableError,
+  UnprocessableSpansError,
+  type BackoffRange,
+  type PublishOutcome,
+  type QuarantinedSpan,
+  type QueuedSpan,
+  type Saturation,
+  type Span,
+  type SpanQueue,
+  type SubscribeOptions,
+  type Subscription,
 } from '@sieve/core'
 
 /**
@@ -139,7 +150,11 @@ export class InProcessQueue implements SpanQueue {
     for (const group of this.groups.values()) {
       const entry: Entry = { spans: queued, at, unsettled: queued.length, quarantined: [] }
       if (group.options.gatesPublish) {
-        gates.push(new Promise<PublishOutcome>((resolve, reject) => { entry.waiter = { resolve, reject } }))
+        gates.push(
+          new Promise<PublishOutcome>((resolve, reject) => {
+            entry.waiter = { resolve, reject }
+          }),
+        )
       }
       group.entries.push(entry)
       group.depth += queued.length
@@ -269,9 +284,8 @@ export class InProcessQueue implements SpanQueue {
       })
     }
     const parts = [...projects.values()]
-    const work = parts.length > 1
-      ? Promise.all(parts.map((part) => this.narrow(group, owners, part))).then(() => {})
-      : this.narrow(group, owners, parts[0] ?? [], error)
+    const work =
+      parts.length > 1 ? Promise.all(parts.map((part) => this.narrow(group, owners, part))).then(() => {}) : this.narrow(group, owners, parts[0] ?? [], error)
     const tracked: Promise<void> = work.finally(() => {
       group.isolating.delete(tracked)
       this.wakeIdle(group)
@@ -338,9 +352,7 @@ export class InProcessQueue implements SpanQueue {
   private failed(group: Group, entries: Iterable<Entry>, attempt: number): void {
     if (group.failures++ === 0) group.failingSince = new Date()
     if (attempt < this.gateAttempts) return
-    const unavailable = new QueueUnavailableError(
-      `storage did not take the spans (${attempt} attempts failed); they stay queued and are retried`,
-    )
+    const unavailable = new QueueUnavailableError(`storage did not take the spans (${attempt} attempts failed); they stay queued and are retried`)
     for (const entry of [...entries, ...group.entries]) {
       entry.waiter?.reject(unavailable)
       entry.waiter = undefined

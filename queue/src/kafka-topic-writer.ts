@@ -33,7 +33,12 @@ export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Pr
   let partitions: number
   try {
     await admin.connect()
-    await ensureTopics(admin, [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor, minInsyncReplicas: kafka.minInsyncReplicas }], kafka.brokers, options.createTopics ?? true)
+    await ensureTopics(
+      admin,
+      [{ topic, partitions: kafka.partitions, replicationFactor: kafka.replicationFactor, minInsyncReplicas: kafka.minInsyncReplicas }],
+      kafka.brokers,
+      options.createTopics ?? true,
+    )
     partitions = await partitionCount(admin, topic)
   } finally {
     await admin.disconnect().catch(() => {})

@@ -1,6 +1,17 @@
 import { z } from 'zod'
 import { SPAN_KINDS, STATUS_CODES, setAttribute, wellFormed, type AttributeValue, type Attributes, type Span } from '@sieve/core'
-import { decodeProtobufRequest, type ScannedRequest, OtlpDecodeError, protobufSubset, MAX_NESTING, NestingError, spanProblem, varintSize, writeVarint, WireReader } from '@sieve/otlp'
+import {
+  decodeProtobufRequest,
+  type ScannedRequest,
+  OtlpDecodeError,
+  protobufSubset,
+  MAX_NESTING,
+  NestingError,
+  spanProblem,
+  varintSize,
+  writeVarint,
+  WireReader,
+} from '@sieve/otlp'
 
 /*
  * How spans travel as Kafka record values. The first byte is the version, so encodings coexist
@@ -87,9 +98,7 @@ const spanSchema = z.object({
   attributes,
   resource: attributes,
   events: z.array(z.object({ timeUnixNano: nanos, name: text, attributes, droppedAttributesCount: count })),
-  links: z.array(
-    z.object({ traceId: hex(16), spanId: hex(8), traceState: text, attributes, flags: count, droppedAttributesCount: count }),
-  ),
+  links: z.array(z.object({ traceId: hex(16), spanId: hex(8), traceState: text, attributes, flags: count, droppedAttributesCount: count })),
   droppedAttributesCount: count,
   droppedEventsCount: count,
   droppedLinksCount: count,
@@ -112,8 +121,7 @@ export interface SpanRecord {
 }
 
 /** Spans as version 1 records, one each: what an OTLP/JSON request becomes. */
-export const encodeSpanRecords = (spans: Span[]): SpanRecord[] =>
-  spans.map((span) => ({ key: span.traceId, value: encodeSpanRecord(span), spans: 1 }))
+export const encodeSpanRecords = (spans: Span[]): SpanRecord[] => spans.map((span) => ({ key: span.traceId, value: encodeSpanRecord(span), spans: 1 }))
 
 /**
  * The kept spans of a scanned OTLP protobuf request as version 2 records: one per trace, split
@@ -159,9 +167,7 @@ export function decodeSpanRecords(value: Buffer | null): Span[] {
   if (!value || value.length === 0) throw new SpanRecordError('empty record')
   if (value[0] === JSON_SPAN_RECORD) return [decodeJsonSpan(value)]
   if (value[0] === OTLP_TRACE_RECORD) return decodeOtlpTrace(value)
-  throw new SpanRecordError(
-    `unknown span record version ${value[0]} (this Sieve reads versions ${JSON_SPAN_RECORD} and ${OTLP_TRACE_RECORD})`,
-  )
+  throw new SpanRecordError(`unknown span record version ${value[0]} (this Sieve reads versions ${JSON_SPAN_RECORD} and ${OTLP_TRACE_RECORD})`)
 }
 
 function decodeOtlpTrace(value: Buffer): Span[] {

@@ -4,10 +4,26 @@ import { QueueFullError, QueueUnavailableError, UnprocessableSpansError, type Qu
 import { InProcessQueue } from '@sieve/queue'
 
 const span = (spanId: string): Span => ({
-  projectId: 'p', traceId: 'a'.repeat(32), spanId, parentSpanId: '', traceState: '', name: 'n', kind: 'INTERNAL',
-  startTimeUnixNano: '1', endTimeUnixNano: '2', status: { code: 'UNSET', message: '' }, flags: 0, serviceName: 's',
-  scope: { name: '', version: '', attributes: {} }, attributes: {}, resource: {}, events: [], links: [],
-  droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+  projectId: 'p',
+  traceId: 'a'.repeat(32),
+  spanId,
+  parentSpanId: '',
+  traceState: '',
+  name: 'n',
+  kind: 'INTERNAL',
+  startTimeUnixNano: '1',
+  endTimeUnixNano: '2',
+  status: { code: 'UNSET', message: '' },
+  flags: 0,
+  serviceName: 's',
+  scope: { name: '', version: '', attributes: {} },
+  attributes: {},
+  resource: {},
+  events: [],
+  links: [],
+  droppedAttributesCount: 0,
+  droppedEventsCount: 0,
+  droppedLinksCount: 0,
 })
 const spans = (prefix: string, n: number): Span[] => Array.from({ length: n }, (_, i) => span(`${prefix}${i}`))
 const ids = (batch: QueuedSpan[]): string[] => batch.map((q) => q.span.spanId)
@@ -15,7 +31,9 @@ const ids = (batch: QueuedSpan[]): string[] => batch.map((q) => q.span.spanId)
 /** A handler that holds each batch until released, to make concurrency explicit. */
 function gate() {
   let open!: () => void
-  const opened = new Promise<void>((resolve) => { open = resolve })
+  const opened = new Promise<void>((resolve) => {
+    open = resolve
+  })
   return { open, opened }
 }
 
@@ -25,7 +43,8 @@ describe('in-process queue', () => {
     const batches: string[][] = []
     const first = gate()
     await queue.subscribe({
-      group: 'g', gatesPublish: true,
+      group: 'g',
+      gatesPublish: true,
       onBatch: async (batch) => {
         batches.push(ids(batch))
         if (batches.length === 1) await first.opened
@@ -36,13 +55,22 @@ describe('in-process queue', () => {
     const p3 = queue.publish(spans('c', 1))
     first.open()
     await Promise.all([p1, p2, p3])
-    assert.deepEqual(batches, [['a0', 'a1'], ['b0', 'b1', 'b2', 'c0']])
+    assert.deepEqual(batches, [
+      ['a0', 'a1'],
+      ['b0', 'b1', 'b2', 'c0'],
+    ])
   })
 
   test('a batch never exceeds maxBatchSpans unless one publish alone is larger', async () => {
     const queue = new InProcessQueue({ lingerMs: 50, maxBatchSpans: 4 })
     const sizes: number[] = []
-    await queue.subscribe({ group: 'g', gatesPublish: true, onBatch: async (b) => { sizes.push(b.length) } })
+    await queue.subscribe({
+      group: 'g',
+      gatesPublish: true,
+      onBatch: async (b) => {
+        sizes.push(b.length)
+      },
+    })
     await Promise.all([queue.publish(spans('a', 3)), queue.publish(spans('b', 3)), queue.publish(spans('c', 6))])
     assert.deepEqual(sizes, [3, 3, 6])
   })
@@ -51,7 +79,13 @@ describe('in-process queue', () => {
   test('a batch that fills up while lingering goes at once instead of waiting out the linger', { timeout: 30_000 }, async () => {
     const queue = new InProcessQueue({ lingerMs: 600_000, maxBatchSpans: 4 })
     const sizes: number[] = []
-    await queue.subscribe({ group: 'g', gatesPublish: true, onBatch: async (b) => { sizes.push(b.length) } })
+    await queue.subscribe({
+      group: 'g',
+      gatesPublish: true,
+      onBatch: async (b) => {
+        sizes.push(b.length)
+      },
+    })
     await Promise.all([queue.publish(spans('a', 2)), queue.publish(spans('b', 2))])
     assert.deepEqual(sizes, [4])
   })
@@ -61,11 +95,20 @@ describe('in-process queue', () => {
     const stored = gate()
     const slow = gate()
     let handled = false
-    await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: async () => { await stored.opened; handled = true } })
+    await queue.subscribe({
+      group: 'store',
+      gatesPublish: true,
+      onBatch: async () => {
+        await stored.opened
+        handled = true
+      },
+    })
     await queue.subscribe({ group: 'score', onBatch: () => slow.opened })
     const published = queue.publish(spans('a', 1))
     let settled = false
-    void published.then(() => { settled = true })
+    void published.then(() => {
+      settled = true
+    })
     await new Promise((r) => setImmediate(r))
     assert.equal(settled, false)
     stored.open()
@@ -79,7 +122,13 @@ describe('in-process queue', () => {
     const queue = new InProcessQueue({ lingerMs: 0 })
     const seen: Record<string, string[]> = { a: [], b: [] }
     for (const group of ['a', 'b']) {
-      await queue.subscribe({ group, gatesPublish: true, onBatch: async (batch) => { seen[group]!.push(...ids(batch)) } })
+      await queue.subscribe({
+        group,
+        gatesPublish: true,
+        onBatch: async (batch) => {
+          seen[group]!.push(...ids(batch))
+        },
+      })
     }
     await queue.publish(spans('x', 3))
     assert.deepEqual(seen, { a: ['x0', 'x1', 'x2'], b: ['x0', 'x1', 'x2'] })
@@ -100,14 +149,19 @@ describe('in-process queue', () => {
     const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 10 })
     const attempts: string[][] = []
     await queue.subscribe({
-      group: 'g', gatesPublish: true,
+      group: 'g',
+      gatesPublish: true,
       onBatch: async (batch) => {
         attempts.push(ids(batch))
         if (attempts.length < 3) throw new Error('storage down')
       },
     })
     await queue.publish(spans('a', 2))
-    assert.deepEqual(attempts, [['a0', 'a1'], ['a0', 'a1'], ['a0', 'a1']])
+    assert.deepEqual(attempts, [
+      ['a0', 'a1'],
+      ['a0', 'a1'],
+      ['a0', 'a1'],
+    ])
     assert.equal(queue.depth(), 0)
   })
 
@@ -116,7 +170,8 @@ describe('in-process queue', () => {
     let fail = true
     const delivered: string[] = []
     await queue.subscribe({
-      group: 'g', gatesPublish: true,
+      group: 'g',
+      gatesPublish: true,
       onBatch: async (batch) => {
         if (fail) throw new Error('storage down')
         delivered.push(...ids(batch))
@@ -135,12 +190,15 @@ describe('in-process queue', () => {
     const dead: [string, string][] = []
     const refused = new Set(['a3', 'a6'])
     await queue.subscribe({
-      group: 'g', gatesPublish: true,
+      group: 'g',
+      gatesPublish: true,
       onBatch: async (batch) => {
         if (batch.some((q) => refused.has(q.span.spanId))) throw new UnprocessableSpansError("Code: 27. row 1: 'secret'", 'storage refused it (test)')
         handled.push(...ids(batch))
       },
-      deadLetter: async (queued, error) => { dead.push([queued.span.spanId, error.message]) },
+      deadLetter: async (queued, error) => {
+        dead.push([queued.span.spanId, error.message])
+      },
     })
     const other = spans('b', 3).map((s) => ({ ...s, projectId: 'other' }))
     const [a, b] = await Promise.all([queue.publish(spans('a', 8)), queue.publish(other)])
@@ -152,7 +210,10 @@ describe('in-process queue', () => {
     })
     assert.equal(b, undefined, 'nothing of the other project was refused')
     assert.deepEqual(handled.sort(), ['a0', 'a1', 'a2', 'a4', 'a5', 'a7', 'b0', 'b1', 'b2'])
-    assert.deepEqual(dead.sort(), [['a3', "Code: 27. row 1: 'secret'"], ['a6', "Code: 27. row 1: 'secret'"]])
+    assert.deepEqual(dead.sort(), [
+      ['a3', "Code: 27. row 1: 'secret'"],
+      ['a6', "Code: 27. row 1: 'secret'"],
+    ])
     assert.equal(queue.depth(), 0)
     await queue.close()
   })
@@ -162,7 +223,8 @@ describe('in-process queue', () => {
     const held = gate()
     const handled: string[] = []
     await queue.subscribe({
-      group: 'g', gatesPublish: true,
+      group: 'g',
+      gatesPublish: true,
       onBatch: async (batch) => {
         if (batch.some((q) => q.span.spanId === 'a0')) throw new UnprocessableSpansError('refused')
         handled.push(...ids(batch))
@@ -170,13 +232,17 @@ describe('in-process queue', () => {
       deadLetter: () => held.opened,
     })
     let refusedDone = false
-    const refused = queue.publish(spans('a', 1)).then(() => { refusedDone = true })
+    const refused = queue.publish(spans('a', 1)).then(() => {
+      refusedDone = true
+    })
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the next batch waited for the refused one')), 5000))
     await Promise.race([queue.publish(spans('b', 2)), timeout])
     assert.deepEqual(handled, ['b0', 'b1'])
     assert.equal(refusedDone, false, 'its dead letter is still being written')
     let closed = false
-    const closing = queue.close().then(() => { closed = true })
+    const closing = queue.close().then(() => {
+      closed = true
+    })
     await new Promise((r) => setTimeout(r, 20))
     assert.equal(closed, false)
     held.open()
@@ -187,8 +253,11 @@ describe('in-process queue', () => {
     const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, retryMaxMs: 20, gateAttempts: 2 })
     let failing = true
     await queue.subscribe({
-      group: 'g', gatesPublish: true,
-      onBatch: async () => { if (failing) throw new Error("Code: 1002. quoting a row: 'secret'") },
+      group: 'g',
+      gatesPublish: true,
+      onBatch: async () => {
+        if (failing) throw new Error("Code: 1002. quoting a row: 'secret'")
+      },
     })
     const first = queue.publish(spans('a', 1))
     const behind = queue.publish(spans('b', 1))
@@ -204,7 +273,12 @@ describe('in-process queue', () => {
   test('close drains what is queued and then refuses new spans', async () => {
     const queue = new InProcessQueue({ lingerMs: 20 })
     const delivered: string[] = []
-    await queue.subscribe({ group: 'g', onBatch: async (batch) => { delivered.push(...ids(batch)) } })
+    await queue.subscribe({
+      group: 'g',
+      onBatch: async (batch) => {
+        delivered.push(...ids(batch))
+      },
+    })
     await queue.publish(spans('a', 2))
     assert.deepEqual(delivered, [], 'without a gating group publish returns before delivery')
     await queue.close()

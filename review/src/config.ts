@@ -79,7 +79,10 @@ export function loadReviewSetup(config: Pick<Config, 'sections'>): ReviewSetup {
   const rubrics = loadRubrics(judge.data.rubricsDir)
   const unknown = Object.keys(review.data.byRubric).filter((id) => !rubrics.has(id))
   if (unknown.length) {
-    throw new JudgeError('CONFIG_INVALID', `review section: byRubric names ${unknown.map((id) => `'${id}'`).join(', ')}, not a loaded rubric (loaded: ${[...rubrics.keys()].join(', ')})`)
+    throw new JudgeError(
+      'CONFIG_INVALID',
+      `review section: byRubric names ${unknown.map((id) => `'${id}'`).join(', ')}, not a loaded rubric (loaded: ${[...rubrics.keys()].join(', ')})`,
+    )
   }
   return { section: review.data, rubrics, calibration: judge.data.calibration }
 }

@@ -76,7 +76,12 @@ interface Group {
 export async function liveCalibration(storage: Storage, projectId: string, rubric: Rubric, rules: CalibrationRules): Promise<LiveCalibration[]> {
   const labels = labelsFromAnnotations(onScale(await readProjectAnnotations(storage, projectId, rubric.id), rubric))
   if (!labels.length) return []
-  const verdicts = await storedVerdicts(storage, projectId, rubric.id, labels.map((l) => l.traceId!))
+  const verdicts = await storedVerdicts(
+    storage,
+    projectId,
+    rubric.id,
+    labels.map((l) => l.traceId!),
+  )
   const byTrace = new Map<string, VerdictRow[]>()
   for (const v of verdicts) byTrace.set(v.trace_id, [...(byTrace.get(v.trace_id) ?? []), v])
   const groups = new Map<string, Group>()
@@ -89,7 +94,11 @@ export async function liveCalibration(storage: Storage, projectId: string, rubri
         if (v.scorer_name !== `${rubric.id}.${dimension}`) continue
         const key = [dimension, v.rubric_version, v.prompt_version, v.judge_model].join('\u0000')
         let g = groups.get(key)
-        if (!g) groups.set(key, (g = { dimension, rubricVersion: v.rubric_version, promptVersion: v.prompt_version, judgeModel: v.judge_model, pairs: [], errors: 0, newest: 0 }))
+        if (!g)
+          groups.set(
+            key,
+            (g = { dimension, rubricVersion: v.rubric_version, promptVersion: v.prompt_version, judgeModel: v.judge_model, pairs: [], errors: 0, newest: 0 }),
+          )
         // A verdict with no level (a judge error, a split panel) is counted apart, as calibrate does.
         if (v.level === null) g.errors++
         else g.pairs.push([human, Number(v.level)])
@@ -104,8 +113,17 @@ export async function liveCalibration(storage: Storage, projectId: string, rubri
     const failed = failedRules(judge, g.errors, rules)
     const pairs = humans.get(g.dimension)
     return {
-      rubricId: rubric.id, rubricVersion: g.rubricVersion, dimension: g.dimension, judge, humans: pairs ? agreement(pairs) : undefined,
-      judgeErrors: g.errors, trusted: failed.length === 0, failed, promptVersion: g.promptVersion, judgeModel: g.judgeModel, inEffect: g.newest === newest.get(g.dimension),
+      rubricId: rubric.id,
+      rubricVersion: g.rubricVersion,
+      dimension: g.dimension,
+      judge,
+      humans: pairs ? agreement(pairs) : undefined,
+      judgeErrors: g.errors,
+      trusted: failed.length === 0,
+      failed,
+      promptVersion: g.promptVersion,
+      judgeModel: g.judgeModel,
+      inEffect: g.newest === newest.get(g.dimension),
     }
   })
 }
@@ -147,7 +165,13 @@ const running = new Map<string, Promise<unknown>>()
  * was. Runs one at a time per project and rubric in this process, so a later label's figures are
  * never overwritten by an earlier one's.
  */
-export function recalibrate(storage: Storage, projectId: string, rubric: Rubric, rules: CalibrationRules, now: () => Date = () => new Date()): Promise<LiveCalibration[]> {
+export function recalibrate(
+  storage: Storage,
+  projectId: string,
+  rubric: Rubric,
+  rules: CalibrationRules,
+  now: () => Date = () => new Date(),
+): Promise<LiveCalibration[]> {
   const key = `${projectId}\u0000${rubric.id}`
   const next = (running.get(key) ?? Promise.resolve())
     .catch(() => undefined)
@@ -159,8 +183,17 @@ export function recalibrate(storage: Storage, projectId: string, rubric: Rubric,
         .map((p): LiveCalibration => {
           const judge = agreement([])
           return {
-            rubricId: rubric.id, rubricVersion: p.rubric_version, dimension: p.scorer_name.slice(rubric.id.length + 1), judge, humans: undefined, judgeErrors: 0,
-            trusted: false, failed: failedRules(judge, 0, rules), promptVersion: p.prompt_version, judgeModel: p.judge_model, inEffect: true,
+            rubricId: rubric.id,
+            rubricVersion: p.rubric_version,
+            dimension: p.scorer_name.slice(rubric.id.length + 1),
+            judge,
+            humans: undefined,
+            judgeErrors: 0,
+            trusted: false,
+            failed: failedRules(judge, 0, rules),
+            promptVersion: p.prompt_version,
+            judgeModel: p.judge_model,
+            inEffect: true,
           }
         })
       const all = [...dimensions, ...emptied]
@@ -168,12 +201,17 @@ export function recalibrate(storage: Storage, projectId: string, rubric: Rubric,
       const report = (d: LiveCalibration) => ({ ...rules, promptVersion: d.promptVersion, judgeModel: d.judgeModel, dimensions: [d] })
       const records = all.filter((d) => d.inEffect).flatMap((d) => calibrationRecords(report(d), projectId, String(BigInt(at.getTime()) * 1_000_000n)))
       await clickhouseScoreSink(storage).write(records.map((r) => ({ ...r, sampleReason: REVIEW_CALIBRATION })))
-      await writeCalibrationHistory(storage, all.flatMap((d) => calibrationHistoryRows(report(d), projectId, 'review', at, d.inEffect)))
+      await writeCalibrationHistory(
+        storage,
+        all.flatMap((d) => calibrationHistoryRows(report(d), projectId, 'review', at, d.inEffect)),
+      )
       return all
     })
   running.set(key, next)
-  void next.finally(() => {
-    if (running.get(key) === next) running.delete(key)
-  }).catch(() => undefined)
+  void next
+    .finally(() => {
+      if (running.get(key) === next) running.delete(key)
+    })
+    .catch(() => undefined)
   return next
 }

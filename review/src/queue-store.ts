@@ -45,14 +45,25 @@ export async function enqueue(storage: Storage, entries: readonly QueueEntry[]):
     byQueue.set(key, [...(byQueue.get(key) ?? []), { ...e, traceId: e.traceId.toLowerCase() }])
   }
   for (const queue of byQueue.values()) {
-    const there = await queuedTraces(storage, queue[0]!.projectId, queue[0]!.rubricId, queue.map((e) => e.traceId))
+    const there = await queuedTraces(
+      storage,
+      queue[0]!.projectId,
+      queue[0]!.rubricId,
+      queue.map((e) => e.traceId),
+    )
     const fresh = [...new Map(queue.filter((e) => !there.has(e.traceId)).map((e) => [e.traceId, e])).values()]
     if (!fresh.length) continue
     await storage.insert({
       table: 'review_queue',
       format: 'JSONEachRow',
       values: fresh.map((e) => ({
-        project_id: e.projectId, rubric_id: e.rubricId, trace_id: e.traceId, reason: e.reason, rules_version: e.rulesVersion, dimensions: e.dimensions, added_by: e.addedBy,
+        project_id: e.projectId,
+        rubric_id: e.rubricId,
+        trace_id: e.traceId,
+        reason: e.reason,
+        rules_version: e.rulesVersion,
+        dimensions: e.dimensions,
+        added_by: e.addedBy,
       })),
     })
     added.push(...fresh)

@@ -33,7 +33,12 @@ function parseStored(text: string): ReviewRules | undefined {
 }
 
 const inEffect = (row: RulesRow, rules: ReviewRules): RulesInEffect => ({
-  rubricId: row.rubric_id, version: Number(row.version), rules, source: 'stored', author: row.author, savedAt: `${row.saved_at.replace(' ', 'T')}Z`,
+  rubricId: row.rubric_id,
+  version: Number(row.version),
+  rules,
+  source: 'stored',
+  author: row.author,
+  savedAt: `${row.saved_at.replace(' ', 'T')}Z`,
 })
 
 /** Every version saved for a project's queues, newest first (one rubric's when given). */
@@ -53,13 +58,21 @@ export async function rulesHistory(storage: Storage, projectId: string, rubricId
 }
 
 /** The rules in effect for each rubric of `rubricIds` in a project. */
-export async function rulesInEffect(storage: Storage, section: ReviewSection, projectId: string, rubricIds: Iterable<string>): Promise<Map<string, RulesInEffect>> {
+export async function rulesInEffect(
+  storage: Storage,
+  section: ReviewSection,
+  projectId: string,
+  rubricIds: Iterable<string>,
+): Promise<Map<string, RulesInEffect>> {
   const latest = new Map<string, RulesInEffect>()
   // Newest first per rubric: the first parsed row of each is in effect.
   for (const row of await rulesHistory(storage, projectId)) if (!latest.has(row.rubricId)) latest.set(row.rubricId, row)
   const found = new Map<string, RulesInEffect>()
   for (const rubricId of rubricIds) {
-    found.set(rubricId, latest.get(rubricId) ?? { rubricId, version: 0, rules: configuredRules(section, rubricId), source: 'config', author: '', savedAt: null })
+    found.set(
+      rubricId,
+      latest.get(rubricId) ?? { rubricId, version: 0, rules: configuredRules(section, rubricId), source: 'config', author: '', savedAt: null },
+    )
   }
   return found
 }
@@ -76,6 +89,10 @@ export async function saveRules(storage: Storage, projectId: string, rubricId: s
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
   })
   const version = Number((await result.json<{ version: number }>())[0]?.version ?? 0) + 1
-  await storage.insert({ table: 'review_rules', format: 'JSONEachRow', values: [{ project_id: projectId, rubric_id: rubricId, version, rules: JSON.stringify(rules), author }] })
+  await storage.insert({
+    table: 'review_rules',
+    format: 'JSONEachRow',
+    values: [{ project_id: projectId, rubric_id: rubricId, version, rules: JSON.stringify(rules), author }],
+  })
   return version
 }

@@ -101,11 +101,22 @@ export function registerTrustGauges(registry: Registry, storage: Storage, onErro
       },
     })
   const labels = (row: TrustRow) => ({ project: row.project_id, dimension: row.scorer_name })
-  gauge('sieve_judge_dimension_trusted', 'LLM judge: 1 when a rubric dimension meets every trust rule against human labels, 0 when it breaks one (calibration in effect)', ['project', 'dimension'], (g, row, t) =>
-    g.set(labels(row), t.trusted ? 1 : 0))
-  gauge('sieve_judge_dimension_agreement', 'LLM judge: agreement of a rubric dimension with human labels (within_one, weighted_kappa)', ['project', 'dimension', 'measure'], (g, row, t) => {
-    g.set({ ...labels(row), measure: 'within_one' }, t.withinOne)
-    g.set({ ...labels(row), measure: 'weighted_kappa' }, t.weightedKappa)
-  })
-  gauge('sieve_judge_dimension_labels', 'LLM judge: labelled traces the judge scored, per rubric dimension', ['project', 'dimension'], (g, row, t) => g.set(labels(row), t.labels))
+  gauge(
+    'sieve_judge_dimension_trusted',
+    'LLM judge: 1 when a rubric dimension meets every trust rule against human labels, 0 when it breaks one (calibration in effect)',
+    ['project', 'dimension'],
+    (g, row, t) => g.set(labels(row), t.trusted ? 1 : 0),
+  )
+  gauge(
+    'sieve_judge_dimension_agreement',
+    'LLM judge: agreement of a rubric dimension with human labels (within_one, weighted_kappa)',
+    ['project', 'dimension', 'measure'],
+    (g, row, t) => {
+      g.set({ ...labels(row), measure: 'within_one' }, t.withinOne)
+      g.set({ ...labels(row), measure: 'weighted_kappa' }, t.weightedKappa)
+    },
+  )
+  gauge('sieve_judge_dimension_labels', 'LLM judge: labelled traces the judge scored, per rubric dimension', ['project', 'dimension'], (g, row, t) =>
+    g.set(labels(row), t.labels),
+  )
 }

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { agreement, calibrate, calibrationRecords, formatCalibration, labelsFromAnnotations, labelsInProjects, parseLabels, wilsonInterval } from '../src/index.js'
+import {
+  agreement,
+  calibrate,
+  calibrationRecords,
+  formatCalibration,
+  labelsFromAnnotations,
+  labelsInProjects,
+  parseLabels,
+  wilsonInterval,
+} from '../src/index.js'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, type JudgeError, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
 
@@ -76,11 +85,38 @@ test('agreement figures match the hand-computed example', () => {
 })
 
 test('weighted kappa: a constant rater is 0, perfect agreement 1, a reversed scale negative', () => {
-  assert.equal(agreement([[1, 4], [3, 4], [4, 4], [5, 4]]).weightedKappa, 0)
-  assert.equal(agreement([[1, 1], [3, 3], [5, 5]]).weightedKappa, 1)
-  assert.ok(agreement([[1, 5], [3, 3], [5, 1]]).weightedKappa < 0)
+  assert.equal(
+    agreement([
+      [1, 4],
+      [3, 4],
+      [4, 4],
+      [5, 4],
+    ]).weightedKappa,
+    0,
+  )
+  assert.equal(
+    agreement([
+      [1, 1],
+      [3, 3],
+      [5, 5],
+    ]).weightedKappa,
+    1,
+  )
+  assert.ok(
+    agreement([
+      [1, 5],
+      [3, 3],
+      [5, 1],
+    ]).weightedKappa < 0,
+  )
   // Both raters gave one and the same level throughout: undefined, 1 by convention.
-  assert.equal(agreement([[3, 3], [3, 3]]).weightedKappa, 1)
+  assert.equal(
+    agreement([
+      [3, 3],
+      [3, 3],
+    ]).weightedKappa,
+    1,
+  )
 })
 
 test('the Wilson interval stays inside 0..1 and narrows with more labels', () => {
@@ -94,7 +130,10 @@ test('the Wilson interval stays inside 0..1 and narrows with more labels', () =>
 
 test('calibration runs the judge over labelled transcripts and marks dimensions under the threshold untrusted', async () => {
   const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
-  const client = new JudgeClient({ baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 5000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }, new JudgeMetrics())
+  const client = new JudgeClient(
+    { baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 5000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} },
+    new JudgeMetrics(),
+  )
   const report = await calibrate(labelsInProjects(parseLabels(lines, 'labels.jsonl'), {}), {
     ask: (j, r, d, t) => client.judgeDimension(j, r, d, t),
     judge: { model: 'judge-2025-01-01', seed: 1 },
@@ -133,7 +172,13 @@ test('a labels file with a bad line is refused with its line number', () => {
 
 test('annotations stored as feedback become labels: first annotator per dimension, then a second one', () => {
   const row = (feedback_id: string, trace: string, dimension: string, score: number, user_id: string) => ({
-    project_id: 'default', trace_id: trace, feedback_id, rubric: 'generic', dimension, score, user_id,
+    project_id: 'default',
+    trace_id: trace,
+    feedback_id,
+    rubric: 'generic',
+    dimension,
+    score,
+    user_id,
   })
   const t1 = 'a'.repeat(32)
   const t2 = 'b'.repeat(32)
@@ -160,11 +205,29 @@ test('annotations stored as feedback become labels: first annotator per dimensio
  */
 const constantLabels = [...Array(20).fill(4), 5, 5, 3, 3] as number[]
 const labelLines = (levels: number[], dimension = 'accuracy') =>
-  levels.map((level, i) => JSON.stringify({ rubric: 'customer-support', transcript: [{ role: 'user', text: `item ${i} question` }, { role: 'assistant', text: 'an answer' }], labels: { [dimension]: level } })).join('\n')
+  levels
+    .map((level, i) =>
+      JSON.stringify({
+        rubric: 'customer-support',
+        transcript: [
+          { role: 'user', text: `item ${i} question` },
+          { role: 'assistant', text: 'an answer' },
+        ],
+        labels: { [dimension]: level },
+      }),
+    )
+    .join('\n')
 
-async function calibrateWith(levels: number[], answer: (item: number) => number, rules = loadJudgeConfig({ judge: { baseUrl: 'http://127.0.0.1:1/v1', model: 'judge-2025-01-01', allowModelAlias: false }, sections: {} })!.calibration) {
+async function calibrateWith(
+  levels: number[],
+  answer: (item: number) => number,
+  rules = loadJudgeConfig({ judge: { baseUrl: 'http://127.0.0.1:1/v1', model: 'judge-2025-01-01', allowModelAlias: false }, sections: {} })!.calibration,
+) {
   server.setScript((r: ModelRequest) => verdict(r, answer(Number(/item (\d+) question/.exec(r.body.messages[1].content)![1]))))
-  const client = new JudgeClient({ baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 5000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} }, new JudgeMetrics())
+  const client = new JudgeClient(
+    { baseUrl: server.baseURL, apiKey: 'k', timeoutMs: 5000, maxRetries: 0, backoff: { baseMs: 1, maxMs: 1 }, prices: {} },
+    new JudgeMetrics(),
+  )
   return calibrate(labelsInProjects(parseLabels(labelLines(levels), 'labels.jsonl'), {}), {
     ask: (j, r, d, t) => client.judgeDimension(j, r, d, t),
     judge: { model: 'judge-2025-01-01', seed: 1 },
@@ -186,7 +249,10 @@ test('a judge that always answers 4 is untrusted: 100% within one, but weighted 
   // The table says which rule failed, with the interval of within-one agreement (24/24: 86.2-100%).
   const table = formatCalibration(report)
   assert.match(table, /within-1 95% CI/)
-  assert.match(table, /customer-support\.accuracy\s+24\s+83\.3%\s+100\.0%\s+86\.2-100\.0%\s+0\.000\s+0\.000\s+-\s+-\s+-\s+-\s+0\s+UNTRUSTED: weighted kappa 0\.000 under 0\.6$/m)
+  assert.match(
+    table,
+    /customer-support\.accuracy\s+24\s+83\.3%\s+100\.0%\s+86\.2-100\.0%\s+0\.000\s+0\.000\s+-\s+-\s+-\s+-\s+0\s+UNTRUSTED: weighted kappa 0\.000 under 0\.6$/m,
+  )
   // So do the JSON report and the stored row.
   const json = JSON.parse(JSON.stringify(report))
   assert.deepEqual(json.dimensions[0].judge.withinOneCi, { low: d!.judge.withinOneCi.low, high: 1 })
@@ -216,7 +282,9 @@ test('a judge that follows the labels is trusted with enough of them, and untrus
 })
 
 test('judge.calibration takes minKappa and minLabels, with defaults, and refuses nonsense', () => {
-  const load = (calibration: unknown) => loadJudgeConfig({ judge: { baseUrl: 'http://127.0.0.1:1/v1', model: 'judge-2025-01-01', allowModelAlias: false }, sections: { judge: { calibration } } })!.calibration
+  const load = (calibration: unknown) =>
+    loadJudgeConfig({ judge: { baseUrl: 'http://127.0.0.1:1/v1', model: 'judge-2025-01-01', allowModelAlias: false }, sections: { judge: { calibration } } })!
+      .calibration
   assert.deepEqual(load({}), { threshold: 0.85, minKappa: 0.6, minLabels: 20 })
   assert.deepEqual(load({ minKappa: 0.4, minLabels: 50 }), { threshold: 0.85, minKappa: 0.4, minLabels: 50 })
   assert.throws(() => load({ minKappa: 2 }), /calibration\.minKappa/)

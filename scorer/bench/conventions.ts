@@ -1,6 +1,15 @@
 import { checkOutcome, resolveChecksConfig, scoreTrace } from '@sieve/scoring'
 import { median, processCpuSeconds, startFakeOpenAI } from '@sieve/testkit'
-import { CORPUS_CASES, CORPUS_PROHIBITED, CORPUS_SCENARIOS, CORPUS_SCENARIO_NAMES, corpusSkip, runCorpusCase, turnTraces, type CorpusScenario } from '@sieve/testkit/corpus'
+import {
+  CORPUS_CASES,
+  CORPUS_PROHIBITED,
+  CORPUS_SCENARIOS,
+  CORPUS_SCENARIO_NAMES,
+  corpusSkip,
+  runCorpusCase,
+  turnTraces,
+  type CorpusScenario,
+} from '@sieve/testkit/corpus'
 import { startSieve } from '@sieve/testkit/sieve'
 import type { Trace } from '@sieve/core'
 
@@ -111,4 +120,6 @@ console.log(`  ${'case'.padEnd(28)} false failures  caught      turns read+score
 for (const r of rows) console.log(r)
 const measurable = totals.forbidden - totals.forbiddenNotMeasured
 console.log(`false failures on clean turns: ${totals.falseFailures} of ${totals.clean} (target 0)`)
-console.log(`forbidden turns caught: ${totals.caught} of ${measurable} whose tool calls were sent (${measurable ? ((100 * totals.caught) / measurable).toFixed(1) : '-'}%, target 100%); ${totals.forbiddenNotMeasured} not measured (the instrumentation sent no tool calls), never counted as a pass`)
+console.log(
+  `forbidden turns caught: ${totals.caught} of ${measurable} whose tool calls were sent (${measurable ? ((100 * totals.caught) / measurable).toFixed(1) : '-'}%, target 100%); ${totals.forbiddenNotMeasured} not measured (the instrumentation sent no tool calls), never counted as a pass`,
+)

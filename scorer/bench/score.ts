@@ -56,7 +56,14 @@ function tracesPerSecond(work: (t: Trace) => void): number {
   return median(rates)
 }
 
-const CONTENT = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.tool.definitions']
+const CONTENT = [
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+  'gen_ai.tool.definitions',
+]
 const baseline = tracesPerSecond((t) => {
   for (const s of t.spans) for (const k of CONTENT) if (typeof s.attributes[k] === 'string') JSON.parse(s.attributes[k] as string)
 })
@@ -66,9 +73,13 @@ const withRecords = tracesPerSecond((t) => void traceScoreRecords(scoreTrace(t, 
 const sample = { ...corpus[0]! }
 const sampleScore = scoreTrace(sample, checks)
 const bytes = JSON.stringify(sample.spans).length
-console.log(`checks throughput, one core (per CPU-second): ${sample.spans.length}-span traces of ${Math.round(bytes / 1024)} KiB as JSON, ${sampleScore.results.length} checks scoring, ${sampleScore.skipped.length} not applicable; median of ${RUNS} runs of ${TRACES} traces`)
+console.log(
+  `checks throughput, one core (per CPU-second): ${sample.spans.length}-span traces of ${Math.round(bytes / 1024)} KiB as JSON, ${sampleScore.results.length} checks scoring, ${sampleScore.skipped.length} not applicable; median of ${RUNS} runs of ${TRACES} traces`,
+)
 const row = (name: string, rate: number) =>
-  console.log(`  ${name.padEnd(40)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} traces/s  ${(rate / baseline).toFixed(2)}x baseline  ${(rate / 5000).toFixed(2)}x target`)
+  console.log(
+    `  ${name.padEnd(40)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} traces/s  ${(rate / baseline).toFixed(2)}x baseline  ${(rate / 5000).toFixed(2)}x target`,
+  )
 row('JSON.parse of content only (baseline)', baseline)
 row('all default checks', checksOnly)
 row('all default checks + score records', withRecords)
@@ -105,7 +116,10 @@ await migrate(storage, { retentionDays: 30 })
 const queue = new InProcessQueue({ capacity: 10_000_000 })
 const latencies: number[] = []
 const scorer = await Scorer.start({
-  queue, checks, sink: clickhouseScoreSink(storage), options: { quietPeriodMs: QUIET_MS },
+  queue,
+  checks,
+  sink: clickhouseScoreSink(storage),
+  options: { quietPeriodMs: QUIET_MS },
   onScored: (score) => {
     const endMs = Math.max(...score.trace.spans.map((s) => Number(BigInt(s.endTimeUnixNano) / 1_000_000n)))
     latencies.push(Date.now() - endMs)
@@ -134,16 +148,20 @@ for (let sent = 0; sent < total; ) {
   const batch = []
   for (let i = 0; i < perTick && sent < total; i++, sent++) batch.push(...liveTrace())
   await queue.publish(batch)
-  const due = started + ((sent / RATE) * 1000)
+  const due = started + (sent / RATE) * 1000
   if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()))
 }
 while (latencies.length < total && Date.now() - started < (SECONDS + 60) * 1000) await new Promise((r) => setTimeout(r, 100))
 await scorer.stop()
 await queue.close()
-const [stored] = await (await storage.query({ query: `SELECT uniqExact(trace_id) AS n FROM scores WHERE project_id = 'load'`, format: 'JSONEachRow' })).json<{ n: string }>()
+const [stored] = await (await storage.query({ query: `SELECT uniqExact(trace_id) AS n FROM scores WHERE project_id = 'load'`, format: 'JSONEachRow' })).json<{
+  n: string
+}>()
 await storage.close()
 rmSync(dir, { recursive: true, force: true })
 
 console.log(`\nfreshness under load: ${RATE} traces/s (${RATE * 20} spans/s) for ${SECONDS} s, quiet period ${QUIET_MS} ms, scores into embedded ClickHouse`)
 console.log(`  traces scored and stored: ${latencies.length} of ${total} (distinct in table: ${stored?.n})`)
-console.log(`  trace end -> scores stored: p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${Math.max(...latencies)} ms (target p99 <= ${QUIET_MS + 2000} ms)`)
+console.log(
+  `  trace end -> scores stored: p50 ${quantile(latencies, 0.5)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${Math.max(...latencies)} ms (target p99 <= ${QUIET_MS + 2000} ms)`,
+)

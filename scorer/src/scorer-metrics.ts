@@ -17,7 +17,12 @@ export interface ScorerMetrics {
 
 export function createScorerMetrics(registry: Registry): ScorerMetrics {
   const registers = [registry]
-  const scored = new Counter({ name: 'sieve_scored_traces_total', help: 'Traces scored by the deterministic checks.', labelNames: ['complete', 'rescore'], registers })
+  const scored = new Counter({
+    name: 'sieve_scored_traces_total',
+    help: 'Traces scored by the deterministic checks.',
+    labelNames: ['complete', 'rescore'],
+    registers,
+  })
   const results = new Counter({ name: 'sieve_check_results_total', help: 'Check results by check and outcome.', labelNames: ['check', 'outcome'], registers })
   const latency = new Histogram({
     name: 'sieve_scoring_latency_seconds',
@@ -25,8 +30,16 @@ export function createScorerMetrics(registry: Registry): ScorerMetrics {
     buckets: [0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 30, 60, 120, 300],
     registers,
   })
-  const evictions = new Counter({ name: 'sieve_assembler_evictions_total', help: 'Open traces closed early as incomplete because of the memory limit.', registers })
-  const late = new Counter({ name: 'sieve_assembler_late_spans_total', help: 'Spans that arrived after their trace was scored (the trace is scored again).', registers })
+  const evictions = new Counter({
+    name: 'sieve_assembler_evictions_total',
+    help: 'Open traces closed early as incomplete because of the memory limit.',
+    registers,
+  })
+  const late = new Counter({
+    name: 'sieve_assembler_late_spans_total',
+    help: 'Spans that arrived after their trace was scored (the trace is scored again).',
+    registers,
+  })
   const writeFailures = new Counter({ name: 'sieve_score_write_failures_total', help: 'Score writes that failed and will be retried.', registers })
   const openTraces = new Gauge({ name: 'sieve_assembler_open_traces', help: 'Traces being assembled.', registers })
   const openSpans = new Gauge({ name: 'sieve_assembler_open_spans', help: 'Spans held by traces being assembled.', registers })

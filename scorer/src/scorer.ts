@@ -1,7 +1,17 @@
 import type { Storage } from '@sieve/core'
 import {
-  FIRST_LOOKBACK_MS, TimeSlice, ProgressRecorder, readProgress, readTraces, tracesArrivedSince, withSpanLogEvents,
-  type ArrivedTrace, type SpanEvent, type SpanQueue, type Subscription, type Trace,
+  FIRST_LOOKBACK_MS,
+  TimeSlice,
+  ProgressRecorder,
+  readProgress,
+  readTraces,
+  tracesArrivedSince,
+  withSpanLogEvents,
+  type ArrivedTrace,
+  type SpanEvent,
+  type SpanQueue,
+  type Subscription,
+  type Trace,
 } from '@sieve/core'
 import { z } from 'zod'
 import { assemblerOptionsSchema, TraceAssembler, type ClosedTrace } from './assembler/trace-assembler.js'

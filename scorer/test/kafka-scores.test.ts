@@ -10,9 +10,14 @@ import { resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } 
 import { kafkaScoreSink } from '../src/index.js'
 
 // Runs against the broker `npm test` starts for the Kafka tests (KAFKA_BROKERS); there is no other.
-const brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? []
+const brokers =
+  process.env.KAFKA_BROKERS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) ?? []
 
-test('scores produced to the scores topic, created at start, arrive keyed by trace, one message per score', { skip: prerequisite(!brokers.length && 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)') }, async () => {
+test('scores produced to the scores topic, created at start, arrive keyed by trace, one message per score', {
+  skip: prerequisite(!brokers.length && 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)'),
+}, async () => {
   const settings = uniqueKafkaSettings(brokers)
   const topic = settings.scoresTopic
   const kafka = new kafkajs.Kafka({ clientId: 'scores-test', brokers, logLevel: kafkajs.logLevel.NOTHING })
@@ -33,14 +38,19 @@ test('scores produced to the scores topic, created at start, arrive keyed by tra
   await consumer.subscribe({ topic, fromBeginning: true })
   const received: { key: string; record: ScoreRecord }[] = []
   await new Promise<void>((resolve, reject) => {
-    consumer.run({
-      eachMessage: async ({ message }) => {
-        received.push({ key: String(message.key), record: JSON.parse(String(message.value)) })
-        if (received.length === records.length) resolve()
-      },
-    }).catch(reject)
+    consumer
+      .run({
+        eachMessage: async ({ message }) => {
+          received.push({ key: String(message.key), record: JSON.parse(String(message.value)) })
+          if (received.length === records.length) resolve()
+        },
+      })
+      .catch(reject)
   })
   await consumer.disconnect()
   assert.deepEqual(new Set(received.map((r) => r.key)), new Set([`kafka/${records[0]!.traceId}`]))
-  assert.deepEqual(received.map((r) => r.record).sort((a, b) => a.scorerName.localeCompare(b.scorerName)), [...records].sort((a, b) => a.scorerName.localeCompare(b.scorerName)))
+  assert.deepEqual(
+    received.map((r) => r.record).sort((a, b) => a.scorerName.localeCompare(b.scorerName)),
+    [...records].sort((a, b) => a.scorerName.localeCompare(b.scorerName)),
+  )
 })

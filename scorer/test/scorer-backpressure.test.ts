@@ -35,7 +35,9 @@ test('a scorer slower than ingest holds a bounded backlog and the queue pushes b
     },
   }
   const scorer = await Scorer.start({
-    queue, sink, checks: resolveChecksConfig({}),
+    queue,
+    sink,
+    checks: resolveChecksConfig({}),
     options: { quietPeriodMs: 0, tickMs: 10, writeBatchTraces: 25, maxUnscoredSpans: bound, rememberSpans: 0 },
   })
   // What a span held costs the heap: spans made as the load makes them, kept, measured.
@@ -88,7 +90,10 @@ test('a scorer slower than ingest holds a bounded backlog and the queue pushes b
   assert.ok(mostHeld <= bound + 2 * capacity + 800, `held ${mostHeld} of the ${traces * 8} spans sent`)
   // The heap holds the scorer's bounded backlog and the queue's, not the load (48,000 spans).
   const allowed = (bound + 3 * capacity + 800) * spanHeap
-  assert.ok(peakHeap < allowed, `heap grew ${Math.round(peakHeap / 2 ** 20)} MiB, bound ${Math.round(allowed / 2 ** 20)} MiB (${Math.round(spanHeap)} bytes a span)`)
+  assert.ok(
+    peakHeap < allowed,
+    `heap grew ${Math.round(peakHeap / 2 ** 20)} MiB, bound ${Math.round(allowed / 2 ** 20)} MiB (${Math.round(spanHeap)} bytes a span)`,
+  )
   // After the run the heap is back near where it started: within 5% of what the load weighed.
   assert.ok(after < 0.05 * traces * 8 * spanHeap, `heap after the run ${(after / 2 ** 20).toFixed(1)} MiB above its start`)
 })

@@ -37,8 +37,14 @@ async function startScorer(sink: ScoreSink, extra: Partial<Parameters<typeof Sco
   const queue = new InProcessQueue({ lingerMs: 0 })
   const registry = new Registry()
   const scorer = await Scorer.start({
-    queue, sink, checks, gatePublish: true, now: () => clock.ms, metrics: createScorerMetrics(registry),
-    options: { quietPeriodMs: 3000, tickMs: 3_600_000 }, ...extra,
+    queue,
+    sink,
+    checks,
+    gatePublish: true,
+    now: () => clock.ms,
+    metrics: createScorerMetrics(registry),
+    options: { quietPeriodMs: 3000, tickMs: 3_600_000 },
+    ...extra,
   })
   return { queue, scorer, clock, registry }
 }
@@ -107,7 +113,7 @@ test('N traces sent become N traces scored, each check stored once with its eval
   assert.ok(results.some((v) => v.labels.check === 'prohibited_tools' && v.labels.outcome === 'failed' && v.value === 3))
 })
 
-test('a trace\'s environment (deployment.environment.name) is stored with its scores and counted under it in the rollups', async () => {
+test("a trace's environment (deployment.environment.name) is stored with its scores and counted under it in the rollups", async () => {
   const { queue, scorer, clock } = await startScorer(clickhouseScoreSink(storage))
   const [staged, unnamed] = traces(2, 'environments')
   for (const span of staged!) span.resource = { ...span.resource, 'deployment.environment.name': 'staging' }
@@ -123,7 +129,13 @@ test('a trace\'s environment (deployment.environment.name) is stored with its sc
   const rolled = await rows<{ environment: string; traces: string }>(
     `SELECT environment, count() AS traces FROM (SELECT trace_id, any(environment) AS environment FROM trace_quality WHERE project_id = 'environments' GROUP BY trace_id) GROUP BY environment ORDER BY environment`,
   )
-  assert.deepEqual(rolled.map((r) => [r.environment, Number(r.traces)]), [['', 1], ['staging', 1]])
+  assert.deepEqual(
+    rolled.map((r) => [r.environment, Number(r.traces)]),
+    [
+      ['', 1],
+      ['staging', 1],
+    ],
+  )
   const [scored] = await rows<{ n: string }>(`SELECT sum(scored) AS n FROM quality_5m WHERE project_id = 'environments' AND environment = 'staging'`)
   assert.ok(Number(scored!.n) > 0)
 })
@@ -137,8 +149,14 @@ test('a late span re-scores its trace and the new scores replace the old ones', 
   clock.ms += 3000
   assert.equal(await scorer.tick(), 1)
   // A tool span of the same trace turns up after scoring, in error.
-  const late: Span = { ...spans[0]!, spanId: 'aaaaaaaaaaaaaaaa', parentSpanId: spans.find((s) => !s.parentSpanId)!.spanId, name: 'execute_tool lookup_order',
-    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order' }, status: { code: 'ERROR', message: 'timeout' } }
+  const late: Span = {
+    ...spans[0]!,
+    spanId: 'aaaaaaaaaaaaaaaa',
+    parentSpanId: spans.find((s) => !s.parentSpanId)!.spanId,
+    name: 'execute_tool lookup_order',
+    attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order' },
+    status: { code: 'ERROR', message: 'timeout' },
+  }
   await queue.publish([late])
   clock.ms += 3000
   assert.equal(await scorer.tick(), 1)
@@ -169,7 +187,13 @@ test('a trace closed without its root is completed from storage before scoring',
   const stored = await rows<{ scorer_name: string; passed: number }>(
     `SELECT scorer_name, passed FROM scores FINAL WHERE project_id = 'restart' AND scorer_name IN ('trace_complete', 'truncation') ORDER BY scorer_name`,
   )
-  assert.deepEqual(stored.map((s) => [s.scorer_name, s.passed]), [['trace_complete', 1], ['truncation', 0]])
+  assert.deepEqual(
+    stored.map((s) => [s.scorer_name, s.passed]),
+    [
+      ['trace_complete', 1],
+      ['truncation', 0],
+    ],
+  )
 })
 
 test('a failed score write is retried and the offsets wait for it', async () => {

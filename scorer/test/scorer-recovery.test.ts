@@ -45,8 +45,15 @@ async function start(extra: Partial<Parameters<typeof Scorer.start>[0]> = {}) {
   const registry = new Registry()
   const logs: string[] = []
   const scorer = await Scorer.start({
-    queue, sink: sink(), checks, gatePublish: true, metrics: createScorerMetrics(registry), recovery: { storage },
-    options: { quietPeriodMs: 0, maxTraceAgeMs: 60_000, tickMs: 3_600_000 }, log: (m) => logs.push(m), ...extra,
+    queue,
+    sink: sink(),
+    checks,
+    gatePublish: true,
+    metrics: createScorerMetrics(registry),
+    recovery: { storage },
+    options: { quietPeriodMs: 0, maxTraceAgeMs: 60_000, tickMs: 3_600_000 },
+    log: (m) => logs.push(m),
+    ...extra,
   })
   const metric = async (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(await registry.metrics())?.[1] ?? 0)
   return { queue, scorer, metric, logs }
@@ -121,7 +128,10 @@ test('unscored traces in storage are read back at start: whole ones scored, root
 test('a rootless trace past its maximum age is scored incomplete at once, as the assembler would', async () => {
   await progressFromNow()
   const project = 'recovery-old'
-  const spans = scenarios.refundOutsidePolicy().spans(project).filter((s) => s.parentSpanId !== '')
+  const spans = scenarios
+    .refundOutsidePolicy()
+    .spans(project)
+    .filter((s) => s.parentSpanId !== '')
   await insertSpans(storage, spans)
   // The scorer's clock runs two minutes ahead: the spans arrived longer ago than the 60 s maximum age.
   const { queue, scorer, metric } = await start({ now: () => Date.now() + 120_000 })
@@ -147,7 +157,13 @@ test('past its bound (maxOpenTraces) a start scores the earliest arrivals and le
   assert.match(first.logs.join('\n'), /more are left to the next start/)
   await first.scorer.stop()
   await first.queue.close()
-  assert.deepEqual([...(await completeness(project)).keys()].sort(), traces.slice(0, 3).map((t) => t[0]!.traceId).sort())
+  assert.deepEqual(
+    [...(await completeness(project)).keys()].sort(),
+    traces
+      .slice(0, 3)
+      .map((t) => t[0]!.traceId)
+      .sort(),
+  )
 
   const second = await start({ options: { quietPeriodMs: 0, maxOpenTraces: 3, tickMs: 3_600_000 } })
   assert.equal(await second.metric('sieve_scorer_recovered_traces_total'), 2)

@@ -32,7 +32,15 @@ async function tickedScorer(writeBatchTraces: number, duringWrite: (queue: InPro
     gatePublish: true,
     options: { quietPeriodMs: 0, tickMs: 600_000, writeBatchTraces },
   })
-  return { queue, scorer, writes, close: async () => { await scorer.stop(); await queue.close() } }
+  return {
+    queue,
+    scorer,
+    writes,
+    close: async () => {
+      await scorer.stop()
+      await queue.close()
+    },
+  }
 }
 
 test('traces that close while a tick writes wait for the next tick: a trickle costs one write a tick', async () => {

@@ -59,7 +59,10 @@ test('past the open-trace limit the oldest trace is evicted as incomplete, and c
   assert.equal(a.openTraces, 2)
   assert.equal(a.evictions, 1)
   const ready = a.takeReady()
-  assert.deepEqual(ready.map((r) => [r.trace.traceId, r.reason, r.trace.complete]), [['t1', 'evicted', false]])
+  assert.deepEqual(
+    ready.map((r) => [r.trace.traceId, r.reason, r.trace.complete]),
+    [['t1', 'evicted', false]],
+  )
 })
 
 test('past the open-span limit traces are evicted until the spans fit', () => {
@@ -123,7 +126,13 @@ test('traces of different projects with the same trace id are kept apart', () =>
   const { a, clock } = assembler()
   a.add(queued([span('t1', 'r', '', 'p1'), span('t1', 'r', '', 'p2')], 0))
   clock.ms += 3000
-  assert.deepEqual(a.takeReady().map((r) => r.trace.projectId).sort(), ['p1', 'p2'])
+  assert.deepEqual(
+    a
+      .takeReady()
+      .map((r) => r.trace.projectId)
+      .sort(),
+    ['p1', 'p2'],
+  )
 })
 
 const stored = (traceId: string, spans: ReturnType<typeof span>[]) => ({ projectId: 'p1', traceId, spans, complete: spans.some((s) => s.parentSpanId === '') })
@@ -138,14 +147,26 @@ test('traces restored from storage close by the usual rules, counted from when t
   assert.equal(a.unfinishedTraces, 4)
   assert.equal(a.unfinishedSince(), now - 60_000)
   const first = a.takeReady()
-  assert.deepEqual(first.map((c) => [c.trace.traceId, c.reason, c.trace.complete, c.rescore]), [['done', 'complete', true, true], ['old', 'max_age', false, false]])
+  assert.deepEqual(
+    first.map((c) => [c.trace.traceId, c.reason, c.trace.complete, c.rescore]),
+    [
+      ['done', 'complete', true, true],
+      ['old', 'max_age', false, false],
+    ],
+  )
   a.finished(first)
   assert.equal(a.unfinishedSince(), now - 10_000)
   // The young trace's root arrives from the queue: it joins the restored spans and closes whole.
   a.add(queued([span('young', 'r')], 0))
   clock.ms += 3000
   const second = a.takeReady()
-  assert.deepEqual(second.map((c) => [c.trace.traceId, c.reason]), [['fresh', 'complete'], ['young', 'complete']])
+  assert.deepEqual(
+    second.map((c) => [c.trace.traceId, c.reason]),
+    [
+      ['fresh', 'complete'],
+      ['young', 'complete'],
+    ],
+  )
   assert.deepEqual(ids(second), [['r'], ['c', 'r']])
   a.finished(second)
   assert.equal(a.unfinishedSince(), undefined)

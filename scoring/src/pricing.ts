@@ -5,10 +5,7 @@ import { z } from 'zod'
  * (`gpt-4o-mini*` prices every dated snapshot); the longest matching key wins. Shared by the cost
  * budget check and the judge's spend accounting.
  */
-export const priceTableSchema = z.record(
-  z.string().min(1),
-  z.object({ input: z.number().min(0), output: z.number().min(0) }),
-)
+export const priceTableSchema = z.record(z.string().min(1), z.object({ input: z.number().min(0), output: z.number().min(0) }))
 
 export type PriceTable = z.output<typeof priceTableSchema>
 export type ModelPrice = PriceTable[string]

@@ -27,10 +27,7 @@ export function formatTraceScore(score: TraceScore): string {
 
 function formatProfile(profile: CheckProfile, title: string): string[] {
   const width = Math.max(...profile.checks.map((c) => c.check.name.length), 4)
-  return [
-    title,
-    ...profile.checks.map((c) => `  ${c.check.name.padEnd(width)}  v${c.check.version}  ${c.configHash}  ${JSON.stringify(c.params)}`),
-  ]
+  return [title, ...profile.checks.map((c) => `  ${c.check.name.padEnd(width)}  v${c.check.version}  ${c.configHash}  ${JSON.stringify(c.params)}`)]
 }
 
 function formatScorecard(card: Scorecard | undefined, title: string): string[] {
@@ -39,7 +36,9 @@ function formatScorecard(card: Scorecard | undefined, title: string): string[] {
   return [
     '',
     `${title}: pass at ${card.passAt}, config hash ${card.configHash}`,
-    ...card.items.map((i) => `  ${i.name.padEnd(width)}  ${i.kind.padEnd(13)}  weight ${i.weight}${i.gate ? '  GATE' : ''}${i.min !== undefined ? `  min ${i.min}` : ''}`),
+    ...card.items.map(
+      (i) => `  ${i.name.padEnd(width)}  ${i.kind.padEnd(13)}  weight ${i.weight}${i.gate ? '  GATE' : ''}${i.min !== undefined ? `  min ${i.min}` : ''}`,
+    ),
   ]
 }
 

@@ -13,7 +13,8 @@ export interface ScoredCheck extends CheckResult {
 }
 
 /** The outcome of a check, as people and metrics name it. */
-export const checkOutcome = (r: ScoredCheck): 'passed' | 'failed' | 'error' | 'not_measured' => (r.unmeasured ? 'not_measured' : r.error ? 'error' : r.passed ? 'passed' : 'failed')
+export const checkOutcome = (r: ScoredCheck): 'passed' | 'failed' | 'error' | 'not_measured' =>
+  r.unmeasured ? 'not_measured' : r.error ? 'error' : r.passed ? 'passed' : 'failed'
 
 export interface TraceScore {
   trace: Trace

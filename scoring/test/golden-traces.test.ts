@@ -34,7 +34,10 @@ test('the same request handled within policy passes every check that applies', (
   assert.deepEqual(failed(s), [])
   assert.ok(s.results.every((r) => r.value === 1 && !r.error))
   // Every check ran except the one with nothing to look at (no output schema for this agent).
-  assert.deepEqual(s.skipped.map((k) => k.name), ['structured_output'])
+  assert.deepEqual(
+    s.skipped.map((k) => k.name),
+    ['structured_output'],
+  )
   assert.equal(result(s, 'grounding').detail.message, 'all 1 cited documents were retrieved')
   assert.equal(result(s, 'required_tools').detail.message, 'all 1 required tools were called')
 })
@@ -76,7 +79,7 @@ test('an answer cut at the token limit fails truncation, naming the model call',
   assert.deepEqual(result(s, 'truncation').detail.truncated, [{ spanId: r.spanId('chat gpt-4o-mini-2024-07-18', 1), finishReasons: ['length'] }])
 })
 
-test('PII from a tool result echoed to the user fails pii_echo; the user\'s own email does not', () => {
+test("PII from a tool result echoed to the user fails pii_echo; the user's own email does not", () => {
   const r = scenarios.piiEchoed()
   const s = score(r)
   assert.deepEqual(failed(s), ['pii_echo'])

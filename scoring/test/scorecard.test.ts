@@ -10,7 +10,8 @@ import { resolveChecksConfig, scoreCard, scoreTrace, traceScoreRecords } from '.
  * judge/test/scorecard-judge.test.ts.
  */
 
-const card = (items: Record<string, unknown>, passAt = 0.7) => resolveChecksConfig(undefined, [], { agents: { support: { passAt, items } } }).scorecards.cardFor('support', '')!
+const card = (items: Record<string, unknown>, passAt = 0.7) =>
+  resolveChecksConfig(undefined, [], { agents: { support: { passAt, items } } }).scorecards.cardFor('support', '')!
 
 test('a hard gate fails the trace although the weighted total passes: the rubric passes at 0.85 with policy adherence at its lowest level', () => {
   const c = card({ 'customer-support': { weight: 1 }, 'customer-support.policy_adherence': { weight: 0, gate: true } })
@@ -26,8 +27,11 @@ test('a hard gate fails the trace although the weighted total passes: the rubric
   assert.equal(scoreCard(card({ 'customer-support': {} }), judged)!.passed, true)
 })
 
-test('items are weighted over the scores present; a missing or errored item is neither pass nor fail; min overrides an item\'s own pass', () => {
-  const c = card({ prohibited_tools: { gate: true, weight: 2 }, latency_budget: { weight: 1, min: 0.9 }, 'customer-support.policy_adherence': { gate: true } }, 0.8)
+test("items are weighted over the scores present; a missing or errored item is neither pass nor fail; min overrides an item's own pass", () => {
+  const c = card(
+    { prohibited_tools: { gate: true, weight: 2 }, latency_budget: { weight: 1, min: 0.9 }, 'customer-support.policy_adherence': { gate: true } },
+    0.8,
+  )
   const r = scoreCard(c, [
     { name: 'prohibited_tools', value: 1, passed: true },
     { name: 'latency_budget', value: 0.8, passed: true },
@@ -36,7 +40,10 @@ test('items are weighted over the scores present; a missing or errored item is n
   assert.equal(r.passed, true, 'the judge gate has no score yet: it does not fail the trace')
   assert.deepEqual(r.missing, ['customer-support.policy_adherence'])
   assert.equal(r.items.find((i) => i.name === 'latency_budget')!.state, 'fail', 'below its min although the check passed')
-  const errored = scoreCard(c, [{ name: 'prohibited_tools', value: 0, passed: false, error: 'check prohibited_tools failed to run' }, { name: 'latency_budget', value: 1, passed: true }])!
+  const errored = scoreCard(c, [
+    { name: 'prohibited_tools', value: 0, passed: false, error: 'check prohibited_tools failed to run' },
+    { name: 'latency_budget', value: 1, passed: true },
+  ])!
   assert.deepEqual([errored.passed, errored.failedGates, errored.items[0]!.state], [true, [], 'error'], 'an error is never a failed gate')
   assert.equal(scoreCard(c, []), undefined, 'nothing scored: no verdict')
 })
@@ -50,7 +57,10 @@ test('the scorecards section is validated with paths: unknown checks, empty card
       return (err as ConfigError).problems
     }
   }
-  assert.match(problems({ agents: { support: { passAt: 0.8, items: { prohibited_tool: { gate: true } } } } }).join('\n'), /scorecards\.agents\.support\.items\.prohibited_tool: neither a check/)
+  assert.match(
+    problems({ agents: { support: { passAt: 0.8, items: { prohibited_tool: { gate: true } } } } }).join('\n'),
+    /scorecards\.agents\.support\.items\.prohibited_tool: neither a check/,
+  )
   assert.match(problems({ default: { passAt: 0.8, items: {} } }).join('\n'), /scorecards\.default\.items: a scorecard needs at least one item/)
   assert.match(problems({ default: { passAt: 1.5, items: { tool_errors: { weight: -1 } } } }).join('\n'), /scorecards\.default\.passAt/)
   assert.match(problems({ default: { passAt: 0.5, items: { tool_errors: { weight: 0 } } } }).join('\n'), /every item has weight 0 and no gate/)
@@ -72,5 +82,9 @@ test('the scorer stores one scorecard row per trace: a failed gate named in its 
   assert.deepEqual(detail.failedGates, ['prohibited_tools'])
   assert.match(row.evaluationExplanation, /gate failed: prohibited_tools/)
   const unconfigured = scoreTrace(scenarios.refundOutsidePolicy().trace(), resolveChecksConfig(undefined))
-  assert.equal(traceScoreRecords(unconfigured).some((r) => r.kind === 'scorecard'), false, 'no scorecards section, no scorecard rows')
+  assert.equal(
+    traceScoreRecords(unconfigured).some((r) => r.kind === 'scorecard'),
+    false,
+    'no scorecards section, no scorecard rows',
+  )
 })

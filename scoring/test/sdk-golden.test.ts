@@ -37,7 +37,7 @@ async function scoredRun(broken: boolean): Promise<{ score: TraceScore; refundSp
   const traceId = run.turns[0]!.traceId
   // The ingester stores asynchronously after the collector acknowledged the export.
   let trace = await readTrace(sieve.storage, 'default', traceId)
-  for (let i = 0; i < 100 && (!trace?.complete); i++) {
+  for (let i = 0; i < 100 && !trace?.complete; i++) {
     await new Promise((r) => setTimeout(r, 50))
     trace = await readTrace(sieve.storage, 'default', traceId)
   }
@@ -49,14 +49,22 @@ async function scoredRun(broken: boolean): Promise<{ score: TraceScore; refundSp
 test('the SDK-traced agent refunding outside policy fails prohibited_tools at the process_refund span', async () => {
   const { score, refundSpan } = await scoredRun(true)
   assert.equal(score.profile, 'support-agent')
-  assert.deepEqual(score.results.filter((r) => !r.passed).map((r) => r.name), ['prohibited_tools'])
+  assert.deepEqual(
+    score.results.filter((r) => !r.passed).map((r) => r.name),
+    ['prohibited_tools'],
+  )
   const check = score.results.find((r) => r.name === 'prohibited_tools')!
   assert.ok(refundSpan)
-  assert.deepEqual(check.detail.violations, [{ spanId: refundSpan, tool: 'process_refund', arguments: { order_id: 'A-1001', amount: 89.9 }, rule: 'process_refund' }])
+  assert.deepEqual(check.detail.violations, [
+    { spanId: refundSpan, tool: 'process_refund', arguments: { order_id: 'A-1001', amount: 89.9 }, rule: 'process_refund' },
+  ])
 })
 
 test('the SDK-traced agent following the policy passes every check', async () => {
   const { score } = await scoredRun(false)
-  assert.deepEqual(score.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.detail.message}`), [])
+  assert.deepEqual(
+    score.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.detail.message}`),
+    [],
+  )
   assert.ok(score.results.some((r) => r.name === 'tool_call_validity'))
 })

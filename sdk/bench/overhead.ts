@@ -31,17 +31,30 @@ const params = {
   messages: [
     { role: 'system' as const, content: 'You are the customer-support agent of an online shop. '.repeat(6) },
     { role: 'user' as const, content: 'Hi, I want a refund for order A-1001, it arrived broken. '.repeat(4) },
-    { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'check_order_status', arguments: '{"order_id":"A-1001"}' } }] },
+    {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'check_order_status', arguments: '{"order_id":"A-1001"}' } }],
+    },
     { role: 'tool' as const, tool_call_id: 'call_1', content: '{"order_id":"A-1001","status":"delivered","deliveredDaysAgo":45,"amount":89.9}' },
   ],
-  tools: [{ type: 'function' as const, function: { name: 'check_order_status', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } }],
+  tools: [
+    { type: 'function' as const, function: { name: 'check_order_status', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } },
+  ],
 }
 const completion = {
   id: 'chatcmpl-1',
   object: 'chat.completion',
   created: 0,
   model: 'gpt-4o-mini-2024-07-18',
-  choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: 'Order A-1001 is outside the 30-day window; I added store credit instead. '.repeat(3), refusal: null } }],
+  choices: [
+    {
+      index: 0,
+      finish_reason: 'stop',
+      logprobs: null,
+      message: { role: 'assistant', content: 'Order A-1001 is outside the 30-day window; I added store credit instead. '.repeat(3), refusal: null },
+    },
+  ],
   usage: { prompt_tokens: 310, completion_tokens: 52, total_tokens: 362 },
 }
 const stubClient = () => ({ baseURL: 'https://api.openai.com/v1', chat: { completions: { create: async (_p: unknown) => completion } } })
@@ -51,20 +64,31 @@ const toolFn = async (args: { order_id: string }) => ({ order_id: args.order_id,
 // The bare baseline: the same attributes set on plain spans by hand, serializing the content at
 // call time as a hand-written instrumentation has to.
 const llmRequestAttributes = (p: typeof params): Attributes => ({
-  'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'server.address': 'api.openai.com', 'server.port': 443,
-  'gen_ai.request.model': p.model, 'gen_ai.request.max_tokens': p.max_tokens, 'gen_ai.request.temperature': p.temperature, 'gen_ai.request.stream': false,
+  'gen_ai.operation.name': 'chat',
+  'gen_ai.provider.name': 'openai',
+  'server.address': 'api.openai.com',
+  'server.port': 443,
+  'gen_ai.request.model': p.model,
+  'gen_ai.request.max_tokens': p.max_tokens,
+  'gen_ai.request.temperature': p.temperature,
+  'gen_ai.request.stream': false,
   'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: p.messages[0]!.content }]),
   'gen_ai.input.messages': JSON.stringify(p.messages.slice(1)),
   'gen_ai.tool.definitions': JSON.stringify(p.tools),
 })
 const llmResponseAttributes = (c: typeof completion): Attributes => ({
-  'gen_ai.response.id': c.id, 'gen_ai.response.model': c.model, 'gen_ai.response.finish_reasons': [c.choices[0]!.finish_reason],
-  'gen_ai.usage.input_tokens': c.usage.prompt_tokens, 'gen_ai.usage.output_tokens': c.usage.completion_tokens,
+  'gen_ai.response.id': c.id,
+  'gen_ai.response.model': c.model,
+  'gen_ai.response.finish_reasons': [c.choices[0]!.finish_reason],
+  'gen_ai.usage.input_tokens': c.usage.prompt_tokens,
+  'gen_ai.usage.output_tokens': c.usage.completion_tokens,
   'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: c.choices[0]!.message.content }], finish_reason: 'stop' }]),
   'http.response.status_code': 200,
 })
 const toolAttributes = (args: typeof toolArgs): Attributes => ({
-  'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'check_order_status', 'gen_ai.tool.type': 'function',
+  'gen_ai.operation.name': 'execute_tool',
+  'gen_ai.tool.name': 'check_order_status',
+  'gen_ai.tool.type': 'function',
   'gen_ai.tool.call.arguments': JSON.stringify(args),
 })
 
@@ -124,7 +148,9 @@ await traceAgent('bench', async () => {
 })
 
 const row = (name: string) => ({ us: median(samples[name]!.us), bytes: median(samples[name]!.bytes) })
-console.log(`@sieve/sdk overhead (${ROUNDS} interleaved rounds × ${OPS} ops, medians of CPU µs per op; content capture on; SDK from ${import.meta.resolve('@sieve/sdk').replace(/^.*\/sdk\//, 'sdk/')})\n`)
+console.log(
+  `@sieve/sdk overhead (${ROUNDS} interleaved rounds × ${OPS} ops, medians of CPU µs per op; content capture on; SDK from ${import.meta.resolve('@sieve/sdk').replace(/^.*\/sdk\//, 'sdk/')})\n`,
+)
 console.log('case                               µs/op    bytes/op')
 for (const name of Object.keys(cases)) {
   const r = row(name)

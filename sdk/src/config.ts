@@ -22,7 +22,10 @@ const positiveInt = z.coerce.number().int().positive()
 /** `k1=v1,k2=v2`, URL-encoded values, as OTEL_EXPORTER_OTLP_HEADERS. */
 const headerList = z.string().transform((raw, ctx) => {
   const headers: Record<string, string> = {}
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const i = entry.indexOf('=')
     if (i <= 0) {
       ctx.addIssue({ code: 'custom', message: `header entry '${entry}' must look like name=value` })
@@ -131,7 +134,10 @@ export function resolveConfig(options: SdkOptions = {}, env: Record<string, stri
   }
   // OpenTelemetry shops often set gRPC for every exporter; Sieve's collector speaks OTLP/HTTP only.
   if (merged.protocol === 'grpc' && source.protocol !== undefined && !('protocol' in options && options.protocol !== undefined)) {
-    warnOnce('grpc', `${source.protocol}=grpc: Sieve receives OTLP over HTTP, so its spans go as http/protobuf (set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf to silence this)`)
+    warnOnce(
+      'grpc',
+      `${source.protocol}=grpc: Sieve receives OTLP over HTTP, so its spans go as http/protobuf (set OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf to silence this)`,
+    )
     delete merged.protocol
   }
   for (const [key, value] of Object.entries(options)) {

@@ -12,8 +12,7 @@ import { SDK_NAME, SDK_VERSION } from './version.js'
 
 export type InitResult =
   /** `global`: Sieve set up OpenTelemetry for the process; `alongside`: the app had, Sieve exports its own spans next to it. */
-  | { ok: true; mode: 'global' | 'alongside' | 'disabled' }
-  | { ok: false; mode: 'disabled'; error: SdkConfigError }
+  { ok: true; mode: 'global' | 'alongside' | 'disabled' } | { ok: false; mode: 'disabled'; error: SdkConfigError }
 
 let mode: 'global' | 'alongside' | 'disabled' | undefined
 

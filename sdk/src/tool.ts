@@ -58,8 +58,13 @@ export function traceTool<A extends unknown[], R>(name: string, fn: (...args: A)
       undefined,
     )
     if (!started) return fn.apply(this, args)
-    return runInSpan(started.span, started.ctx, () => fn.apply(this, args), (span, value) => {
-      if (state.policy.capture && value !== undefined) span.setAttribute(GEN_AI.toolCallResult, scrub(state.policy, asText(value), 'tool.result'))
-    })
+    return runInSpan(
+      started.span,
+      started.ctx,
+      () => fn.apply(this, args),
+      (span, value) => {
+        if (state.policy.capture && value !== undefined) span.setAttribute(GEN_AI.toolCallResult, scrub(state.policy, asText(value), 'tool.result'))
+      },
+    )
   }
 }

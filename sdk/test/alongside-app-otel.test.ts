@@ -28,7 +28,10 @@ test('joins an app that already set up OpenTelemetry without replacing its provi
 
   const app = appSpans.getFinishedSpans()
   const ours = sieveSpans.getFinishedSpans()
-  assert.deepEqual(app.map((s) => s.name), ['POST /chat'])
+  assert.deepEqual(
+    app.map((s) => s.name),
+    ['POST /chat'],
+  )
   assert.deepEqual(ours.map((s) => s.name).sort(), ['execute_tool check_order_status', 'invoke_agent support-turn'])
   const agent = ours.find((s) => s.name.startsWith('invoke_agent'))!
   const tool = ours.find((s) => s.name.startsWith('execute_tool'))!
@@ -37,5 +40,5 @@ test('joins an app that already set up OpenTelemetry without replacing its provi
   assert.equal(tool.parentSpanContext?.spanId, agent.spanContext().spanId)
   assert.equal(agent.resource.attributes['service.name'], 'support-bot')
   await shutdown()
-  assert.equal((trace.getTracerProvider() as any).getDelegate(), appProvider, 'shutdown leaves the app\'s provider in place')
+  assert.equal((trace.getTracerProvider() as any).getDelegate(), appProvider, "shutdown leaves the app's provider in place")
 })

@@ -54,7 +54,8 @@ async function agentLoop(messages: Messages, tools: Record<string, (args: any) =
   for (;;) {
     if (stream) {
       let text = ''
-      for await (const chunk of await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } })) text += chunk.choices[0]?.delta.content ?? ''
+      for await (const chunk of await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }))
+        text += chunk.choices[0]?.delta.content ?? ''
       messages.push({ role: 'assistant', content: text })
       return text
     }
@@ -79,7 +80,13 @@ async function agentLoop(messages: Messages, tools: Record<string, (args: any) =
 test('single turn with a tool: system, user, the call, its result once, the answer', async () => {
   model.setScript([callTools([{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }]), say('Order A-1001 was delivered.')])
   await traceAgent('support', { input: 'Where is A-1001?' }, () =>
-    agentLoop([{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Where is A-1001?' }], { lookup_order: lookupOrder }),
+    agentLoop(
+      [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: 'Where is A-1001?' },
+      ],
+      { lookup_order: lookupOrder },
+    ),
   )
   assert.deepEqual(shown(await recorded()), [
     `system: ${SYSTEM}`,
@@ -96,7 +103,10 @@ test('parallel tool calls: both calls, then both results in the order the model 
     return { sku, stock: 3 }
   })
   model.setScript([
-    callTools([{ id: 'call_a', name: 'check_stock', arguments: { sku: 'S-1' } }, { id: 'call_b', name: 'lookup_order', arguments: { order_id: 'A-7' } }]),
+    callTools([
+      { id: 'call_a', name: 'check_stock', arguments: { sku: 'S-1' } },
+      { id: 'call_b', name: 'lookup_order', arguments: { order_id: 'A-7' } },
+    ]),
     say('S-1 is in stock and A-7 was delivered.'),
   ])
   await traceAgent('support', { input: 'Stock of S-1 and status of A-7?' }, () =>
@@ -186,15 +196,26 @@ test('OpenLLMetry-style indexed attributes, written with the OpenTelemetry API',
       'gen_ai.system': 'openai',
       'llm.request.type': 'chat',
       'gen_ai.request.model': 'gpt-4o-mini',
-      'gen_ai.prompt.0.role': 'system', 'gen_ai.prompt.0.content': SYSTEM,
-      'gen_ai.prompt.1.role': 'user', 'gen_ai.prompt.1.content': 'Refund order 7?',
-      'gen_ai.prompt.2.role': 'assistant', 'gen_ai.prompt.2.content': 'Which order?',
-      'gen_ai.prompt.3.role': 'user', 'gen_ai.prompt.3.content': 'Order 7.',
-      'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'Refunded order 7.',
+      'gen_ai.prompt.0.role': 'system',
+      'gen_ai.prompt.0.content': SYSTEM,
+      'gen_ai.prompt.1.role': 'user',
+      'gen_ai.prompt.1.content': 'Refund order 7?',
+      'gen_ai.prompt.2.role': 'assistant',
+      'gen_ai.prompt.2.content': 'Which order?',
+      'gen_ai.prompt.3.role': 'user',
+      'gen_ai.prompt.3.content': 'Order 7.',
+      'gen_ai.completion.0.role': 'assistant',
+      'gen_ai.completion.0.content': 'Refunded order 7.',
     },
   })
   span.end()
-  assert.deepEqual(shown(await recorded()), [`system: ${SYSTEM}`, 'user: Refund order 7?', 'assistant: Which order?', 'user: Order 7.', 'assistant: Refunded order 7.'])
+  assert.deepEqual(shown(await recorded()), [
+    `system: ${SYSTEM}`,
+    'user: Refund order 7?',
+    'assistant: Which order?',
+    'user: Order 7.',
+    'assistant: Refunded order 7.',
+  ])
 })
 
 // Last: it restarts the SDK with content capture off.

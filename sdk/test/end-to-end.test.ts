@@ -44,7 +44,10 @@ async function supportTurn(options: { input: string }) {
   let traceId = ''
   const answer = await traceAgent('support-turn', { sessionId: 'sess-1', userId: 'user-1', input: options.input }, async () => {
     traceId = currentTraceId()!
-    const messages: any[] = [{ role: 'system', content: 'Help the customer.' }, { role: 'user', content: options.input }]
+    const messages: any[] = [
+      { role: 'system', content: 'Help the customer.' },
+      { role: 'user', content: options.input },
+    ]
     const first = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, temperature: 0 })
     const call = first.choices[0]!.message.tool_calls![0]!
     const result = await history(JSON.parse(call.type === 'function' ? call.function.arguments : '{}'))
@@ -60,7 +63,16 @@ async function supportTurn(options: { input: string }) {
 }
 
 async function withSdk(options: SdkOptions, fn: () => Promise<void>) {
-  const result = init({ endpoint: sieve.url, apiKey: 'e2e-key', serviceName: 'support-bot', agentVersion: 'v12', promptVersion: 'refund-v3', environment: 'test', captureContent: true, ...options })
+  const result = init({
+    endpoint: sieve.url,
+    apiKey: 'e2e-key',
+    serviceName: 'support-bot',
+    agentVersion: 'v12',
+    promptVersion: 'refund-v3',
+    environment: 'test',
+    captureContent: true,
+    ...options,
+  })
   assert.equal(result.ok, true)
   try {
     await fn()
@@ -83,12 +95,25 @@ describe('traces from the SDK read back from a running Sieve', () => {
       assert.equal(agent.parentSpanId, '')
       // Ordered by when each started (the tool and the next call can share a start instant in storage).
       const children = [...agent.children].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1))
-      assert.deepEqual(children.map((c) => c.name).sort(), ['chat gpt-4.1-mini', 'chat gpt-4o-mini', 'chat gpt-4o-mini', 'execute_tool lookup_customer_history'])
+      assert.deepEqual(children.map((c) => c.name).sort(), [
+        'chat gpt-4.1-mini',
+        'chat gpt-4o-mini',
+        'chat gpt-4o-mini',
+        'execute_tool lookup_customer_history',
+      ])
       for (const child of children) assert.equal(child.parentSpanId, agent.spanId)
 
       const agentFields = genAiFields(agent)
       assert.deepEqual(
-        { op: agentFields.operation, agent: agentFields.agentName, version: agentFields.agentVersion, prompt: agentFields.promptVersion, session: agentFields.sessionId, user: agentFields.userId, env: agentFields.environment },
+        {
+          op: agentFields.operation,
+          agent: agentFields.agentName,
+          version: agentFields.agentVersion,
+          prompt: agentFields.promptVersion,
+          session: agentFields.sessionId,
+          user: agentFields.userId,
+          env: agentFields.environment,
+        },
         { op: 'invoke_agent', agent: 'support-turn', version: 'v12', prompt: 'refund-v3', session: 'sess-1', user: 'user-1', env: 'test' },
       )
       assert.equal(agent.serviceName, 'support-bot')
@@ -100,7 +125,15 @@ describe('traces from the SDK read back from a running Sieve', () => {
       assert.equal(streamed.attributes['gen_ai.request.stream'], true, 'the streamed call starts after the first one')
       const llm = genAiFields(toolCall)
       assert.deepEqual(
-        { op: llm.operation, system: llm.system, req: llm.requestModel, res: llm.responseModel, in: llm.inputTokens, out: llm.outputTokens, session: llm.sessionId },
+        {
+          op: llm.operation,
+          system: llm.system,
+          req: llm.requestModel,
+          res: llm.responseModel,
+          in: llm.inputTokens,
+          out: llm.outputTokens,
+          session: llm.sessionId,
+        },
         { op: 'chat', system: 'openai', req: 'gpt-4o-mini', res: 'gpt-4o-mini', in: 50, out: 10, session: 'sess-1' },
       )
       assert.equal(toolCall.kind, 'CLIENT')
@@ -108,7 +141,10 @@ describe('traces from the SDK read back from a running Sieve', () => {
       assert.deepEqual(toolCall.attributes['gen_ai.response.finish_reasons'], ['tool_calls'])
       assert.deepEqual(content(toolCall, 'gen_ai.system_instructions'), [{ type: 'text', content: 'Help the customer.' }])
       assert.deepEqual(content(toolCall, 'gen_ai.output.messages')[0].parts[0], {
-        type: 'tool_call', id: 'call_1', name: 'lookup_customer_history', arguments: { email: 'ann@example.com' },
+        type: 'tool_call',
+        id: 'call_1',
+        name: 'lookup_customer_history',
+        arguments: { email: 'ann@example.com' },
       })
 
       assert.equal(genAiFields(tool).operation, 'execute_tool')
@@ -127,7 +163,9 @@ describe('traces from the SDK read back from a running Sieve', () => {
 
       assert.equal(genAiFields(responses).requestModel, 'gpt-4.1-mini')
       assert.equal(genAiFields(responses).outputTokens, 6)
-      assert.deepEqual(content(responses, 'gen_ai.input.messages'), [{ role: 'user', parts: [{ type: 'text', content: 'Ann (ann@example.com) has two orders.' }] }])
+      assert.deepEqual(content(responses, 'gen_ai.input.messages'), [
+        { role: 'user', parts: [{ type: 'text', content: 'Ann (ann@example.com) has two orders.' }] },
+      ])
       assert.deepEqual(exportStats(), { exported: 5, dropped: 0, failed: 0, pending: 0 })
     })
   })
@@ -159,7 +197,13 @@ describe('traces from the SDK read back from a running Sieve', () => {
       const trace = await readTrace(traceId)
       const text = JSON.stringify(trace)
       assert.doesNotMatch(text, /ann@example\.com|Help the customer|Summary sent/)
-      for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result']) {
+      for (const key of [
+        'gen_ai.input.messages',
+        'gen_ai.output.messages',
+        'gen_ai.system_instructions',
+        'gen_ai.tool.call.arguments',
+        'gen_ai.tool.call.result',
+      ]) {
         assert.ok(!text.includes(key), `${key} should not be recorded`)
       }
       const llm = trace.roots[0]!.children[0]!

@@ -109,7 +109,10 @@ describe('the SDK never harms the host', () => {
     }
   })
 
-  for (const [status, retryAfter] of [[500, undefined], [429, '1']] as const) {
+  for (const [status, retryAfter] of [
+    [500, undefined],
+    [429, '1'],
+  ] as const) {
     test(`collector answering ${status}: answers unchanged, spans counted as failed`, async () => {
       const failing = await brokenCollector({ status, retryAfter })
       try {
@@ -128,7 +131,7 @@ describe('the SDK never harms the host', () => {
     })
   }
 
-  test('a connection error while Node pools the exporter\'s socket is not thrown into the host', async () => {
+  test("a connection error while Node pools the exporter's socket is not thrown into the host", async () => {
     const collector = await brokenCollector({ status: 200 })
     const probe = probePoolingWindow()
     try {
@@ -164,7 +167,16 @@ describe('the SDK never harms the host', () => {
 
   test('a redaction hook that throws records a marker instead of content; the call is unaffected', async () => {
     const memory = new InMemorySpanExporter()
-    const answers = await tracedTurns({ exporter: memory, captureContent: true, redact: () => { throw new Error('bad hook') } }, 1)
+    const answers = await tracedTurns(
+      {
+        exporter: memory,
+        captureContent: true,
+        redact: () => {
+          throw new Error('bad hook')
+        },
+      },
+      1,
+    )
     assert.deepEqual(answers, ['Store credit issued.'])
     await flush()
     const tool = memory.getFinishedSpans().find((s) => s.name === 'execute_tool create_store_credit')

@@ -13,7 +13,14 @@ let plain: OpenAI
 
 before(async () => {
   model = await startFakeOpenAI({ script: [] })
-  const result = init({ exporter: memory, serviceName: 'support-bot', agentVersion: 'v12', promptVersion: 'refund-v3', scheduledDelayMillis: 10, captureContent: true })
+  const result = init({
+    exporter: memory,
+    serviceName: 'support-bot',
+    agentVersion: 'v12',
+    promptVersion: 'refund-v3',
+    scheduledDelayMillis: 10,
+    captureContent: true,
+  })
   assert.equal(result.mode, 'global')
   openai = wrapOpenAI(new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 }))
   plain = new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 })
@@ -46,7 +53,13 @@ describe('chat completions', () => {
         { role: 'system', content: 'You are a support agent.' },
         { role: 'user', content: 'Where is A1?' },
       ]
-      const first = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, temperature: 0.2, max_tokens: 200, tools: [{ type: 'function', function: { name: 'check_order_status', parameters: {} } }] })
+      const first = await openai.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages,
+        temperature: 0.2,
+        max_tokens: 200,
+        tools: [{ type: 'function', function: { name: 'check_order_status', parameters: {} } }],
+      })
       const call = first.choices[0]!.message.tool_calls![0]!
       assert.equal(call.type, 'function')
       const result = await checkOrder(JSON.parse(call.type === 'function' ? call.function.arguments : '{}'))
@@ -98,7 +111,11 @@ describe('chat completions', () => {
     assert.deepEqual(json(llm1, 'gen_ai.system_instructions'), [{ type: 'text', content: 'You are a support agent.' }])
     assert.deepEqual(json(llm1, 'gen_ai.input.messages'), [{ role: 'user', parts: [{ type: 'text', content: 'Where is A1?' }] }])
     assert.deepEqual(json(llm1, 'gen_ai.output.messages'), [
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_7', name: 'check_order_status', arguments: { order_id: 'A1' } }], finish_reason: 'tool_call' },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call_7', name: 'check_order_status', arguments: { order_id: 'A1' } }],
+        finish_reason: 'tool_call',
+      },
     ])
     assert.equal(json(llm1, 'gen_ai.tool.definitions')[0].function.name, 'check_order_status')
     assert.deepEqual(json(llm2, 'gen_ai.input.messages').slice(1), [
@@ -121,7 +138,11 @@ describe('chat completions', () => {
   })
 
   test('a stream reaches the caller chunk for chunk as unwrapped, and its span gathers content, tool calls and usage', async () => {
-    const step = { type: 'reply' as const, text: 'Let me check that order.', toolCalls: [{ id: 'c1', name: 'check_order_status', arguments: { order_id: 'B2' } }] }
+    const step = {
+      type: 'reply' as const,
+      text: 'Let me check that order.',
+      toolCalls: [{ id: 'c1', name: 'check_order_status', arguments: { order_id: 'B2' } }],
+    }
     const params = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'B2?' }], stream: true as const, stream_options: { include_usage: true } }
     const read = async (client: OpenAI) => {
       const chunks: unknown[] = []
@@ -131,7 +152,10 @@ describe('chat completions', () => {
     model.setScript([step, step])
     const wrapped = await read(openai)
     const unwrapped = await read(plain)
-    assert.deepEqual(wrapped.map((c: any) => ({ ...c, id: '' })), unwrapped.map((c: any) => ({ ...c, id: '' })))
+    assert.deepEqual(
+      wrapped.map((c: any) => ({ ...c, id: '' })),
+      unwrapped.map((c: any) => ({ ...c, id: '' })),
+    )
 
     const [llm] = await spans()
     assert.ok(llm)
@@ -209,8 +233,20 @@ describe('chat completions', () => {
 
 describe('responses', () => {
   test('a plain response records instructions, input, function calls and usage', async () => {
-    model.setScript([{ type: 'reply', text: 'Checking.', toolCalls: [{ id: 'fc1', name: 'lookup_customer_history', arguments: { customer_id: 'C9' } }], usage: { inputTokens: 30, outputTokens: 12 } }])
-    const res = await openai.responses.create({ model: 'gpt-4.1', instructions: 'Be brief.', input: [{ role: 'user', content: 'History of C9?' }], max_output_tokens: 100 })
+    model.setScript([
+      {
+        type: 'reply',
+        text: 'Checking.',
+        toolCalls: [{ id: 'fc1', name: 'lookup_customer_history', arguments: { customer_id: 'C9' } }],
+        usage: { inputTokens: 30, outputTokens: 12 },
+      },
+    ])
+    const res = await openai.responses.create({
+      model: 'gpt-4.1',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: 'History of C9?' }],
+      max_output_tokens: 100,
+    })
     assert.equal(res.output_text, 'Checking.')
     const [llm] = await spans()
     assert.ok(llm)

@@ -55,17 +55,27 @@ await shutdown()
 console.log(JSON.stringify({ traceId, answer, rated: rated.ok, stats }))
 `
 
-test('the SDK tarball installs outside the repository from the registry alone and traces from plain node into a running Sieve', { timeout: 300_000 }, async () => {
+test('the SDK tarball installs outside the repository from the registry alone and traces from plain node into a running Sieve', {
+  timeout: 300_000,
+}, async () => {
   const packed = tempDir('sieve-sdk-pack-')
   await run('npm', ['pack', '--pack-destination', packed], { cwd: join(ROOT, 'sdk') })
   const tarball = join(packed, readdirSync(packed).find((f) => f.endsWith('.tgz'))!)
   const { stdout: listing } = await run('tar', ['-tzf', tarball])
   const files = listing.split('\n')
-  for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/bundled/protocol/index.js', 'package/package.json', 'package/README.md']) assert.ok(files.includes(f), `${f} is packed`)
-  assert.ok(!files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.startsWith('package/scripts/')), 'no sources, tests or scripts')
+  for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/bundled/protocol/index.js', 'package/package.json', 'package/README.md'])
+    assert.ok(files.includes(f), `${f} is packed`)
+  assert.ok(
+    !files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.startsWith('package/scripts/')),
+    'no sources, tests or scripts',
+  )
   const { stdout: manifest } = await run('tar', ['-xzOf', tarball, 'package/package.json'])
   const deps = Object.keys((JSON.parse(manifest) as { dependencies: Record<string, string> }).dependencies)
-  assert.deepEqual(deps.filter((d) => d.startsWith('@sieve/')), [], 'no dependency on an unpublished workspace')
+  assert.deepEqual(
+    deps.filter((d) => d.startsWith('@sieve/')),
+    [],
+    'no dependency on an unpublished workspace',
+  )
 
   // A project of the user's, in the system's temporary folder: no node_modules above it, no workspace.
   const app = tempDir('sieve-sdk-user-')
@@ -86,14 +96,23 @@ test('the SDK tarball installs outside the repository from the registry alone an
   // A 200 from the collector means stored: the trace is readable as soon as the app has exited.
   const res = await fetch(`${sieve.url}/api/traces/${printed.traceId}`)
   assert.equal(res.status, 200, await res.clone().text())
-  const { trace } = (await res.json()) as { trace: { roots: { name: string; attributes: Record<string, unknown>; children: { name: string; attributes: Record<string, unknown> }[] }[] } }
+  const { trace } = (await res.json()) as {
+    trace: { roots: { name: string; attributes: Record<string, unknown>; children: { name: string; attributes: Record<string, unknown> }[] }[] }
+  }
   const agent = trace.roots[0]!
   assert.equal(agent.name, 'invoke_agent support')
   assert.equal(agent.attributes['sieve.prompt.version'], 'p1')
   assert.equal(agent.attributes['gen_ai.conversation.id'], 's-1')
-  assert.deepEqual(agent.children.map((c) => [c.name, c.attributes['gen_ai.tool.call.arguments']]), [['execute_tool lookup_order', 'A-1']])
+  assert.deepEqual(
+    agent.children.map((c) => [c.name, c.attributes['gen_ai.tool.call.arguments']]),
+    [['execute_tool lookup_order', 'A-1']],
+  )
   const stored = await (
-    await sieve.storage.query({ query: 'SELECT score, comment FROM feedback WHERE trace_id = {id:String}', query_params: { id: printed.traceId }, format: 'JSONEachRow' })
+    await sieve.storage.query({
+      query: 'SELECT score, comment FROM feedback WHERE trace_id = {id:String}',
+      query_params: { id: printed.traceId },
+      format: 'JSONEachRow',
+    })
   ).json<{ score: number; comment: string }>()
   assert.deepEqual(stored, [{ score: -1, comment: 'too short' }])
 })

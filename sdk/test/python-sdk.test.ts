@@ -43,9 +43,13 @@ function pinned(...names: string[]): string[] {
   })
 }
 
-test('the Python attribute names are @sieve/protocol\'s', { skip }, () => {
+test("the Python attribute names are @sieve/protocol's", { skip }, () => {
   const file = join(ROOT, 'sdk/python/src/sieve/attributes.py')
-  const printed = execFileSync(PYTHON, ['-c', `import json, runpy, sys; ns = runpy.run_path(sys.argv[1]); print(json.dumps({k: ns[k] for k in ("GEN_AI", "OTHER", "SIEVE_ATTR")}))`, file], { encoding: 'utf8' })
+  const printed = execFileSync(
+    PYTHON,
+    ['-c', `import json, runpy, sys; ns = runpy.run_path(sys.argv[1]); print(json.dumps({k: ns[k] for k in ("GEN_AI", "OTHER", "SIEVE_ATTR")}))`, file],
+    { encoding: 'utf8' },
+  )
   assert.deepEqual(JSON.parse(printed), { GEN_AI, OTHER, SIEVE_ATTR })
 })
 
@@ -84,7 +88,13 @@ test('a Python agent traced with the wheel fails prohibited_tools on its refund,
     cwd: work,
     env: { ...process.env, MODEL_BASE_URL: model.baseURL, SIEVE_ENDPOINT: sieve.url },
   })
-  const printed = JSON.parse(stdout.trim().split('\n').at(-1)!) as { traceId: string; answer: string; instrumentations: string[]; feedback: boolean; error: string | null }
+  const printed = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    traceId: string
+    answer: string
+    instrumentations: string[]
+    feedback: boolean
+    error: string | null
+  }
   assert.equal(printed.answer, 'I have refunded order A-1.')
   assert.deepEqual(printed.instrumentations, ['openinference.instrumentation.openai'], 'the installed instrumentation is on')
   assert.equal(printed.feedback, true, printed.error ?? '')
@@ -108,7 +118,11 @@ test('a Python agent traced with the wheel fails prohibited_tools on its refund,
   assert.equal(failed?.passed, false, 'prohibited_tools fails on the refund')
 
   const stored = await (
-    await sieve.storage.query({ query: 'SELECT score, comment, user_id FROM feedback WHERE trace_id = {id:String}', query_params: { id: printed.traceId }, format: 'JSONEachRow' })
+    await sieve.storage.query({
+      query: 'SELECT score, comment, user_id FROM feedback WHERE trace_id = {id:String}',
+      query_params: { id: printed.traceId },
+      format: 'JSONEachRow',
+    })
   ).json<{ score: number; comment: string; user_id: string }>()
   assert.deepEqual(stored, [{ score: -1, comment: 'refunded outside the policy', user_id: 'C-17' }])
 })

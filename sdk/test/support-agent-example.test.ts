@@ -27,7 +27,11 @@ async function runExample(...args: string[]) {
   assert.equal(res.status, 200)
   const { trace } = (await res.json()) as { trace: { roots: any[]; spanCount: number } }
   const agent = trace.roots[0]
-  return { stdout, agent, tools: agent.children.filter((c: any) => c.attributes['gen_ai.operation.name'] === 'execute_tool').map((c: any) => c.attributes['gen_ai.tool.name']) }
+  return {
+    stdout,
+    agent,
+    tools: agent.children.filter((c: any) => c.attributes['gen_ai.operation.name'] === 'execute_tool').map((c: any) => c.attributes['gen_ai.tool.name']),
+  }
 }
 
 describe('examples/support-agent, offline with the scripted model', () => {
@@ -46,7 +50,10 @@ describe('examples/support-agent, offline with the scripted model', () => {
     )
     assert.equal(failed.code, 1)
     assert.match(failed.stdout, /trace: [0-9a-f]{32}/, 'the agent itself ran')
-    assert.match(failed.stderr, new RegExp(`\\d+ spans could not be delivered to http://127\\.0\\.0\\.1:${port}: is Sieve running there\\? Point the example at it with SIEVE_ENDPOINT`))
+    assert.match(
+      failed.stderr,
+      new RegExp(`\\d+ spans could not be delivered to http://127\\.0\\.0\\.1:${port}: is Sieve running there\\? Point the example at it with SIEVE_ENDPOINT`),
+    )
   })
 
   test('follows the refund policy: store credit for an order outside the window, traced in Sieve', async () => {
@@ -74,7 +81,9 @@ test('--turns 2 is one conversation of two turns: one session, the second turn s
   const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, '--turns', '2'], { env })
   const traceIds = [...stdout.matchAll(/trace: ([0-9a-f]{32})/g)].map((m) => m[1]!)
   assert.equal(traceIds.length, 2, stdout)
-  const agents = await Promise.all(traceIds.map(async (id) => ((await (await fetch(`${sieve.url}/api/traces/${id}`)).json()) as { trace: { roots: any[] } }).trace.roots[0]))
+  const agents = await Promise.all(
+    traceIds.map(async (id) => ((await (await fetch(`${sieve.url}/api/traces/${id}`)).json()) as { trace: { roots: any[] } }).trace.roots[0]),
+  )
   const sessions = agents.map((a) => a.attributes['gen_ai.conversation.id'])
   assert.ok(sessions[0], 'the turn carries a session id')
   assert.equal(sessions[1], sessions[0], 'both turns are one session')

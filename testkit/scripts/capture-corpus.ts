@@ -42,7 +42,9 @@ const cut = (text: string, n = 120) => {
 
 function turnsOf(label: string, traces: Trace | Trace[]): string[] {
   const conversation = conversationOf(traces)
-  const lines = [`${label} (contentMissing ${conversation.contentMissing}, truncated ${conversation.truncated}${conversation.truncation.length ? `: ${conversation.truncation.join('; ')}` : ''})`]
+  const lines = [
+    `${label} (contentMissing ${conversation.contentMissing}, truncated ${conversation.truncated}${conversation.truncation.length ? `: ${conversation.truncation.join('; ')}` : ''})`,
+  ]
   for (const t of conversation.turns) lines.push(`  ${t.role}${t.name ? ` ${t.name}` : ''}${t.callId ? ` [${t.callId}]` : ''}: ${cut(t.text)}  @${t.spanId}`)
   return lines
 }
@@ -69,13 +71,18 @@ function readingOf(traces: Trace[]): string {
     const view = traceView(trace)
     lines.push('traceView:')
     lines.push(`  agentName=${view.agentName || '-'} llmCalls=${view.llmCalls.length} (${view.llmCalls.map((c) => c.span.spanId).join(' ')})`)
-    lines.push(`  toolCalls from ${view.toolCallsFrom}: ${view.toolCalls.map((c) => `${c.name}(${cut(c.rawArguments ?? JSON.stringify(c.arguments) ?? '', 80)}) callId=${c.callId || '-'} @${c.spanId}`).join('; ') || '-'}`)
+    lines.push(
+      `  toolCalls from ${view.toolCallsFrom}: ${view.toolCalls.map((c) => `${c.name}(${cut(c.rawArguments ?? JSON.stringify(c.arguments) ?? '', 80)}) callId=${c.callId || '-'} @${c.spanId}`).join('; ') || '-'}`,
+    )
     lines.push(`  toolDefinitions: ${[...view.toolDefinitions.keys()].join(', ') || '-'}`)
     lines.push(`  systemPrompt: ${cut(view.systemPrompt, 60) || '-'}`)
     lines.push(`  finalAnswer: ${view.finalAnswer ? `${JSON.stringify(cut(view.finalAnswer.text, 100))} @${view.finalAnswer.spanId}` : '-'}`)
     const scored = scoreTrace(trace, checks)
     lines.push(`scoreTrace (agent ${scored.agentName || '-'}, profile ${scored.profile}):`)
-    for (const r of scored.results) lines.push(`  ${{ passed: 'pass', failed: 'FAIL', error: 'ERROR', not_measured: 'N/M ' }[checkOutcome(r)]} ${r.name}: ${cut(String(r.detail?.message ?? ''), 200)}`)
+    for (const r of scored.results)
+      lines.push(
+        `  ${{ passed: 'pass', failed: 'FAIL', error: 'ERROR', not_measured: 'N/M ' }[checkOutcome(r)]} ${r.name}: ${cut(String(r.detail?.message ?? ''), 200)}`,
+      )
     for (const s of scored.skipped) lines.push(`  skip ${s.name}: ${cut(s.skipped, 200)}`)
   })
   if (traces.length > 1) lines.push('', ...turnsOf('== conversationOf(all traces).turns', traces))
@@ -103,14 +110,21 @@ try {
       }
       const requests = run.requests.map((r) => {
         const body = r.body ?? {}
-        const items: unknown[] = body.messages ?? (typeof body.input === 'string' ? [body.input] : body.input ?? [])
+        const items: unknown[] = body.messages ?? (typeof body.input === 'string' ? [body.input] : (body.input ?? []))
         const user = [...items].reverse().find((m: any) => typeof m === 'string' || m?.role === 'user') as any
         const text = typeof user === 'string' ? user : typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '')
         return `  #${r.index} ${r.api}${r.stream ? ' stream' : ''} ${items.length} items, tools ${(body.tools ?? []).length}, last user ${JSON.stringify(cut(text, 60))}`
       })
-      writeFileSync(join(dir, 'run.txt'), `seconds ${run.seconds.toFixed(1)}\n\nmodel requests (${run.requests.length}):\n${requests.join('\n')}\n\noutput:\n${run.stderr}`)
+      writeFileSync(
+        join(dir, 'run.txt'),
+        `seconds ${run.seconds.toFixed(1)}\n\nmodel requests (${run.requests.length}):\n${requests.join('\n')}\n\noutput:\n${run.stderr}`,
+      )
       timings.push(`${c.name}\t${run.seconds.toFixed(1)}\t${Object.keys(run.traces).length}`)
-      console.log(`${c.name}: ${run.seconds.toFixed(1)} s, ${Object.entries(run.traces).map(([s, t]) => `${s} ${t!.length}`).join(', ')} traces`)
+      console.log(
+        `${c.name}: ${run.seconds.toFixed(1)} s, ${Object.entries(run.traces)
+          .map(([s, t]) => `${s} ${t!.length}`)
+          .join(', ')} traces`,
+      )
     } catch (err) {
       failed++
       writeFileSync(join(dir, 'run.txt'), `failed\n\n${(err as Error).message}`)

@@ -17,7 +17,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
  */
 export function pythonAgents(): { python: string; skip: string | false } {
   const python = process.env.SIEVE_TEST_PYTHON ?? `${ROOT}.cache/python/bin/python`
-  const skip = prerequisite(existsSync(python) ? false : `no Python instrumentations at ${python} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt && .cache/python/bin/pip install --no-deps -r testkit/agents/python/requirements-nodeps.txt)`)
+  const skip = prerequisite(
+    existsSync(python)
+      ? false
+      : `no Python instrumentations at ${python} (python3 -m venv .cache/python && .cache/python/bin/pip install -r testkit/agents/python/requirements.txt && .cache/python/bin/pip install --no-deps -r testkit/agents/python/requirements-nodeps.txt)`,
+  )
   return { python, skip }
 }
 

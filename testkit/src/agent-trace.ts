@@ -145,7 +145,8 @@ export class AgentRecorder {
       'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts, finish_reason: finishReason }]),
     }
     if (step.system) attributes['gen_ai.system_instructions'] = JSON.stringify([{ type: 'text', content: step.system }])
-    if (step.tools) attributes['gen_ai.tool.definitions'] = JSON.stringify(step.tools.map((t) => ({ type: 'function', name: t.name, parameters: t.parameters })))
+    if (step.tools)
+      attributes['gen_ai.tool.definitions'] = JSON.stringify(step.tools.map((t) => ({ type: 'function', name: t.name, parameters: t.parameters })))
     if (step.outputType) attributes['gen_ai.output.type'] = step.outputType
     const span = this.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, startTime: this.tick(10), attributes }, this.current?.ctx)
     span.end(this.tick(800))
@@ -189,9 +190,18 @@ export class AgentRecorder {
 
   /** The span id of the n-th recorded span with this name (0-based), for exact detail assertions. */
   spanId(name: string, nth = 0): string {
-    const ids = this.exporter.getFinishedSpans().filter((s) => s.name === name).map((s) => s.spanContext().spanId)
+    const ids = this.exporter
+      .getFinishedSpans()
+      .filter((s) => s.name === name)
+      .map((s) => s.spanContext().spanId)
     const id = ids[nth]
-    if (!id) throw new Error(`no span '${name}' #${nth} (have ${this.exporter.getFinishedSpans().map((s) => s.name).join(', ')})`)
+    if (!id)
+      throw new Error(
+        `no span '${name}' #${nth} (have ${this.exporter
+          .getFinishedSpans()
+          .map((s) => s.name)
+          .join(', ')})`,
+      )
     return id
   }
 }

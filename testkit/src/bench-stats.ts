@@ -7,7 +7,11 @@
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 
 /** The middle value (of an even count, the upper of the two middle ones); NaN when there are none. */
-export const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50)
+export const median = (values: number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  )
 
 /** `count` things in `ms` milliseconds, per second, rounded. */
 export const rate = (count: number, ms: number): number => Math.round((count / ms) * 1000)

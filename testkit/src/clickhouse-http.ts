@@ -52,9 +52,24 @@ export interface ClickHouseHttp {
 
 /** Parameters the HTTP handler reads itself; every other URL parameter is a setting (`SET name = value`). */
 const HANDLER_PARAMS = new Set([
-  'query', 'database', 'query_id', 'user', 'password', 'quota_key', 'role', 'buffer_size', 'wait_end_of_query',
-  'session_id', 'session_timeout', 'session_check', 'close_session', 'compress', 'decompress', 'stacktrace',
-  'client_protocol_version', 'default_format',
+  'query',
+  'database',
+  'query_id',
+  'user',
+  'password',
+  'quota_key',
+  'role',
+  'buffer_size',
+  'wait_end_of_query',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'close_session',
+  'compress',
+  'decompress',
+  'stacktrace',
+  'client_protocol_version',
+  'default_format',
 ])
 
 /**
@@ -65,26 +80,66 @@ const HANDLER_PARAMS = new Set([
  * once the statement has ended, with the whole result.
  */
 const HTTP_LAYER_SETTINGS = new Set([
-  'enable_http_compression', 'http_zlib_compression_level', 'send_progress_in_http_headers',
-  'http_headers_progress_interval_ms', 'http_wait_end_of_query', 'http_response_buffer_size',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'http_wait_end_of_query',
+  'http_response_buffer_size',
 ])
 
 /** ClickHouse's `exceptionCodeToHTTPStatus` (src/Server/HTTP), by error name; the codes are read from the engine. */
 const STATUS_BY_NAME: [number, string[]][] = [
   [401, ['REQUIRED_PASSWORD']],
   [403, ['UNKNOWN_USER', 'WRONG_PASSWORD', 'AUTHENTICATION_FAILED', 'SET_NON_GRANTED_ROLE', 'ACCESS_DENIED']],
-  [400, [
-    'BAD_ARGUMENTS', 'CANNOT_COMPILE_REGEXP', 'CANNOT_PARSE_TEXT', 'CANNOT_PARSE_ESCAPE_SEQUENCE', 'CANNOT_PARSE_QUOTED_STRING',
-    'CANNOT_PARSE_DATE', 'CANNOT_PARSE_DATETIME', 'CANNOT_PARSE_NUMBER', 'CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING',
-    'CANNOT_PARSE_IPV4', 'CANNOT_PARSE_IPV6', 'CANNOT_PARSE_INPUT_ASSERTION_FAILED', 'CANNOT_PARSE_UUID', 'DUPLICATE_COLUMN',
-    'ILLEGAL_COLUMN', 'UNKNOWN_ELEMENT_IN_AST', 'UNKNOWN_TYPE_OF_AST_NODE', 'THERE_IS_NO_COLUMN', 'TOO_DEEP_AST', 'TOO_BIG_AST',
-    'UNEXPECTED_AST_STRUCTURE', 'SYNTAX_ERROR', 'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
-  ]],
-  [404, [
-    'UNKNOWN_TABLE', 'UNKNOWN_FUNCTION', 'UNKNOWN_IDENTIFIER', 'UNKNOWN_TYPE', 'UNKNOWN_STORAGE', 'UNKNOWN_DATABASE',
-    'UNKNOWN_SETTING', 'UNKNOWN_DIRECTION_OF_SORTING', 'UNKNOWN_AGGREGATE_FUNCTION', 'UNKNOWN_FORMAT',
-    'UNKNOWN_DATABASE_ENGINE', 'UNKNOWN_TYPE_OF_QUERY', 'UNKNOWN_ROLE',
-  ]],
+  [
+    400,
+    [
+      'BAD_ARGUMENTS',
+      'CANNOT_COMPILE_REGEXP',
+      'CANNOT_PARSE_TEXT',
+      'CANNOT_PARSE_ESCAPE_SEQUENCE',
+      'CANNOT_PARSE_QUOTED_STRING',
+      'CANNOT_PARSE_DATE',
+      'CANNOT_PARSE_DATETIME',
+      'CANNOT_PARSE_NUMBER',
+      'CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING',
+      'CANNOT_PARSE_IPV4',
+      'CANNOT_PARSE_IPV6',
+      'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+      'CANNOT_PARSE_UUID',
+      'DUPLICATE_COLUMN',
+      'ILLEGAL_COLUMN',
+      'UNKNOWN_ELEMENT_IN_AST',
+      'UNKNOWN_TYPE_OF_AST_NODE',
+      'THERE_IS_NO_COLUMN',
+      'TOO_DEEP_AST',
+      'TOO_BIG_AST',
+      'UNEXPECTED_AST_STRUCTURE',
+      'SYNTAX_ERROR',
+      'INCORRECT_DATA',
+      'TYPE_MISMATCH',
+      'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+    ],
+  ],
+  [
+    404,
+    [
+      'UNKNOWN_TABLE',
+      'UNKNOWN_FUNCTION',
+      'UNKNOWN_IDENTIFIER',
+      'UNKNOWN_TYPE',
+      'UNKNOWN_STORAGE',
+      'UNKNOWN_DATABASE',
+      'UNKNOWN_SETTING',
+      'UNKNOWN_DIRECTION_OF_SORTING',
+      'UNKNOWN_AGGREGATE_FUNCTION',
+      'UNKNOWN_FORMAT',
+      'UNKNOWN_DATABASE_ENGINE',
+      'UNKNOWN_TYPE_OF_QUERY',
+      'UNKNOWN_ROLE',
+    ],
+  ],
   [413, ['QUERY_IS_TOO_LARGE']],
   [501, ['NOT_IMPLEMENTED']],
   [503, ['SOCKET_TIMEOUT', 'CANNOT_OPEN_FILE', 'CANNOT_SCHEDULE_TASK']],
@@ -95,7 +150,11 @@ const STATUS_BY_NAME: [number, string[]][] = [
 
 /** An error the stand-in raises itself, shaped as the engine's. */
 class HttpException extends Error {
-  constructor(readonly code: number, readonly type: string, message: string) {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    message: string,
+  ) {
     super(`Code: ${code}. DB::Exception: ${message}. (${type})`)
   }
 }
@@ -143,14 +202,33 @@ export function readStatement(text: string): Statement {
   let dataStart = -1
   while (i < n) {
     const c = text[i]!
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f') { i++; continue }
-    if ((c === '-' && text[i + 1] === '-') || c === '#') { while (i < n && text[i] !== '\n') i++; continue }
-    if (c === '/' && text[i + 1] === '*') { const end = text.indexOf('*/', i + 2); i = end < 0 ? n : end + 2; continue }
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f') {
+      i++
+      continue
+    }
+    if ((c === '-' && text[i + 1] === '-') || c === '#') {
+      while (i < n && text[i] !== '\n') i++
+      continue
+    }
+    if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2)
+      i = end < 0 ? n : end + 2
+      continue
+    }
     if (c === "'" || c === '"' || c === '`') {
       i++
       while (i < n) {
-        if (text[i] === '\\') { i += 2; continue }
-        if (text[i] === c) { if (text[i + 1] === c) { i += 2; continue } break }
+        if (text[i] === '\\') {
+          i += 2
+          continue
+        }
+        if (text[i] === c) {
+          if (text[i + 1] === c) {
+            i += 2
+            continue
+          }
+          break
+        }
         i++
       }
       i++
@@ -162,18 +240,29 @@ export function readStatement(text: string): Statement {
       while (i < n && /[A-Za-z0-9_]/.test(text[i]!)) i++
       const word = text.slice(start, i)
       first ??= word.toUpperCase()
-      if (previousWord?.toUpperCase() === 'FORMAT') { format = word; formatAt = start }
+      if (previousWord?.toUpperCase() === 'FORMAT') {
+        format = word
+        formatAt = start
+      }
       previousWord = word
       lastWordEnd = i
       // An INSERT's data starts after its format's name: it is not SQL.
-      if (first === 'INSERT' && format !== undefined && formatAt === start) { dataStart = i; break }
+      if (first === 'INSERT' && format !== undefined && formatAt === start) {
+        dataStart = i
+        break
+      }
       continue
     }
     if (c === ';') {
       if (!onlyComments(text.slice(i + 1))) {
         throw new HttpException(SYNTAX_ERROR, 'SYNTAX_ERROR', 'Multi-statements are not allowed')
       }
-      return { text: text.slice(0, i), insert: first === 'INSERT', ...(first !== 'INSERT' && format && formatAt >= 0 && lastWordEnd === formatAt + format.length ? { format } : {}), noData: false }
+      return {
+        text: text.slice(0, i),
+        insert: first === 'INSERT',
+        ...(first !== 'INSERT' && format && formatAt >= 0 && lastWordEnd === formatAt + format.length ? { format } : {}),
+        noData: false,
+      }
     }
     previousWord = undefined
     i++
@@ -256,7 +345,10 @@ function credentials(req: IncomingMessage, url: URL): { user: string; password: 
 }
 
 function acceptedEncoding(req: IncomingMessage): Request['encoding'] {
-  const accepted = String(req.headers['accept-encoding'] ?? '').toLowerCase().split(',').map((s) => s.trim().split(';')[0])
+  const accepted = String(req.headers['accept-encoding'] ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim().split(';')[0])
   for (const codec of ['gzip', 'zstd', 'br', 'deflate'] as const) {
     if (codec === 'zstd' && !('zstdCompressSync' in zlib)) continue
     if (accepted.includes(codec)) return codec
@@ -272,7 +364,11 @@ async function readRequest(req: IncomingMessage, url: URL, users: ClickHouseHttp
     const known = Object.hasOwn(users, user) ? users[user] : undefined
     const expected = typeof known === 'string' ? { password: known } : known
     if (expected === undefined || expected.password !== password) {
-      throw new HttpException(AUTHENTICATION_FAILED, 'AUTHENTICATION_FAILED', `${user}: Authentication failed: password is incorrect, or there is no user with such name`)
+      throw new HttpException(
+        AUTHENTICATION_FAILED,
+        'AUTHENTICATION_FAILED',
+        `${user}: Authentication failed: password is incorrect, or there is no user with such name`,
+      )
     }
     if (expected.readonly) readonly = Math.min(expected.readonly, readonly ?? 2) as 1 | 2
   }
@@ -321,7 +417,10 @@ async function readRequest(req: IncomingMessage, url: URL, users: ClickHouseHttp
 // --- The answer ------------------------------------------------------------------------------
 
 const CONTENT_TYPES: [RegExp, string][] = [
-  [/^(JSONEachRow|JSONStringsEachRow|JSONCompactEachRow\w*|JSONCompactStringsEachRow\w*|JSONLines|NDJSON|JSONObjectEachRow)$/, 'application/x-ndjson; charset=UTF-8'],
+  [
+    /^(JSONEachRow|JSONStringsEachRow|JSONCompactEachRow\w*|JSONCompactStringsEachRow\w*|JSONLines|NDJSON|JSONObjectEachRow)$/,
+    'application/x-ndjson; charset=UTF-8',
+  ],
   [/^JSON/, 'application/json; charset=UTF-8'],
   [/^(TabSeparated\w*|TSV\w*)$/, 'text/tab-separated-values; charset=UTF-8'],
   [/^CSV/, 'text/csv; charset=UTF-8; header=absent'],
@@ -331,11 +430,16 @@ const contentType = (format: string): string => CONTENT_TYPES.find(([re]) => re.
 
 function compress(body: Buffer, encoding: Request['encoding'], level?: number): Buffer {
   switch (encoding) {
-    case 'gzip': return zlib.gzipSync(body, level === undefined ? {} : { level })
-    case 'deflate': return zlib.deflateSync(body, level === undefined ? {} : { level })
-    case 'br': return zlib.brotliCompressSync(body)
-    case 'zstd': return (zlib as unknown as { zstdCompressSync(b: Buffer): Buffer }).zstdCompressSync(body)
-    default: return body
+    case 'gzip':
+      return zlib.gzipSync(body, level === undefined ? {} : { level })
+    case 'deflate':
+      return zlib.deflateSync(body, level === undefined ? {} : { level })
+    case 'br':
+      return zlib.brotliCompressSync(body)
+    case 'zstd':
+      return (zlib as unknown as { zstdCompressSync(b: Buffer): Buffer }).zstdCompressSync(body)
+    default:
+      return body
   }
 }
 
@@ -396,10 +500,16 @@ export async function startClickHouseHttp(options: ClickHouseHttpOptions): Promi
   try {
     about = (await admin.queryAsync('SELECT version() AS v, timezone() AS tz', { format: 'JSONEachRow' })).json<{ v: string; tz: string }>()
     const names = new Set(STATUS_BY_NAME.flatMap(([, n]) => n))
-    codes = (await admin.queryAsync(
-      `SELECT number AS code, errorCodeToName(number) AS name FROM numbers(2000) WHERE name IN (${[...names].map(sqlString).join(', ')})`,
-      { format: 'JSONEachRow' },
-    )).text().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { code: number; name: string })
+    codes = (
+      await admin.queryAsync(
+        `SELECT number AS code, errorCodeToName(number) AS name FROM numbers(2000) WHERE name IN (${[...names].map(sqlString).join(', ')})`,
+        { format: 'JSONEachRow' },
+      )
+    )
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { code: number; name: string })
   } catch (err) {
     admin.close()
     throw err
@@ -448,9 +558,13 @@ export async function startClickHouseHttp(options: ClickHouseHttpOptions): Promi
     const r = String(rows || 0)
     const b = String(bytes || 0)
     return {
-      read_rows: r, read_bytes: b,
-      written_rows: insert ? r : '0', written_bytes: insert ? b : '0',
-      total_rows_to_read: '0', result_rows: insert ? '0' : r, result_bytes: insert ? '0' : b,
+      read_rows: r,
+      read_bytes: b,
+      written_rows: insert ? r : '0',
+      written_bytes: insert ? b : '0',
+      total_rows_to_read: '0',
+      result_rows: insert ? '0' : r,
+      result_bytes: insert ? '0' : b,
       elapsed_ns: String(Math.max(0, Math.round((elapsedSeconds || 0) * 1e9))),
     }
   }
@@ -487,7 +601,10 @@ export async function startClickHouseHttp(options: ClickHouseHttpOptions): Promi
       counters.exceptions++
       const { code, text } = exceptionText(err instanceof Error ? err.message : String(err), about.v)
       const encoded = compress(Buffer.from(text), request?.encoding, request?.level)
-      if (res.headersSent) { res.destroy(); return }
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
       res.writeHead(statusOf.get(code) ?? 500, {
         ...baseHeaders,
         'Content-Type': 'text/plain; charset=UTF-8',
@@ -504,7 +621,9 @@ export async function startClickHouseHttp(options: ClickHouseHttpOptions): Promi
   const inFlight = new Set<Promise<void>>()
   // A server takes URLs up to http_max_uri_size (1 MiB): query parameters travel in the URL.
   const server = createServer({ maxHeaderSize: (1 << 20) + (64 << 10), keepAliveTimeout: 10_000 }, (req, res) => {
-    const done = handle(req, res).catch(() => { res.destroy() })
+    const done = handle(req, res).catch(() => {
+      res.destroy()
+    })
     inFlight.add(done)
     void done.finally(() => inFlight.delete(done))
   })
@@ -558,10 +677,19 @@ export async function spawnClickHouseHttp(options: ClickHouseHttpOptions & { env
   const url = await new Promise<string>((resolveUrl, reject) => {
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(output)
-      if (m) { cleanup(); resolveUrl(m[1]!) }
+      if (m) {
+        cleanup()
+        resolveUrl(m[1]!)
+      }
     }
-    const exit = (code: number | null) => { cleanup(); reject(new Error(`the ClickHouse HTTP stand-in exited ${code}:\n${output}`)) }
-    const cleanup = () => { child.stdout!.off('data', check); child.off('exit', exit) }
+    const exit = (code: number | null) => {
+      cleanup()
+      reject(new Error(`the ClickHouse HTTP stand-in exited ${code}:\n${output}`))
+    }
+    const cleanup = () => {
+      child.stdout!.off('data', check)
+      child.off('exit', exit)
+    }
     child.stdout!.on('data', check)
     child.on('exit', exit)
   })
@@ -606,7 +734,15 @@ export interface TestStorage {
  * one directory per process, so both may be open at once on it). `kind` defaults to
  * `SIEVE_TEST_STORAGE`, so a test written against this runs over either path.
  */
-export async function openTestStorage({ path, database = 'sieve', kind = testStorageKind() }: { path: string; database?: string; kind?: TestStorageKind }): Promise<TestStorage> {
+export async function openTestStorage({
+  path,
+  database = 'sieve',
+  kind = testStorageKind(),
+}: {
+  path: string
+  database?: string
+  kind?: TestStorageKind
+}): Promise<TestStorage> {
   const { createStorage } = await import('@sieve/core')
   if (kind === 'embedded') {
     const config = { kind: 'embedded' as const, path, database }
@@ -618,7 +754,10 @@ export async function openTestStorage({ path, database = 'sieve', kind = testSto
   try {
     const storage = await createStorage(config)
     return {
-      kind, storage, config, server,
+      kind,
+      storage,
+      config,
+      server,
       async close() {
         await storage.close()
         await server.close()

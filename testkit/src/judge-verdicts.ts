@@ -12,7 +12,8 @@ export function firstCitation(request: ModelRequest): { turn: number; span_id: s
 }
 
 /** The dimension a judge prompt is about. */
-export const dimensionOf = (request: ModelRequest): string => /Dimension: (.+)/.exec(request.body.messages.find((m: { role: string }) => m.role === 'user').content)?.[1] ?? ''
+export const dimensionOf = (request: ModelRequest): string =>
+  /Dimension: (.+)/.exec(request.body.messages.find((m: { role: string }) => m.role === 'user').content)?.[1] ?? ''
 
 /** A valid verdict for whatever was asked, with the given level. */
 export function verdict(request: ModelRequest, score: number, extra: Omit<Parameters<typeof say>[1], never> = {}): Step {

@@ -53,7 +53,9 @@ export async function startPrivateBroker(): Promise<PrivateBroker> {
  * private one that `release()` stops.
  */
 export async function sharedBrokers(): Promise<{ brokers: string[]; release(): Promise<void> }> {
-  const fromEnv = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean)
+  const fromEnv = process.env.KAFKA_BROKERS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   if (fromEnv?.length) return { brokers: fromEnv, release: async () => {} }
   const broker = await startPrivateBroker()
   return { brokers: broker.brokers, release: () => broker.destroy() }

@@ -40,7 +40,8 @@ const missing = (tool: string, args: string[]): boolean => spawnSync(tool, args)
 
 function build(what: string, cwd: string, command: string, args: string[]): void {
   const done = spawnSync(command, args, { cwd, encoding: 'utf8' })
-  if (done.status !== 0) throw new Error(`building the ${what} failed (${command} ${args.join(' ')}, ${done.status ?? done.signal}):\n${done.stdout}${done.stderr}`.slice(-4000))
+  if (done.status !== 0)
+    throw new Error(`building the ${what} failed (${command} ${args.join(' ')}, ${done.status ?? done.signal}):\n${done.stdout}${done.stderr}`.slice(-4000))
 }
 
 /** testkit/agents/go: the OpenTelemetry Go SDK with its OTLP/HTTP exporter. */

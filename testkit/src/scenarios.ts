@@ -11,8 +11,14 @@ export const SYSTEM_PROMPT =
 
 export const TOOLS = [
   { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'], additionalProperties: false } },
-  { name: 'process_refund', parameters: { type: 'object', properties: { order_id: { type: 'string' }, amount: { type: 'number' } }, required: ['order_id', 'amount'] } },
-  { name: 'escalate_to_human', parameters: { type: 'object', properties: { order_id: { type: 'string' }, reason: { type: 'string' } }, required: ['order_id', 'reason'] } },
+  {
+    name: 'process_refund',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' }, amount: { type: 'number' } }, required: ['order_id', 'amount'] },
+  },
+  {
+    name: 'escalate_to_human',
+    parameters: { type: 'object', properties: { order_id: { type: 'string' }, reason: { type: 'string' } }, required: ['order_id', 'reason'] },
+  },
   { name: 'search_kb', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
 ]
 
@@ -55,13 +61,23 @@ const POLITE_ANSWER =
 
 function handledWell(answer: string): AgentRecorder {
   const r = new AgentRecorder('support')
-  return r.agent(USER, () =>
-    lookUpOrder(r)
-      .llm({ toolResults: [{ id: 'call_1', response: ORDER }], tools: TOOLS, toolCalls: [{ id: 'call_2', name: 'search_kb', arguments: { query: 'refund window' } }] })
-      .tool({ name: 'search_kb', callId: 'call_2', arguments: { query: 'refund window' }, result: [KB] })
-      .llm({ toolResults: [{ id: 'call_2', response: [KB] }], tools: TOOLS, toolCalls: [{ id: 'call_3', name: 'escalate_to_human', arguments: { order_id: 'A-1001', reason: 'refund outside window' } }] })
-      .tool({ name: 'escalate_to_human', callId: 'call_3', arguments: { order_id: 'A-1001', reason: 'refund outside window' }, result: { ticket: 'T-77' } })
-      .llm({ toolResults: [{ id: 'call_3', response: { ticket: 'T-77' } }], tools: TOOLS, text: answer }),
+  return r.agent(
+    USER,
+    () =>
+      lookUpOrder(r)
+        .llm({
+          toolResults: [{ id: 'call_1', response: ORDER }],
+          tools: TOOLS,
+          toolCalls: [{ id: 'call_2', name: 'search_kb', arguments: { query: 'refund window' } }],
+        })
+        .tool({ name: 'search_kb', callId: 'call_2', arguments: { query: 'refund window' }, result: [KB] })
+        .llm({
+          toolResults: [{ id: 'call_2', response: [KB] }],
+          tools: TOOLS,
+          toolCalls: [{ id: 'call_3', name: 'escalate_to_human', arguments: { order_id: 'A-1001', reason: 'refund outside window' } }],
+        })
+        .tool({ name: 'escalate_to_human', callId: 'call_3', arguments: { order_id: 'A-1001', reason: 'refund outside window' }, result: { ticket: 'T-77' } })
+        .llm({ toolResults: [{ id: 'call_3', response: { ticket: 'T-77' } }], tools: TOOLS, text: answer }),
     answer,
   )
 }
@@ -70,11 +86,17 @@ export const scenarios = {
   refundOutsidePolicy(): AgentRecorder {
     const r = new AgentRecorder('support')
     const answer = 'Done! I refunded $89.00 for order A-1001; it will reach your card in 3-5 days.'
-    return r.agent(USER, () =>
-      lookUpOrder(r)
-        .llm({ toolResults: [{ id: 'call_1', response: ORDER }], tools: TOOLS, toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89 } }] })
-        .tool({ name: 'process_refund', callId: 'call_2', arguments: { order_id: 'A-1001', amount: 89 }, result: { status: 'refunded' } })
-        .llm({ toolResults: [{ id: 'call_2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
+    return r.agent(
+      USER,
+      () =>
+        lookUpOrder(r)
+          .llm({
+            toolResults: [{ id: 'call_1', response: ORDER }],
+            tools: TOOLS,
+            toolCalls: [{ id: 'call_2', name: 'process_refund', arguments: { order_id: 'A-1001', amount: 89 } }],
+          })
+          .tool({ name: 'process_refund', callId: 'call_2', arguments: { order_id: 'A-1001', amount: 89 }, result: { status: 'refunded' } })
+          .llm({ toolResults: [{ id: 'call_2', response: { status: 'refunded' } }], tools: TOOLS, text: answer }),
       answer,
     )
   },
@@ -90,20 +112,28 @@ export const scenarios = {
   toolLoop(): AgentRecorder {
     const r = new AgentRecorder('support')
     const answer = 'Sorry, I could not find anything about extended warranties.'
-    return r.agent(USER, () => {
-      lookUpOrder(r)
-      for (let i = 0; i < 4; i++) {
-        r.llm({ tools: TOOLS, toolCalls: [{ id: `call_s${i}`, name: 'search_kb', arguments: { query: 'extended warranty' } }] })
-        r.tool({ name: 'search_kb', callId: `call_s${i}`, arguments: { query: 'extended warranty' }, result: [] })
-      }
-      r.llm({ tools: TOOLS, text: answer })
-    }, answer)
+    return r.agent(
+      USER,
+      () => {
+        lookUpOrder(r)
+        for (let i = 0; i < 4; i++) {
+          r.llm({ tools: TOOLS, toolCalls: [{ id: `call_s${i}`, name: 'search_kb', arguments: { query: 'extended warranty' } }] })
+          r.tool({ name: 'search_kb', callId: `call_s${i}`, arguments: { query: 'extended warranty' }, result: [] })
+        }
+        r.llm({ tools: TOOLS, text: answer })
+      },
+      answer,
+    )
   },
 
   truncatedAnswer(): AgentRecorder {
     const r = new AgentRecorder('support')
     const cut = 'Order A-1001 was delivered 45 days ago, past our 30-day window, so I'
-    return r.agent(USER, () => lookUpOrder(r).llm({ toolResults: [{ id: 'call_1', response: ORDER }], tools: TOOLS, text: cut, finishReason: 'length', outputTokens: 16 }), cut)
+    return r.agent(
+      USER,
+      () => lookUpOrder(r).llm({ toolResults: [{ id: 'call_1', response: ORDER }], tools: TOOLS, text: cut, finishReason: 'length', outputTokens: 16 }),
+      cut,
+    )
   },
 
   piiEchoed(): AgentRecorder {
@@ -111,11 +141,13 @@ export const scenarios = {
     const user = `${USER} You can reach me at bob@example.org.`
     const order = { ...ORDER, customer_email: 'jane.doe@example.com' }
     const answer = 'I found the order and sent the details to jane.doe@example.com; a copy went to bob@example.org.'
-    return r.agent(user, () =>
-      r
-        .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
-        .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
-        .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, text: answer }),
+    return r.agent(
+      user,
+      () =>
+        r
+          .llm({ system: SYSTEM_PROMPT, user, tools: TOOLS, toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] })
+          .tool({ name: 'lookup_order', callId: 'call_1', arguments: { order_id: 'A-1001' }, result: order })
+          .llm({ toolResults: [{ id: 'call_1', response: order }], tools: TOOLS, text: answer }),
       answer,
     )
   },
@@ -123,8 +155,11 @@ export const scenarios = {
   schemaBreakingOutput(): AgentRecorder {
     const r = new AgentRecorder('triage')
     const answer = '{"category":"billing","priority":"urgent","summary":""}'
-    return r.agent('My card was charged twice for order A-1001.', () =>
-      r.llm({ system: 'Classify the ticket. Answer with JSON only.', user: 'My card was charged twice for order A-1001.', text: answer, outputType: 'json' }),
-    answer)
+    return r.agent(
+      'My card was charged twice for order A-1001.',
+      () =>
+        r.llm({ system: 'Classify the ticket. Answer with JSON only.', user: 'My card was charged twice for order A-1001.', text: answer, outputType: 'json' }),
+      answer,
+    )
   },
 }

@@ -64,7 +64,10 @@ export function pythonReads(text: string, body: string): string[][] {
 test('the agents in other languages read only the protocol environment variables under its prefixes', () => {
   const names = new Set<string>(Object.values(AGENT_ENV))
   const unknown = foreign.flatMap(({ file, text }) =>
-    [...text.matchAll(/\bSIEVE_(?:EVAL|SIMULATION)\w*/g)].map((m) => m[0]).filter((n) => !names.has(n) && !NOT_PROTOCOL.has(n)).map((n) => `${file}: ${n}`),
+    [...text.matchAll(/\bSIEVE_(?:EVAL|SIMULATION)\w*/g)]
+      .map((m) => m[0])
+      .filter((n) => !names.has(n) && !NOT_PROTOCOL.has(n))
+      .map((n) => `${file}: ${n}`),
   )
   assert.deepEqual(unknown, [], `not in AGENT_ENV (${[...names].join(', ')})`)
 })
@@ -75,22 +78,35 @@ test('every field an HTTP agent in another language reads from the request, or a
     assert.ok(text, `${file} is gone: update HTTP_AGENTS`)
     const reads = pythonReads(text, body)
     // Nothing found would check nothing: the agent reads its context and the conversation's messages.
-    assert.ok(reads.some((p) => p[0] === 'sieve') && reads.some((p) => p[0] === 'messages' && p.length > 2), `${file}: no reads of ${body}["sieve"] and its messages found`)
+    assert.ok(
+      reads.some((p) => p[0] === 'sieve') && reads.some((p) => p[0] === 'messages' && p.length > 2),
+      `${file}: no reads of ${body}["sieve"] and its messages found`,
+    )
     const wrong = reads.filter((path) => !fieldAt(agentHttpRequestSchema, path)).map((path) => path.join('.'))
     assert.deepEqual(wrong, [], `${file} reads fields the request does not have`)
     const answers = [...text.matchAll(new RegExp(`\\b${answer} = json\\.dumps\\(\\{"(\\w+)":`, 'g'))].map((m) => m[1]!)
     assert.ok(answers.length, `${file}: no JSON answer found`)
-    assert.deepEqual(answers.filter((key) => !fieldAt(agentAnswerSchema, [key])), [], `${file} answers fields the protocol does not have`)
+    assert.deepEqual(
+      answers.filter((key) => !fieldAt(agentAnswerSchema, [key])),
+      [],
+      `${file} answers fields the protocol does not have`,
+    )
   }
 })
 
 test('an agent in another language that names the protocol’s request is checked as an HTTP agent', () => {
   const speaking = foreign.filter(({ text }) => /\["sieve"\]|"sieve"\s*:|traceparent/.test(text)).map((f) => f.file)
-  assert.deepEqual(speaking.filter((f) => !(f in HTTP_AGENTS)), [], 'add them to HTTP_AGENTS')
+  assert.deepEqual(
+    speaking.filter((f) => !(f in HTTP_AGENTS)),
+    [],
+    'add them to HTTP_AGENTS',
+  )
 })
 
 test('the check finds a renamed field', () => {
   const text = 'for m in body["messages"]:\n  m["text"]\nbody["sieve"]["session_id"]'
-  const wrong = pythonReads(text, 'body').filter((path) => !fieldAt(agentHttpRequestSchema, path)).map((p) => p.join('.'))
+  const wrong = pythonReads(text, 'body')
+    .filter((path) => !fieldAt(agentHttpRequestSchema, path))
+    .map((p) => p.join('.'))
   assert.deepEqual(wrong, ['sieve.session_id', 'messages.[].text'])
 })

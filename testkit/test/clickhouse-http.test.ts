@@ -40,16 +40,30 @@ async function raw(search: Record<string, string>, init: RequestInit = {}): Prom
 describe('the ClickHouse HTTP stand-in', () => {
   test('inserts and reads back through the client, request and response gzipped, awkward strings byte for byte', async () => {
     await client.insert({
-      table: 't', format: 'JSONEachRow',
+      table: 't',
+      format: 'JSONEachRow',
       values: AWKWARD.map((s, id) => ({ id, s, at: `1744712660.00000000${id % 10}` })),
     })
-    await client.insert({ table: 't', columns: ['id', 's', 'at'], format: 'JSONCompactEachRow', values: [[100, 'compact', '1744712660.5']], clickhouse_settings: { optimize_on_insert: 0 } })
-    const rows = await (await client.query({ query: 'SELECT id, s, toString(at) AS at FROM t ORDER BY id', format: 'JSONEachRow' })).json<{ id: number; s: string; at: string }>()
-    assert.deepEqual(rows.map((r) => r.s), [...AWKWARD, 'compact'])
+    await client.insert({
+      table: 't',
+      columns: ['id', 's', 'at'],
+      format: 'JSONCompactEachRow',
+      values: [[100, 'compact', '1744712660.5']],
+      clickhouse_settings: { optimize_on_insert: 0 },
+    })
+    const rows = await (await client.query({ query: 'SELECT id, s, toString(at) AS at FROM t ORDER BY id', format: 'JSONEachRow' })).json<{
+      id: number
+      s: string
+      at: string
+    }>()
+    assert.deepEqual(
+      rows.map((r) => r.s),
+      [...AWKWARD, 'compact'],
+    )
     assert.equal(rows.at(-1)!.at, '2025-04-15 10:24:20.500000000')
     const json = await (await client.query({ query: 'SELECT toUInt32(count()) AS n FROM t', format: 'JSON' })).json<{ data: { n: number }[]; rows: number }>()
     assert.deepEqual([json.data, json.rows], [[{ n: AWKWARD.length + 1 }], 1])
-    const tsv = await (await client.query({ query: "SELECT s FROM t WHERE id IN (0, 1) ORDER BY id", format: 'TabSeparated' })).text()
+    const tsv = await (await client.query({ query: 'SELECT s FROM t WHERE id IN (0, 1) ORDER BY id', format: 'TabSeparated' })).text()
     assert.equal(tsv, "it\\'s\ntab\\there\n")
     const csv = await (await client.query({ query: 'SELECT id, s FROM t WHERE id = 100', format: 'CSV' })).text()
     assert.equal(csv, '100,"compact"\n')
@@ -60,7 +74,13 @@ describe('the ClickHouse HTTP stand-in', () => {
     try {
       for (const c of [client, multipart]) {
         for (const s of AWKWARD) {
-          const [row] = await (await c.query({ query: 'SELECT {s:String} AS s, {xs:Array(String)} AS xs, {n:Int64} AS n', query_params: { s, xs: [s, 'b'], n: -42 }, format: 'JSONEachRow' })).json<{ s: string; xs: string[]; n: number }>()
+          const [row] = await (
+            await c.query({
+              query: 'SELECT {s:String} AS s, {xs:Array(String)} AS xs, {n:Int64} AS n',
+              query_params: { s, xs: [s, 'b'], n: -42 },
+              format: 'JSONEachRow',
+            })
+          ).json<{ s: string; xs: string[]; n: number }>()
           assert.deepEqual(row, { s, xs: [s, 'b'], n: -42 }, JSON.stringify(s))
         }
       }
@@ -71,7 +91,11 @@ describe('the ClickHouse HTTP stand-in', () => {
 
   test('each request has its own settings, parameters and database: none leaks into the next', async () => {
     const setting = async (settings: Record<string, string | number> = {}) =>
-      (await (await client.query({ query: "SELECT getSetting('max_block_size') AS v", clickhouse_settings: settings, format: 'JSONEachRow' })).json<{ v: number }>())[0]!.v
+      (
+        await (
+          await client.query({ query: "SELECT getSetting('max_block_size') AS v", clickhouse_settings: settings, format: 'JSONEachRow' })
+        ).json<{ v: number }>()
+      )[0]!.v
     const before = await setting()
     assert.equal(await setting({ max_block_size: 777 }), 777)
     assert.equal(await setting(), before)
@@ -79,22 +103,40 @@ describe('the ClickHouse HTTP stand-in', () => {
     await assert.rejects(client.query({ query: 'SELECT {p:String}' }), /Substitution `p` is not set|query parameter/i)
     const other = createClient({ url: server.url })
     try {
-      const dbs = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? client : other).query({ query: 'SELECT currentDatabase() AS d', format: 'JSONEachRow' }).then((r) => r.json<{ d: string }>())))
-      assert.deepEqual(dbs.map((r) => r[0]!.d), Array.from({ length: 10 }, (_, i) => (i % 2 ? 'proto' : 'default')))
+      const dbs = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? client : other).query({ query: 'SELECT currentDatabase() AS d', format: 'JSONEachRow' }).then((r) => r.json<{ d: string }>()),
+        ),
+      )
+      assert.deepEqual(
+        dbs.map((r) => r[0]!.d),
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? 'proto' : 'default')),
+      )
     } finally {
       await other.close()
     }
   })
 
   test('requests at once each get their own parameters back', async () => {
-    const got = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-      client.query({ query: 'SELECT {i:UInt32} AS i, {s:String} AS s, sleep(0.01) AS z', query_params: { i, s: `v${i}` }, format: 'JSONEachRow' }).then((r) => r.json<{ i: number; s: string }>())))
-    assert.deepEqual(got.map((r) => [r[0]!.i, r[0]!.s]), Array.from({ length: 40 }, (_, i) => [i, `v${i}`]))
+    const got = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        client
+          .query({ query: 'SELECT {i:UInt32} AS i, {s:String} AS s, sleep(0.01) AS z', query_params: { i, s: `v${i}` }, format: 'JSONEachRow' })
+          .then((r) => r.json<{ i: number; s: string }>()),
+      ),
+    )
+    assert.deepEqual(
+      got.map((r) => [r[0]!.i, r[0]!.s]),
+      Array.from({ length: 40 }, (_, i) => [i, `v${i}`]),
+    )
   })
 
-  test('errors reach the client as ClickHouseError with the engine\'s code and name', async () => {
+  test("errors reach the client as ClickHouseError with the engine's code and name", async () => {
     const refused = async (run: Promise<unknown>) => {
-      const err = await run.then(() => undefined, (e: unknown) => e)
+      const err = await run.then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       assert.ok(err instanceof ClickHouseError, String(err))
       return err
     }
@@ -102,7 +144,8 @@ describe('the ClickHouse HTTP stand-in', () => {
     assert.deepEqual([unknown.code, unknown.type], ['60', 'UNKNOWN_TABLE'])
     const multi = await refused(client.command({ query: 'CREATE TABLE a (x UInt8) ENGINE = Memory; DROP TABLE t' }))
     assert.deepEqual([multi.code, multi.type, multi.message.trim()], ['62', 'SYNTAX_ERROR', 'Multi-statements are not allowed.'])
-    const exists = async (table: string) => (await (await client.query({ query: `EXISTS TABLE ${table}`, format: 'JSONEachRow' })).json<{ result: number }>())[0]!.result
+    const exists = async (table: string) =>
+      (await (await client.query({ query: `EXISTS TABLE ${table}`, format: 'JSONEachRow' })).json<{ result: number }>())[0]!.result
     assert.deepEqual([await exists('a'), await exists('t')], [0, 1], 'no statement of the refused request ran')
     const setting = await refused(client.query({ query: 'SELECT 1', clickhouse_settings: { no_such_setting: 1 } as never }))
     assert.deepEqual([setting.code, setting.type], ['115', 'UNKNOWN_SETTING'])
@@ -133,7 +176,9 @@ describe('the ClickHouse HTTP stand-in', () => {
 
     // The query in the body, gzipped; the answer gzipped when enable_http_compression=1 and the client accepts it.
     const res = await fetch(`${server.url}/?enable_http_compression=1`, {
-      method: 'POST', body: gzipSync('SELECT 42 AS n FORMAT JSONEachRow'), headers: { 'content-encoding': 'gzip', 'accept-encoding': 'gzip' },
+      method: 'POST',
+      body: gzipSync('SELECT 42 AS n FORMAT JSONEachRow'),
+      headers: { 'content-encoding': 'gzip', 'accept-encoding': 'gzip' },
     })
     assert.equal(res.headers.get('content-encoding'), 'gzip')
     assert.equal(await res.text(), '{"n":42}\n')
@@ -141,7 +186,9 @@ describe('the ClickHouse HTTP stand-in', () => {
       import('node:http').then(({ request }) => {
         const req = request(`${server.url}/?enable_http_compression=1&query=SELECT%207`, { headers: { 'accept-encoding': 'gzip' } }, (r) => {
           const chunks: Buffer[] = []
-          r.on('data', (c: Buffer) => chunks.push(c)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject)
+          r.on('data', (c: Buffer) => chunks.push(c))
+            .on('end', () => resolve(Buffer.concat(chunks)))
+            .on('error', reject)
         })
         req.on('error', reject).end()
       }, reject)
@@ -161,7 +208,7 @@ describe('the ClickHouse HTTP stand-in', () => {
   test('GET runs read-only; credentials are checked when users are configured, and a read-only user only reads', async () => {
     const write = await raw({ query: 'CREATE TABLE proto.g (x UInt8) ENGINE = Memory' })
     assert.equal(write.headers.get('x-clickhouse-exception-code'), '164', write.text)
-    assert.equal((await fetch(`${server.url}/ping`).then((r) => r.text())), 'Ok.\n')
+    assert.equal(await fetch(`${server.url}/ping`).then((r) => r.text()), 'Ok.\n')
     const wrong = createClient({ url: server.url, username: 'sieve', password: 'nope' })
     const right = createClient({ url: server.url, username: 'sieve', password: 's3cret' })
     try {
@@ -175,7 +222,10 @@ describe('the ClickHouse HTTP stand-in', () => {
     // A user whose profile sets readonly = 1: reads with parameters, but neither writes nor changes a setting.
     const reader = createClient({ url: server.url, username: 'reader', password: 'r', database: 'proto' })
     try {
-      assert.deepEqual(await (await reader.query({ query: 'SELECT {id:UInt32} + 1 AS n, count() >= 0 AS t FROM t', query_params: { id: 1 }, format: 'JSONEachRow' })).json(), [{ n: 2, t: 1 }])
+      assert.deepEqual(
+        await (await reader.query({ query: 'SELECT {id:UInt32} + 1 AS n, count() >= 0 AS t FROM t', query_params: { id: 1 }, format: 'JSONEachRow' })).json(),
+        [{ n: 2, t: 1 }],
+      )
       await assert.rejects(reader.command({ query: 'CREATE TABLE r (x UInt8) ENGINE = Memory' }), (e: ClickHouseError) => e.type === 'READONLY')
       await assert.rejects(reader.query({ query: 'SELECT 1', clickhouse_settings: { max_threads: 1 } }), (e: ClickHouseError) => e.type === 'READONLY')
     } finally {
@@ -183,13 +233,26 @@ describe('the ClickHouse HTTP stand-in', () => {
     }
   })
 
-  test('readStatement: one statement or a refusal, the output format, where an insert\'s data starts', () => {
-    assert.deepEqual(readStatement("SELECT ';' AS s -- ; not a statement\n \nFORMAT JSONEachRow"), { text: "SELECT ';' AS s -- ; not a statement\n \nFORMAT JSONEachRow", insert: false, format: 'JSONEachRow', noData: false })
+  test("readStatement: one statement or a refusal, the output format, where an insert's data starts", () => {
+    assert.deepEqual(readStatement("SELECT ';' AS s -- ; not a statement\n \nFORMAT JSONEachRow"), {
+      text: "SELECT ';' AS s -- ; not a statement\n \nFORMAT JSONEachRow",
+      insert: false,
+      format: 'JSONEachRow',
+      noData: false,
+    })
     assert.deepEqual(readStatement('SELECT 1;\n-- done\n'), { text: 'SELECT 1', insert: false, noData: false })
     assert.deepEqual(readStatement('SELECT format, `a;b` FROM t'), { text: 'SELECT format, `a;b` FROM t', insert: false, noData: false })
     assert.throws(() => readStatement('SELECT 1; SELECT 2'), /Multi-statements are not allowed/)
-    assert.deepEqual(readStatement('INSERT INTO t FORMAT JSONEachRow\n{"s":"; DROP TABLE t"}'), { text: 'INSERT INTO t FORMAT JSONEachRow\n{"s":"; DROP TABLE t"}', insert: true, noData: false })
-    assert.deepEqual(readStatement('INSERT INTO t (a, b) FORMAT JSONCompactEachRow\n  \n'), { text: 'INSERT INTO t (a, b) FORMAT JSONCompactEachRow\n  \n', insert: true, noData: true })
+    assert.deepEqual(readStatement('INSERT INTO t FORMAT JSONEachRow\n{"s":"; DROP TABLE t"}'), {
+      text: 'INSERT INTO t FORMAT JSONEachRow\n{"s":"; DROP TABLE t"}',
+      insert: true,
+      noData: false,
+    })
+    assert.deepEqual(readStatement('INSERT INTO t (a, b) FORMAT JSONCompactEachRow\n  \n'), {
+      text: 'INSERT INTO t (a, b) FORMAT JSONCompactEachRow\n  \n',
+      insert: true,
+      noData: true,
+    })
     assert.throws(() => readStatement("INSERT INTO t VALUES (';'); DROP TABLE t"), /Multi-statements/)
   })
 })
@@ -198,7 +261,9 @@ test('as a child process: answers the client, and stops on close', async () => {
   const child = await spawnClickHouseHttp({ path: join(dir, 'child-engine') })
   const c = createClient({ url: child.url })
   try {
-    assert.deepEqual(await (await c.query({ query: 'SELECT {x:String} AS x', query_params: { x: 'from a child' }, format: 'JSONEachRow' })).json(), [{ x: 'from a child' }])
+    assert.deepEqual(await (await c.query({ query: 'SELECT {x:String} AS x', query_params: { x: 'from a child' }, format: 'JSONEachRow' })).json(), [
+      { x: 'from a child' },
+    ])
   } finally {
     await c.close()
     await child.close()

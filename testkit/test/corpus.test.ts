@@ -12,7 +12,10 @@ const request = (api: ModelRequest['api'], body: object): ModelRequest => ({ ind
 
 describe('the corpus model script', () => {
   test('Chat Completions: the turn’s tool call first, its answer once the result is in', () => {
-    const asked = [{ role: 'system', content: 'x' }, { role: 'user', content: 'Where is my order A-1?' }]
+    const asked = [
+      { role: 'system', content: 'x' },
+      { role: 'user', content: 'Where is my order A-1?' },
+    ]
     assert.deepEqual(corpusModelStep(request('chat.completions', { messages: asked })), {
       type: 'reply',
       toolCalls: [{ id: 'call_lookup_1', name: 'lookup_order', arguments: { order_id: 'A-1' } }],
@@ -39,7 +42,10 @@ describe('the corpus model script', () => {
       { role: 'user', content: [{ type: 'input_text', text: 'Thanks! When will I see the money?' }] },
     ]
     assert.equal((corpusModelStep(request('responses', { instructions: 'x', input: input.slice(0, 1) })) as { toolCalls: unknown[] }).toolCalls.length, 1)
-    assert.equal((corpusModelStep(request('responses', { input: input.slice(0, 3) })) as { text: string }).text, 'Order A-1 is refunded; sorry it arrived broken.')
+    assert.equal(
+      (corpusModelStep(request('responses', { input: input.slice(0, 3) })) as { text: string }).text,
+      'Order A-1 is refunded; sorry it arrived broken.',
+    )
     assert.equal((corpusModelStep(request('responses', { input })) as { text: string }).text, 'Within five business days.')
   })
 

@@ -17,8 +17,20 @@ export const dashboardCommand: Command = {
     2: 'configuration or start-up error, found before storage is opened: an invalid setting, an invalid judge or review section (a rubric), a non-loopback SIEVE_HOST without SIEVE_API_KEYS, SIEVE_PORT taken, the embedded engine not installed',
   },
   async run() {
-    const [{ listen }, { createLogger, createStorage, loadConfig }, { createDashboardApp, UI_PATH }, { bindingProblem }, { checkPort, preflight }, { loadReviewSetup }] = await Promise.all([
-      import('@sieve/http'), import('@sieve/core'), import('@sieve/dashboard'), import('../serve.js'), import('../preflight.js'), import('@sieve/review'),
+    const [
+      { listen },
+      { createLogger, createStorage, loadConfig },
+      { createDashboardApp, UI_PATH },
+      { bindingProblem },
+      { checkPort, preflight },
+      { loadReviewSetup },
+    ] = await Promise.all([
+      import('@sieve/http'),
+      import('@sieve/core'),
+      import('@sieve/dashboard'),
+      import('../serve.js'),
+      import('../preflight.js'),
+      import('@sieve/review'),
     ])
     const config = loadConfig()
     const binding = bindingProblem(config)
@@ -41,7 +53,11 @@ export const dashboardCommand: Command = {
       return 1
     }
     const app = createDashboardApp({
-      client: storage, apiKeys: config.apiKeys, judgeModel: config.judge.model, review: loadReviewSetup(config), log: (message, fields) => log.error(message, fields),
+      client: storage,
+      apiKeys: config.apiKeys,
+      judgeModel: config.judge.model,
+      review: loadReviewSetup(config),
+      log: (message, fields) => log.error(message, fields),
     })
     const server = await listen(app, config.host, config.port)
     console.log(`Dashboard:        ${server.url}${UI_PATH}/\nQuery API:        ${server.url}/api/quality`)

@@ -8,7 +8,7 @@ export const datasetCommand: Command = {
   options: {},
   details: [
     'Prints the line and field of every problem, then a count of valid examples. Each expected check is resolved ' +
-      'against the configured checks (SIEVE_CONFIG_FILE\'s checks section) and its parameters read with that check\'s schema, ' +
+      "against the configured checks (SIEVE_CONFIG_FILE's checks section) and its parameters read with that check's schema, " +
       'as `sieve eval` does before it runs any agent.',
   ],
   env: ['SIEVE_CONFIG_FILE'],
@@ -21,14 +21,18 @@ export const datasetCommand: Command = {
       return 2
     }
     const [{ checkProblems, formatProblem, readDataset }, { loadConfig }, { loadChecksConfig }] = await Promise.all([
-      import('@sieve/exporter'), import('@sieve/core'), import('@sieve/scoring'),
+      import('@sieve/exporter'),
+      import('@sieve/core'),
+      import('@sieve/scoring'),
     ])
     const contents = readDataset(file)
     const checks = await loadChecksConfig(loadConfig().sections)
     const problems = [...contents.problems, ...checkProblems(contents, checks.available)].sort((a, b) => a.line - b.line)
     for (const p of problems) console.error(formatProblem(file, p))
     const invalid = new Set(problems.map((p) => p.line)).size
-    console.log(`${file}: ${contents.examples.length - contents.examples.filter((e) => problems.some((p) => p.line === e.line)).length} valid example(s), ${problems.length} problem(s)${invalid ? ` on ${invalid} line(s)` : ''}`)
+    console.log(
+      `${file}: ${contents.examples.length - contents.examples.filter((e) => problems.some((p) => p.line === e.line)).length} valid example(s), ${problems.length} problem(s)${invalid ? ` on ${invalid} line(s)` : ''}`,
+    )
     return problems.length ? 1 : 0
   },
 }

@@ -1,6 +1,18 @@
 import { existsSync } from 'node:fs'
 import { JUDGE_ENV } from '../environment.js'
-import { agentOption, costOption, fractionOption, nowOption, OTLP_PORT_OPTION, TRACE_WAIT_OPTION, configErrorExit, reportPaths, UsageError, writeReport, type Command } from '../command.js'
+import {
+  agentOption,
+  costOption,
+  fractionOption,
+  nowOption,
+  OTLP_PORT_OPTION,
+  TRACE_WAIT_OPTION,
+  configErrorExit,
+  reportPaths,
+  UsageError,
+  writeReport,
+  type Command,
+} from '../command.js'
 import { gateOptions, gatePolicyOption } from '../gate-options.js'
 import { judgeFloors, replayJudge } from '../replay-judge.js'
 
@@ -9,19 +21,49 @@ export const evalCommand: Command = {
   summary: 'Regression gate: replay a golden dataset through an agent, score with the checks (and the judge), compare with a baseline',
   options: {
     dataset: { type: 'string', value: 'file', required: true, description: 'golden JSONL dataset (from sieve export)' },
-    agent: { type: 'string', value: 'command|module|url', required: true, description: 'shell command, or a .ts/.js module run with node, reading the example input as JSON on stdin; or the http(s) URL of an agent service, POSTed each turn' },
+    agent: {
+      type: 'string',
+      value: 'command|module|url',
+      required: true,
+      description:
+        'shell command, or a .ts/.js module run with node, reading the example input as JSON on stdin; or the http(s) URL of an agent service, POSTed each turn',
+    },
     'otlp-port': OTLP_PORT_OPTION,
     'trace-wait': TRACE_WAIT_OPTION,
     ...gateOptions('3', 'example'),
-    baseline: { type: 'string', value: 'file', description: 'baseline JSON: every run of every example with what it was measured with; paired on the examples both share' },
-    'update-baseline': { type: 'boolean', description: 'store this run as the baseline, replacing the file\'s (needs --baseline)' },
+    baseline: {
+      type: 'string',
+      value: 'file',
+      description: 'baseline JSON: every run of every example with what it was measured with; paired on the examples both share',
+    },
+    'update-baseline': { type: 'boolean', description: "store this run as the baseline, replacing the file's (needs --baseline)" },
     'fail-below': { type: 'string', value: '0..1', description: 'exit 1 when the mean check score is below this' },
     'warn-below': { type: 'string', value: '0..1', description: 'warn when the mean check score is below this' },
-    judge: { type: 'boolean', env: 'JUDGE_MODEL', defaultText: 'on when JUDGE_MODEL is set', description: 'judge every run with the rubric that applies; fails when no judge is configured' },
+    judge: {
+      type: 'boolean',
+      env: 'JUDGE_MODEL',
+      defaultText: 'on when JUDGE_MODEL is set',
+      description: 'judge every run with the rubric that applies; fails when no judge is configured',
+    },
     'no-judge': { type: 'boolean', description: 'score with the checks only, even when a judge is configured' },
-    'judge-floor': { type: 'string', value: 'dim=x', multiple: true, description: 'a run also fails when judge dimension dim (or rubric.dim) scores below x, in [0, 1]' },
-    'max-errored-share': { type: 'string', value: '0..1', defaultText: '0.2', description: 'share of runs that may crash or time out (errored: kept out of means) before the gate fails' },
-    'max-cost': { type: 'string', value: 'usd', description: 'stop judging once the judge has cost this much (priced by judge.prices), and --repeats auto adds no round past it; exit 2 when that leaves a judge-only example without a verdict' },
+    'judge-floor': {
+      type: 'string',
+      value: 'dim=x',
+      multiple: true,
+      description: 'a run also fails when judge dimension dim (or rubric.dim) scores below x, in [0, 1]',
+    },
+    'max-errored-share': {
+      type: 'string',
+      value: '0..1',
+      defaultText: '0.2',
+      description: 'share of runs that may crash or time out (errored: kept out of means) before the gate fails',
+    },
+    'max-cost': {
+      type: 'string',
+      value: 'usd',
+      description:
+        'stop judging once the judge has cost this much (priced by judge.prices), and --repeats auto adds no round past it; exit 2 when that leaves a judge-only example without a verdict',
+    },
     now: { type: 'string', value: 'iso time', description: 'a fixed clock for the agent, passed to it as SIEVE_EVAL_NOW (default: SIEVE_EVAL_NOW when set)' },
     timeout: { type: 'string', value: 'seconds', default: '120', description: 'how long one agent run may take' },
     out: { type: 'string', value: 'file', defaultText: 'SIEVE_DATA_DIR/reports/sieve-eval.json', description: 'JSON artifact (its folder is created)' },
@@ -29,10 +71,10 @@ export const evalCommand: Command = {
   },
   details: [
     'Runs the agent once per user turn of each example, --repeats times, reads the traces it sends back ' +
-      'through the checks (and the scorer\'s judge on every run, no sampling, when a judge is configured), and ' +
+      "through the checks (and the scorer's judge on every run, no sampling, when a judge is configured), and " +
       'compares with the baseline on the examples both share, example by example (repeats of one example are clustered).',
-    'Zero-tolerance checks (prohibited_tools and the scorecard\'s gates, by default) fail on any failing run, whatever the ' +
-      'baseline; graded metrics (the pass rate, other checks, the scorecard\'s total, judge scores) fail on a drop past ' +
+    "Zero-tolerance checks (prohibited_tools and the scorecard's gates, by default) fail on any failing run, whatever the " +
+      "baseline; graded metrics (the pass rate, other checks, the scorecard's total, judge scores) fail on a drop past " +
       '--fail-threshold that is distinguishable from noise, and warn past --warn-threshold. Each is reported as baseline → now, ' +
       'Δ ± its 95% interval, the verdict and the smallest drop the run could detect.',
     'The agent reads the example input as JSON on stdin (also in SIEVE_EVAL_INPUT) and sends its traces to ' +
@@ -67,7 +109,9 @@ export const evalCommand: Command = {
     const now = nowOption(values.now)
 
     const [{ loadConfig }, { runGate, summaryMarkdown, gateTerminal }, { loadChecksConfig, traceView }] = await Promise.all([
-      import('@sieve/core'), import('@sieve/exporter'), import('@sieve/scoring'),
+      import('@sieve/core'),
+      import('@sieve/exporter'),
+      import('@sieve/scoring'),
     ])
     const config = loadConfig()
     const checks = await loadChecksConfig(config.sections)

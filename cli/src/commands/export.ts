@@ -14,13 +14,30 @@ export const exportCommand: Command = {
   options: {
     url: URL_OPTION,
     out: { type: 'string', value: 'file', required: true, description: 'dataset file to append to (created if missing)' },
-    score: { type: 'string', value: 'name', description: 'scorer whose value must be below --below: a check, a judge rubric (weighted score) or rubric.dimension' },
+    score: {
+      type: 'string',
+      value: 'name',
+      description: 'scorer whose value must be below --below: a check, a judge rubric (weighted score) or rubric.dimension',
+    },
     below: { type: 'string', value: '0..1', description: 'threshold for --score' },
     failed: { type: 'string', value: 'name', description: 'only traces where this score failed (a check, a judge rubric or rubric.dimension)' },
-    'failed-gate': { type: 'string', value: 'name|any', description: "only traces whose latest scorecard failed this gate (a check, rubric or rubric.dimension), or any gate" },
+    'failed-gate': {
+      type: 'string',
+      value: 'name|any',
+      description: 'only traces whose latest scorecard failed this gate (a check, rubric or rubric.dimension), or any gate',
+    },
     feedback: { type: 'string', choices: FEEDBACK_CHOICES, description: 'only traces with negative feedback: a feedback score at or below --feedback-max' },
-    'feedback-max': { type: 'string', value: 'n', defaultText: '0 (thumbs down)', description: 'with --feedback negative: the highest feedback score that counts as negative (for rating scales)' },
-    'feedback-comment': { type: 'string', value: 'text', description: 'only traces with a feedback comment containing this, case aside (with --feedback, on the same feedback)' },
+    'feedback-max': {
+      type: 'string',
+      value: 'n',
+      defaultText: '0 (thumbs down)',
+      description: 'with --feedback negative: the highest feedback score that counts as negative (for rating scales)',
+    },
+    'feedback-comment': {
+      type: 'string',
+      value: 'text',
+      description: 'only traces with a feedback comment containing this, case aside (with --feedback, on the same feedback)',
+    },
     since: { type: 'string', value: 'duration|date', default: '7d', description: 'traces started since: 7d, 12h, 30m or an ISO date' },
     service: { type: 'string', value: 'name', description: 'only traces of this service' },
     project: { type: 'string', value: 'id', default: 'default', description: 'project to export from' },
@@ -39,14 +56,22 @@ export const exportCommand: Command = {
     OWNER_NOTE,
   ],
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_SCRUB_SECRET', 'JUDGE_MODEL', 'JUDGE_BASE_URL', 'JUDGE_ALLOW_MODEL_ALIAS', ...REMOTE_ENV],
-  exitCodes: { 0: 'exported (or nothing to export)', 1: 'storage unreachable, or another error (printed)', 2: 'usage or configuration error, the dataset file is invalid, or --failed/--score/--failed-gate names no check or stored judge score' },
+  exitCodes: {
+    0: 'exported (or nothing to export)',
+    1: 'storage unreachable, or another error (printed)',
+    2: 'usage or configuration error, the dataset file is invalid, or --failed/--score/--failed-gate names no check or stored judge score',
+  },
   async run({ values }) {
     const out = String(values.out)
     const score = values.score as string | undefined
     const below = fractionOption('below', values.below)
     if ((score === undefined) !== (below === undefined)) throw new UsageError('--score and --below go together')
     const feedback = feedbackFilter(values)
-    const [{ loadConfig }, { sinceUnixNano }, { openOperations }] = await Promise.all([import('@sieve/core'), import('@sieve/exporter'), import('../store/open-operations.js')])
+    const [{ loadConfig }, { sinceUnixNano }, { openOperations }] = await Promise.all([
+      import('@sieve/core'),
+      import('@sieve/exporter'),
+      import('../store/open-operations.js'),
+    ])
     const since = sinceUnixNano(String(values.since))
     if (!since) throw new UsageError(`--since must look like 7d, 12h, 30m or 2024-05-01 (got '${String(values.since)}')`)
     const limit = Number(values.limit)
@@ -81,7 +106,9 @@ export const exportCommand: Command = {
       for (const s of report.skipped) console.log(`  - trace ${s.traceId}: ${s.reason}`)
       if (report.alreadyExported) console.log(`${report.alreadyExported} matching trace(s) already in ${report.path} from earlier exports, not added again`)
       for (const d of report.configDrift) {
-        console.error(`sieve export: warning: trace ${d.traceId} failed ${d.check} under config ${d.scoredWith}; the example carries the config in use (${d.configured}). Same config file as the scorer? \`sieve score --trace ${d.traceId}\` re-scores it with this one.`)
+        console.error(
+          `sieve export: warning: trace ${d.traceId} failed ${d.check} under config ${d.scoredWith}; the example carries the config in use (${d.configured}). Same config file as the scorer? \`sieve score --trace ${d.traceId}\` re-scores it with this one.`,
+        )
       }
       return 0
     } catch (err) {

@@ -16,6 +16,18 @@ import { upCommand } from './up.js'
 
 /** Every `sieve` subcommand, in the order `sieve --help` lists them. */
 export const commands: Command[] = [
-  upCommand, collectorCommand, ingesterCommand, scorerCommand, dashboardCommand, migrateCommand,
-  scoreCommand, checksCommand, judgeCommand, exportCommand, datasetCommand, evalCommand, simulateCommand, scrubCommand,
+  upCommand,
+  collectorCommand,
+  ingesterCommand,
+  scorerCommand,
+  dashboardCommand,
+  migrateCommand,
+  scoreCommand,
+  checksCommand,
+  judgeCommand,
+  exportCommand,
+  datasetCommand,
+  evalCommand,
+  simulateCommand,
+  scrubCommand,
 ]

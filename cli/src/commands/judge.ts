@@ -10,8 +10,13 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
   if (typeof labelsPath !== 'string' && !fromAnnotations) throw new UsageError('give --labels <file>, --from-annotations, or both')
   if (fromAnnotations && values['dry-run']) throw new UsageError('--from-annotations reads storage, --dry-run opens none: choose one')
   const threshold = values.threshold === undefined ? undefined : Number(values.threshold)
-  if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
-  const [{ loadConfig }, { formatCalibration, parseLabels }, { openOperations }] = await Promise.all([import('@sieve/core'), import('@sieve/review'), import('../store/open-operations.js')])
+  if (threshold !== undefined && !(threshold >= 0 && threshold <= 1))
+    throw new UsageError(`--threshold must be a fraction between 0 and 1 (got '${values.threshold}')`)
+  const [{ loadConfig }, { formatCalibration, parseLabels }, { openOperations }] = await Promise.all([
+    import('@sieve/core'),
+    import('@sieve/review'),
+    import('../store/open-operations.js'),
+  ])
   const labels: Label[] = []
   if (typeof labelsPath === 'string') {
     let text: string
@@ -25,12 +30,19 @@ async function calibrateCommand(values: OptionValues): Promise<number> {
   const operations = await openOperations(loadConfig(withUrl(values)))
   try {
     const project = typeof values.project === 'string' ? values.project : undefined
-    const report = await operations.calibrate({ labels, fromAnnotations, ...(project ? { project } : {}), ...(threshold !== undefined ? { threshold } : {}), dryRun: values['dry-run'] === true })
+    const report = await operations.calibrate({
+      labels,
+      fromAnnotations,
+      ...(project ? { project } : {}),
+      ...(threshold !== undefined ? { threshold } : {}),
+      dryRun: values['dry-run'] === true,
+    })
     console.error(`sieve judge calibrate: ${operations.origin}`)
     console.log(values.json ? JSON.stringify(report, null, 2) : formatCalibration(report))
     if (typeof values.out === 'string') writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`)
     const untrusted = report.dimensions.filter((d) => !d.trusted)
-    if (untrusted.length && !values.json) console.log(`\n${untrusted.length} untrusted dimension(s): ${untrusted.map((d) => `${d.rubricId}.${d.dimension}`).join(', ')}`)
+    if (untrusted.length && !values.json)
+      console.log(`\n${untrusted.length} untrusted dimension(s): ${untrusted.map((d) => `${d.rubricId}.${d.dimension}`).join(', ')}`)
     return 0
   } finally {
     await operations.close()
@@ -43,13 +55,25 @@ export const judgeCommand: Command = {
   arguments: 'calibrate',
   options: {
     url: URL_OPTION,
-    labels: { type: 'string', value: 'file.jsonl', description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels); this, --from-annotations, or both' },
+    labels: {
+      type: 'string',
+      value: 'file.jsonl',
+      description: 'JSONL of human labels (trace id or inline transcript, per-dimension levels); this, --from-annotations, or both',
+    },
     'from-annotations': { type: 'boolean', description: "also use annotations stored as feedback (source 'annotator', attributes rubric and dimension)" },
     project: {
-      type: 'string', value: 'id', defaultText: 'default',
-      description: 'the project of labels that name none (inline transcripts): where the result is stored; with SIEVE_API_KEYS set, one a key reads (else refused)',
+      type: 'string',
+      value: 'id',
+      defaultText: 'default',
+      description:
+        'the project of labels that name none (inline transcripts): where the result is stored; with SIEVE_API_KEYS set, one a key reads (else refused)',
     },
-    threshold: { type: 'string', value: '0..1', defaultText: "the judge section's calibration.threshold, else 0.85", description: 'within-one agreement under which a dimension is untrusted' },
+    threshold: {
+      type: 'string',
+      value: '0..1',
+      defaultText: "the judge section's calibration.threshold, else 0.85",
+      description: 'within-one agreement under which a dimension is untrusted',
+    },
     json: { type: 'boolean', description: 'print the report as JSON' },
     out: { type: 'string', value: 'file', description: 'also write the JSON report to this file' },
     'dry-run': { type: 'boolean', description: 'do not open storage: inline transcripts only, nothing stored' },
@@ -68,7 +92,8 @@ export const judgeCommand: Command = {
   },
   async run({ values, positionals }) {
     const [sub, ...rest] = positionals
-    if (sub !== 'calibrate' || rest.length) throw new UsageError(`unknown judge subcommand '${positionals.join(' ')}'; try: sieve judge calibrate --labels <file>`)
+    if (sub !== 'calibrate' || rest.length)
+      throw new UsageError(`unknown judge subcommand '${positionals.join(' ')}'; try: sieve judge calibrate --labels <file>`)
     try {
       return await calibrateCommand(values)
     } catch (err) {

@@ -7,7 +7,12 @@ export const migrateCommand: Command = {
   options: {
     url: URL_OPTION,
     print: { type: 'boolean', description: 'print the statements migrating an empty database would run, connecting to nothing, and exit' },
-    cluster: { type: 'string', value: 'name', env: 'CLICKHOUSE_CLUSTER', description: 'with --print: the statements for that ClickHouse cluster (ON CLUSTER, replicated local tables, Distributed tables)' },
+    cluster: {
+      type: 'string',
+      value: 'name',
+      env: 'CLICKHOUSE_CLUSTER',
+      description: 'with --print: the statements for that ClickHouse cluster (ON CLUSTER, replicated local tables, Distributed tables)',
+    },
   },
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, 'SIEVE_RETENTION_DAYS', ...REMOTE_ENV],
   exitCodes: { 0: 'schema up to date (applied what was pending)', 1: 'storage unreachable, or a migration failed', 2: 'usage or configuration error' },
@@ -16,7 +21,10 @@ export const migrateCommand: Command = {
     'With CLICKHOUSE_CLUSTER each table is a replicated local table on every node and a Distributed one sharded by trace id (migrations/README.md, "Cluster"); `--print --cluster NAME` shows the statements.',
   ],
   async run({ values }) {
-    const [{ loadConfig, migrateOptionsOf, schemaStatements }, { openOperations }] = await Promise.all([import('@sieve/core'), import('../store/open-operations.js')])
+    const [{ loadConfig, migrateOptionsOf, schemaStatements }, { openOperations }] = await Promise.all([
+      import('@sieve/core'),
+      import('../store/open-operations.js'),
+    ])
     if (values.print) {
       const config = loadConfig(withUrl(values))
       const cluster = typeof values.cluster === 'string' ? values.cluster : undefined

@@ -14,7 +14,11 @@ export const scoreCommand: Command = {
   },
   details: ['Scores replace earlier scores of the same check versions for that trace.', OWNER_NOTE],
   env: ['SIEVE_CONFIG_FILE', ...STORAGE_ENV, ...REMOTE_ENV],
-  exitCodes: { 0: 'every check passed (and the scorecard, when one is configured)', 1: 'a check or the scorecard failed', 2: 'usage or configuration error, or no such trace' },
+  exitCodes: {
+    0: 'every check passed (and the scorecard, when one is configured)',
+    1: 'a check or the scorecard failed',
+    2: 'usage or configuration error, or no such trace',
+  },
   async run({ values }) {
     const traceId = values.trace
     if (typeof traceId !== 'string' || !/^[0-9a-fA-F]{32}$/.test(traceId)) throw new UsageError('--trace needs a trace id of 32 hex digits')

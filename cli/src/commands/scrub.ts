@@ -11,7 +11,11 @@ export const scrubCommand: Command = {
       'unless SIEVE_SCRUB_SECRET is set; the `scrub` section of the SIEVE_CONFIG_FILE file configures the rest.',
   ],
   env: ['SIEVE_CONFIG_FILE', 'SIEVE_SCRUB_SECRET'],
-  exitCodes: { 0: 'every line scrubbed', 1: 'a JSONL line was not valid JSON or nested deeper than 256 levels (reported on stderr, left out of the output)', 2: 'usage or configuration error' },
+  exitCodes: {
+    0: 'every line scrubbed',
+    1: 'a JSONL line was not valid JSON or nested deeper than 256 levels (reported on stderr, left out of the output)',
+    2: 'usage or configuration error',
+  },
   async run({ values }) {
     const format = values.format as 'auto' | 'jsonl' | 'text'
     const [{ loadConfig }, { createScrubber, loadScrubOptions, scrubStream }] = await Promise.all([import('@sieve/core'), import('@sieve/exporter')])

@@ -19,7 +19,19 @@ export const upCommand: Command = {
     'On the embedded store it writes SIEVE_DATA_DIR/owner.json while it runs: `sieve export`, `score`, `checks`, ' +
       '`migrate` and `judge calibrate` run then work through it, with its configuration.',
   ],
-  env: ['SIEVE_CONFIG_FILE', ...SERVER_ENV, 'SIEVE_MAX_BODY_BYTES', 'SIEVE_MAX_BYTES_IN_FLIGHT', 'SIEVE_MAX_QUEUE_WAIT_MS', 'SIEVE_MAX_QUEUE_SPANS', 'SIEVE_RETENTION_DAYS', ...STORAGE_ENV, ...KAFKA_ENV, ...JUDGE_ENV, 'SIEVE_SCRUB_SECRET'],
+  env: [
+    'SIEVE_CONFIG_FILE',
+    ...SERVER_ENV,
+    'SIEVE_MAX_BODY_BYTES',
+    'SIEVE_MAX_BYTES_IN_FLIGHT',
+    'SIEVE_MAX_QUEUE_WAIT_MS',
+    'SIEVE_MAX_QUEUE_SPANS',
+    'SIEVE_RETENTION_DAYS',
+    ...STORAGE_ENV,
+    ...KAFKA_ENV,
+    ...JUDGE_ENV,
+    'SIEVE_SCRUB_SECRET',
+  ],
   exitCodes: {
     0: 'stopped by SIGINT/SIGTERM after draining',
     1: 'could not start (storage or the queue unreachable or failing), or the stop not done within 30 s of the signal (it says how many spans were not stored and traces not scored)',

@@ -27,12 +27,18 @@ export async function openOperations(config: Config): Promise<StoreOperations> {
   if (config.url) {
     // Asked for by name: that Sieve or nothing, never a store of this machine instead.
     if (!config.opsToken) throw new UsageError(`SIEVE_URL=${config.url} needs SIEVE_OPS_TOKEN, the token that Sieve was started with`)
-    return remoteOperations({ url: config.url, token: config.opsToken, name: `the Sieve at SIEVE_URL` }, `through the Sieve at ${config.url} (SIEVE_URL), with its store and configuration`)
+    return remoteOperations(
+      { url: config.url, token: config.opsToken, name: `the Sieve at SIEVE_URL` },
+      `through the Sieve at ${config.url} (SIEVE_URL), with its store and configuration`,
+    )
   }
   const owner = config.clickhouse.kind === 'embedded' ? findOwner(config.dataDir) : undefined
   if (owner && (await answers(owner))) {
     const file = owner.configFile ? `config ${owner.configFile}` : 'no config file'
-    return remoteOperations({ url: owner.url, token: owner.token, name: `the running Sieve (pid ${owner.pid}) owns the store but` }, `through the running Sieve (pid ${owner.pid}, ${owner.url}, ${file}): it owns the store`)
+    return remoteOperations(
+      { url: owner.url, token: owner.token, name: `the running Sieve (pid ${owner.pid}) owns the store but` },
+      `through the running Sieve (pid ${owner.pid}, ${owner.url}, ${file}): it owns the store`,
+    )
   }
   const where = config.clickhouse.kind === 'embedded' ? `the store in ${config.clickhouse.path}` : `ClickHouse at ${config.clickhouse.url}`
   const file = process.env.SIEVE_CONFIG_FILE ? `config ${process.env.SIEVE_CONFIG_FILE}` : 'no config file'

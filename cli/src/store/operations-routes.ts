@@ -18,7 +18,8 @@ export interface OpsAccess {
 
 type Caller = 'owner' | 'operator'
 
-const same = (given: Buffer, token: string | undefined) => token !== undefined && given.length === Buffer.byteLength(token) && timingSafeEqual(given, Buffer.from(token))
+const same = (given: Buffer, token: string | undefined) =>
+  token !== undefined && given.length === Buffer.byteLength(token) && timingSafeEqual(given, Buffer.from(token))
 
 /** The bearer token, compared in constant time with each accepted one; who called goes to res.locals.caller. */
 function requireToken(access: OpsAccess): RequestHandler {
@@ -29,7 +30,9 @@ function requireToken(access: OpsAccess): RequestHandler {
       res.locals.caller = caller
       return next()
     }
-    res.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'the /ops routes take the token of the owner file (SIEVE_DATA_DIR/owner.json) or SIEVE_OPS_TOKEN' } })
+    res
+      .status(401)
+      .json({ error: { code: 'UNAUTHORIZED', message: 'the /ops routes take the token of the owner file (SIEVE_DATA_DIR/owner.json) or SIEVE_OPS_TOKEN' } })
   }
 }
 
@@ -44,7 +47,8 @@ const DATASET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/
 function exportPath(out: string, projectId: string, caller: Caller, dataDir: string): string {
   if (caller === 'owner') return out
   const name = out.split(/[\\/]/).pop() ?? ''
-  if (!DATASET_NAME.test(name)) throw new OperationError('USAGE', `--out must end in a file name (letters, digits, . _ -) for a remote Sieve; got '${name.slice(0, 40)}'`)
+  if (!DATASET_NAME.test(name))
+    throw new OperationError('USAGE', `--out must end in a file name (letters, digits, . _ -) for a remote Sieve; got '${name.slice(0, 40)}'`)
   const folder = dirname(projectDatasetPath(dataDir, projectId))
   mkdirSync(folder, { recursive: true })
   return join(folder, name)
@@ -70,7 +74,13 @@ const exportRequest = z
   .strict()
 
 const calibrateRequest = z
-  .object({ labels: z.array(labelSchema), fromAnnotations: z.boolean(), project: z.string().min(1).optional(), threshold: z.number().min(0).max(1).optional(), dryRun: z.boolean() })
+  .object({
+    labels: z.array(labelSchema),
+    fromAnnotations: z.boolean(),
+    project: z.string().min(1).optional(),
+    threshold: z.number().min(0).max(1).optional(),
+    dryRun: z.boolean(),
+  })
   .strict()
 
 const scoreRequest = z.object({ projectId: z.string().min(1), traceId: z.string().regex(/^[0-9a-fA-F]{32}$/), dryRun: z.boolean() }).strict()
@@ -103,13 +113,28 @@ export function createOperationsRoutes(operations: StoreOperations, access: OpsA
   const router = Router()
   // Labels with inline transcripts run to megabytes; only holders of a token get this far.
   router.use(requireToken(access), express.json({ limit: '64mb' }))
-  router.post('/export', handle(async (req, res) => {
-    const request = parse(exportRequest, req.body)
-    return operations.export({ ...request, out: exportPath(request.out, request.projectId, res.locals.caller as Caller, access.dataDir) })
-  }))
-  router.post('/score', handle(async (req) => ({ outcome: (await operations.score(parse(scoreRequest, req.body))) ?? null })))
-  router.get('/checks', handle(async (req) => ({ text: await operations.checks(typeof req.query.agent === 'string' ? req.query.agent : undefined) })))
-  router.post('/migrate', handle(async () => operations.migrate()))
-  router.post('/calibrate', handle(async (req) => operations.calibrate(parse(calibrateRequest, req.body))))
+  router.post(
+    '/export',
+    handle(async (req, res) => {
+      const request = parse(exportRequest, req.body)
+      return operations.export({ ...request, out: exportPath(request.out, request.projectId, res.locals.caller as Caller, access.dataDir) })
+    }),
+  )
+  router.post(
+    '/score',
+    handle(async (req) => ({ outcome: (await operations.score(parse(scoreRequest, req.body))) ?? null })),
+  )
+  router.get(
+    '/checks',
+    handle(async (req) => ({ text: await operations.checks(typeof req.query.agent === 'string' ? req.query.agent : undefined) })),
+  )
+  router.post(
+    '/migrate',
+    handle(async () => operations.migrate()),
+  )
+  router.post(
+    '/calibrate',
+    handle(async (req) => operations.calibrate(parse(calibrateRequest, req.body))),
+  )
   return router
 }

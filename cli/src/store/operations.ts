@@ -60,7 +60,11 @@ export interface StoreOperations {
 
 /** An error a command reports with its own exit code (dataset invalid, configuration invalid...). */
 export class OperationError extends Error {
-  constructor(readonly code: string, message: string, readonly status = 400) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
     super(message)
   }
 }
@@ -70,8 +74,17 @@ export class OperationError extends Error {
  * broken store: 4xx over HTTP, exit 2 in the CLI (the judge's codes are scorer's JudgeErrorCode).
  */
 export const USER_ERROR_CODES = new Set([
-  'DATASET_INVALID', 'SELECTION_INVALID', 'CONFIG_INVALID', 'RUBRIC_INVALID', 'USAGE', 'NO_JUDGE',
-  'LABELS_INVALID', 'INVALID_ANSWER', 'PROVIDER_UNAVAILABLE', 'REQUEST_REJECTED', 'PANEL_NO_MAJORITY',
+  'DATASET_INVALID',
+  'SELECTION_INVALID',
+  'CONFIG_INVALID',
+  'RUBRIC_INVALID',
+  'USAGE',
+  'NO_JUDGE',
+  'LABELS_INVALID',
+  'INVALID_ANSWER',
+  'PROVIDER_UNAVAILABLE',
+  'REQUEST_REJECTED',
+  'PANEL_NO_MAJORITY',
 ])
 
 /**
@@ -94,7 +107,11 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
   return {
     origin,
     async export(request) {
-      const [{ createScrubber, exportDataset, loadScrubOptions }, client, checks] = await Promise.all([import('@sieve/exporter'), migratedStore(), checksConfig()])
+      const [{ createScrubber, exportDataset, loadScrubOptions }, client, checks] = await Promise.all([
+        import('@sieve/exporter'),
+        migratedStore(),
+        checksConfig(),
+      ])
       const rubricFor = request.feedback ? await configuredRubric(config) : undefined
       return exportDataset(client, { ...request, checks, scrubber: createScrubber(loadScrubOptions(config)), ...(rubricFor ? { rubricFor } : {}) })
     },
@@ -118,14 +135,22 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
       return { applied: result.applied, retentionUpdated: result.retentionUpdated, retentionDays: config.retentionDays }
     },
     async calibrate({ labels, fromAnnotations, project, threshold, dryRun }) {
-      const [{ readTrace }, scorer, review, judging] = await Promise.all([import('@sieve/core'), import('@sieve/scoring'), import('@sieve/review'), import('@sieve/judging')])
+      const [{ readTrace }, scorer, review, judging] = await Promise.all([
+        import('@sieve/core'),
+        import('@sieve/scoring'),
+        import('@sieve/review'),
+        import('@sieve/judging'),
+      ])
       const judge = judging.loadJudgeConfig(config)
       if (!judge) throw new OperationError('NO_JUDGE', 'no judge configured: set JUDGE_MODEL (a pinned version) and JUDGE_BASE_URL')
       // Storage holds labelled traces given by id, and keeps the result for dashboards.
       const client = dryRun ? undefined : await migratedStore()
       // Stored for a project no key reads, the calibration would be seen by nobody: refused (a dry run stores nothing).
       const keyedProjects = dryRun ? undefined : new Set(config.apiKeys.values())
-      const all = [...review.labelsInProjects(labels, { ...(project ? { project } : {}), ...(keyedProjects ? { keyedProjects } : {}) }), ...(client && fromAnnotations ? await review.readAnnotationLabels(client) : [])]
+      const all = [
+        ...review.labelsInProjects(labels, { ...(project ? { project } : {}), ...(keyedProjects ? { keyedProjects } : {}) }),
+        ...(client && fromAnnotations ? await review.readAnnotationLabels(client) : []),
+      ]
       if (all.length === 0) throw new judging.JudgeError('LABELS_INVALID', 'no labels: the labels file is empty and storage holds no annotations')
       const calls = new judging.Semaphore(judge.concurrency)
       const judgeClient = new judging.JudgeClient(judge, new judging.JudgeMetrics())
@@ -143,7 +168,10 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
         const projects = [...new Set(all.map((l) => l.projectId))]
         await scorer.clickhouseScoreSink(client).write(projects.flatMap((p) => review.calibrationRecords(report, p, String(BigInt(at.getTime()) * 1_000_000n))))
         // Beside the review queue's recalibrations, in the dashboard's agreement over time.
-        await review.writeCalibrationHistory(client, projects.flatMap((p) => review.calibrationHistoryRows(report, p, 'command', at)))
+        await review.writeCalibrationHistory(
+          client,
+          projects.flatMap((p) => review.calibrationHistoryRows(report, p, 'command', at)),
+        )
       }
       return report
     },

@@ -15,7 +15,16 @@ export function refundExample(id: string, bucket: string, scores: object[] = [{ 
     observed: { output: 'Refunded order A-1001.', toolCalls: [{ name: 'process_refund', arguments: { order_id: 'A-1001' } }] },
     bucket,
     tags: ['failed:prohibited_tools'],
-    source: { traceId: 'b'.repeat(32), projectId: 'default', service: 'support', agentName: 'support', agentVersion: 'v12', promptVersion: '', model: 'gpt-4o-mini', exportedAt: '2026-01-15T10:00:00.000Z' },
+    source: {
+      traceId: 'b'.repeat(32),
+      projectId: 'default',
+      service: 'support',
+      agentName: 'support',
+      agentVersion: 'v12',
+      promptVersion: '',
+      model: 'gpt-4o-mini',
+      exportedAt: '2026-01-15T10:00:00.000Z',
+    },
     scores,
     reviewBy: '2026-04-15',
   }

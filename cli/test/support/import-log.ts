@@ -16,10 +16,13 @@ export interface ImportLog {
 export function importLog(dir: string): ImportLog {
   const log = join(dir, 'imports.log')
   const hooks = join(dir, 'log-imports.mjs')
-  writeFileSync(hooks, [
-    "import { appendFileSync } from 'node:fs'",
-    `export async function resolve(specifier, context, next) { appendFileSync(${JSON.stringify(log)}, specifier + '\\n'); return next(specifier, context) }`,
-  ].join('\n'))
+  writeFileSync(
+    hooks,
+    [
+      "import { appendFileSync } from 'node:fs'",
+      `export async function resolve(specifier, context, next) { appendFileSync(${JSON.stringify(log)}, specifier + '\\n'); return next(specifier, context) }`,
+    ].join('\n'),
+  )
   const register = join(dir, 'register-log.mjs')
   writeFileSync(register, `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`)
   writeFileSync(log, '')

@@ -239,14 +239,18 @@ async function everythingStored(load: Load, t: TestContext): Promise<number> {
   let got = { spans: 0, traces: 0, scored: 0 }
   const count = (query: string) => countRows(storage, query)
   try {
-    await until('every acknowledged span stored, rolled up and scored', async () => {
-      got = {
-        spans: await count(`SELECT count() FROM spans FINAL WHERE ${ours}`),
-        traces: await count(`SELECT count() FROM traces FINAL WHERE ${ours}`),
-        scored: await count(`SELECT uniqExact(trace_id) FROM scores FINAL WHERE kind = 'deterministic' AND ${ours}`),
-      }
-      return got.spans >= traces * SPANS_PER_TRACE && got.traces >= traces && got.scored >= traces
-    }, 90_000)
+    await until(
+      'every acknowledged span stored, rolled up and scored',
+      async () => {
+        got = {
+          spans: await count(`SELECT count() FROM spans FINAL WHERE ${ours}`),
+          traces: await count(`SELECT count() FROM traces FINAL WHERE ${ours}`),
+          scored: await count(`SELECT uniqExact(trace_id) FROM scores FINAL WHERE kind = 'deterministic' AND ${ours}`),
+        }
+        return got.spans >= traces * SPANS_PER_TRACE && got.traces >= traces && got.scored >= traces
+      },
+      90_000,
+    )
   } catch (err) {
     const missing: Record<string, string[]> = {}
     for (const [table, query] of [
@@ -258,8 +262,12 @@ async function everythingStored(load: Load, t: TestContext): Promise<number> {
       const found = new Set(rows.map((r) => r.trace_id))
       missing[table] = [...load.acknowledged].filter((id) => !found.has(id)).slice(0, 5)
     }
-    const logs = Object.entries(roles).map(([r, p]) => `--- ${r}\n${p.output().slice(-3000)}`).join('\n')
-    throw new Error(`${(err as Error).message}: ${JSON.stringify(got)} of ${traces} traces, ${traces * SPANS_PER_TRACE} spans; missing ${JSON.stringify(missing)}\n${logs}`)
+    const logs = Object.entries(roles)
+      .map(([r, p]) => `--- ${r}\n${p.output().slice(-3000)}`)
+      .join('\n')
+    throw new Error(
+      `${(err as Error).message}: ${JSON.stringify(got)} of ${traces} traces, ${traces * SPANS_PER_TRACE} spans; missing ${JSON.stringify(missing)}\n${logs}`,
+    )
   }
   const storedIn = Date.now() - started
   assert.equal(got.spans, traces * SPANS_PER_TRACE, 'no span stored twice under FINAL')
@@ -273,7 +281,9 @@ async function everythingStored(load: Load, t: TestContext): Promise<number> {
     assert.equal(partial, 0, 'a trace never acknowledged is stored whole or not at all')
   }
   const raw = await count(`SELECT count() FROM spans WHERE ${ours}`)
-  t.diagnostic(`${traces} acknowledged traces stored, rolled up and scored ${storedIn} ms after the load stopped; rows without FINAL ${raw} for ${traces * SPANS_PER_TRACE} spans`)
+  t.diagnostic(
+    `${traces} acknowledged traces stored, rolled up and scored ${storedIn} ms after the load stopped; rows without FINAL ${raw} for ${traces * SPANS_PER_TRACE} spans`,
+  )
   return storedIn
 }
 
@@ -290,7 +300,11 @@ test('the topics are replicated on all three brokers and need two in-sync replic
   const configs = await withAdmin((a) =>
     a.describeConfigs({
       includeSynonyms: false,
-      resources: [kafka.spansTopic, kafka.deadLetterTopic, kafka.scoresTopic].map((name) => ({ type: kafkajs.ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })),
+      resources: [kafka.spansTopic, kafka.deadLetterTopic, kafka.scoresTopic].map((name) => ({
+        type: kafkajs.ConfigResourceTypes.TOPIC,
+        name,
+        configNames: ['min.insync.replicas'],
+      })),
     }),
   )
   for (const resource of configs.resources) {
@@ -319,7 +333,11 @@ test('kill -9 of the broker leading most partitions mid-load: nothing acknowledg
   onlyOkOr503(load)
   assert.ok(load.unavailableMs(killedAt) <= KILL_WINDOW_MS, `503s for at most ${KILL_WINDOW_MS} ms: ${load.unavailableMs(killedAt)} ms`)
   const afterRecovery = load.answers.filter((a) => a.at > firstOk + 5000)
-  assert.deepEqual(afterRecovery.filter((a) => a.status !== 200), [], 'with two brokers in sync, every request is accepted again')
+  assert.deepEqual(
+    afterRecovery.filter((a) => a.status !== 200),
+    [],
+    'with two brokers in sync, every request is accepted again',
+  )
   await everythingStored(load, t)
   await cluster.start(victim)
   await inSync()
@@ -341,7 +359,11 @@ test('a rolling restart of the three brokers under load: nothing acknowledged lo
   await until('acknowledged traces after the restarts', () => load.acknowledged.size >= mark + 20, 30_000)
   await load.stop()
   report(t, load, began, steps)
-  assert.deepEqual(load.answers.filter((a) => a.status !== 200), [], 'every answer is 200')
+  assert.deepEqual(
+    load.answers.filter((a) => a.status !== 200),
+    [],
+    'every answer is 200',
+  )
   await everythingStored(load, t)
 })
 

@@ -76,11 +76,15 @@ async function crashAndRestart(records: 'span' | 'trace', project: string): Prom
   const admin = new kafkajs.Kafka({ clientId: 'crash-check', brokers, logLevel: kafkajs.logLevel.NOTHING }).admin()
   await admin.connect()
   let committed = ''
-  await until('every offset committed', async () => {
-    const [offsets] = await admin.fetchOffsets({ groupId: 'ingester', topics: [kafka.spansTopic] })
-    committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
-    return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === recordCount
-  }, 180_000).catch((err: Error) => {
+  await until(
+    'every offset committed',
+    async () => {
+      const [offsets] = await admin.fetchOffsets({ groupId: 'ingester', topics: [kafka.spansTopic] })
+      committed = offsets!.partitions.map((p) => `${p.partition}:${p.offset}`).join(' ')
+      return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) === recordCount
+    },
+    180_000,
+  ).catch((err: Error) => {
     throw new Error(`${err.message}; committed ${committed}; handled ${first.output()}\n---\n${second.output()}`)
   })
   await admin.disconnect()
@@ -100,6 +104,7 @@ async function crashAndRestart(records: 'span' | 'trace', project: string): Prom
   }
 }
 
-test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactly 50,000 span rows stored, counted once', () => crashAndRestart('span', 'crash-v1'))
+test('kill -9 of the ingester mid-stream of 50,000 spans, then a restart: exactly 50,000 span rows stored, counted once', () =>
+  crashAndRestart('span', 'crash-v1'))
 
 test('the same with version 2 records, one per trace: exactly 50,000 spans stored, counted once', () => crashAndRestart('trace', 'crash-v2'))

@@ -40,8 +40,7 @@ async function readDeadLetters(count: number): Promise<{ key: string; error: str
   await consumer.subscribe({ topic: stack.kafka.deadLetterTopic, fromBeginning: true })
   const dead: { key: string; error: string; value: Buffer }[] = []
   await consumer.run({
-    eachMessage: async ({ message }) =>
-      void dead.push({ key: String(message.key), error: String(message.headers?.['sieve.error']), value: message.value! }),
+    eachMessage: async ({ message }) => void dead.push({ key: String(message.key), error: String(message.headers?.['sieve.error']), value: message.value! }),
   })
   await until('dead letters', () => dead.length >= count)
   await consumer.disconnect()
@@ -74,13 +73,16 @@ test('OTLP JSON → collector → Kafka → ingester → ClickHouse: every field
   const stored = await storedTrace('9f3c2a7b41d8e6f05a1b2c3d4e5f6071', 5)
   assert.deepEqual(stored, [...expected].sort(bySpanId))
   // And as the OTLP/JSON document says, independently of the decoder.
-  assert.deepEqual(stored.map((s) => [s.spanId, s.parentSpanId, s.serviceName, s.kind]), [
-    ['a1b2c3d4e5f60718', '', 'support-agent', 'SERVER'],
-    ['b2c3d4e5f6071829', 'a1b2c3d4e5f60718', 'support-agent', 'CLIENT'],
-    ['c3d4e5f60718293a', 'a1b2c3d4e5f60718', 'support-agent', 'INTERNAL'],
-    ['d4e5f60718293a4b', 'c3d4e5f60718293a', 'orders-api', 'SERVER'],
-    ['e5f60718293a4b5c', 'd4e5f60718293a4b', 'unknown_service', 'PRODUCER'],
-  ])
+  assert.deepEqual(
+    stored.map((s) => [s.spanId, s.parentSpanId, s.serviceName, s.kind]),
+    [
+      ['a1b2c3d4e5f60718', '', 'support-agent', 'SERVER'],
+      ['b2c3d4e5f6071829', 'a1b2c3d4e5f60718', 'support-agent', 'CLIENT'],
+      ['c3d4e5f60718293a', 'a1b2c3d4e5f60718', 'support-agent', 'INTERNAL'],
+      ['d4e5f60718293a4b', 'c3d4e5f60718293a', 'orders-api', 'SERVER'],
+      ['e5f60718293a4b5c', 'd4e5f60718293a4b', 'unknown_service', 'PRODUCER'],
+    ],
+  )
   const chat = stored.find((s) => s.spanId === 'b2c3d4e5f6071829')!
   assert.equal(chat.name, 'chat gpt-4o')
   assert.equal(chat.startTimeUnixNano, '1760000000100000000')
@@ -95,8 +97,14 @@ test('OTLP JSON → collector → Kafka → ingester → ClickHouse: every field
   assert.deepEqual(chat.attributes['example.mixed'], ['a', -3, 1.5, true, null, []])
   assert.equal(chat.attributes['example.request_digest'], '3q2+7w==')
   assert.equal(chat.attributes['example.placeholder'], null)
-  assert.deepEqual(chat.links.map((l) => [l.traceId, l.spanId, l.flags]), [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 769]])
-  assert.deepEqual(chat.events.map((e) => [e.name, e.attributes]), [['retry', { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }]])
+  assert.deepEqual(
+    chat.links.map((l) => [l.traceId, l.spanId, l.flags]),
+    [['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 769]],
+  )
+  assert.deepEqual(
+    chat.events.map((e) => [e.name, e.attributes]),
+    [['retry', { 'http.response.status_code': 429, 'retry.delay_s': 0.25 }]],
+  )
 })
 
 test('OTLP protobuf from the OpenTelemetry SDK → Kafka → ClickHouse: every field, every attribute type', async () => {
@@ -119,14 +127,22 @@ test('OTLP protobuf from the OpenTelemetry SDK → Kafka → ClickHouse: every f
   assert.equal(chat.attributes['negative.int'], -42)
   assert.equal(chat.attributes.streaming, false)
   assert.deepEqual(chat.attributes['gen_ai.response.finish_reasons'], ['stop', 'length'])
-  assert.deepEqual(chat.events.map((e) => e.name), chatOtel.events.map((e) => e.name))
+  assert.deepEqual(
+    chat.events.map((e) => e.name),
+    chatOtel.events.map((e) => e.name),
+  )
   assert.equal(chat.droppedEventsCount, chatOtel.droppedEventsCount)
-  assert.deepEqual(chat.links.map((l) => l.spanId), chatOtel.links.map((l) => l.context.spanId))
+  assert.deepEqual(
+    chat.links.map((l) => l.spanId),
+    chatOtel.links.map((l) => l.context.spanId),
+  )
   assert.equal(chat.resource['host.cores'], 2)
 
   // The rollup trails the spans by design (rewritten off the acknowledgement path).
-  await until('the traces rollup', async () =>
-    (await countRows(stack.storage, `SELECT span_count FROM traces FINAL WHERE trace_id = '${chat.traceId}'`)) === otel.length)
+  await until(
+    'the traces rollup',
+    async () => (await countRows(stack.storage, `SELECT span_count FROM traces FINAL WHERE trace_id = '${chat.traceId}'`)) === otel.length,
+  )
 })
 
 test('a poison record on the topic goes to the dead-letter topic and the spans after it are stored', async () => {
@@ -145,17 +161,25 @@ test('a poison record on the topic goes to the dead-letter topic and the spans a
   assert.equal((await stack.metrics.kafkaDeadLetters.get()).values[0]!.value, 1)
 })
 
-test('a span ClickHouse refuses is dead-lettered alone; its batch-mates are stored', () => whileStorageRefuses(async () => {
-  const [good1, good2] = makeTraces(2, 1)
-  const bad = makeSpan({ traceId: good1!.traceId, name: 'refused by storage' })
-  await stack.queue.publish([good1!, bad, good2!])
-  await until('the good spans', async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN ('${good1!.spanId}', '${good2!.spanId}')`)) === 2)
-  const dead = await readDeadLetters(2)
-  assert.equal(dead[1]!.key, bad.traceId)
-  assert.match(dead[1]!.error, /Code: 469\./)
-  assert.deepEqual(decodeSpanRecords(dead[1]!.value).map((s) => s.spanId), [bad.spanId], 'the dead letter holds the span, replayable')
-  assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id = '${bad.spanId}'`), 0)
-}))
+test('a span ClickHouse refuses is dead-lettered alone; its batch-mates are stored', () =>
+  whileStorageRefuses(async () => {
+    const [good1, good2] = makeTraces(2, 1)
+    const bad = makeSpan({ traceId: good1!.traceId, name: 'refused by storage' })
+    await stack.queue.publish([good1!, bad, good2!])
+    await until(
+      'the good spans',
+      async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN ('${good1!.spanId}', '${good2!.spanId}')`)) === 2,
+    )
+    const dead = await readDeadLetters(2)
+    assert.equal(dead[1]!.key, bad.traceId)
+    assert.match(dead[1]!.error, /Code: 469\./)
+    assert.deepEqual(
+      decodeSpanRecords(dead[1]!.value).map((s) => s.spanId),
+      [bad.spanId],
+      'the dead letter holds the span, replayable',
+    )
+    assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id = '${bad.spanId}'`), 0)
+  }))
 
 test('a version 2 record that is not valid protobuf goes to the dead-letter topic with its error; the spans after it are stored', async () => {
   const raw = new kafkajs.Kafka({ clientId: 'poison-v2', brokers: stack.kafka.brokers, logLevel: kafkajs.logLevel.NOTHING })
@@ -174,21 +198,25 @@ test('a version 2 record that is not valid protobuf goes to the dead-letter topi
   assert.deepEqual(dead[2]!.value, truncated)
 })
 
-test('a span ClickHouse refuses inside a version 2 record is dead-lettered alone; its trace-mates are stored', () => whileStorageRefuses(async () => {
-  const [good1, good2] = makeTraces(1, 2)
-  const bad = makeSpan({ traceId: good1!.traceId, name: 'refused by storage' })
-  // A time no column holds never gets this far: the collector rejects it in partial_success.
-  const never = makeSpan({ traceId: good1!.traceId, startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '18446744073709551615' })
-  assert.equal(await post('application/x-protobuf', protobufRequest([good1!, bad, never, good2!])), 200)
-  await until('the good spans', async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN ('${good1!.spanId}', '${good2!.spanId}')`)) === 2)
-  const dead = await readDeadLetters(4)
-  assert.equal(dead.length, 4)
-  assert.equal(dead[3]!.key, bad.traceId)
-  assert.match(dead[3]!.error, /Code: 469\./)
-  const [replayable] = decodeSpanRecords(dead[3]!.value)
-  assert.deepEqual([replayable!.spanId, replayable!.projectId], [bad.spanId, 'acme'])
-  assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id IN ('${bad.spanId}', '${never.spanId}')`), 0)
-}))
+test('a span ClickHouse refuses inside a version 2 record is dead-lettered alone; its trace-mates are stored', () =>
+  whileStorageRefuses(async () => {
+    const [good1, good2] = makeTraces(1, 2)
+    const bad = makeSpan({ traceId: good1!.traceId, name: 'refused by storage' })
+    // A time no column holds never gets this far: the collector rejects it in partial_success.
+    const never = makeSpan({ traceId: good1!.traceId, startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '18446744073709551615' })
+    assert.equal(await post('application/x-protobuf', protobufRequest([good1!, bad, never, good2!])), 200)
+    await until(
+      'the good spans',
+      async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN ('${good1!.spanId}', '${good2!.spanId}')`)) === 2,
+    )
+    const dead = await readDeadLetters(4)
+    assert.equal(dead.length, 4)
+    assert.equal(dead[3]!.key, bad.traceId)
+    assert.match(dead[3]!.error, /Code: 469\./)
+    const [replayable] = decodeSpanRecords(dead[3]!.value)
+    assert.deepEqual([replayable!.spanId, replayable!.projectId], [bad.spanId, 'acme'])
+    assert.equal(await countRows(stack.storage, `SELECT count() FROM spans WHERE span_id IN ('${bad.spanId}', '${never.spanId}')`), 0)
+  }))
 
 test('/metrics shows Kafka produce and handling rates and the consumer lag', async () => {
   const res = await fetch(stack.url.replace('/v1/traces', '/metrics'))

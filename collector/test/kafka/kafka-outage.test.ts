@@ -67,7 +67,11 @@ test('with the broker gone publish fails with QueueUnavailableError instead of h
   while (accepted.some((s) => !seen.has(s.spanId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
   await sub.close()
   await queue.close()
-  assert.deepEqual(accepted.filter((s) => !seen.has(s.spanId)), [], 'every acknowledged span is on the topic')
+  assert.deepEqual(
+    accepted.filter((s) => !seen.has(s.spanId)),
+    [],
+    'every acknowledged span is on the topic',
+  )
   const failures = await metrics.kafkaProduceFailures.get()
   assert.ok(failures.values[0]!.value >= 1)
 })
@@ -113,6 +117,9 @@ test('broker outage while an OpenTelemetry exporter sends: 503 meanwhile, its re
     `an export begun during the outage completed through its retries: ${JSON.stringify(results)}`,
   )
   const ids = accepted.map((id) => `'${id}'`).join(',')
-  await until('every accepted span stored', async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN (${ids})`)) === accepted.length)
+  await until(
+    'every accepted span stored',
+    async () => (await countRows(stack.storage, `SELECT count() FROM spans FINAL WHERE span_id IN (${ids})`)) === accepted.length,
+  )
   await stack.close()
 })

@@ -21,11 +21,16 @@ export async function startReceiver(options: {
 }): Promise<ReceiverServer> {
   const metrics = createPipelineMetrics()
   const app = express()
-  app.use(createOtlpRouter({
-    queue: options.queue, apiKeys: options.apiKeys ?? new Map(), maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, metrics,
-    ...(options.log ? { log: options.log } : {}),
-    ...(options.maxBytesInFlight ? { bytesInFlight: new BytesInFlight(options.maxBytesInFlight, metrics) } : {}),
-  }))
+  app.use(
+    createOtlpRouter({
+      queue: options.queue,
+      apiKeys: options.apiKeys ?? new Map(),
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      metrics,
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.maxBytesInFlight ? { bytesInFlight: new BytesInFlight(options.maxBytesInFlight, metrics) } : {}),
+    }),
+  )
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s))
   })

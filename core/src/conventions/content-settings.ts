@@ -13,10 +13,14 @@ const BY_SCOPE: readonly [RegExp, string][] = [
     /^opentelemetry\.(instrumentation\.openai_v2|util\.genai\.)/,
     'OpenTelemetry openai-v2: OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (on the span) or event_only (as log records, exported to /v1/logs)',
   ],
-  [/^@opentelemetry\/instrumentation-openai$/, "OpenTelemetry's openai instrumentation: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true and a log exporter to /v1/logs"],
+  [
+    /^@opentelemetry\/instrumentation-openai$/,
+    "OpenTelemetry's openai instrumentation: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true and a log exporter to /v1/logs",
+  ],
 ]
 
-const GENERIC = "the instrumentation's message-content setting (content is opt-in in the GenAI conventions; OpenTelemetry's own instrumentations read OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
+const GENERIC =
+  "the instrumentation's message-content setting (content is opt-in in the GenAI conventions; OpenTelemetry's own instrumentations read OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)"
 
 /** Which setting sends message content, for the instrumentation that wrote these spans. */
 export function contentHint(spans: readonly Span[]): string {

@@ -46,7 +46,18 @@ export interface SchemeToolCall {
   error?: string
 }
 
-export type FactKey = 'system' | 'requestModel' | 'responseModel' | 'inputTokens' | 'outputTokens' | 'toolName' | 'agentName' | 'sessionId' | 'userId' | 'agentVersion' | 'promptVersion'
+export type FactKey =
+  | 'system'
+  | 'requestModel'
+  | 'responseModel'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'toolName'
+  | 'agentName'
+  | 'sessionId'
+  | 'userId'
+  | 'agentVersion'
+  | 'promptVersion'
 
 export interface SchemeMessages {
   system?: string

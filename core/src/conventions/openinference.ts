@@ -148,7 +148,10 @@ export const openInference: Convention = {
       const input = textValue(span, 'input')
       const output = textValue(span, 'output')
       if (input === undefined && output === undefined) return undefined
-      return { input: input === undefined ? [] : [{ role: 'user', content: input }], output: output === undefined ? [] : [{ role: 'assistant', content: output }] }
+      return {
+        input: input === undefined ? [] : [{ role: 'user', content: input }],
+        output: output === undefined ? [] : [{ role: 'assistant', content: output }],
+      }
     }
     return undefined
   },

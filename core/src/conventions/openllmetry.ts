@@ -42,7 +42,11 @@ function toolOutput(value: unknown): Pick<SchemeToolCall, 'result' | 'callId' | 
   const message = asObject(asObject(asObject(parseJsonValue(value))?.output)?.kwargs)
   if (message?.type !== 'tool') return { result: value }
   const callId = message.tool_call_id
-  return { result: message.content, ...(typeof callId === 'string' ? { callId } : {}), ...(message.status === 'error' ? { error: String(message.content ?? 'error') } : {}) }
+  return {
+    result: message.content,
+    ...(typeof callId === 'string' ? { callId } : {}),
+    ...(message.status === 'error' ? { error: String(message.content ?? 'error') } : {}),
+  }
 }
 
 export const openLlmetry: Convention = {
@@ -66,6 +70,11 @@ export const openLlmetry: Convention = {
     const input = toolInput(a['gen_ai.tool.call.arguments'] ?? a['traceloop.entity.input'])
     const output = toolOutput(a['gen_ai.tool.call.result'] ?? a['traceloop.entity.output'])
     const callId = a['gen_ai.tool.call.id'] ?? input.callId ?? output.callId
-    return { name: String(a['gen_ai.tool.name'] ?? a['traceloop.entity.name'] ?? ''), ...output, ...input, ...(callId !== undefined && callId !== null ? { callId } : {}) }
+    return {
+      name: String(a['gen_ai.tool.name'] ?? a['traceloop.entity.name'] ?? ''),
+      ...output,
+      ...input,
+      ...(callId !== undefined && callId !== null ? { callId } : {}),
+    }
   },
 }

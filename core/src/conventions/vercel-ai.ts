@@ -34,7 +34,8 @@ function answer(span: Span, parse: (value: unknown, attribute: string) => unknow
   if (typeof text === 'string' && text !== '') parts.push({ type: 'text', text })
   const calls = parse(a['ai.response.toolCalls'], 'ai.response.toolCalls')
   if (Array.isArray(calls)) {
-    for (const c of calls as Record<string, unknown>[]) parts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? c.args })
+    for (const c of calls as Record<string, unknown>[])
+      parts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? c.args })
   }
   return parts.length ? [{ role: 'assistant', content: parts }] : []
 }
@@ -81,7 +82,10 @@ export const vercelAi: Convention = {
         if (Array.isArray(prompt.messages)) input.push(...prompt.messages)
         else if (typeof prompt.prompt === 'string') input.push({ role: 'user', content: prompt.prompt })
       }
-      const output = answer(span, parse).map((m) => ({ ...(m as object), content: ((m as { content: { type: string }[] }).content).filter((p) => p.type === 'text') }))
+      const output = answer(span, parse).map((m) => ({
+        ...(m as object),
+        content: (m as { content: { type: string }[] }).content.filter((p) => p.type === 'text'),
+      }))
       const said = output.filter((m) => (m as { content: unknown[] }).content.length)
       return input.length || said.length ? { input, output: said } : undefined
     }
@@ -99,6 +103,10 @@ export const vercelAi: Convention = {
   toolCall(span) {
     const a = span.attributes
     if (operationId(span) !== 'ai.toolCall') return undefined
-    return { callId: a['ai.toolCall.id'], arguments: a['ai.toolCall.args'] ?? a['ai.toolCall.input'], result: a['ai.toolCall.result'] ?? a['ai.toolCall.output'] }
+    return {
+      callId: a['ai.toolCall.id'],
+      arguments: a['ai.toolCall.args'] ?? a['ai.toolCall.input'],
+      result: a['ai.toolCall.result'] ?? a['ai.toolCall.output'],
+    }
   },
 }

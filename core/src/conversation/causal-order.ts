@@ -94,7 +94,12 @@ function ranInTurn(byTime: SpanNode[]): boolean {
   for (let i = 1; i < byTime.length; i++) {
     const a = byTime[i - 1]!.span
     const b = byTime[i]!.span
-    if (a.serviceName !== b.serviceName || compareNanos(a.endTimeUnixNano, b.startTimeUnixNano) > 0 || compareNanos(a.startTimeUnixNano, b.startTimeUnixNano) >= 0) return false
+    if (
+      a.serviceName !== b.serviceName ||
+      compareNanos(a.endTimeUnixNano, b.startTimeUnixNano) > 0 ||
+      compareNanos(a.startTimeUnixNano, b.startTimeUnixNano) >= 0
+    )
+      return false
   }
   return true
 }

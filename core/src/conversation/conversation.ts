@@ -162,10 +162,16 @@ function spanSaying(reader: ContentReader, unwritten: Map<Turn, unknown>): (span
       const content = reader.of(span)
       const instructions = content.systemInstructions
       let system = instructions ? bySystemText.get(instructions) : undefined
-      if (instructions && !system) bySystemText.set(instructions, (system = entry({ role: 'system', text: instructions, traceId: span.traceId, spanId: span.spanId })))
+      if (instructions && !system)
+        bySystemText.set(instructions, (system = entry({ role: 'system', text: instructions, traceId: span.traceId, spanId: span.spanId })))
       const operation = operationOf(span)
       const model = LLM_OPERATIONS.has(operation) || (operation === '' && isLlmSpan(span))
-      s = { before: system ? [system, ...entriesOf(content.input, span)] : entriesOf(content.input, span), after: entriesOf(content.output, span), tool: false, model }
+      s = {
+        before: system ? [system, ...entriesOf(content.input, span)] : entriesOf(content.input, span),
+        after: entriesOf(content.output, span),
+        tool: false,
+        model,
+      }
     }
     bySpan.set(span, s)
     return s

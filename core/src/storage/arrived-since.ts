@@ -47,9 +47,13 @@ export async function tracesArrivedSince(client: Storage, { sinceMs, limit, unsc
       ORDER BY first_ms, project_id, trace_id
       LIMIT {limit:UInt32}`
     : `${ARRIVED} ORDER BY first_ms, project_id, trace_id LIMIT {limit:UInt32}`
-  const rows = await (
-    await client.query({ query, query_params: { since: Math.floor(sinceMs), limit }, format: 'JSONEachRow' })
-  ).json<{ project_id: string; trace_id: string; first_ms: string | number; last_ms: string | number; scored_ms?: string | number }>()
+  const rows = await (await client.query({ query, query_params: { since: Math.floor(sinceMs), limit }, format: 'JSONEachRow' })).json<{
+    project_id: string
+    trace_id: string
+    first_ms: string | number
+    last_ms: string | number
+    scored_ms?: string | number
+  }>()
   return rows.map((r) => ({
     projectId: r.project_id,
     traceId: r.trace_id,

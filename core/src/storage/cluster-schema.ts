@@ -64,7 +64,8 @@ function splitComments(statement: string): [comments: string, body: string] {
 /** `FROM x` / `JOIN x` of known tables in a view's query → their local tables. */
 function localSources(query: string, tables: ReadonlySet<string>): string {
   return query.replace(/\b(FROM|JOIN)(\s+)(\w+)\b/gi, (whole, keyword: string, space: string, name: string) =>
-    tables.has(name) ? `${keyword}${space}${local(name)}` : whole)
+    tables.has(name) ? `${keyword}${space}${local(name)}` : whole,
+  )
 }
 
 /**
@@ -79,7 +80,10 @@ export function clusterStatements(statement: string, cluster: string, tables: Se
   const table = CREATE_TABLE.exec(body)
   if (table) {
     const [, ifNotExists = '', name, , like, columns = '', engine, args = '', rest = ''] = table
-    const replicated = engine!.startsWith('Replicated') || engine === 'Null' ? `${engine}${args}` : `Replicated${engine}(${REPLICA_ARGS}${args.length > 2 ? `, ${args.slice(1, -1)}` : ''})`
+    const replicated =
+      engine!.startsWith('Replicated') || engine === 'Null'
+        ? `${engine}${args}`
+        : `Replicated${engine}(${REPLICA_ARGS}${args.length > 2 ? `, ${args.slice(1, -1)}` : ''})`
     const source = like ? ` AS ${local(like)}` : ''
     tables.add(name!)
     const created = `CREATE TABLE ${ifNotExists}${local(name!)} ${on}${source}${columns}ENGINE = ${replicated}${rest}`
@@ -87,12 +91,17 @@ export function clusterStatements(statement: string, cluster: string, tables: Se
     if (engine === 'Null') return withComments([created])
     const key = SHARDING_KEYS[name!]
     if (!key) throw new ClusterSchemaError(`table ${name} has no sharding key in cluster-schema.ts (SHARDING_KEYS)`)
-    return withComments([created, `CREATE TABLE ${ifNotExists}${name} ${on} AS ${local(name!)} ENGINE = Distributed(${cluster}, currentDatabase(), ${local(name!)}, ${key})`])
+    return withComments([
+      created,
+      `CREATE TABLE ${ifNotExists}${name} ${on} AS ${local(name!)} ENGINE = Distributed(${cluster}, currentDatabase(), ${local(name!)}, ${key})`,
+    ])
   }
   const view = CREATE_VIEW.exec(body)
   if (view) {
     const [, ifNotExists = '', name, target, query = ''] = view
-    return withComments([`CREATE MATERIALIZED VIEW ${ifNotExists}${name} ${on} TO ${tables.has(target!) ? local(target!) : target}${localSources(query, tables)}`])
+    return withComments([
+      `CREATE MATERIALIZED VIEW ${ifNotExists}${name} ${on} TO ${tables.has(target!) ? local(target!) : target}${localSources(query, tables)}`,
+    ])
   }
   const alter = ALTER_TABLE.exec(body)
   if (alter) {
@@ -114,7 +123,9 @@ export function clusterStatements(statement: string, cluster: string, tables: Se
   // A migration's backfill copies rows the tables held before it; a cluster starts empty, and an
   // INSERT cannot run ON CLUSTER (each shard would copy its own rows).
   if (BACKFILL.test(body)) return []
-  throw new ClusterSchemaError(`no cluster form for this statement (CREATE TABLE, CREATE MATERIALIZED VIEW, ALTER TABLE, DROP and INSERT ... SELECT have one): ${body.slice(0, 80)}`)
+  throw new ClusterSchemaError(
+    `no cluster form for this statement (CREATE TABLE, CREATE MATERIALIZED VIEW, ALTER TABLE, DROP and INSERT ... SELECT have one): ${body.slice(0, 80)}`,
+  )
 }
 
 /** The table a TTL or engine check concerns on this deployment: the local one on a cluster. */

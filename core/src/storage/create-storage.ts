@@ -16,7 +16,8 @@ export class StorageError extends Error {
 }
 
 /** What opening the embedded store says where chDB, an optional dependency of core, is not installed. */
-const CHDB_MISSING = 'the embedded engine (chdb) is not installed (Sieve\'s Docker image has it only when built with --build-arg WITH_CHDB=1): npm install chdb, or set CLICKHOUSE_URL to a ClickHouse server'
+const CHDB_MISSING =
+  "the embedded engine (chdb) is not installed (Sieve's Docker image has it only when built with --build-arg WITH_CHDB=1): npm install chdb, or set CLICKHOUSE_URL to a ClickHouse server"
 
 /**
  * chDB, loaded for the embedded store only: it is an optional dependency (its native engine is
@@ -85,15 +86,21 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
   try {
     // Created only when missing: CREATE DATABASE, IF NOT EXISTS or not, needs the right to create,
     // which a user that may only read (a dashboard's, readonly = 1) does not have.
-    const found = await (await admin.query({
-      query: 'SELECT name FROM system.databases WHERE name = {name:String}', query_params: { name: config.database }, format: 'JSONEachRow',
-    })).json()
+    const found = await (
+      await admin.query({
+        query: 'SELECT name FROM system.databases WHERE name = {name:String}',
+        query_params: { name: config.database },
+        format: 'JSONEachRow',
+      })
+    ).json()
     if (found.length === 0) await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
   } catch (err) {
     // An answer from the server is no network problem: say what it refused.
-    throw new StorageError(err instanceof ClickHouseError
-      ? `ClickHouse at ${config.url} refused to open database ${config.database}: ${err.message.trim()} (${err.type ?? `code ${err.code}`})`
-      : `cannot reach ClickHouse at ${config.url}: ${(err as Error).message}`)
+    throw new StorageError(
+      err instanceof ClickHouseError
+        ? `ClickHouse at ${config.url} refused to open database ${config.database}: ${err.message.trim()} (${err.type ?? `code ${err.code}`})`
+        : `cannot reach ClickHouse at ${config.url}: ${(err as Error).message}`,
+    )
   } finally {
     await admin.close()
   }
@@ -139,7 +146,13 @@ class EmbeddedStorage extends ClientStorage {
       payload += `${JSON.stringify(row)}\n`
       await slice.yield()
     }
-    await this.inserts.chdb.rawInsert({ table, columns: [...columns], format: 'JSONCompactEachRow', values: Buffer.from(payload), settings: settings as Record<string, string | number | boolean> | undefined })
+    await this.inserts.chdb.rawInsert({
+      table,
+      columns: [...columns],
+      format: 'JSONCompactEachRow',
+      values: Buffer.from(payload),
+      settings: settings as Record<string, string | number | boolean> | undefined,
+    })
   }
 
   /**

@@ -29,8 +29,7 @@ export async function recordInsertIntents(client: Storage, group: string, intent
 }
 
 /** A span's identity in `spans`: its ReplacingMergeTree key. */
-export const spanKey = (span: Pick<Span, 'projectId' | 'traceId' | 'spanId'>): string =>
-  `${span.projectId}\u0000${span.traceId}\u0000${span.spanId}`
+export const spanKey = (span: Pick<Span, 'projectId' | 'traceId' | 'spanId'>): string => `${span.projectId}\u0000${span.traceId}\u0000${span.spanId}`
 
 /** Traces looked up per query: their ids travel as a query parameter, in the URL. */
 const LOOKUP_TRACES = 1000

@@ -63,7 +63,10 @@ const FILE = /^(\d+)_([\w-]+)\.sql$/
 
 /** Splits a file into statements at `;` ending a line; comments stay with their statement. */
 function statementsOf(sql: string): string[] {
-  return sql.split(/;\s*(?:\n|$)/).map((s) => s.trim()).filter((s) => s.replace(/--.*$/gm, '').trim() !== '')
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter((s) => s.replace(/--.*$/gm, '').trim() !== '')
 }
 
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
@@ -129,8 +132,10 @@ export async function migrate(client: Storage, options: MigrateOptions): Promise
 
   const retentionUpdated: string[] = []
   const engines = new Map(
-    (await rows<{ name: string; engine_full: string }>(client, 'SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()'))
-      .map((t) => [t.name, t.engine_full]),
+    (await rows<{ name: string; engine_full: string }>(client, 'SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()')).map((t) => [
+      t.name,
+      t.engine_full,
+    ]),
   )
   for (const { table, expression } of retentionTtls(migrations)) {
     const engine = engines.get(storedTable(table, options.cluster))

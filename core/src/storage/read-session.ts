@@ -30,7 +30,11 @@ export async function readSession(client: Storage, projectId: string, sessionId:
     })
   ).json<{ trace_id: string }>()
   if (ids.length === 0) return []
-  const traces = await readTraces(client, projectId, ids.map((r) => r.trace_id))
+  const traces = await readTraces(
+    client,
+    projectId,
+    ids.map((r) => r.trace_id),
+  )
   // Ties broken as conversationOf breaks them, so the list and the conversation agree.
   return traces.sort((a, b) => compareNanos(a.spans[0]!.startTimeUnixNano, b.spans[0]!.startTimeUnixNano) || (a.traceId < b.traceId ? -1 : 1))
 }
@@ -46,7 +50,8 @@ export function traceSessionId(trace: Trace): string {
     const { id, associated } = sessionOf(span)
     if (!id) continue
     const rank = associated ? 0 : span.parentSpanId === '' ? 1 : 2
-    if (!best || rank < best.rank || (rank === best.rank && compareNanos(span.startTimeUnixNano, best.start) < 0)) best = { rank, start: span.startTimeUnixNano, id }
+    if (!best || rank < best.rank || (rank === best.rank && compareNanos(span.startTimeUnixNano, best.start) < 0))
+      best = { rank, start: span.startTimeUnixNano, id }
   }
   return best?.id ?? ''
 }

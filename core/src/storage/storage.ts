@@ -45,7 +45,13 @@ export class ClientStorage implements Storage {
 
   async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
     try {
-      await this.client.insert({ table, columns: [...columns] as [string, ...string[]], values: [...rows], format: 'JSONCompactEachRow', clickhouse_settings: settings })
+      await this.client.insert({
+        table,
+        columns: [...columns] as [string, ...string[]],
+        values: [...rows],
+        format: 'JSONCompactEachRow',
+        clickhouse_settings: settings,
+      })
     } catch (err) {
       throw engineWorded(err)
     }
@@ -64,7 +70,11 @@ export class ClientStorage implements Storage {
  */
 function engineWorded(err: unknown): unknown {
   if (!(err instanceof ClickHouseError) || /^Code: \d+\./.test(err.message)) return err
-  const worded = new ClickHouseError({ message: `Code: ${err.code}. DB::Exception: ${err.message.trimEnd()} (${err.type})`, code: err.code, type: err.type ?? '' })
+  const worded = new ClickHouseError({
+    message: `Code: ${err.code}. DB::Exception: ${err.message.trimEnd()} (${err.type})`,
+    code: err.code,
+    type: err.type ?? '',
+  })
   worded.stack = err.stack
   return worded
 }

@@ -55,7 +55,9 @@ export async function applyEmbeddedTableSettings(client: Storage): Promise<strin
   ).json<{ name: string; engine_full: string }>()
   const altered: string[] = []
   for (const { name, engine_full } of tables) {
-    const modify = Object.entries(MERGE_SELECTION[name] ?? {}).filter(([s, v]) => !isSet(engine_full, s, v)).map(([s, v]) => `${s} = ${v}`)
+    const modify = Object.entries(MERGE_SELECTION[name] ?? {})
+      .filter(([s, v]) => !isSet(engine_full, s, v))
+      .map(([s, v]) => `${s} = ${v}`)
     const fsyncSet = FSYNC.filter((s) => isSet(engine_full, s, 1))
     if (on && fsyncSet.length < FSYNC.length) modify.push(...FSYNC.map((s) => `${s} = 1`))
     const reset = !on && fsyncSet.length > 0 ? FSYNC : []

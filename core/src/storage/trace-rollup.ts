@@ -10,8 +10,7 @@ export interface TraceKey {
 const literal = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 
 /** The root span's value when it has one, else the earliest span's that has the field set. */
-const fromRoot = (column: string): string =>
-  `argMinIf(${column}, (parent_span_id != '', start_time), ${column} != '') AS r_${column}`
+const fromRoot = (column: string): string => `argMinIf(${column}, (parent_span_id != '', start_time), ${column} != '') AS r_${column}`
 
 const llm = [...LLM_OPERATIONS].map(literal).join(', ')
 /** The span names a session its user associated explicitly (traceSessionId's first rank). */

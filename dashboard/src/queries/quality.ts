@@ -103,7 +103,18 @@ export async function quality(client: Storage, projectId: string, q: QualityQuer
     let s = series.get(key)
     if (!s) {
       const trusted = r.kind === 'judge' ? figureTrust(r.check, trust) : null
-      s = { kind: r.kind, check: r.check, group: r.grp, scored: zeros(), passed: zeros(), valueSum: zeros(), errors: zeros(), passRate: [], meanValue: [], trusted }
+      s = {
+        kind: r.kind,
+        check: r.check,
+        group: r.grp,
+        scored: zeros(),
+        passed: zeros(),
+        valueSum: zeros(),
+        errors: zeros(),
+        passRate: [],
+        meanValue: [],
+        trusted,
+      }
       series.set(key, s)
     }
     s.scored[i]! += r.scored
@@ -113,7 +124,11 @@ export async function quality(client: Storage, projectId: string, q: QualityQuer
     if (r.kind === 'judge') judgeCostUsd[i]! += r.cost
   }
 
-  const traces = zeros(), errorTraces = zeros(), inputTokens = zeros(), outputTokens = zeros(), judgedTraces = zeros()
+  const traces = zeros(),
+    errorTraces = zeros(),
+    inputTokens = zeros(),
+    outputTokens = zeros(),
+    judgedTraces = zeros()
   for (const r of traceRows) {
     const i = index.get(r.t)
     if (i === undefined) continue

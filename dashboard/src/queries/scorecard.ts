@@ -20,7 +20,13 @@ export interface ScorecardSummary {
  * failed them. Read from each trace's latest verdict (FINAL: the judge rewrites the checks' one).
  */
 export async function scorecard(client: Storage, projectId: string, q: ScorecardQuery): Promise<ScorecardSummary> {
-  const f = filterSql(q, { service: 'service_name', agent_version: 'agent_version', prompt_version: 'trace_prompt_version', model: 'model', environment: 'environment' })
+  const f = filterSql(q, {
+    service: 'service_name',
+    agent_version: 'agent_version',
+    prompt_version: 'trace_prompt_version',
+    model: 'model',
+    environment: 'environment',
+  })
   const where = `project_id = {project:String} AND kind = 'scorecard' AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
   const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), ...f.params }
   const [totals, gates, trust] = await Promise.all([
@@ -40,6 +46,11 @@ export async function scorecard(client: Storage, projectId: string, q: Scorecard
     traces,
     passed,
     passRate: traces ? passed / traces : null,
-    gates: gates.map((g) => ({ name: g.name, kind: g.item_kind, failed: g.failed, untrusted: g.item_kind === 'judge' && figureTrust(g.name, trust) === false })),
+    gates: gates.map((g) => ({
+      name: g.name,
+      kind: g.item_kind,
+      failed: g.failed,
+      untrusted: g.item_kind === 'judge' && figureTrust(g.name, trust) === false,
+    })),
   }
 }

@@ -76,13 +76,23 @@ export async function worst(client: Storage, projectId: string, q: WorstQuery): 
   if (candidates.length === 0) return []
   // Both read by primary key, trace_quality by (start time, trace id) and traces by trace id: only the candidates' granules are read.
   const keys = [...new Map(candidates.map((r) => [r.trace_id, new TupleParam([r.start, r.trace_id])])).values()]
-  const byKey = '{keys:Array(Tuple(DateTime64(9, \'UTC\'), String))}'
+  const byKey = "{keys:Array(Tuple(DateTime64(9, 'UTC'), String))}"
   const ids = [...new Set(candidates.map((r) => r.trace_id))]
 
   const [scored, traces, judged, trust] = await Promise.all([
     rows<{
-      trace_id: string; start_ms: number; service: string; agent: string; prompt: string; llm: string
-      checks: number; checks_failed: number; failed_checks: string[]; judge_scores: number; judge_value_sum: number; judge_failed: string[]
+      trace_id: string
+      start_ms: number
+      service: string
+      agent: string
+      prompt: string
+      llm: string
+      checks: number
+      checks_failed: number
+      failed_checks: string[]
+      judge_scores: number
+      judge_value_sum: number
+      judge_failed: string[]
     }>(
       client,
       `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, max(service_name) AS service, max(agent_version) AS agent,

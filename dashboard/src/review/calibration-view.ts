@@ -106,16 +106,28 @@ export async function calibrationView(client: Storage, projectId: string, rubric
         name: d.name,
         current: c
           ? {
-              trusted: Number(c.trusted) === 1, source: c.source, version: c.version, judgeModel: c.model, at: `${c.at.replace(' ', 'T')}Z`,
-              judge: detail.judge ?? null, humans: detail.humans ?? null, judgeErrors: detail.judgeErrors ?? 0, failed: detail.failed ?? [],
+              trusted: Number(c.trusted) === 1,
+              source: c.source,
+              version: c.version,
+              judgeModel: c.model,
+              at: `${c.at.replace(' ', 'T')}Z`,
+              judge: detail.judge ?? null,
+              humans: detail.humans ?? null,
+              judgeErrors: detail.judgeErrors ?? 0,
+              failed: detail.failed ?? [],
             }
           : null,
         history: history
           .filter((h) => h.scorer_name === name)
           .reverse()
           .map((h) => ({
-            at: Number(h.at), labels: Number(h.labels), withinOne: Number(h.within_one), weightedKappa: Number(h.weighted_kappa), humanPairs: Number(h.human_pairs),
-            humanWithinOne: h.human_within_one === null ? null : Number(h.human_within_one), humanWeightedKappa: h.human_weighted_kappa === null ? null : Number(h.human_weighted_kappa),
+            at: Number(h.at),
+            labels: Number(h.labels),
+            withinOne: Number(h.within_one),
+            weightedKappa: Number(h.weighted_kappa),
+            humanPairs: Number(h.human_pairs),
+            humanWithinOne: h.human_within_one === null ? null : Number(h.human_within_one),
+            humanWeightedKappa: h.human_weighted_kappa === null ? null : Number(h.human_weighted_kappa),
             trusted: Number(h.trusted) === 1,
           })),
       }

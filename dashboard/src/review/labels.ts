@@ -36,7 +36,12 @@ export async function storeLabels(client: Storage, projectId: string, body: Labe
 }
 
 /** Every label of a trace for a rubric, per reviewer (dimension → level). */
-export async function labelsOf(client: Storage, projectId: string, rubricId: string, traceId: string): Promise<Map<string, { labels: Record<string, number>; note: string }>> {
+export async function labelsOf(
+  client: Storage,
+  projectId: string,
+  rubricId: string,
+  traceId: string,
+): Promise<Map<string, { labels: Record<string, number>; note: string }>> {
   const found = await rows<{ user_id: string; dimension: string; score: number; comment: string }>(
     client,
     `SELECT user_id, attributes['dimension'] AS dimension, score, comment FROM feedback FINAL

@@ -9,7 +9,11 @@ import { z } from 'zod'
  * against the rubrics (review/rubric-check.ts): a schema cannot know them.
  */
 
-export const rubricParam = z.string().min(1).max(64).regex(/^[a-z][a-z0-9-]*$/, 'a rubric id is kebab-case (generic, customer-support)')
+export const rubricParam = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z][a-z0-9-]*$/, 'a rubric id is kebab-case (generic, customer-support)')
 
 /**
  * Who labels: recorded with each label beside the API key's project (feedback `user_id`), and

@@ -83,11 +83,21 @@ export interface QueueScope {
   secondLabeller: number
 }
 
-const params = (s: QueueScope) => ({ project: s.projectId, rubric: s.rubricId, reviewer: s.reviewer, source: ANNOTATOR_SOURCE, second: Math.round(s.secondLabeller * 1_000_000) })
+const params = (s: QueueScope) => ({
+  project: s.projectId,
+  rubric: s.rubricId,
+  reviewer: s.reviewer,
+  source: ANNOTATOR_SOURCE,
+  second: Math.round(s.secondLabeller * 1_000_000),
+})
 
 /** The oldest trace waiting for this reviewer, and how many wait (it included). */
 export async function nextItem(client: Storage, scope: QueueScope): Promise<{ item: QueueItem | undefined; remaining: number }> {
-  const [row] = await rows<ItemRow>(client, `SELECT *, count() OVER () AS remaining FROM (${ITEMS}) WHERE ${WAITING} ORDER BY first_added, trace_id LIMIT 1`, params(scope))
+  const [row] = await rows<ItemRow>(
+    client,
+    `SELECT *, count() OVER () AS remaining FROM (${ITEMS}) WHERE ${WAITING} ORDER BY first_added, trace_id LIMIT 1`,
+    params(scope),
+  )
   return { item: row && item(row), remaining: Number(row?.remaining ?? 0) }
 }
 

@@ -44,17 +44,36 @@ export function createReviewRoutes({ client, setup }: ReviewRoutesOptions): Rout
 
   /** A GET route: the key's project and the parsed query; a POST route: the parsed body (at most 64 KiB of JSON). */
   const read = <S extends z.ZodType>(path: string, schema: S, fn: (project: string, input: z.output<S>, res: Response) => Promise<unknown>) =>
-    router.get(path, handle(async (req, res) => fn(requestProject(res), parse(schema, req.query, 'parameter'), res)))
+    router.get(
+      path,
+      handle(async (req, res) => fn(requestProject(res), parse(schema, req.query, 'parameter'), res)),
+    )
   const write = <S extends z.ZodType>(path: string, schema: S, fn: (project: string, input: z.output<S>, res: Response) => Promise<unknown>) =>
-    router.post(path, json({ limit: BODY_LIMIT }), handle(async (req, res) => fn(requestProject(res), parse(schema, req.body ?? {}, 'field'), res)))
+    router.post(
+      path,
+      json({ limit: BODY_LIMIT }),
+      handle(async (req, res) => fn(requestProject(res), parse(schema, req.body ?? {}, 'field'), res)),
+    )
 
   read('/queues', queuesQuery, async (project, { reviewer }) => {
     const rules = await rulesInEffect(client, setup.section, project, setup.rubrics.keys())
     const queues = await Promise.all(
       [...setup.rubrics.values()].map(async (rubric) => {
         const inEffect = rules.get(rubric.id)!
-        const counts = await queueCounts(client, { projectId: project, rubricId: rubric.id, reviewer: reviewer ?? '', secondLabeller: inEffect.rules.secondLabeller })
-        return { rubric: rubric.id, title: rubric.title, rules: inEffect, items: counts.items, open: counts.open, ...(reviewer ? { waiting: counts.waiting } : {}) }
+        const counts = await queueCounts(client, {
+          projectId: project,
+          rubricId: rubric.id,
+          reviewer: reviewer ?? '',
+          secondLabeller: inEffect.rules.secondLabeller,
+        })
+        return {
+          rubric: rubric.id,
+          title: rubric.title,
+          rules: inEffect,
+          items: counts.items,
+          open: counts.open,
+          ...(reviewer ? { waiting: counts.waiting } : {}),
+        }
       }),
     )
     return { queues }
@@ -73,7 +92,9 @@ export function createReviewRoutes({ client, setup }: ReviewRoutesOptions): Rout
     return {
       rubric: rubricView(rubric),
       remaining: found.remaining,
-      item: found.item ? { ...found.item, stored: trace !== undefined, rootName: trace ? rootName(trace.spans) : null, conversation: trace ? conversationOf(trace) : null } : null,
+      item: found.item
+        ? { ...found.item, stored: trace !== undefined, rootName: trace ? rootName(trace.spans) : null, conversation: trace ? conversationOf(trace) : null }
+        : null,
     }
   })
 
@@ -83,7 +104,11 @@ export function createReviewRoutes({ client, setup }: ReviewRoutesOptions): Rout
     await inQueue(project, body)
     const stored = await storeLabels(client, project, body)
     await recalibrate(client, project, rubric, setup.calibration)
-    const [trust, labels, view] = await Promise.all([readTrust(client, project), labelsOf(client, project, rubric.id, body.traceId), calibration(project, rubric)])
+    const [trust, labels, view] = await Promise.all([
+      readTrust(client, project),
+      labelsOf(client, project, rubric.id, body.traceId),
+      calibration(project, rubric),
+    ])
     res.status(201)
     return {
       stored,
@@ -114,9 +139,24 @@ export function createReviewRoutes({ client, setup }: ReviewRoutesOptions): Rout
     // Only a trace of the key's project: its id alone says nothing of whose it is.
     if (!(await readTrace(client, project, action.traceId))) throw new ApiError(404, 'NOT_FOUND', `no trace ${action.traceId} in this project`)
     const rules = (await rulesInEffect(client, setup.section, project, [rubric.id])).get(rubric.id)!
-    const added = await enqueue(client, [{ projectId: project, rubricId: rubric.id, traceId: action.traceId, reason: 'manual', rulesVersion: rules.version, dimensions: [], addedBy: action.reviewer }])
+    const added = await enqueue(client, [
+      {
+        projectId: project,
+        rubricId: rubric.id,
+        traceId: action.traceId,
+        reason: 'manual',
+        rulesVersion: rules.version,
+        dimensions: [],
+        addedBy: action.reviewer,
+      },
+    ])
     if (added.length) res.status(201)
-    return { traceId: action.traceId, rubric: rubric.id, added: added.length > 0, ...(added.length ? {} : { why: `already in this project's ${rubric.id} queue: a trace enters a queue once` }) }
+    return {
+      traceId: action.traceId,
+      rubric: rubric.id,
+      added: added.length > 0,
+      ...(added.length ? {} : { why: `already in this project's ${rubric.id} queue: a trace enters a queue once` }),
+    }
   })
 
   read('/rules', rubricQuery, async (project, q) => {

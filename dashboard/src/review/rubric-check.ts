@@ -21,7 +21,8 @@ export function checkLevels(rubric: Rubric, labels: Record<string, number>): voi
       continue
     }
     const { min, max } = levelRange(dimension)
-    if (!Number.isInteger(level) || level < min || level > max) problems.push(`labels.${id}: ${level} is not a level of ${rubric.id}.${id}, whose scale is ${min} to ${max}`)
+    if (!Number.isInteger(level) || level < min || level > max)
+      problems.push(`labels.${id}: ${level} is not a level of ${rubric.id}.${id}, whose scale is ${min} to ${max}`)
   }
   if (problems.length) throw new ApiError(400, 'INVALID_PARAMETER', problems.join('; '))
 }
@@ -33,6 +34,12 @@ export function rubricView(rubric: Rubric) {
     version: rubric.version,
     title: rubric.title,
     description: rubric.description,
-    dimensions: rubric.dimensions.map((d) => ({ id: d.id, name: d.name, definition: d.definition, passAt: d.passAt, levels: d.levels.map((l) => ({ score: l.score, anchor: l.anchor })) })),
+    dimensions: rubric.dimensions.map((d) => ({
+      id: d.id,
+      name: d.name,
+      definition: d.definition,
+      passAt: d.passAt,
+      levels: d.levels.map((l) => ({ score: l.score, anchor: l.anchor })),
+    })),
   }
 }

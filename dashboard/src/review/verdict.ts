@@ -50,7 +50,13 @@ const parsed = (text: string): unknown => {
  * The judge's verdict on a trace for one rubric as stored: per dimension the latest row (any prompt
  * version), and the rubric's weighted score. The review API gives it only after the reviewer's label.
  */
-export async function judgeVerdict(client: Storage, projectId: string, rubricId: string, traceId: string, trust: ReadonlyMap<string, DimensionTrust>): Promise<JudgeVerdict> {
+export async function judgeVerdict(
+  client: Storage,
+  projectId: string,
+  rubricId: string,
+  traceId: string,
+  trust: ReadonlyMap<string, DimensionTrust>,
+): Promise<JudgeVerdict> {
   const found = await rows<VerdictRow>(
     client,
     `SELECT scorer_name, scorer_version, JSONExtract(detail, 'level', 'Nullable(Int64)') AS level, value, passed, evaluation_label,

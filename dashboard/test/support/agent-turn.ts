@@ -20,24 +20,36 @@ export async function sendAgentTurn(url: string, turn: AgentTurn): Promise<strin
   const traceId = randomBytes(16).toString('hex')
   const start = BigInt(Date.now()) * 1_000_000n
   const text = (key: string, value: string) => ({ key, value: { stringValue: value } })
-  const said = (messages: { role: string; content: string }[]) => JSON.stringify(messages.map(({ role, content }) => ({ role, parts: [{ type: 'text', content }] })))
+  const said = (messages: { role: string; content: string }[]) =>
+    JSON.stringify(messages.map(({ role, content }) => ({ role, parts: [{ type: 'text', content }] })))
   const body = {
-    resourceSpans: [{
-      resource: { attributes: [text('service.name', 'support-agent')] },
-      scopeSpans: [{
-        scope: { name: turn.scope ?? 'dashboard-test' },
-        spans: [{
-          traceId, spanId: randomBytes(8).toString('hex'), name: 'invoke_agent support-agent', kind: 1,
-          startTimeUnixNano: String(start), endTimeUnixNano: String(start + 40_000_000n),
-          attributes: [
-            text('gen_ai.operation.name', 'invoke_agent'), text('gen_ai.agent.name', 'support-agent'),
-            ...(turn.sessionId ? [text('gen_ai.conversation.id', turn.sessionId)] : []),
-            ...(turn.input ? [text('gen_ai.input.messages', said(turn.input))] : []),
-            ...(turn.output ? [text('gen_ai.output.messages', said(turn.output))] : []),
-          ],
-        }],
-      }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [text('service.name', 'support-agent')] },
+        scopeSpans: [
+          {
+            scope: { name: turn.scope ?? 'dashboard-test' },
+            spans: [
+              {
+                traceId,
+                spanId: randomBytes(8).toString('hex'),
+                name: 'invoke_agent support-agent',
+                kind: 1,
+                startTimeUnixNano: String(start),
+                endTimeUnixNano: String(start + 40_000_000n),
+                attributes: [
+                  text('gen_ai.operation.name', 'invoke_agent'),
+                  text('gen_ai.agent.name', 'support-agent'),
+                  ...(turn.sessionId ? [text('gen_ai.conversation.id', turn.sessionId)] : []),
+                  ...(turn.input ? [text('gen_ai.input.messages', said(turn.input))] : []),
+                  ...(turn.output ? [text('gen_ai.output.messages', said(turn.output))] : []),
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
   }
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(turn.apiKey ? { 'x-api-key': turn.apiKey } : {}) }
   const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers, body: JSON.stringify(body) })

@@ -27,7 +27,16 @@ export async function openBrowser(): Promise<BrowserSession> {
   const browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sieve-chromium-')), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1400, height: 1000 },
   })
   const violations: string[] = []

@@ -16,7 +16,11 @@ export async function openEngine(retentionDays = 3650): Promise<Storage> {
   await migrate(storage, { retentionDays })
   if (store.kind === 'embedded') return storage
   return {
-    query: storage.query, command: storage.command, insert: storage.insert, ping: storage.ping, fsync: storage.fsync,
+    query: storage.query,
+    command: storage.command,
+    insert: storage.insert,
+    ping: storage.ping,
+    fsync: storage.fsync,
     insertRows: storage.insertRows.bind(storage),
     close: () => store.close(),
   }

@@ -16,5 +16,9 @@ export async function assertSecurityHeaders(url: string): Promise<void> {
   assert.match(csp, /(^|; )frame-ancestors 'none'(;|$)/, `CSP of ${where}`)
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|data:|blob:|\*|https?:/, `CSP of ${where}`)
   const ui = /^\/ui(\/|$)/.test(new URL(url).pathname)
-  assert.match(csp, ui ? /^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self';/ : /^default-src 'none'; frame-ancestors/, `CSP of ${where}`)
+  assert.match(
+    csp,
+    ui ? /^default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self';/ : /^default-src 'none'; frame-ancestors/,
+    `CSP of ${where}`,
+  )
 }

@@ -13,7 +13,9 @@ export async function runSupportAgent(endpoint: string, broken: boolean): Promis
   const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: endpoint }
   delete env.OPENAI_BASE_URL
   delete env.OPENAI_API_KEY
-  const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, ...(broken ? ['--broken'] : [])], { env })
+  const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, ...(broken ? ['--broken'] : [])], {
+    env,
+  })
   const traceId = /trace: ([0-9a-f]{32})/.exec(stdout)?.[1]
   if (!traceId) throw new Error(`the example agent printed no trace id:\n${stdout}`)
   return traceId

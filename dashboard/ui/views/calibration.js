@@ -14,7 +14,11 @@ export function calibrationPanel(view) {
   const { rules } = view
   const row = (d) => {
     const c = d.current
-    const status = !c ? h('span', { class: 'meta' }, 'not calibrated yet') : c.trusted ? badge(true, 'trusted') : [badge(false, 'untrusted'), ' ', h('span', { class: 'failed-rules' }, c.failed.map((f) => f.message).join('; '))]
+    const status = !c
+      ? h('span', { class: 'meta' }, 'not calibrated yet')
+      : c.trusted
+        ? badge(true, 'trusted')
+        : [badge(false, 'untrusted'), ' ', h('span', { class: 'failed-rules' }, c.failed.map((f) => f.message).join('; '))]
     return h(
       'tr',
       { 'data-dimension': d.dimension, 'data-trusted': c ? String(c.trusted) : '' },
@@ -53,7 +57,11 @@ export function calibrationPanel(view) {
     'section',
     { class: 'calibration', 'aria-label': 'Calibration' },
     h('h2', {}, `Calibration of ${view.rubric}: the judge against people`),
-    h('p', { class: 'meta' }, `Trusted at ${pct(rules.threshold)} within-one agreement or more, quadratic-weighted kappa ${rules.minKappa} or more and ${rules.minLabels} labels or more; recomputed as labels arrive.`),
+    h(
+      'p',
+      { class: 'meta' },
+      `Trusted at ${pct(rules.threshold)} within-one agreement or more, quadratic-weighted kappa ${rules.minKappa} or more and ${rules.minLabels} labels or more; recomputed as labels arrive.`,
+    ),
     table,
     agreementChart(view.dimensions),
   )
@@ -72,5 +80,11 @@ function agreementChart(dimensions) {
       { label: `${d.name} (judge)`, values: at(d, (p) => p.withinOne) },
       ...(d.history.some((p) => p.humanWithinOne !== null) ? [{ label: `${d.name} (people)`, values: at(d, (p) => p.humanWithinOne) }] : []),
     ])
-  return lineChart({ title: 'Within-one agreement over time', x: times.map((t) => t / 1000), percent: true, series, empty: 'No labels yet: label traces above and the agreement is drawn here.' })
+  return lineChart({
+    title: 'Within-one agreement over time',
+    x: times.map((t) => t / 1000),
+    percent: true,
+    series,
+    empty: 'No labels yet: label traces above and the agreement is drawn here.',
+  })
 }

@@ -25,16 +25,39 @@ export async function compareView({ params, navigate }) {
   const b = params.b ?? versions.at(-1) ?? ''
 
   const select = (name, value) =>
-    h('select', { name, onchange: (e) => navigate('/compare', { by, a, b, [name]: e.target.value }) }, versions.map((v) => h('option', { value: v, selected: v === value }, v)))
+    h(
+      'select',
+      { name, onchange: (e) => navigate('/compare', { by, a, b, [name]: e.target.value }) },
+      versions.map((v) => h('option', { value: v, selected: v === value }, v)),
+    )
   const controls = h(
     'div',
     { class: 'toolbar' },
     h('h1', {}, 'Compare versions'),
-    h('label', {}, 'By ', h('select', { name: 'by', onchange: (e) => navigate('/compare', { by: e.target.value }) }, Object.entries(DIMENSIONS).map(([k, label]) => h('option', { value: k, selected: k === by }, label)))),
+    h(
+      'label',
+      {},
+      'By ',
+      h(
+        'select',
+        { name: 'by', onchange: (e) => navigate('/compare', { by: e.target.value }) },
+        Object.entries(DIMENSIONS).map(([k, label]) => h('option', { value: k, selected: k === by }, label)),
+      ),
+    ),
     h('label', {}, 'A ', select('a', a)),
     h('label', {}, 'B ', select('b', b)),
   )
-  if (!a || !b) return h('div', {}, controls, h('p', { class: 'empty' }, `Fewer than two ${params.by ? `${DIMENSIONS[by].toLowerCase()}s` : 'versions of any kind (agent, prompt, model, service)'} have scores in the last 30 days.`))
+  if (!a || !b)
+    return h(
+      'div',
+      {},
+      controls,
+      h(
+        'p',
+        { class: 'empty' },
+        `Fewer than two ${params.by ? `${DIMENSIONS[by].toLowerCase()}s` : 'versions of any kind (agent, prompt, model, service)'} have scores in the last 30 days.`,
+      ),
+    )
 
   const c = await get('/compare', { a, b, by, ...month })
   const side = (s) => `${pct(s.passRate)} (${num(s.passed)}/${num(s.scored)})`
@@ -46,7 +69,15 @@ export async function compareView({ params, navigate }) {
     h(
       'table',
       {},
-      h('thead', {}, h('tr', {}, ['Check', 'Kind', `A: ${a}`, `B: ${b}`, 'Δ pass rate', 'Δ mean score', 'z', ''].map((t) => h('th', {}, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Check', 'Kind', `A: ${a}`, `B: ${b}`, 'Δ pass rate', 'Δ mean score', 'z', ''].map((t) => h('th', {}, t)),
+        ),
+      ),
       h(
         'tbody',
         {},

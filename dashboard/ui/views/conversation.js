@@ -21,10 +21,27 @@ export function conversationPanel(conversation, { onSelect } = {}) {
 
   const notes = []
   if (conversation.contentMissing) {
-    notes.push(h('p', { class: 'note' }, `No messages to show: only tool calls, timings and attributes were recorded; ${conversation.contentHint || 'message content is opt-in in the GenAI conventions'}.`))
+    notes.push(
+      h(
+        'p',
+        { class: 'note' },
+        `No messages to show: only tool calls, timings and attributes were recorded; ${conversation.contentHint || 'message content is opt-in in the GenAI conventions'}.`,
+      ),
+    )
   }
   if (conversation.truncated) {
-    notes.push(h('div', { class: 'note warn' }, 'Part of this conversation is missing or cut:', h('ul', {}, conversation.truncation.map((reason) => h('li', {}, reason)))))
+    notes.push(
+      h(
+        'div',
+        { class: 'note warn' },
+        'Part of this conversation is missing or cut:',
+        h(
+          'ul',
+          {},
+          conversation.truncation.map((reason) => h('li', {}, reason)),
+        ),
+      ),
+    )
   }
 
   const items = []
@@ -39,7 +56,9 @@ export function conversationPanel(conversation, { onSelect } = {}) {
       history = null
     }
     if (turn.role === 'system') {
-      into.push(h('details', { class: 'turn turn-system', ...at(turn) }, h('summary', { onclick: select(turn) }, 'System instructions'), h('pre', {}, turn.text)))
+      into.push(
+        h('details', { class: 'turn turn-system', ...at(turn) }, h('summary', { onclick: select(turn) }, 'System instructions'), h('pre', {}, turn.text)),
+      )
     } else if (turn.role === 'user' || turn.role === 'assistant') {
       into.push(
         h(
@@ -70,7 +89,12 @@ export function conversationPanel(conversation, { onSelect } = {}) {
 /** Turns said before the trace began, folded: what its model calls were sent again as history. */
 function historyFold(turns) {
   const count = `${turns.length} ${turns.length === 1 ? 'entry' : 'entries'}`
-  return h('details', { class: 'turn turn-history', 'data-role': 'history' }, h('summary', {}, `History: ${count} said before this trace, sent to the model again (context, not this trace's actions)`), h('div', { class: 'turns' }, turns))
+  return h(
+    'details',
+    { class: 'turn turn-history', 'data-role': 'history' },
+    h('summary', {}, `History: ${count} said before this trace, sent to the model again (context, not this trace's actions)`),
+    h('div', { class: 'turns' }, turns),
+  )
 }
 
 /** The result of the tool call at `i`: same trace and call id, or without ids the next result of the same tool. */
@@ -100,7 +124,14 @@ function toolFold(call, result, { select, at }) {
       failed ? [' ', badge(false, 'error')] : null,
       call && !result ? h('span', { class: 'meta' }, ' · no result recorded') : null,
     ),
-    call ? h('div', { class: 'tool-part', ...at(call), onclick: select(call) }, h('h4', {}, 'Arguments'), h('pre', {}, value(call.arguments, call.text) || '(none)')) : null,
+    call
+      ? h(
+          'div',
+          { class: 'tool-part', ...at(call), onclick: select(call) },
+          h('h4', {}, 'Arguments'),
+          h('pre', {}, value(call.arguments, call.text) || '(none)'),
+        )
+      : null,
     result
       ? h(
           'div',

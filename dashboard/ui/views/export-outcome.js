@@ -8,6 +8,10 @@ export function exportOutcome(r) {
     'span',
     {},
     `${done} Skipped ${plural(r.skipped.length, 'trace')}:`,
-    h('ul', { class: 'skipped' }, r.skipped.map((s) => h('li', {}, h('span', { class: 'mono' }, `${s.traceId.slice(0, 12)}…`), `: ${s.reason}`))),
+    h(
+      'ul',
+      { class: 'skipped' },
+      r.skipped.map((s) => h('li', {}, h('span', { class: 'mono' }, `${s.traceId.slice(0, 12)}…`), `: ${s.reason}`)),
+    ),
   )
 }

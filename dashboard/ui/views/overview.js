@@ -9,7 +9,10 @@ const JUDGE_OFF = 'Judge off: no JUDGE_MODEL is configured, so no trace is judge
 
 /** Totals of one series over the range, for the per-check table. */
 function totals(series) {
-  let scored = 0, passed = 0, value = 0, errors = 0
+  let scored = 0,
+    passed = 0,
+    value = 0,
+    errors = 0
   series.scored.forEach((n, i) => {
     scored += n
     passed += (series.passRate[i] ?? 0) * n
@@ -46,7 +49,28 @@ export async function overview({ params, navigate }) {
   const checkTable = h(
     'table',
     { class: 'checks' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Check'), h('th', {}, 'Kind'), h('th', {}, 'Scored'), h('th', {}, 'Pass rate'), h('th', {}, 'Mean score'), h('th', { title: "Traces it could not measure: for a check, what it reads was absent (content not captured, no token counts, tool calls not visible) or it failed to run; for the judge, its call failed" }, 'Not measured'), h('th', { title: 'Share of the traces it ran on that it measured' }, 'Coverage'))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', {}, 'Check'),
+        h('th', {}, 'Kind'),
+        h('th', {}, 'Scored'),
+        h('th', {}, 'Pass rate'),
+        h('th', {}, 'Mean score'),
+        h(
+          'th',
+          {
+            title:
+              'Traces it could not measure: for a check, what it reads was absent (content not captured, no token counts, tool calls not visible) or it failed to run; for the judge, its call failed',
+          },
+          'Not measured',
+        ),
+        h('th', { title: 'Share of the traces it ran on that it measured' }, 'Coverage'),
+      ),
+    ),
     h(
       'tbody',
       {},
@@ -54,8 +78,27 @@ export async function overview({ params, navigate }) {
         const t = totals(s)
         return h(
           'tr',
-          { class: 'clickable', 'data-check': s.check, onclick: () => navigate('/worst', { check: s.check, range, environment, sort: s.kind === 'judge' ? 'judge' : 'checks' }) },
-          h('td', {}, h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check), s.trusted === false ? h('span', { class: 'badge warn', title: 'This judge dimension (or one its score reads) disagrees with human labels: its calibration, recomputed as labels arrive, breaks a trust rule' }, 'untrusted') : null),
+          {
+            class: 'clickable',
+            'data-check': s.check,
+            onclick: () => navigate('/worst', { check: s.check, range, environment, sort: s.kind === 'judge' ? 'judge' : 'checks' }),
+          },
+          h(
+            'td',
+            {},
+            h('a', { href: '#', onclick: (e) => e.preventDefault() }, s.check),
+            s.trusted === false
+              ? h(
+                  'span',
+                  {
+                    class: 'badge warn',
+                    title:
+                      'This judge dimension (or one its score reads) disagrees with human labels: its calibration, recomputed as labels arrive, breaks a trust rule',
+                  },
+                  'untrusted',
+                )
+              : null,
+          ),
           h('td', {}, s.kind),
           h('td', {}, num(t.scored)),
           h('td', {}, t.passRate === null ? '–' : badge(t.passRate >= 0.95, pct(t.passRate))),
@@ -72,7 +115,17 @@ export async function overview({ params, navigate }) {
     { class: 'pipeline' },
     h('h2', {}, 'Pipeline'),
     pipeline.available
-      ? h('table', {}, h('tbody', {}, pipeline.counters.map((c) => h('tr', { class: c.problem && c.value > 0 ? 'problem' : '' }, h('td', { title: `${c.help} (${c.name})` }, c.label), h('td', {}, num(c.value))))))
+      ? h(
+          'table',
+          {},
+          h(
+            'tbody',
+            {},
+            pipeline.counters.map((c) =>
+              h('tr', { class: c.problem && c.value > 0 ? 'problem' : '' }, h('td', { title: `${c.help} (${c.name})` }, c.label), h('td', {}, num(c.value))),
+            ),
+          ),
+        )
       : h('p', { class: 'empty' }, 'Pipeline metrics are not available here.'),
   )
 
@@ -91,11 +144,32 @@ export async function overview({ params, navigate }) {
     h(
       'div',
       { class: 'grid' },
-      lineChart({ title: 'Trace volume', x, series: [{ label: 'traces', values: q.traces }, { label: 'with errors', values: q.errorTraces }] }),
-      cards.length ? lineChart({ title: 'Scorecard pass rate', x, percent: true, series: cards.map((s) => ({ label: 'scorecard', values: s.passRate })) }) : null,
+      lineChart({
+        title: 'Trace volume',
+        x,
+        series: [
+          { label: 'traces', values: q.traces },
+          { label: 'with errors', values: q.errorTraces },
+        ],
+      }),
+      cards.length
+        ? lineChart({ title: 'Scorecard pass rate', x, percent: true, series: cards.map((s) => ({ label: 'scorecard', values: s.passRate })) })
+        : null,
       lineChart({ title: 'Pass rate per check', x, percent: true, series: checks.map((s) => ({ label: s.check, values: s.passRate })) }),
-      lineChart({ title: 'Judge score per dimension', x, empty: judgeOff && !judge.length ? JUDGE_OFF : undefined, series: judge.map((s) => ({ label: s.trusted === false ? `${s.check} (untrusted)` : s.check, values: s.meanValue })) }),
-      lineChart({ title: 'Tokens', x, series: [{ label: 'input', values: q.inputTokens }, { label: 'output', values: q.outputTokens }] }),
+      lineChart({
+        title: 'Judge score per dimension',
+        x,
+        empty: judgeOff && !judge.length ? JUDGE_OFF : undefined,
+        series: judge.map((s) => ({ label: s.trusted === false ? `${s.check} (untrusted)` : s.check, values: s.meanValue })),
+      }),
+      lineChart({
+        title: 'Tokens',
+        x,
+        series: [
+          { label: 'input', values: q.inputTokens },
+          { label: 'output', values: q.outputTokens },
+        ],
+      }),
       lineChart({ title: 'Judge coverage', x, percent: true, empty: JUDGE_OFF, series: judgeOff ? [] : [{ label: 'judged traces', values: q.judgeCoverage }] }),
       lineChart({ title: 'Judge cost (USD)', x, empty: JUDGE_OFF, series: judgeOff ? [] : [{ label: 'cost', values: q.judgeCostUsd }] }),
     ),
@@ -122,7 +196,13 @@ function firstTrace() {
 
 /** Which hard gates failed traces in the range; each row opens the traces that failed it. */
 function scorecardSection(card, range, environment, navigate) {
-  if (!card.traces) return h('section', { class: 'scorecard' }, h('h2', {}, 'Scorecard'), h('p', { class: 'empty' }, 'No scorecard verdicts in this range (a scorecard, configured in the scorecards section of the config file, gates traces).'))
+  if (!card.traces)
+    return h(
+      'section',
+      { class: 'scorecard' },
+      h('h2', {}, 'Scorecard'),
+      h('p', { class: 'empty' }, 'No scorecard verdicts in this range (a scorecard, configured in the scorecards section of the config file, gates traces).'),
+    )
   const summary = `${num(card.passed)} of ${plural(card.traces, 'trace')} passed their agent's scorecard.`
   const gates = card.gates.length
     ? h(
@@ -135,8 +215,26 @@ function scorecardSection(card, range, environment, navigate) {
           card.gates.map((g) =>
             h(
               'tr',
-              { class: 'clickable', 'data-gate': g.name, onclick: () => navigate('/worst', { check: g.name, range, environment, sort: g.kind === 'judge' ? 'judge' : 'checks' }) },
-              h('td', {}, g.name, g.untrusted ? [' ', h('span', { class: 'badge warn', title: 'The judge dimension this gate reads disagrees with human labels: its calibration breaks a trust rule' }, 'untrusted')] : null),
+              {
+                class: 'clickable',
+                'data-gate': g.name,
+                onclick: () => navigate('/worst', { check: g.name, range, environment, sort: g.kind === 'judge' ? 'judge' : 'checks' }),
+              },
+              h(
+                'td',
+                {},
+                g.name,
+                g.untrusted
+                  ? [
+                      ' ',
+                      h(
+                        'span',
+                        { class: 'badge warn', title: 'The judge dimension this gate reads disagrees with human labels: its calibration breaks a trust rule' },
+                        'untrusted',
+                      ),
+                    ]
+                  : null,
+              ),
               h('td', {}, num(g.failed)),
             ),
           ),

@@ -2,7 +2,7 @@ import { post } from '../api.js'
 import { errorBox, h, when } from '../dom.js'
 
 const SWITCHES = [
-  ['panelDisagreement', "the judges of a panel disagreed"],
+  ['panelDisagreement', 'the judges of a panel disagreed'],
   ['unverifiedEvidence', 'its evidence was not found in the trace'],
   ['untrustedDimensions', 'a dimension judged is untrusted'],
   ['tooFewLabels', 'a dimension judged has too few labels'],
@@ -64,7 +64,11 @@ export function rulesForm(info, reviewer, onSaved) {
     h('summary', {}, `Rules of this queue: version ${current.version} (${origin})`),
     form,
     info.history.length
-      ? h('ul', { class: 'meta' }, info.history.map((v) => h('li', {}, `version ${v.version}: ${v.author}, ${when(v.savedAt)}`)))
+      ? h(
+          'ul',
+          { class: 'meta' },
+          info.history.map((v) => h('li', {}, `version ${v.version}: ${v.author}, ${when(v.savedAt)}`)),
+        )
       : null,
   )
 }

@@ -3,7 +3,7 @@ import { badge, errorBox, h, plural } from '../dom.js'
 
 /** Why a trace is in the queue, as people read it. */
 const REASONS = {
-  panel_disagreement: "the judges of a panel disagreed",
+  panel_disagreement: 'the judges of a panel disagreed',
   unverified_evidence: 'its evidence was not found in the trace',
   untrusted: 'a dimension judged is untrusted',
   few_labels: 'a dimension judged has too few labels',
@@ -46,22 +46,34 @@ export function reviewSession({ root, rubric, reviewer, stage, remaining, counte
         e.stopPropagation()
         if (view === state) choose(i, score)
       }
-      const buttons = d.levels.map((l) => h('button', { class: 'level', type: 'button', 'data-level': l.score, onclick: pick(l.score) }, h('kbd', {}, String(l.score)), ' ', l.anchor))
+      const buttons = d.levels.map((l) =>
+        h('button', { class: 'level', type: 'button', 'data-level': l.score, onclick: pick(l.score) }, h('kbd', {}, String(l.score)), ' ', l.anchor),
+      )
       const slot = h('div', { class: 'verdict-slot' })
       const element = h(
         'div',
         { class: 'dimension', 'data-dimension': d.id, onclick: () => view === state && view.phase === 'labelling' && focus(i) },
         h('h3', {}, d.name, h('span', { class: 'meta' }, ` · passes at ${d.passAt}`)),
         h('p', { class: 'definition' }, d.definition),
-        h('ol', { class: 'levels' }, buttons.map((b) => h('li', {}, b))),
+        h(
+          'ol',
+          { class: 'levels' },
+          buttons.map((b) => h('li', {}, b)),
+        ),
         slot,
       )
       return { d, element, buttons, slot }
     })
     const note = h('textarea', { name: 'note', maxlength: 2000, rows: 2, placeholder: 'Optional note (c to write, Esc to leave)' })
     const status = h('p', { class: 'status', role: 'status' })
-    const why = [`in the queue: ${REASONS[item.reason] ?? item.reason}`, item.dimensions.length ? ` (${item.dimensions.join(', ')})` : '', item.labellers ? ` · labelled by ${plural(item.labellers, 'person', 'people')} before you` : '']
-    const conversation = item.conversation ? conversationPanel(item.conversation) : h('p', { class: 'note warn' }, 'This trace is no longer stored (past retention): skip it with n.')
+    const why = [
+      `in the queue: ${REASONS[item.reason] ?? item.reason}`,
+      item.dimensions.length ? ` (${item.dimensions.join(', ')})` : '',
+      item.labellers ? ` · labelled by ${plural(item.labellers, 'person', 'people')} before you` : '',
+    ]
+    const conversation = item.conversation
+      ? conversationPanel(item.conversation)
+      : h('p', { class: 'note warn' }, 'This trace is no longer stored (past retention): skip it with n.')
     const form = h(
       'section',
       { class: 'rubric-form', 'data-trace': item.traceId },
@@ -102,7 +114,15 @@ export function reviewSession({ root, rubric, reviewer, stage, remaining, counte
       const r = await post('/review/labels', { rubric, traceId: view.item.traceId, reviewer, labels: view.levels, ...(noteText ? { note: noteText } : {}) })
       done.push({ traceId: view.item.traceId, kind: 'label' })
       // Now, and not before: the judge's verdict beside the reviewer's own label.
-      for (const { d, slot } of view.dimensions) slot.replaceChildren(verdictLine(d, view.levels[d.id], r.verdict.dimensions.find((v) => v.dimension === d.id), r.others))
+      for (const { d, slot } of view.dimensions)
+        slot.replaceChildren(
+          verdictLine(
+            d,
+            view.levels[d.id],
+            r.verdict.dimensions.find((v) => v.dimension === d.id),
+            r.others,
+          ),
+        )
       view.form.classList.add('revealed')
       view.status.replaceChildren(
         r.verdict.judged ? "Stored. The judge's verdict is beside yours. " : 'Stored. The judge has not judged this trace. ',

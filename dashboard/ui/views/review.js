@@ -27,7 +27,13 @@ export async function reviewView({ params, navigate }) {
   const picker = h(
     'select',
     { name: 'rubric', onchange: (e) => navigate('/review', { rubric: e.target.value }) },
-    queues.map((q) => h('option', { value: q.rubric, selected: q.rubric === rubric }, `${q.title} (${q.rubric}): ${reviewer ? `${q.waiting} waiting for you, ` : ''}${q.items} in the queue`)),
+    queues.map((q) =>
+      h(
+        'option',
+        { value: q.rubric, selected: q.rubric === rubric },
+        `${q.title} (${q.rubric}): ${reviewer ? `${q.waiting} waiting for you, ` : ''}${q.items} in the queue`,
+      ),
+    ),
   )
   const remaining = h('span', { class: 'remaining meta' })
   // The picker's count of this queue follows the reviewer's progress.
@@ -37,10 +43,14 @@ export async function reviewView({ params, navigate }) {
     if (option && q) option.textContent = `${q.title} (${q.rubric}): ${waiting} waiting for you, ${q.items} in the queue`
   }
   // Saved rules are read again, so the form says the version now in effect.
-  const rulesBox = h('div', {}, rulesForm(rules, reviewer, async function reread() {
-    rulesBox.replaceChildren(rulesForm(await get('/review/rules', { rubric }), reviewer, reread))
-    rulesBox.querySelector('details').open = true
-  }))
+  const rulesBox = h(
+    'div',
+    {},
+    rulesForm(rules, reviewer, async function reread() {
+      rulesBox.replaceChildren(rulesForm(await get('/review/rules', { rubric }), reviewer, reread))
+      rulesBox.querySelector('details').open = true
+    }),
+  )
   const stage = h('div', { class: 'review-stage' })
   let calibrationBox = calibrationPanel(calibration)
   const showCalibration = (view) => {
@@ -55,7 +65,11 @@ export async function reviewView({ params, navigate }) {
       const text = await getText('/review/labels.jsonl', { rubric })
       const lines = text ? text.trimEnd().split('\n').length : 0
       exportBox.replaceChildren(
-        h('p', { class: 'meta' }, `${plural(lines, 'labelled trace')}, as sieve judge calibrate --labels takes them (also GET /api/review/labels.jsonl?rubric=${rubric}):`),
+        h(
+          'p',
+          { class: 'meta' },
+          `${plural(lines, 'labelled trace')}, as sieve judge calibrate --labels takes them (also GET /api/review/labels.jsonl?rubric=${rubric}):`,
+        ),
         h('pre', { class: 'labels-jsonl' }, text || '(no labels yet)'),
       )
     } catch (err) {
@@ -67,14 +81,20 @@ export async function reviewView({ params, navigate }) {
     'div',
     { class: 'review' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Review'), h('label', {}, 'Queue ', picker), h('label', {}, 'Reviewer ', nameInput), remaining),
-    h('p', { class: 'keys-hint meta' }, 'Keys: a number gives the highlighted dimension that level · ↑ ↓ move between dimensions · c writes a note · n skips · u undoes · Enter goes on'),
+    h(
+      'p',
+      { class: 'keys-hint meta' },
+      'Keys: a number gives the highlighted dimension that level · ↑ ↓ move between dimensions · c writes a note · n skips · u undoes · Enter goes on',
+    ),
     stage,
     calibrationBox,
     rulesBox,
     h('details', { class: 'review-labels' }, h('summary', {}, 'Labels of this queue'), exportButton, exportBox),
   )
   if (!reviewer) {
-    stage.replaceChildren(h('p', { class: 'note' }, 'Enter your name as reviewer above to start: it is recorded with each label, and tells a second labeller from the first.'))
+    stage.replaceChildren(
+      h('p', { class: 'note' }, 'Enter your name as reviewer above to start: it is recorded with each label, and tells a second labeller from the first.'),
+    )
     return root
   }
   reviewSession({ root, rubric, reviewer, stage, remaining, counted, showCalibration, conversationPanel })

@@ -26,7 +26,11 @@ export async function sessionView({ match, navigate }) {
     'div',
     { class: 'session' },
     h('div', { class: 'toolbar' }, h('h1', {}, 'Session ', h('span', { class: 'mono' }, sessionId))),
-    h('p', { class: 'meta' }, `${data.traces.length} trace${data.traces.length === 1 ? '' : 's'}${data.earlierTracesOmitted ? ' (the newest; older ones left out)' : ''} · ${data.conversation.turns.length} turns`),
+    h(
+      'p',
+      { class: 'meta' },
+      `${data.traces.length} trace${data.traces.length === 1 ? '' : 's'}${data.earlierTracesOmitted ? ' (the newest; older ones left out)' : ''} · ${data.conversation.turns.length} turns`,
+    ),
     h(
       'div',
       { class: 'session-layout' },
@@ -34,7 +38,20 @@ export async function sessionView({ match, navigate }) {
         'section',
         { class: 'session-traces' },
         h('h2', {}, 'Traces'),
-        h('table', {}, h('thead', {}, h('tr', {}, ['#', 'Trace', 'Start (UTC)', 'Root', 'Duration', 'Spans', 'Errors'].map((t) => h('th', {}, t)))), h('tbody', {}, rows)),
+        h(
+          'table',
+          {},
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['#', 'Trace', 'Start (UTC)', 'Root', 'Duration', 'Spans', 'Errors'].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h('tbody', {}, rows),
+        ),
       ),
       conversationPanel(data.conversation, { onSelect: (turn) => navigate(`/trace/${turn.traceId}`, { span: turn.spanId }) }),
     ),

@@ -113,12 +113,26 @@ export async function traceView({ match, params }) {
     'section',
     { class: 'scores' },
     h('h2', {}, 'Checks and judge'),
-    card ? h('p', { class: 'scorecard-verdict', 'data-passed': String(card.passed) }, badge(card.passed), ' ', h('strong', {}, `Scorecard ${card.detail?.card ?? ''}`), ` · ${card.explanation}`) : null,
+    card
+      ? h(
+          'p',
+          { class: 'scorecard-verdict', 'data-passed': String(card.passed) },
+          badge(card.passed),
+          ' ',
+          h('strong', {}, `Scorecard ${card.detail?.card ?? ''}`),
+          ` · ${card.explanation}`,
+        )
+      : null,
     scored.length === 0 ? h('p', { class: 'empty' }, 'Not scored yet.') : null,
     scored.map((s) =>
       h(
         'details',
-        { class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`, 'data-check': s.name, open: !s.passed && !s.error, ontoggle: (e) => e.target.open && highlight(citedSpans(s)) },
+        {
+          class: `score ${s.error ? 'judge-error' : s.passed ? 'passed' : 'failed'}`,
+          'data-check': s.name,
+          open: !s.passed && !s.error,
+          ontoggle: (e) => e.target.open && highlight(citedSpans(s)),
+        },
         h(
           'summary',
           {},
@@ -127,13 +141,29 @@ export async function traceView({ match, params }) {
           h('strong', {}, s.name),
           ` ${s.kind} v${s.version} · value ${num(s.value)}`,
           s.label ? ` · ${s.label}` : '',
-          s.trusted === false ? [' ', h('span', { class: 'badge warn', title: 'This judge dimension (or one its score reads) disagrees with human labels: its calibration breaks a trust rule' }, 'untrusted')] : null,
+          s.trusted === false
+            ? [
+                ' ',
+                h(
+                  'span',
+                  {
+                    class: 'badge warn',
+                    title: 'This judge dimension (or one its score reads) disagrees with human labels: its calibration breaks a trust rule',
+                  },
+                  'untrusted',
+                ),
+              ]
+            : null,
         ),
         s.error ? h('p', { class: 'error' }, s.error) : null,
         s.explanation ? h('p', { class: 'explanation' }, s.explanation) : null,
         s.detail !== null ? h('div', {}, h('h4', {}, 'Detail'), h('pre', { class: 'detail' }, pretty(s.detail))) : null,
-        s.evidence !== null && !(Array.isArray(s.evidence) && s.evidence.length === 0) ? h('div', {}, h('h4', {}, 'Evidence'), h('pre', {}, pretty(s.evidence))) : null,
-        s.kind === 'judge' ? h('p', { class: 'meta' }, [s.judgeModel, s.rubric, s.sampleReason && `sampled: ${s.sampleReason}`].filter(Boolean).join(' · ')) : null,
+        s.evidence !== null && !(Array.isArray(s.evidence) && s.evidence.length === 0)
+          ? h('div', {}, h('h4', {}, 'Evidence'), h('pre', {}, pretty(s.evidence)))
+          : null,
+        s.kind === 'judge'
+          ? h('p', { class: 'meta' }, [s.judgeModel, s.rubric, s.sampleReason && `sampled: ${s.sampleReason}`].filter(Boolean).join(' · '))
+          : null,
       ),
     ),
   )
@@ -142,7 +172,18 @@ export async function traceView({ match, params }) {
     { class: 'feedback' },
     h('h2', {}, 'User feedback'),
     data.feedback.length
-      ? h('ul', {}, data.feedback.map((f) => h('li', {}, badge(f.score > 0, `score ${f.score}`), ` ${f.comment || '(no comment)'} — ${f.source}${f.userId ? ` ${f.userId}` : ''}, ${when(f.createdAt)}`)))
+      ? h(
+          'ul',
+          {},
+          data.feedback.map((f) =>
+            h(
+              'li',
+              {},
+              badge(f.score > 0, `score ${f.score}`),
+              ` ${f.comment || '(no comment)'} — ${f.source}${f.userId ? ` ${f.userId}` : ''}, ${when(f.createdAt)}`,
+            ),
+          ),
+        )
       : h('p', { class: 'empty' }, 'No feedback.'),
   )
   const status = h('span', { class: 'status', role: 'status' })
@@ -204,7 +245,9 @@ function reviewControl(traceId, scores) {
 
 function spanDetail(span) {
   const attrs = span.attributes ?? {}
-  const content = CONTENT.filter(([k]) => attrs[k] !== undefined).map(([k, label]) => h('div', { class: 'content' }, h('h4', {}, label), h('pre', {}, pretty(attrs[k]))))
+  const content = CONTENT.filter(([k]) => attrs[k] !== undefined).map(([k, label]) =>
+    h('div', { class: 'content' }, h('h4', {}, label), h('pre', {}, pretty(attrs[k]))),
+  )
   const events = (span.events ?? []).map((e) => h('div', { class: 'content' }, h('h4', {}, `Event ${e.name}`), h('pre', {}, pretty(e.attributes))))
   const other = Object.entries(attrs).filter(([k]) => !CONTENT.some(([c]) => c === k))
   return [
@@ -212,6 +255,14 @@ function spanDetail(span) {
     h('p', { class: 'meta mono' }, `span ${span.spanId} · ${span.kind} · ${span.serviceName}`),
     content,
     events,
-    h('table', { class: 'attrs' }, h('tbody', {}, other.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, typeof v === 'string' ? v : JSON.stringify(v)))))),
+    h(
+      'table',
+      { class: 'attrs' },
+      h(
+        'tbody',
+        {},
+        other.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, typeof v === 'string' ? v : JSON.stringify(v)))),
+      ),
+    ),
   ]
 }

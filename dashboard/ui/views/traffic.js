@@ -12,6 +12,8 @@ export function trafficPicker(current = '', onChange) {
   return h(
     'div',
     { class: 'segmented', role: 'group', 'aria-label': 'traffic' },
-    Object.entries(TRAFFIC).map(([value, label]) => h('button', { class: value === current ? 'on' : '', 'data-traffic': value, onclick: () => onChange(value) }, label)),
+    Object.entries(TRAFFIC).map(([value, label]) =>
+      h('button', { class: value === current ? 'on' : '', 'data-traffic': value, onclick: () => onChange(value) }, label),
+    ),
   )
 }

@@ -40,12 +40,26 @@ export async function worstView({ params, navigate }) {
 
   const filterForm = h(
     'form',
-    { class: 'filters', onsubmit: (e) => {
+    {
+      class: 'filters',
+      onsubmit: (e) => {
         e.preventDefault()
         go(Object.fromEntries(new FormData(e.target)))
-      } },
+      },
+    },
     FILTERS.map((f) => h('label', {}, f.replace('_', ' '), h('input', { name: f, value: filters[f] ?? '', size: 14 }))),
-    judgeOn && h('label', {}, 'sort', h('select', { name: 'sort' }, h('option', { value: 'checks', selected: sort === 'checks' }, 'failed checks'), h('option', { value: 'judge', selected: sort === 'judge' }, 'judge score'))),
+    judgeOn &&
+      h(
+        'label',
+        {},
+        'sort',
+        h(
+          'select',
+          { name: 'sort' },
+          h('option', { value: 'checks', selected: sort === 'checks' }, 'failed checks'),
+          h('option', { value: 'judge', selected: sort === 'judge' }, 'judge score'),
+        ),
+      ),
     h('button', { type: 'submit' }, 'Apply'),
   )
 
@@ -59,7 +73,12 @@ export async function worstView({ params, navigate }) {
       h('td', {}, t.rootName),
       h('td', {}, t.agentVersion),
       h('td', {}, t.promptVersion),
-      h('td', {}, t.failedChecks.map((c) => h('span', { class: 'badge fail' }, c)), t.judgeFailed.map((c) => h('span', { class: 'badge warn' }, c))),
+      h(
+        'td',
+        {},
+        t.failedChecks.map((c) => h('span', { class: 'badge fail' }, c)),
+        t.judgeFailed.map((c) => h('span', { class: 'badge warn' }, c)),
+      ),
       h('td', {}, `${num(t.checksFailed)}/${num(t.checks)}`),
       // judgeMean: the rubrics' weighted scores only; the dimensions' mean is a separate figure.
       judgeOn &&
@@ -67,7 +86,16 @@ export async function worstView({ params, navigate }) {
           'td',
           { title: t.judgeDimensionMean === null ? undefined : `dimensions' mean ${t.judgeDimensionMean.toFixed(2)}` },
           t.judgeMean === null ? '–' : t.judgeMean.toFixed(2),
-          t.judgeUntrusted ? [' ', h('span', { class: 'badge warn', title: 'A judge dimension of this trace disagrees with human labels: its calibration breaks a trust rule' }, 'untrusted')] : null,
+          t.judgeUntrusted
+            ? [
+                ' ',
+                h(
+                  'span',
+                  { class: 'badge warn', title: 'A judge dimension of this trace disagrees with human labels: its calibration breaks a trust rule' },
+                  'untrusted',
+                ),
+              ]
+            : null,
         ),
       h('td', {}, ms(t.durationMs)),
     ),
@@ -75,12 +103,44 @@ export async function worstView({ params, navigate }) {
   return h(
     'div',
     { class: 'worst' },
-    h('div', { class: 'toolbar' }, h('h1', {}, 'Worst traces'), trafficPicker(filters.environment, (e) => go({ environment: e })), rangePicker(range, (r) => go({ range: r }))),
+    h(
+      'div',
+      { class: 'toolbar' },
+      h('h1', {}, 'Worst traces'),
+      trafficPicker(filters.environment, (e) => go({ environment: e })),
+      rangePicker(range, (r) => go({ range: r })),
+    ),
     filterForm,
-    judgeOn ? false : h('p', { class: 'note judge-off' }, 'Judge off: no JUDGE_MODEL is configured, so traces are ranked by their failed checks and have no judge score.'),
+    judgeOn
+      ? false
+      : h('p', { class: 'note judge-off' }, 'Judge off: no JUDGE_MODEL is configured, so traces are ranked by their failed checks and have no judge score.'),
     h('div', { class: 'actions' }, exportButton, outcome),
     traces.length
-      ? h('table', {}, h('thead', {}, h('tr', {}, ['', 'Trace', 'Start (UTC)', 'Root', 'Agent version', 'Prompt version', 'Failed', 'Checks failed', ...(judgeOn ? ['Judge mean'] : []), 'Duration'].map((t) => h('th', {}, t)))), h('tbody', {}, rows))
+      ? h(
+          'table',
+          {},
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              [
+                '',
+                'Trace',
+                'Start (UTC)',
+                'Root',
+                'Agent version',
+                'Prompt version',
+                'Failed',
+                'Checks failed',
+                ...(judgeOn ? ['Judge mean'] : []),
+                'Duration',
+              ].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h('tbody', {}, rows),
+        )
       : h('p', { class: 'empty' }, 'No failing or judged traces match.'),
   )
 }

@@ -43,7 +43,8 @@ const judgeExpectation = z
   })
   .superRefine((j, ctx) => {
     for (const key of Object.keys(j.floors ?? {})) {
-      if (key !== j.rubric && !key.startsWith(`${j.rubric}.`)) ctx.addIssue({ code: 'custom', path: ['floors', key], message: `a floor is keyed ${j.rubric} or ${j.rubric}.<dimension>` })
+      if (key !== j.rubric && !key.startsWith(`${j.rubric}.`))
+        ctx.addIssue({ code: 'custom', path: ['floors', key], message: `a floor is keyed ${j.rubric} or ${j.rubric}.<dimension>` })
     }
   })
 
@@ -64,7 +65,8 @@ export const expectationShape = {
 export const expectationRules =
   (checksField: string) =>
   (e: { checks: Record<string, unknown>; judge?: unknown; minValues?: Record<string, number> }, ctx: z.RefinementCtx): void => {
-    if (!Object.keys(e.checks).length && e.judge === undefined) ctx.addIssue({ code: 'custom', path: ['checks'], message: 'needs at least one check, or a judge rubric' })
+    if (!Object.keys(e.checks).length && e.judge === undefined)
+      ctx.addIssue({ code: 'custom', path: ['checks'], message: 'needs at least one check, or a judge rubric' })
     for (const name of Object.keys(e.minValues ?? {})) {
       if (!(name in e.checks)) ctx.addIssue({ code: 'custom', path: ['minValues', name], message: `${name} is not among ${checksField}` })
     }

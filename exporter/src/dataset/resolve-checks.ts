@@ -13,7 +13,10 @@ export function checkProblems(contents: DatasetContents, available: readonly Che
 }
 
 /** The same for one map of expected checks (check name → parameters); each path starts at the check's name. */
-export function expectedCheckProblems(checks: Readonly<Record<string, unknown>>, available: readonly CheckDefinition[]): { path: PropertyKey[]; message: string }[] {
+export function expectedCheckProblems(
+  checks: Readonly<Record<string, unknown>>,
+  available: readonly CheckDefinition[],
+): { path: PropertyKey[]; message: string }[] {
   const byName = new Map(available.map((c) => [c.name, c]))
   return Object.entries(checks).flatMap(([name, params]) => {
     const check = byName.get(name)

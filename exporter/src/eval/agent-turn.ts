@@ -33,8 +33,7 @@ export interface TurnOutcome {
   cannotStart?: string
 }
 
-const answered = (trace: Trace | undefined, answer: string | undefined): string =>
-  answer ?? (trace ? (traceView(trace).finalAnswer?.text ?? '') : '')
+const answered = (trace: Trace | undefined, answer: string | undefined): string => answer ?? (trace ? (traceView(trace).finalAnswer?.text ?? '') : '')
 
 const outcome = (spans: Span[], answer: string | undefined, failure: Pick<TurnOutcome, 'error' | 'cannotStart'>): TurnOutcome => {
   const trace = replayTrace(spans)
@@ -51,20 +50,34 @@ export async function callAgentTurn(target: AgentTarget, turn: AgentTurn, receiv
     const ids = newCallIds()
     receiver.expect(ids.traceId)
     const call = await callHttpAgent(target.agent, turn, ids, target.timeoutMs)
-    const received = await receiver.awaitTrace(ids.traceId, ids.parentSpanId, call.error || call.unreachable ? 0 : (target.traceWaitMs ?? DEFAULT_TRACE_WAIT_MS))
+    const received = await receiver.awaitTrace(
+      ids.traceId,
+      ids.parentSpanId,
+      call.error || call.unreachable ? 0 : (target.traceWaitMs ?? DEFAULT_TRACE_WAIT_MS),
+    )
     // The request's own span is never exported: the agent's spans under it are the trace's roots,
     // as a command agent's are (a complete trace for the checks, and for the Sieve --send stores it in).
     const spans = received.map((span) => (span.parentSpanId === ids.parentSpanId ? { ...span, parentSpanId: '' } : span))
-    return outcome(spans, call.answer, { ...(call.error ? { error: call.error } : {}), ...(call.unreachable ? { error: call.unreachable, cannotStart: call.unreachable } : {}) })
+    return outcome(spans, call.answer, {
+      ...(call.error ? { error: call.error } : {}),
+      ...(call.unreachable ? { error: call.unreachable, cannotStart: call.unreachable } : {}),
+    })
   }
   receiver.take()
   const run = await runAgent(target.agent, turn, receiver.endpoint, target.timeoutMs, target.cwd)
   const spans = receiver.take()
-  const error = run.timedOut ? `timed out after ${target.timeoutMs} ms` : run.exitCode === null ? whyItFailed(run.stderr) : run.exitCode !== 0 ? `exit code ${run.exitCode}: ${whyItFailed(run.stderr)}` : undefined
+  const error = run.timedOut
+    ? `timed out after ${target.timeoutMs} ms`
+    : run.exitCode === null
+      ? whyItFailed(run.stderr)
+      : run.exitCode !== 0
+        ? `exit code ${run.exitCode}: ${whyItFailed(run.stderr)}`
+        : undefined
   // Spawning failed (no exit code), the shell found no such command (127) or could not execute it
   // (126), or it exited non-zero before sending a single span (a missing module, a crash at import):
   // the agent did not run. Whether that is a setup error is for the caller (its first call only).
-  const cannotStart = !run.timedOut && (run.exitCode === null || run.exitCode === 126 || run.exitCode === 127 || (run.exitCode !== 0 && !spans.length)) ? error : undefined
+  const cannotStart =
+    !run.timedOut && (run.exitCode === null || run.exitCode === 126 || run.exitCode === 127 || (run.exitCode !== 0 && !spans.length)) ? error : undefined
   return outcome(spans, undefined, { ...(error ? { error } : {}), ...(cannotStart ? { cannotStart } : {}) })
 }
 
@@ -85,21 +98,32 @@ export async function withReceivers<T>(
 ): Promise<{ value: T; warnings: string[] }> {
   const http = isHttpAgent(target.agent)
   if (http && !URL.canParse(target.agent)) throw setupError(`the agent '${target.agent}' is not a valid URL`)
-  if (!http && target.otlpPort !== undefined) throw setupError('--otlp-port is for an agent given as an http(s) URL: a command agent is told where to send its traces')
+  if (!http && target.otlpPort !== undefined)
+    throw setupError('--otlp-port is for an agent given as an http(s) URL: a command agent is told where to send its traces')
   const opened: SpanReceiver[] = []
   try {
     if (http) {
       const port = target.otlpPort ?? DEFAULT_HTTP_AGENT_OTLP_PORT
       const shared = await startSpanReceiver({ port, keepUnexpected: false }).catch((err: Error) => {
-        throw setupError(`the agent's traces: ${err.message}; choose a free port with --otlp-port and start the agent with SIEVE_ENDPOINT=http://127.0.0.1:<port>`)
+        throw setupError(
+          `the agent's traces: ${err.message}; choose a free port with --otlp-port and start the agent with SIEVE_ENDPOINT=http://127.0.0.1:<port>`,
+        )
       })
       opened.push(shared)
     } else for (let i = 0; i < slots; i++) opened.push(await startSpanReceiver())
     const value = await use(Array.from({ length: slots }, (_, i) => opened[http ? 0 : i]!))
     const strays = http ? opened[0]!.strays() : { unknown: 0, late: 0 }
     const warnings = [
-      ...(strays.unknown ? [`${strays.unknown} span(s) from the agent came under traces no call started, and were left out: does it run each turn under the request's traceparent? (exporter/DESIGN.md, "Over HTTP")`] : []),
-      ...(strays.late ? [`${strays.late} span(s) from the agent came after their turn was scored, and were left out: does it flush its spans before it answers? (exporter/DESIGN.md, "Over HTTP")`] : []),
+      ...(strays.unknown
+        ? [
+            `${strays.unknown} span(s) from the agent came under traces no call started, and were left out: does it run each turn under the request's traceparent? (exporter/DESIGN.md, "Over HTTP")`,
+          ]
+        : []),
+      ...(strays.late
+        ? [
+            `${strays.late} span(s) from the agent came after their turn was scored, and were left out: does it flush its spans before it answers? (exporter/DESIGN.md, "Over HTTP")`,
+          ]
+        : []),
     ]
     return { value, warnings }
   } finally {

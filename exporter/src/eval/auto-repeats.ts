@@ -35,7 +35,10 @@ function decided(results: readonly MetricResult[], compared: boolean): GradedRes
  * metric needs, at most twice as many as now (the first rounds' variance is itself a rough
  * estimate), within what the budget affords at this round's cost per run.
  */
-export function autoStep(results: readonly MetricResult[], o: { current: number; items: number; compared: boolean; spend: Spend; maxCostUsd?: number } & Pick<GatePolicy, 'maxRepeats' | 'failThreshold'>): AutoStep {
+export function autoStep(
+  results: readonly MetricResult[],
+  o: { current: number; items: number; compared: boolean; spend: Spend; maxCostUsd?: number } & Pick<GatePolicy, 'maxRepeats' | 'failThreshold'>,
+): AutoStep {
   const metrics = decided(results, o.compared)
   const short = metrics.filter((r) => r.detectableDrop! > o.failThreshold)
   const at = `at ${o.current} repeats each`
@@ -43,15 +46,26 @@ export function autoStep(results: readonly MetricResult[], o: { current: number;
   const list = (rs: readonly GradedResult[]) => rs.map((r) => `${r.name} ${num(r.detectableDrop!)}`).join(', ')
   const reachable = short.filter((r) => r.repeatsForFailThreshold !== null && r.repeatsForFailThreshold !== undefined)
   if (!reachable.length) {
-    return { stop: 'undetectable', detail: `no number of repeats makes a drop of ${o.failThreshold} detectable on ${list(short)} (detectable drops ${at}): the baseline's own noise or the examples' spread is too large` }
+    return {
+      stop: 'undetectable',
+      detail: `no number of repeats makes a drop of ${o.failThreshold} detectable on ${list(short)} (detectable drops ${at}): the baseline's own noise or the examples' spread is too large`,
+    }
   }
-  if (o.current >= o.maxRepeats) return { stop: 'max-repeats', detail: `--max-repeats ${o.maxRepeats} reached; detectable drops there: ${list(short)}, above the fail threshold ${o.failThreshold}` }
+  if (o.current >= o.maxRepeats)
+    return {
+      stop: 'max-repeats',
+      detail: `--max-repeats ${o.maxRepeats} reached; detectable drops there: ${list(short)}, above the fail threshold ${o.failThreshold}`,
+    }
   const needed = Math.max(...reachable.map((r) => r.repeatsForFailThreshold!))
   let next = Math.max(o.current + 1, Math.min(needed, o.current * 2, o.maxRepeats))
   if (o.maxCostUsd !== undefined && o.spend.runs > 0 && o.spend.usd > 0) {
     const perRound = (o.spend.usd / o.spend.runs) * o.items
     const affordable = Math.floor((o.maxCostUsd - o.spend.usd) / perRound)
-    if (affordable < 1) return { stop: 'max-cost', detail: `--max-cost $${o.maxCostUsd} reached ($${o.spend.usd.toFixed(4)} spent) ${at}; detectable drops there: ${list(short)}` }
+    if (affordable < 1)
+      return {
+        stop: 'max-cost',
+        detail: `--max-cost $${o.maxCostUsd} reached ($${o.spend.usd.toFixed(4)} spent) ${at}; detectable drops there: ${list(short)}`,
+      }
     next = Math.min(next, o.current + affordable)
   }
   return { next }

@@ -103,13 +103,22 @@ export function readBaseline(path: string): BaselineFile | undefined {
  * version, model, judge and simulator models): the one for `key`, else the newest, per-example
  * figures only.
  */
-export function baselineOf(path: string, file: BaselineFile, key: Pick<BaselineStamps, 'datasetVersion' | 'model' | 'judgeModel' | 'simulatorModel'>): Baseline | undefined {
+export function baselineOf(
+  path: string,
+  file: BaselineFile,
+  key: Pick<BaselineStamps, 'datasetVersion' | 'model' | 'judgeModel' | 'simulatorModel'>,
+): Baseline | undefined {
   if ('version' in file) return { path, createdAt: file.createdAt, stamps: file.stamps, repeats: file.repeats, runs: new Map(Object.entries(file.items)) }
   const legacyKey = `${key.datasetVersion}|${key.model}${key.judgeModel ? `|judge=${key.judgeModel}` : ''}${key.simulatorModel ? `|user=${key.simulatorModel}` : ''}`
   const entry = file.entries[legacyKey] ?? Object.values(file.entries).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0]
   if (!entry) return undefined
   const { datasetVersion, model, judgeModel, simulatorModel } = entry
-  return { path, createdAt: entry.createdAt, stamps: { datasetVersion, model, ...(judgeModel ? { judgeModel } : {}), ...(simulatorModel ? { simulatorModel } : {}) }, legacy: entry }
+  return {
+    path,
+    createdAt: entry.createdAt,
+    stamps: { datasetVersion, model, ...(judgeModel ? { judgeModel } : {}), ...(simulatorModel ? { simulatorModel } : {}) },
+    legacy: entry,
+  }
 }
 
 /** Stores this run as the baseline, replacing the file's. */
@@ -127,12 +136,25 @@ export function writeBaseline(path: string, stamps: BaselineStamps, repeats: num
 /** A legacy entry's per-example figures as metrics: one value per example (its mean over runs). */
 function legacyMetrics(entry: LegacyEntry): MetricSamples[] {
   const examples = Object.entries(entry.examples)
-  const one = (id: string, name: string, source: MetricSamples['source'], read: (f: LegacyEntry['examples'][string]) => number | undefined, versions?: string[]): MetricSamples => ({
-    id, name, kind: 'graded', source, scale: 'graded', ...(versions ? { versions } : {}),
-    clusters: new Map(examples.flatMap(([item, f]) => {
-      const v = read(f)
-      return v === undefined ? [] : [[item, [v]]]
-    })),
+  const one = (
+    id: string,
+    name: string,
+    source: MetricSamples['source'],
+    read: (f: LegacyEntry['examples'][string]) => number | undefined,
+    versions?: string[],
+  ): MetricSamples => ({
+    id,
+    name,
+    kind: 'graded',
+    source,
+    scale: 'graded',
+    ...(versions ? { versions } : {}),
+    clusters: new Map(
+      examples.flatMap(([item, f]) => {
+        const v = read(f)
+        return v === undefined ? [] : [[item, [v]]]
+      }),
+    ),
   })
   const judged = examples.flatMap(([, f]) => (f.judge ? [f.judge] : []))
   const rubrics = [...new Set(judged.map((j) => j.rubric))]
@@ -141,8 +163,26 @@ function legacyMetrics(entry: LegacyEntry): MetricSamples[] {
     ...rubrics.flatMap((full) => {
       const [rubric, version] = full.split('@') as [string, string]
       const dims = [...new Set(judged.filter((j) => j.rubric === full).flatMap((j) => Object.keys(j.dimensions)))]
-      const of = (read: (j: z.output<typeof legacyJudgeSchema>) => number | undefined) => (f: LegacyEntry['examples'][string]) => (f.judge?.rubric === full ? read(f.judge) : undefined)
-      return [one(`graded:${rubric}`, rubric, 'judge', of((j) => j.mean), [version]), ...dims.map((d) => one(`graded:${rubric}.${d}`, `${rubric}.${d}`, 'judge', of((j) => j.dimensions[d]), [version]))]
+      const of = (read: (j: z.output<typeof legacyJudgeSchema>) => number | undefined) => (f: LegacyEntry['examples'][string]) =>
+        f.judge?.rubric === full ? read(f.judge) : undefined
+      return [
+        one(
+          `graded:${rubric}`,
+          rubric,
+          'judge',
+          of((j) => j.mean),
+          [version],
+        ),
+        ...dims.map((d) =>
+          one(
+            `graded:${rubric}.${d}`,
+            `${rubric}.${d}`,
+            'judge',
+            of((j) => j.dimensions[d]),
+            [version],
+          ),
+        ),
+      ]
     }),
   ]
 }
@@ -175,7 +215,12 @@ const JUDGE_STAMPS = [
  * model (every metric); another judge model, judge prompt or scorer version (judge metrics); another
  * rubric version (that rubric's); another check version (that check's).
  */
-function refusals(base: Baseline, now: BaselineStamps, metrics: readonly MetricSamples[], baseMetrics: readonly MetricSamples[]): BaselineComparison['refused'] {
+function refusals(
+  base: Baseline,
+  now: BaselineStamps,
+  metrics: readonly MetricSamples[],
+  baseMetrics: readonly MetricSamples[],
+): BaselineComparison['refused'] {
   const refused: BaselineComparison['refused'] = []
   const graded = metrics.filter((m) => m.kind === 'graded')
   const refuse = (of: readonly MetricSamples[], reason: string) => of.length && refused.push({ metrics: of.map((m) => m.id), reason })
@@ -193,12 +238,14 @@ function refusals(base: Baseline, now: BaselineStamps, metrics: readonly MetricS
   } else {
     for (const m of judged) {
       const before = baseMetrics.find((b) => b.id === m.id)?.versions
-      if (before && m.versions && before.join() !== m.versions.join()) refuse([m], `rubric version ${before.join(', ')} in the baseline, ${m.versions.join(', ')} now`)
+      if (before && m.versions && before.join() !== m.versions.join())
+        refuse([m], `rubric version ${before.join(', ')} in the baseline, ${m.versions.join(', ')} now`)
     }
   }
   for (const m of graded.filter((x) => x.source === 'check')) {
     const before = was.checks?.[m.name]
-    if (before !== undefined && now.checks[m.name] !== undefined && before !== now.checks[m.name]) refuse([m], `check ${m.name} version ${before} in the baseline, ${now.checks[m.name]} now`)
+    if (before !== undefined && now.checks[m.name] !== undefined && before !== now.checks[m.name])
+      refuse([m], `check ${m.name} version ${before} in the baseline, ${now.checks[m.name]} now`)
   }
   return refused
 }
@@ -214,7 +261,14 @@ const STAMP_CHANGES = [
  * This run's metrics against the baseline: what may be compared (metrics, per-run or not, the
  * refusals) and the comparison the report shows.
  */
-export function compareWithBaseline(base: Baseline | undefined, path: string, now: BaselineStamps, metrics: readonly MetricSamples[], policy: ZeroTolerance, what = 'dataset'): { samples?: BaselineSamples; comparison: BaselineComparison } {
+export function compareWithBaseline(
+  base: Baseline | undefined,
+  path: string,
+  now: BaselineStamps,
+  metrics: readonly MetricSamples[],
+  policy: ZeroTolerance,
+  what = 'dataset',
+): { samples?: BaselineSamples; comparison: BaselineComparison } {
   if (!base) return { comparison: { path, compared: false, note: `no baseline in ${path} yet`, onlyNow: [], onlyBaseline: [], refused: [] } }
   const baseMetrics = base.runs ? metricSamples(base.runs, policy) : legacyMetrics(base.legacy!)
   const refused = refusals(base, now, metrics, baseMetrics)
@@ -237,6 +291,10 @@ export function compareWithBaseline(base: Baseline | undefined, path: string, no
     onlyBaseline: [...before].filter((id) => !after.has(id)).sort(),
     refused: refused.map((r) => ({ ...r, metrics: r.metrics.map((id) => id.replace(/^graded:/, '')) })),
   }
-  const samples: BaselineSamples = { metrics: baseMetrics, perRun: Boolean(base.runs), refused: new Map(refused.flatMap((r) => r.metrics.map((id) => [id, r.reason] as const))) }
+  const samples: BaselineSamples = {
+    metrics: baseMetrics,
+    perRun: Boolean(base.runs),
+    refused: new Map(refused.flatMap((r) => r.metrics.map((id) => [id, r.reason] as const))),
+  }
   return { samples, comparison }
 }

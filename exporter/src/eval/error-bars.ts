@@ -82,11 +82,13 @@ const filled = (clusters: Clusters): Map<string, readonly number[]> => new Map([
 function runVariances(sides: readonly Clusters[], ids: readonly string[], scale: Scale): Map<string, number> | undefined {
   const runsOf = (id: string) => sides.map((side) => side.get(id) ?? [])
   if (scale === 'binary') {
-    return new Map(ids.map((id) => {
-      const runs = runsOf(id).flat()
-      const p = (sum(runs) + 1) / (runs.length + 2)
-      return [id, p * (1 - p)]
-    }))
+    return new Map(
+      ids.map((id) => {
+        const runs = runsOf(id).flat()
+        const p = (sum(runs) + 1) / (runs.length + 2)
+        return [id, p * (1 - p)]
+      }),
+    )
   }
   const repeated = ids.flatMap(runsOf).filter((runs) => runs.length > 1)
   if (!repeated.length) return undefined
@@ -132,9 +134,15 @@ export function pairedDifference(now: Clusters, baseline: Clusters, scale: Scale
   const noiseBase = sigma && baselineRuns ? avg(shared.map((id) => sigma.get(id)! / baseShared.get(id)!.length)) : undefined
   const spread = n > 1 ? sampleVariance(differences) : undefined
   const perExample = larger(spread, noiseNow !== undefined && noiseBase !== undefined ? noiseNow + noiseBase : undefined)
-  const noise: NoiseModel | undefined = perExample !== undefined && sigma && noiseNow !== undefined
-    ? { examples: n, omega2: Math.max(0, perExample - noiseNow - (noiseBase ?? 0)), sigma2: avg(shared.map((id) => sigma.get(id)!)), baselineVariance: noiseBase ?? 0 }
-    : undefined
+  const noise: NoiseModel | undefined =
+    perExample !== undefined && sigma && noiseNow !== undefined
+      ? {
+          examples: n,
+          omega2: Math.max(0, perExample - noiseNow - (noiseBase ?? 0)),
+          sigma2: avg(shared.map((id) => sigma.get(id)!)),
+          baselineVariance: noiseBase ?? 0,
+        }
+      : undefined
   return {
     shared,
     onlyNow: [...a.keys()].filter((id) => !b.has(id)).sort(),

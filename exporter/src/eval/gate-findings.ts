@@ -35,7 +35,8 @@ function scoreFindings({ reasons, warnings }: GateFindings, o: Limits, results: 
   if (o.failBelow !== undefined && overall.mean < o.failBelow) reasons.push(`mean score ${overall.mean} is below --fail-below ${o.failBelow}`)
   for (const e of results.filter((x) => x.bucket === 'known-failure')) {
     if (e.status === 'fail') reasons.push(`known failure ${e.id} fails again (pass rate ${e.passRate})`)
-    if (e.status === 'unstable') warnings.push(`known failure ${e.id} failed again in ${scoredRuns(e) - passedRuns(e)} of ${scoredRuns(e)} runs (pass rate ${e.passRate})`)
+    if (e.status === 'unstable')
+      warnings.push(`known failure ${e.id} failed again in ${scoredRuns(e) - passedRuns(e)} of ${scoredRuns(e)} runs (pass rate ${e.passRate})`)
   }
   if (o.warnBelow !== undefined && overall.mean < o.warnBelow) warnings.push(`mean score ${overall.mean} is below --warn-below ${o.warnBelow}`)
   for (const e of results) if (e.status === 'unscored') warnings.push(`${e.id} is unscored: the judge gave no verdict on any run`)
@@ -60,7 +61,12 @@ function notJudgedFindings({ warnings }: GateFindings, o: Limits, results: reado
   const line = `the judge's cost ceiling of $${o.maxCostUsd} was reached: ${overall.notJudged} run(s) not judged`
   if (unscored.length) {
     // Examples only the judge can score got no verdict: the gate cannot say pass or fail.
-    throw new GateConfigError(`${line}, leaving ${unscored.length} judge-only example(s) without a verdict (${unscored.slice(0, 3).map((e) => e.id).join(', ')}); raise --max-cost`)
+    throw new GateConfigError(
+      `${line}, leaving ${unscored.length} judge-only example(s) without a verdict (${unscored
+        .slice(0, 3)
+        .map((e) => e.id)
+        .join(', ')}); raise --max-cost`,
+    )
   }
   warnings.push(line)
 }

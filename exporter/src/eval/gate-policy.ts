@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { DEFAULT_ZERO_TOLERANCE, type ZeroTolerance } from './metrics.js'
 
 const share = () => z.coerce.number({ error: 'must be a number' }).gt(0, 'must be above 0').max(1, 'must be at most 1')
-const whole = (least: number) => z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(least, `must be at least ${least}`).max(100, 'must be at most 100')
+const whole = (least: number) =>
+  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(least, `must be at least ${least}`).max(100, 'must be at most 100')
 
 /**
  * How the gate (and `sieve simulate`) decides, as `--repeats`, `--max-repeats`, `--fail-threshold`,
@@ -28,7 +29,8 @@ export const gatePolicySchema = z
   })
   .check((ctx) => {
     const p = ctx.value
-    if (p.warnThreshold > p.failThreshold) ctx.issues.push({ code: 'custom', path: ['warnThreshold'], message: `must not be above the fail threshold (${p.failThreshold})`, input: p.warnThreshold })
+    if (p.warnThreshold > p.failThreshold)
+      ctx.issues.push({ code: 'custom', path: ['warnThreshold'], message: `must not be above the fail threshold (${p.failThreshold})`, input: p.warnThreshold })
     const both = p.zeroTolerance.filter((n) => p.graded.includes(n))
     if (both.length) ctx.issues.push({ code: 'custom', path: ['graded'], message: `cannot also be --zero-tolerance: ${both.join(', ')}`, input: both })
   })

@@ -44,12 +44,20 @@ export async function runGate(o: GateOptions): Promise<GateReport> {
   const callsBefore = o.judge?.metrics.total('calls') ?? 0
   const runAt = new Date().toISOString()
   const baseline = o.baseline ? { path: o.baseline, file: baselineFile } : undefined
-  const statistics = (results: readonly ExampleResult[]) => gateStatistics(outcomesOf(results), baselineStamps(gateStamps(o, examples, seen, { runAt, version })), policy, baseline, 'dataset')
+  const statistics = (results: readonly ExampleResult[]) =>
+    gateStatistics(outcomesOf(results), baselineStamps(gateStamps(o, examples, seen, { runAt, version })), policy, baseline, 'dataset')
   let made: { repeats: number; auto?: AutoRepeats } = { repeats: 0 }
   const { value: results, warnings: replayWarnings } = await replayExamples(o, examples, seen, async (round, current, judgeCost) => {
     made = await repeatRounds(
       policy.repeats,
-      { start: AUTO_START_REPEATS, items: examples.length, compared: Boolean(baselineFile), maxRepeats: policy.maxRepeats, failThreshold: policy.failThreshold, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) },
+      {
+        start: AUTO_START_REPEATS,
+        items: examples.length,
+        compared: Boolean(baselineFile),
+        maxRepeats: policy.maxRepeats,
+        failThreshold: policy.failThreshold,
+        ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
+      },
       round,
       () => ({ results: statistics(current()).metrics, spend: { usd: judgeCost(), runs: current().reduce((n, e) => n + e.runs.length, 0) } }),
       o.log ?? (() => {}),
@@ -111,18 +119,30 @@ function gateExamples(o: GateOptions): GoldenExample[] {
   // Before any agent runs: a check the dataset names that this Sieve cannot run is a setup error.
   const unresolved = checkProblems(contents, o.checks)
   if (unresolved.length) {
-    throw new GateConfigError(`${o.dataset}: ${unresolved.slice(0, 5).map((p) => `line ${p.line}: ${p.field}: ${p.message}`).join('; ')}${unresolved.length > 5 ? `; and ${unresolved.length - 5} more` : ''}`)
+    throw new GateConfigError(
+      `${o.dataset}: ${unresolved
+        .slice(0, 5)
+        .map((p) => `line ${p.line}: ${p.field}: ${p.message}`)
+        .join('; ')}${unresolved.length > 5 ? `; and ${unresolved.length - 5} more` : ''}`,
+    )
   }
   const judgeOnly = examples.filter(({ example }) => !Object.keys(example.expected.checks).length).map(({ example }) => example.id)
   if (judgeOnly.length && !o.judge) {
-    throw new GateConfigError(`${judgeOnly.length} example(s) are scored by the judge alone (${judgeOnly.slice(0, 3).join(', ')}${judgeOnly.length > 3 ? ', …' : ''}): configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`)
+    throw new GateConfigError(
+      `${judgeOnly.length} example(s) are scored by the judge alone (${judgeOnly.slice(0, 3).join(', ')}${judgeOnly.length > 3 ? ', …' : ''}): configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`,
+    )
   }
   return examples.map(({ example }) => example)
 }
 
 function judgeTotalsOf(judge: ReplayJudge, results: readonly ExampleResult[], callsBefore: number): OverallJudge {
   const runs = results.flatMap((e) => e.runs.flatMap((r) => (r.judge ? [r.judge] : [])))
-  return overallJudge(judge.model, results.map((e) => e.judge), runs, { calls: judge.metrics.total('calls') - callsBefore, priced: judge.priced })
+  return overallJudge(
+    judge.model,
+    results.map((e) => e.judge),
+    runs,
+    { calls: judge.metrics.total('calls') - callsBefore, priced: judge.priced },
+  )
 }
 
 function gateStamps(o: GateOptions, examples: readonly GoldenExample[], seen: SeenVersions, run: { runAt: string; version: string }): GateStamps {

@@ -53,17 +53,33 @@ interface Posted {
 function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, retried = false): Promise<Posted> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http
-    const req = client.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: agents[url.protocol as 'http:'], signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      const chunks: Buffer[] = []
-      let size = 0
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length
-        if (size > MAX_RESPONSE_BYTES) return req.destroy(Object.assign(new Error(`the response is over ${MAX_RESPONSE_BYTES} bytes`), { code: 'RESPONSE_TOO_LARGE' }))
-        chunks.push(chunk)
-      })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}), body: Buffer.concat(chunks).toString('utf8') }))
-      res.on('error', reject)
-    })
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: agents[url.protocol as 'http:'],
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size > MAX_RESPONSE_BYTES)
+            return req.destroy(Object.assign(new Error(`the response is over ${MAX_RESPONSE_BYTES} bytes`), { code: 'RESPONSE_TOO_LARGE' }))
+          chunks.push(chunk)
+        })
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(res.headers['content-type'] ? { contentType: res.headers['content-type'] } : {}),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        )
+        res.on('error', reject)
+      },
+    )
     req.on('error', (err: Error & { code?: string }) => {
       if (!retried && req.reusedSocket && err.code === 'ECONNRESET') post(url, headers, body, timeoutMs, true).then(resolve, reject)
       else reject(err)

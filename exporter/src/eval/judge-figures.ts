@@ -48,15 +48,18 @@ export function exampleJudge(runs: readonly RunJudgement[]): ExampleJudge | unde
     rubric: `${runs[0]!.rubric}@${runs[0]!.rubricVersion}`,
     judged: judged.length,
     errors: runs.filter((r) => r.error).length,
-    ...(judged.length
-      ? { mean: round(mean(judged.map((r) => r.score!))), passRate: round(judged.filter((r) => r.passed).length / judged.length) }
-      : {}),
+    ...(judged.length ? { mean: round(mean(judged.map((r) => r.score!))), passRate: round(judged.filter((r) => r.passed).length / judged.length) } : {}),
     dimensions,
     costUsd: runs.reduce((n, r) => n + r.costUsd, 0),
   }
 }
 
-export function overallJudge(model: string, examples: ReadonlyArray<ExampleJudge | undefined>, runs: readonly RunJudgement[], usage: { calls: number; priced: boolean }): OverallJudge {
+export function overallJudge(
+  model: string,
+  examples: ReadonlyArray<ExampleJudge | undefined>,
+  runs: readonly RunJudgement[],
+  usage: { calls: number; priced: boolean },
+): OverallJudge {
   const judged = examples.filter((e): e is ExampleJudge => e?.mean !== undefined)
   return {
     model,

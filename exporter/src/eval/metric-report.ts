@@ -30,8 +30,20 @@ export function metricCells(r: MetricResult): string[] {
     return [r.name, 'zero tolerance', base, now, '', '', r.verdict]
   }
   const delta = r.delta ? `${signed(r.delta.value)} ± ${num((r.delta.high - r.delta.low) / 2)}` : ''
-  const verdict = r.verdict ? `${r.verdict}${r.settle ? ` (≈ ${r.settle.repeats} repeats${r.settle.withBaseline ? ' both sides' : ''} to settle)` : ''}` : r.note ? r.note : '—'
-  return [r.name, 'graded', r.baseline ? num(r.baseline.mean) : '', num(r.now.mean), delta, r.detectableDrop !== undefined ? num(r.detectableDrop) : '', verdict]
+  const verdict = r.verdict
+    ? `${r.verdict}${r.settle ? ` (≈ ${r.settle.repeats} repeats${r.settle.withBaseline ? ' both sides' : ''} to settle)` : ''}`
+    : r.note
+      ? r.note
+      : '—'
+  return [
+    r.name,
+    'graded',
+    r.baseline ? num(r.baseline.mean) : '',
+    num(r.now.mean),
+    delta,
+    r.detectableDrop !== undefined ? num(r.detectableDrop) : '',
+    verdict,
+  ]
 }
 
 const HEAD = ['metric', 'kind', 'baseline', 'now', 'Δ ± 95%', 'detectable drop', 'verdict']
@@ -44,7 +56,14 @@ export function metricsMarkdown(results: readonly MetricResult[]): string[] {
 export function metricsTable(results: readonly MetricResult[]): string {
   const rows = [HEAD, ...results.map(metricCells)]
   const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 /**
@@ -64,15 +83,31 @@ export function metricFindings(results: readonly MetricResult[], t: Thresholds):
       continue
     }
     const moved = `${r.name} ${num(r.baseline.mean)} → ${num(r.now.mean)} (Δ ${signed(r.delta.value)}, 95% interval ${signed(r.delta.low)} to ${signed(r.delta.high)}, one-sided p ${num(r.delta.p)})`
-    if (r.verdict === 'fail') reasons.push(`${moved}: a drop past the fail threshold ${t.failThreshold}, distinguishable from noise at the ${t.significance} level`)
-    else if (r.verdict === 'warn' && r.settle === undefined) warnings.push(`${moved}: a real drop past the warn threshold ${t.warnThreshold}, within the fail threshold ${t.failThreshold}`)
-    else if (r.verdict === 'warn') warnings.push(`${moved}: a drop past the ${-r.delta.value > t.failThreshold ? 'fail' : 'warn'} threshold not yet distinguishable from noise at the ${t.significance} level; ${settleText(r.settle!)}`)
+    if (r.verdict === 'fail')
+      reasons.push(`${moved}: a drop past the fail threshold ${t.failThreshold}, distinguishable from noise at the ${t.significance} level`)
+    else if (r.verdict === 'warn' && r.settle === undefined)
+      warnings.push(`${moved}: a real drop past the warn threshold ${t.warnThreshold}, within the fail threshold ${t.failThreshold}`)
+    else if (r.verdict === 'warn')
+      warnings.push(
+        `${moved}: a drop past the ${-r.delta.value > t.failThreshold ? 'fail' : 'warn'} threshold not yet distinguishable from noise at the ${t.significance} level; ${settleText(r.settle!)}`,
+      )
   }
   return { reasons, warnings }
 }
 
 /** A report's outcome as the terminal shows it: the verdict, the metrics' table, why it fails and what it warns of. */
-export function terminalReport(headline: string, r: { verdict: string; metrics: readonly MetricResult[]; reasons: readonly string[]; warnings: readonly string[] }, more: readonly string[] = []): string {
+export function terminalReport(
+  headline: string,
+  r: { verdict: string; metrics: readonly MetricResult[]; reasons: readonly string[]; warnings: readonly string[] },
+  more: readonly string[] = [],
+): string {
   const list = (title: string, items: readonly string[]) => (items.length ? ['', title, ...items.map((x) => `  - ${x}`)] : [])
-  return [`${headline}: ${r.verdict.toUpperCase()}`, ...more, '', metricsTable(r.metrics), ...list('Why it fails:', r.reasons), ...list('Warnings:', r.warnings)].join('\n')
+  return [
+    `${headline}: ${r.verdict.toUpperCase()}`,
+    ...more,
+    '',
+    metricsTable(r.metrics),
+    ...list('Why it fails:', r.reasons),
+    ...list('Warnings:', r.warnings),
+  ].join('\n')
 }

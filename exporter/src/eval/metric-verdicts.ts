@@ -1,5 +1,17 @@
 import { rateUpperBound } from './distributions.js'
-import { clusteredMean, detectableDrop, dropPValue, interval95, isDistinguishableDrop, pairedDifference, repeatsToDetect, rerunNoise, seAt, type NoiseModel, type TestLevel } from './error-bars.js'
+import {
+  clusteredMean,
+  detectableDrop,
+  dropPValue,
+  interval95,
+  isDistinguishableDrop,
+  pairedDifference,
+  repeatsToDetect,
+  rerunNoise,
+  seAt,
+  type NoiseModel,
+  type TestLevel,
+} from './error-bars.js'
 import type { GatePolicy } from './gate-policy.js'
 import type { MetricKind, MetricSamples, MetricSource } from './metrics.js'
 
@@ -96,7 +108,12 @@ function settleAt(noise: NoiseModel, drop: number, t: Thresholds): Settle | null
  * (with, when not yet distinguishable, the repeats per example that would detect a drop this size);
  * pass when within the warn threshold.
  */
-export function gradedVerdict(delta: number, se: number, noise: NoiseModel | undefined, t: Thresholds): { verdict: 'pass' | 'warn' | 'fail'; distinguishable: boolean; settle?: Settle | null } {
+export function gradedVerdict(
+  delta: number,
+  se: number,
+  noise: NoiseModel | undefined,
+  t: Thresholds,
+): { verdict: 'pass' | 'warn' | 'fail'; distinguishable: boolean; settle?: Settle | null } {
   const drop = -delta
   const distinguishable = isDistinguishableDrop(delta, se, levelOf(t))
   if (past(drop, t.failThreshold) && distinguishable) return { verdict: 'fail', distinguishable }
@@ -105,7 +122,12 @@ export function gradedVerdict(delta: number, se: number, noise: NoiseModel | und
   return { verdict: 'warn', distinguishable, settle: noise ? settleAt(noise, drop, t) : null }
 }
 
-const figureOf = (e: { mean: number; se: number | undefined; examples: number; runs: number }): Figure => ({ mean: round(e.mean), ...(e.se !== undefined ? { se: round(e.se) } : {}), examples: e.examples, runs: e.runs })
+const figureOf = (e: { mean: number; se: number | undefined; examples: number; runs: number }): Figure => ({
+  mean: round(e.mean),
+  ...(e.se !== undefined ? { se: round(e.se) } : {}),
+  examples: e.examples,
+  runs: e.runs,
+})
 
 function zeroTolerance(m: MetricSamples, base: MetricSamples | undefined): ZeroToleranceResult {
   const count = (s: MetricSamples) => {
@@ -114,8 +136,14 @@ function zeroTolerance(m: MetricSamples, base: MetricSamples | undefined): ZeroT
   }
   const { failed, runs } = count(m)
   return {
-    id: m.id, name: m.name, kind: 'zero-tolerance', source: m.source,
-    failed, runs, rate: runs ? round(failed / runs) : 0, upper95: round(rateUpperBound(failed, runs)),
+    id: m.id,
+    name: m.name,
+    kind: 'zero-tolerance',
+    source: m.source,
+    failed,
+    runs,
+    rate: runs ? round(failed / runs) : 0,
+    upper95: round(rateUpperBound(failed, runs)),
     failing: [...m.clusters].filter(([, v]) => v.includes(0)).map(([id]) => id),
     ...(base ? { baseline: count(base) } : {}),
     verdict: failed ? 'fail' : runs ? 'pass' : 'not enough data',
@@ -124,7 +152,10 @@ function zeroTolerance(m: MetricSamples, base: MetricSamples | undefined): ZeroT
 
 /** What a noise model says of power: the drop detectable at `repeats`, and the repeats that make the fail threshold detectable. */
 function power(noise: NoiseModel, repeats: number, t: Thresholds): Pick<GradedResult, 'detectableDrop' | 'repeatsForFailThreshold'> {
-  return { detectableDrop: round(detectableDrop(seAt(noise, repeats), levelOf(t))), repeatsForFailThreshold: repeatsToDetect(noise, t.failThreshold, levelOf(t), MOST_REPEATS) ?? null }
+  return {
+    detectableDrop: round(detectableDrop(seAt(noise, repeats), levelOf(t))),
+    repeatsForFailThreshold: repeatsToDetect(noise, t.failThreshold, levelOf(t), MOST_REPEATS) ?? null,
+  }
 }
 
 const meanRepeats = (m: MetricSamples) => [...m.clusters.values()].reduce((n, v) => n + v.length, 0) / m.clusters.size
@@ -149,7 +180,13 @@ function graded(m: MetricSamples, against: BaselineSamples | undefined, t: Thres
   const decided = gradedVerdict(paired.delta, paired.se, paired.noise, t)
   return {
     ...figures,
-    delta: { value: round(paired.delta), se: round(paired.se), low: round(Math.max(-1, low)), high: round(Math.min(1, high)), p: round(dropPValue(paired.delta, paired.se)) },
+    delta: {
+      value: round(paired.delta),
+      se: round(paired.se),
+      low: round(Math.max(-1, low)),
+      high: round(Math.min(1, high)),
+      p: round(dropPValue(paired.delta, paired.se)),
+    },
     detectableDrop: round(detectableDrop(paired.se, levelOf(t))),
     ...(paired.noise ? { repeatsForFailThreshold: repeatsToDetect(paired.noise, t.failThreshold, levelOf(t), MOST_REPEATS) ?? null } : {}),
     verdict: decided.verdict,
@@ -162,5 +199,12 @@ function graded(m: MetricSamples, against: BaselineSamples | undefined, t: Thres
  * the baseline when there is one (paired on the examples both share).
  */
 export function metricResults(now: readonly MetricSamples[], against: BaselineSamples | undefined, t: Thresholds): MetricResult[] {
-  return now.map((m) => (m.kind === 'zero-tolerance' ? zeroTolerance(m, against?.metrics.find((b) => b.id === m.id)) : graded(m, against, t)))
+  return now.map((m) =>
+    m.kind === 'zero-tolerance'
+      ? zeroTolerance(
+          m,
+          against?.metrics.find((b) => b.id === m.id),
+        )
+      : graded(m, against, t),
+  )
 }

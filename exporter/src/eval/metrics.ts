@@ -57,7 +57,8 @@ function collect(items: RunsByItem, read: (run: RunOutcome) => number | undefine
   return clusters
 }
 
-const names = (items: RunsByItem, of: (run: RunOutcome) => Iterable<string>): string[] => [...new Set([...items.values()].flatMap((runs) => scored(runs).flatMap((r) => [...of(r)])))].sort()
+const names = (items: RunsByItem, of: (run: RunOutcome) => Iterable<string>): string[] =>
+  [...new Set([...items.values()].flatMap((runs) => scored(runs).flatMap((r) => [...of(r)])))].sort()
 
 const pass = (ok: boolean | undefined) => (ok === undefined ? undefined : ok ? 1 : 0)
 
@@ -68,7 +69,12 @@ export function metricSamples(items: RunsByItem, policy: ZeroTolerance = DEFAULT
   const gates = names(items, (r) => r.scorecard?.gates ?? [])
   const zero = [...new Set([...checks.filter((c) => policy.checks.includes(c)), ...gates])].filter((n) => !graded.has(n)).sort()
   const metric = (kind: MetricKind, source: MetricSource, name: string, scale: Scale, read: (run: RunOutcome) => number | undefined): MetricSamples => ({
-    id: `${kind}:${name}`, name, kind, source, scale, clusters: collect(items, read),
+    id: `${kind}:${name}`,
+    name,
+    kind,
+    source,
+    scale,
+    clusters: collect(items, read),
   })
   const judged = [...items.values()].flatMap((runs) => scored(runs).flatMap((r) => (r.judge ? [r.judge] : [])))
   const rubrics = [...new Set(judged.map((j) => j.rubric))].sort()
@@ -86,10 +92,29 @@ export function metricSamples(items: RunsByItem, policy: ZeroTolerance = DEFAULT
     ...rubrics.flatMap((rubric) => {
       const dimensions = names(items, (r) => (r.judge?.rubric === rubric ? Object.keys(r.judge.dimensions) : []))
       const versions = versionsOf(rubric)
-      const of = (read: (j: NonNullable<RunOutcome['judge']>) => number | undefined) => (r: RunOutcome) => (r.judge?.rubric === rubric ? read(r.judge) : undefined)
+      const of = (read: (j: NonNullable<RunOutcome['judge']>) => number | undefined) => (r: RunOutcome) =>
+        r.judge?.rubric === rubric ? read(r.judge) : undefined
       return [
-        { ...metric('graded', 'judge', rubric, 'graded', of((j) => j.score)), versions },
-        ...dimensions.map((d) => ({ ...metric('graded', 'judge', `${rubric}.${d}`, 'graded', of((j) => j.dimensions[d])), versions })),
+        {
+          ...metric(
+            'graded',
+            'judge',
+            rubric,
+            'graded',
+            of((j) => j.score),
+          ),
+          versions,
+        },
+        ...dimensions.map((d) => ({
+          ...metric(
+            'graded',
+            'judge',
+            `${rubric}.${d}`,
+            'graded',
+            of((j) => j.dimensions[d]),
+          ),
+          versions,
+        })),
       ]
     }),
   ].filter((m) => m.clusters.size > 0)

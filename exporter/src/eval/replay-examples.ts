@@ -32,21 +32,26 @@ export async function replayExamples(
   rounds: (round: (to: number) => Promise<void>, results: () => ExampleResult[], judgeCost: () => number) => Promise<void>,
 ): Promise<{ value: ExampleResult[]; warnings: string[] }> {
   const log = o.log ?? (() => {})
-  return withReceivers(o, 1, (m) => new GateConfigError(m), async ([receiver]) => {
-    const replay: Replay = { o, receiver: receiver!, seen, judgeReached: false, judgeCost: 0 }
-    const runs: RunResult[][] = examples.map(() => [])
-    const results = () => examples.map((example, i): ExampleResult => ({ id: example.id, bucket: example.bucket, runs: runs[i]!, ...runFigures(runs[i]!) }))
-    const round = async (to: number) => {
-      for (const [index, example] of examples.entries()) {
-        const mine = runs[index]!
-        if (mine.length >= to) continue
-        while (mine.length < to) mine.push(await replayRun(replay, example, mine.length, index === 0 && mine.length === 0))
-        log(progressLine({ id: example.id, bucket: example.bucket, runs: mine, ...runFigures(mine) }))
+  return withReceivers(
+    o,
+    1,
+    (m) => new GateConfigError(m),
+    async ([receiver]) => {
+      const replay: Replay = { o, receiver: receiver!, seen, judgeReached: false, judgeCost: 0 }
+      const runs: RunResult[][] = examples.map(() => [])
+      const results = () => examples.map((example, i): ExampleResult => ({ id: example.id, bucket: example.bucket, runs: runs[i]!, ...runFigures(runs[i]!) }))
+      const round = async (to: number) => {
+        for (const [index, example] of examples.entries()) {
+          const mine = runs[index]!
+          if (mine.length >= to) continue
+          while (mine.length < to) mine.push(await replayRun(replay, example, mine.length, index === 0 && mine.length === 0))
+          log(progressLine({ id: example.id, bucket: example.bucket, runs: mine, ...runFigures(mine) }))
+        }
       }
-    }
-    await rounds(round, results, () => replay.judgeCost)
-    return results()
-  })
+      await rounds(round, results, () => replay.judgeCost)
+      return results()
+    },
+  )
 }
 
 function progressLine(result: ExampleResult): string {
@@ -70,7 +75,12 @@ async function replayRun(replay: Replay, example: GoldenExample, repeat: number,
 }
 
 /** One agent call per user turn; each sees the conversation so far with its own earlier answers. */
-async function agentTurns(replay: Replay, example: GoldenExample, repeat: number, firstOfGate: boolean): Promise<{ traces: Trace[]; error: string | undefined }> {
+async function agentTurns(
+  replay: Replay,
+  example: GoldenExample,
+  repeat: number,
+  firstOfGate: boolean,
+): Promise<{ traces: Trace[]; error: string | undefined }> {
   const { o, receiver } = replay
   const turns = userTurnCount(example.input.messages)
   const traces: Trace[] = []
@@ -78,7 +88,11 @@ async function agentTurns(replay: Replay, example: GoldenExample, repeat: number
   let error: string | undefined
   for (let turn = 0; turn < turns && !error; turn++) {
     const messages = turnInput(example.input.messages, answers, turn)
-    const call = await callAgentTurn(o, { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${repeat + 1}`, ...(o.now ? { now: o.now } : {}) }, receiver)
+    const call = await callAgentTurn(
+      o,
+      { exampleId: example.id, messages, turn: turn + 1, turns, sessionId: `${example.id}-${repeat + 1}`, ...(o.now ? { now: o.now } : {}) },
+      receiver,
+    )
     if (firstOfGate && turn === 0 && call.cannotStart) throw new GateConfigError(`cannot run the agent '${o.agent}': ${call.cannotStart}`)
     if (call.trace) traces.push(call.trace)
     answers.push(call.answer)

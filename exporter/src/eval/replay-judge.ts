@@ -110,7 +110,9 @@ export class ReplayJudge {
    * `dimension`) and the example's (`rubric.dimension`), the stricter winning.
    */
   private floorOf(rubric: Rubric, dimension: string, example: Readonly<Record<string, number>> | undefined): number | undefined {
-    const floors = [this.o.floors?.[`${rubric.id}.${dimension}`] ?? this.o.floors?.[dimension], example?.[`${rubric.id}.${dimension}`]].filter((x) => x !== undefined)
+    const floors = [this.o.floors?.[`${rubric.id}.${dimension}`] ?? this.o.floors?.[dimension], example?.[`${rubric.id}.${dimension}`]].filter(
+      (x) => x !== undefined,
+    )
     return floors.length ? Math.max(...floors) : undefined
   }
 
@@ -124,14 +126,32 @@ export class ReplayJudge {
     const trace = list[list.length - 1]!
     const transcript = buildTranscript(list)
     const scoreFloor = floors?.[rubric.id]
-    const base = { rubric: rubric.id, rubricVersion: rubric.version, passingThreshold: rubric.passingThreshold, dimensions: {}, belowFloor: [], ...(scoreFloor !== undefined ? { scoreFloor } : {}) }
+    const base = {
+      rubric: rubric.id,
+      rubricVersion: rubric.version,
+      passingThreshold: rubric.passingThreshold,
+      dimensions: {},
+      belowFloor: [],
+      ...(scoreFloor !== undefined ? { scoreFloor } : {}),
+    }
     if (transcript.contentMissing) {
-      return { ...base, error: 'NO_CONTENT: the run sent no conversation to judge (content capture off?)', unreachable: false, calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }
+      return {
+        ...base,
+        error: 'NO_CONTENT: the run sent no conversation to judge (content capture off?)',
+        unreachable: false,
+        calls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+      }
     }
     const ask: AskJudge = (j, r, d, t) => this.slots.run(() => this.client.judgeDimension(j, r, d, t))
     const results = await Promise.all(rubric.dimensions.map((d) => judgeDimension(ask, judgesFor(d, this.judge, this.panel), rubric, d, transcript)))
     // The scorer's own score rows: the weighted score and pass are computed in one place.
-    const records = toScoreRecords({ trace, rubric, sampleReason: 'eval', truncation: transcript.truncation, includeTruncated: this.o.config.includeTruncated }, results)
+    const records = toScoreRecords(
+      { trace, rubric, sampleReason: 'eval', truncation: transcript.truncation, includeTruncated: this.o.config.includeTruncated },
+      results,
+    )
     const overall = records.find((r) => r.scorerName === rubric.id)
     const dimensions: Record<string, DimensionJudgement> = {}
     const belowFloor: string[] = []

@@ -16,8 +16,11 @@ export interface RunScorecard {
 
 /** The judge's verdict on a run under the names its scores carry online: `<rubric>` and `<rubric>.<dimension>`. */
 function judgeSeen(j: RunJudgement): ScoreSeen[] {
-  const dimensions = Object.entries(j.dimensions).map(([id, d]): ScoreSeen =>
-    d.value === undefined || d.error ? { name: `${j.rubric}.${id}`, value: 0, passed: false, error: d.error ?? 'no verdict' } : { name: `${j.rubric}.${id}`, value: d.value, passed: d.passed ?? false },
+  const dimensions = Object.entries(j.dimensions).map(
+    ([id, d]): ScoreSeen =>
+      d.value === undefined || d.error
+        ? { name: `${j.rubric}.${id}`, value: 0, passed: false, error: d.error ?? 'no verdict' }
+        : { name: `${j.rubric}.${id}`, value: d.value, passed: d.passed ?? false },
   )
   const overall: ScoreSeen[] = j.score === undefined ? [] : [{ name: j.rubric, value: j.score, passed: j.score >= j.passingThreshold }]
   return [...overall, ...dimensions]
@@ -33,5 +36,12 @@ export function replayScorecard(card: Scorecard, checks: readonly ReplayCheck[],
   const result = scoreCard(card, seen)
   if (!result) return undefined
   const round = (x: number) => Math.round(x * 1000) / 1000
-  return { card: result.card, value: round(result.value), passed: result.passed, failedGates: result.failedGates, gates: card.items.filter((i) => i.gate).map((i) => i.name), missing: result.missing }
+  return {
+    card: result.card,
+    value: round(result.value),
+    passed: result.passed,
+    failedGates: result.failedGates,
+    gates: card.items.filter((i) => i.gate).map((i) => i.name),
+    missing: result.missing,
+  }
 }

@@ -23,10 +23,16 @@ const SAYS_WHY = /error|denied|not found|no such|cannot|not executable|refused|u
  * failed (the shell's "Permission denied"), else the first line with something in it.
  */
 export function whyItFailed(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() && !NOISE.test(l))
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() && !NOISE.test(l))
   const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l.trim()))
   const first = [at(ERROR_LINE), at(SAYS_WHY), 0].find((i) => i >= 0)!
-  return lines.slice(first, first + 2).map((l) => l.trim()).join(' ')
+  return lines
+    .slice(first, first + 2)
+    .map((l) => l.trim())
+    .join(' ')
 }
 
 /** A module path is run with node (TypeScript through tsx); anything else is a shell command. */

@@ -38,6 +38,8 @@ export function runOutcome(run: RunResult): RunOutcome {
     passed: run.passed,
     checks: Object.fromEntries(run.checks.map((c) => [c.name, c.passed])),
     ...(run.scorecard ? { scorecard: { value: run.scorecard.value, gates: run.scorecard.gates, failedGates: run.scorecard.failedGates } } : {}),
-    ...(judge ? { judge: { rubric: judge.rubric, version: judge.rubricVersion, ...(judge.score !== undefined ? { score: judge.score } : {}), dimensions } } : {}),
+    ...(judge
+      ? { judge: { rubric: judge.rubric, version: judge.rubricVersion, ...(judge.score !== undefined ? { score: judge.score } : {}), dimensions } }
+      : {}),
   }
 }

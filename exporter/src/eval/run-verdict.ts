@@ -45,15 +45,34 @@ const round = (x: number) => Math.round(x * 1000) / 1000
  * One run's outcome: the checks decide, and the judge too when it gave a verdict. A judge error
  * is not a low score: the run then stands on its checks alone, or is unscored when it has none.
  */
-export function runResult(score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean, scorecard?: RunScorecard): RunResult {
+export function runResult(
+  score: ReplayScore,
+  judge: RunJudgement | undefined,
+  error: string | undefined,
+  notJudged: boolean,
+  scorecard?: RunScorecard,
+): RunResult {
   // An errored run was cut short: what its checks saw of it is no result, and none is listed.
-  const base = { traceId: score.traceId, checks: error ? [] : score.checks, ...(judge ? { judge } : {}), ...(scorecard ? { scorecard } : {}), ...(error ? { error } : {}), ...(notJudged ? { notJudged: true as const } : {}) }
+  const base = {
+    traceId: score.traceId,
+    checks: error ? [] : score.checks,
+    ...(judge ? { judge } : {}),
+    ...(scorecard ? { scorecard } : {}),
+    ...(error ? { error } : {}),
+    ...(notJudged ? { notJudged: true as const } : {}),
+  }
   const result = checksAndJudge(base, score, judge, error, notJudged)
   // A failed scorecard (a hard gate, or its weighted total) fails a run that was scored at all.
   return scorecard && !scorecard.passed && !result.errored && !result.unscored ? { ...result, passed: false } : result
 }
 
-function checksAndJudge(base: Omit<RunResult, 'value' | 'passed'>, score: ReplayScore, judge: RunJudgement | undefined, error: string | undefined, notJudged: boolean): RunResult {
+function checksAndJudge(
+  base: Omit<RunResult, 'value' | 'passed'>,
+  score: ReplayScore,
+  judge: RunJudgement | undefined,
+  error: string | undefined,
+  notJudged: boolean,
+): RunResult {
   // A crash or a timeout says nothing about the agent's answers: not a zero, not a pass.
   if (error) return { ...base, value: 0, passed: false, errored: true }
   // Past the cost ceiling, an example only the judge scores has no score at all.

@@ -63,7 +63,13 @@ export function detailSpanIds(detail: unknown, found = new Set<string>()): strin
 export function scoreReplay(trace: Trace | undefined, expected: Expectation, available: readonly CheckDefinition[]): ReplayScore {
   const names = Object.keys(expected.checks)
   if (!trace) {
-    return { value: 0, passed: false, checks: names.map((name) => ({ name, value: 0, passed: false, message: 'the agent sent no trace' })), traceId: '', model: '' }
+    return {
+      value: 0,
+      passed: false,
+      checks: names.map((name) => ({ name, value: 0, passed: false, message: 'the agent sent no trace' })),
+      traceId: '',
+      model: '',
+    }
   }
   const checks: ReplayCheck[] = names.map((name) => {
     const check = available.find((c) => c.name === name)
@@ -74,12 +80,19 @@ export function scoreReplay(trace: Trace | undefined, expected: Expectation, ava
       const outcome = check.run(trace, params.data)
       if (isSkipped(outcome)) return { name, value: 0, passed: false, message: `skipped: ${outcome.skipped}` }
       const spanIds = outcome.passed ? [] : detailSpanIds(outcome.detail)
-      return atLeast({ name, value: outcome.value, passed: outcome.passed, message: outcome.detail.message, ...(spanIds.length ? { spanIds } : {}) }, expected.minValues?.[name])
+      return atLeast(
+        { name, value: outcome.value, passed: outcome.passed, message: outcome.detail.message, ...(spanIds.length ? { spanIds } : {}) },
+        expected.minValues?.[name],
+      )
     } catch (err) {
       return { name, value: 0, passed: false, message: `check failed to run: ${(err as Error).message}` }
     }
   })
   const value = checks.reduce((sum, c) => sum + c.value, 0) / Math.max(1, checks.length)
-  const model = trace.spans.map((s) => genAiFields(s)).map((f) => f.responseModel || f.requestModel).find(Boolean) ?? ''
+  const model =
+    trace.spans
+      .map((s) => genAiFields(s))
+      .map((f) => f.responseModel || f.requestModel)
+      .find(Boolean) ?? ''
   return { value, passed: checks.every((c) => c.passed), checks, traceId: trace.traceId, model }
 }

@@ -52,7 +52,12 @@ export function replayedTurns(conversation: Conversation): { messages: { role: '
  * Skipped, with the reason, when the conversation has no user turn (content capture was off) or
  * nothing the selection promised can be replayed (see expectationsFor).
  */
-export function buildExample(trace: Trace, candidate: Pick<Candidate, 'scores' | 'scorecard' | 'feedback'>, options: BuildOptions, earlier: readonly Trace[] = []): Built {
+export function buildExample(
+  trace: Trace,
+  candidate: Pick<Candidate, 'scores' | 'scorecard' | 'feedback'>,
+  options: BuildOptions,
+  earlier: readonly Trace[] = [],
+): Built {
   const view = traceView(trace)
   const conversation = earlier.length ? conversationOf([...earlier, trace]) : view.conversation
   const replayed = replayedTurns(conversation)
@@ -108,7 +113,12 @@ export function buildExample(trace: Trace, candidate: Pick<Candidate, 'scores' |
  * Why the trace was selected, one reason per filter: what the example stands for, read by people
  * and tools without the store. The feedback comment is user text, scrubbed like the rest.
  */
-function selectionReasons(filters: Filters, candidate: Pick<Candidate, 'scorecard' | 'feedback'>, gates: string[], scrub: <T>(value: T) => T): SelectionReason[] {
+function selectionReasons(
+  filters: Filters,
+  candidate: Pick<Candidate, 'scorecard' | 'feedback'>,
+  gates: string[],
+  scrub: <T>(value: T) => T,
+): SelectionReason[] {
   const reasons: SelectionReason[] = []
   if (filters.failed) reasons.push({ by: 'failed_check', name: filters.failed })
   if (filters.score !== undefined && filters.below !== undefined) reasons.push({ by: 'score_below', name: filters.score, below: filters.below })

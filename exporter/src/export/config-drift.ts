@@ -25,7 +25,8 @@ export function configDrift(trace: Trace, scores: readonly StoredScore[], expect
   for (const name of Object.keys(expected.checks)) {
     const stored = scores.find((s) => s.kind === 'deterministic' && s.name === name)
     const configured = profile.checks.find((c) => c.check.name === name)?.configHash
-    if (stored?.configHash && configured && stored.configHash !== configured) drift.push({ traceId: trace.traceId, check: name, scoredWith: stored.configHash, configured })
+    if (stored?.configHash && configured && stored.configHash !== configured)
+      drift.push({ traceId: trace.traceId, check: name, scoredWith: stored.configHash, configured })
   }
   return drift
 }

@@ -47,10 +47,14 @@ export function expectationsFor(trace: Trace, candidate: Pick<Candidate, 'scores
   if (filters.feedback && !wants.checks.size && !wants.rubric) {
     // Thumbs down on a trace nothing failed: the judge, with the agent's rubric, says whether the replay does better.
     const configuredRubric = ctx.rubricFor?.(trace)
-    if (!configuredRubric) return { skipped: `selected by feedback, but no check failed and no judge rubric is configured for agent '${view.agentName || view.serviceName}' (set JUDGE_MODEL and judge.rubrics)` }
+    if (!configuredRubric)
+      return {
+        skipped: `selected by feedback, but no check failed and no judge rubric is configured for agent '${view.agentName || view.serviceName}' (set JUDGE_MODEL and judge.rubrics)`,
+      }
     wants.rubric = configuredRubric
   }
-  if (!wants.checks.size && !wants.rubric) return { skipped: 'neither a failed check that is still configured, a failed judge score nor a failed scorecard gate to replay' }
+  if (!wants.checks.size && !wants.rubric)
+    return { skipped: 'neither a failed check that is still configured, a failed judge score nor a failed scorecard gate to replay' }
   return { expected: toExpected(wants, profile), gates: wants.gates }
 }
 
@@ -59,7 +63,13 @@ export function expectationsFor(trace: Trace, candidate: Pick<Candidate, 'scores
  * `--failed-gate` names must be replayable), the score `--score` names with its least value.
  * Returns why one cannot be asked for.
  */
-function addPromised(wants: Wants, candidate: Pick<Candidate, 'scores' | 'scorecard'>, filters: Filters, kindOf: (name: string) => string | undefined, profile: Profile): string | undefined {
+function addPromised(
+  wants: Wants,
+  candidate: Pick<Candidate, 'scores' | 'scorecard'>,
+  filters: Filters,
+  kindOf: (name: string) => string | undefined,
+  profile: Profile,
+): string | undefined {
   // `--failed scorecard`: its gates, added next, are what the replay is asked for.
   if (filters.failed && kindOf(filters.failed) !== 'scorecard') {
     const problem = want(wants, filters.failed, kindOf(filters.failed), profile)
@@ -92,7 +102,10 @@ function want(wants: Wants, name: string, kind: string | undefined, profile: Pro
     if (least !== undefined) wants.minValues[name] = Math.max(least, wants.minValues[name] ?? 0)
     return undefined
   }
-  if (kind !== 'judge') return kind ? `${name} is a ${kind} score, which a replay cannot be scored on` : `${name} is neither a check configured for profile '${profile.name}' nor a judge score of the trace`
+  if (kind !== 'judge')
+    return kind
+      ? `${name} is a ${kind} score, which a replay cannot be scored on`
+      : `${name} is neither a check configured for profile '${profile.name}' nor a judge score of the trace`
   const rubric = name.split('.')[0]!
   // One rubric judges a replay: the one asked for here wins, and floors of another are dropped.
   if (wants.rubric !== rubric) wants.floors = {}
@@ -105,7 +118,13 @@ function want(wants: Wants, name: string, kind: string | undefined, profile: Pro
  * The failed gates of the latest scorecard, each with the card's `min` for it. The gates
  * `--failed-gate` names must be replayable; the others are added like failed checks, when they can be.
  */
-function addGates(wants: Wants, card: Candidate['scorecard'], asked: string | undefined, kindOf: (name: string) => string | undefined, profile: Profile): string | undefined {
+function addGates(
+  wants: Wants,
+  card: Candidate['scorecard'],
+  asked: string | undefined,
+  kindOf: (name: string) => string | undefined,
+  profile: Profile,
+): string | undefined {
   for (const gate of card?.failedGates ?? []) {
     const min = card!.items.find((i) => i.name === gate)?.min
     const problem = want(wants, gate, kindOf(gate), profile, min)

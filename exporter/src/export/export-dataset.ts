@@ -64,11 +64,25 @@ export async function exportDataset(client: Storage, o: ExportOptions): Promise<
     byInput.set(inputHash(example.input), example.id)
     ids.add(example.id)
   }
-  const report: ExportReport = { path, added: [], duplicates: [], skipped: [], configDrift: [], alreadyExported: await countExported(client, { ...o, datasetPath: path }) }
+  const report: ExportReport = {
+    path,
+    added: [],
+    duplicates: [],
+    skipped: [],
+    configDrift: [],
+    alreadyExported: await countExported(client, { ...o, datasetPath: path }),
+  }
   const records: ExportRecord[] = []
   const lines: string[] = []
   const now = o.now ?? new Date()
-  const buildOptions = { checks: o.checks, scrubber: o.scrubber, bucket: o.bucket, reviewAfterDays: o.reviewAfterDays, filters: o, ...(o.rubricFor ? { rubricFor: o.rubricFor } : {}) }
+  const buildOptions = {
+    checks: o.checks,
+    scrubber: o.scrubber,
+    bucket: o.bucket,
+    reviewAfterDays: o.reviewAfterDays,
+    filters: o,
+    ...(o.rubricFor ? { rubricFor: o.rubricFor } : {}),
+  }
   for (const candidate of await selectTraces(client, { ...o, datasetPath: path })) {
     const id = exampleId(o.projectId, candidate.traceId)
     const record = { projectId: o.projectId, datasetPath: path, traceId: candidate.traceId, exampleId: id, datasetVersion: DATASET_VERSION }
@@ -119,5 +133,7 @@ async function earlierInSession(client: Storage, trace: Trace): Promise<Trace[]>
   const session = traceSessionId(trace)
   if (!session) return []
   const mine = traceStart(trace)
-  return (await readSession(client, trace.projectId, session, SESSION_HISTORY_TRACES + 1)).filter((t) => t.traceId !== trace.traceId && compareNanos(traceStart(t), mine) < 0).slice(-SESSION_HISTORY_TRACES)
+  return (await readSession(client, trace.projectId, session, SESSION_HISTORY_TRACES + 1))
+    .filter((t) => t.traceId !== trace.traceId && compareNanos(traceStart(t), mine) < 0)
+    .slice(-SESSION_HISTORY_TRACES)
 }

@@ -13,7 +13,11 @@ const FLAGS = { failed: '--failed', score: '--score', failedGate: '--failed-gate
  * `scorecard`, nor a judge score (`<rubric>`, `<rubric>.<dimension>`) stored for the project,
  * naming the ones that are.
  */
-export async function checkSelectionNames(client: Storage, s: Pick<Selection, 'projectId' | 'failed' | 'score' | 'failedGate'>, checks: readonly { name: string }[]): Promise<void> {
+export async function checkSelectionNames(
+  client: Storage,
+  s: Pick<Selection, 'projectId' | 'failed' | 'score' | 'failedGate'>,
+  checks: readonly { name: string }[],
+): Promise<void> {
   const asked = (Object.keys(FLAGS) as (keyof typeof FLAGS)[]).flatMap((key) => {
     const name = s[key]
     return name === undefined || (key === 'failedGate' && name === 'any') ? [] : [{ flag: FLAGS[key], name }]

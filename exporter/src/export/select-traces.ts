@@ -63,7 +63,11 @@ const FEEDBACK_MATCH = `project_id = {projectId:String}
   AND ({anyScore:UInt8} = 1 OR score <= {maxScore:Float64})
   AND positionCaseInsensitiveUTF8(comment, {comment:String}) > 0`
 
-const feedbackParams = (f: FeedbackFilter | undefined) => ({ anyScore: f?.maxScore === undefined ? 1 : 0, maxScore: f?.maxScore ?? 0, comment: f?.comment ?? '' })
+const feedbackParams = (f: FeedbackFilter | undefined) => ({
+  anyScore: f?.maxScore === undefined ? 1 : 0,
+  maxScore: f?.maxScore ?? 0,
+  comment: f?.comment ?? '',
+})
 
 /**
  * The selection's rows, one per trace: those not yet exported into the dataset, or (`exported`)
@@ -113,7 +117,14 @@ export async function selectTraces(client: Storage, s: Selection): Promise<Candi
     format: 'JSONEachRow',
   })
   const rows = await result.json<{ traceId: string; scores: [string, string, number, number, string][]; card: string }>()
-  const feedback = s.feedback ? await lowestFeedback(client, s.projectId, rows.map((r) => r.traceId), s.feedback) : new Map()
+  const feedback = s.feedback
+    ? await lowestFeedback(
+        client,
+        s.projectId,
+        rows.map((r) => r.traceId),
+        s.feedback,
+      )
+    : new Map()
   return rows.map((r) => {
     const scorecard = readScorecard(r.card)
     const chosen = feedback.get(r.traceId)
@@ -141,7 +152,12 @@ function readScorecard(detail: string): StoredScorecard | undefined {
  * For each trace, the feedback row that selected it: the lowest-scored one matching the filter
  * (the earliest of equals), which the example records as why it was chosen.
  */
-async function lowestFeedback(client: Storage, projectId: string, traceIds: string[], f: FeedbackFilter): Promise<Map<string, { score: number; comment: string }>> {
+async function lowestFeedback(
+  client: Storage,
+  projectId: string,
+  traceIds: string[],
+  f: FeedbackFilter,
+): Promise<Map<string, { score: number; comment: string }>> {
   if (!traceIds.length) return new Map()
   const result = await client.query({
     query: `SELECT trace_id AS traceId, argMin(tuple(score, comment), tuple(score, created_at)) AS worst

@@ -77,7 +77,12 @@ export async function converse(o: ConverseOptions): Promise<Conversation> {
     }
     c.transcript.push({ role: 'assistant', content: call.answer })
     if (call.error) {
-      return { ...c, agentError: `turn ${turn}: ${call.error}`, ...(call.cannotStart ? { cannotStart: true } : {}), stop: { reason: 'agent-error', detail: call.error } }
+      return {
+        ...c,
+        agentError: `turn ${turn}: ${call.error}`,
+        ...(call.cannotStart ? { cannotStart: true } : {}),
+        stop: { reason: 'agent-error', detail: call.error },
+      }
     }
     const phrase = handoff.find((p) => call.answer.toLowerCase().includes(p))
     if (phrase) return { ...c, stop: { reason: 'handoff', detail: `the agent said "${phrase}"` } }

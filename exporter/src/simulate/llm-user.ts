@@ -24,9 +24,21 @@ export function llmUser(client: ReturnType<typeof simulatorClient>, scenario: Sc
     kind: 'llm',
     usage,
     async next(visible: readonly VisibleMessage[], turn: number): Promise<UserReply> {
-      const body = { model: config.model, temperature: config.temperature, seed: config.seed, max_tokens: config.maxTokens, messages: userMessages(scenario, visible, turn) }
+      const body = {
+        model: config.model,
+        temperature: config.temperature,
+        seed: config.seed,
+        max_tokens: config.maxTokens,
+        messages: userMessages(scenario, visible, turn),
+      }
       for (let attempt = 0; attempt < 2; attempt++) {
-        const completion = await completeWithRetries(openai, body, config, { endpoint: 'simulator', what: `turn ${turn} of ${scenario.id}` }, { onCall: () => usage.calls++ })
+        const completion = await completeWithRetries(
+          openai,
+          body,
+          config,
+          { endpoint: 'simulator', what: `turn ${turn} of ${scenario.id}` },
+          { onCall: () => usage.calls++ },
+        )
         const inputTokens = completion.usage?.prompt_tokens ?? 0
         const outputTokens = completion.usage?.completion_tokens ?? 0
         usage.inputTokens += inputTokens

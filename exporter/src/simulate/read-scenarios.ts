@@ -25,7 +25,10 @@ export interface ScenarioSet {
 /** The scenario files a path names: a `.yaml`/`.yml` file, or every one directly inside a folder. */
 function scenarioFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path]
-  return readdirSync(path).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(path, f))
+  return readdirSync(path)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(path, f))
 }
 
 /** Reads and validates every scenario file under `paths`; ids must be unique across them. */

@@ -59,7 +59,11 @@ export const scenarioSchema = z.strictObject({
    * --list-templates`); `impatient+pii-overshare` combines templates into one variant.
    */
   templates: z
-    .array(z.string().refine((name) => isVariantName(name), { error: (i) => `no such template ${JSON.stringify(i.input)} (known: ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)` }))
+    .array(
+      z.string().refine((name) => isVariantName(name), {
+        error: (i) => `no such template ${JSON.stringify(i.input)} (known: ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)`,
+      }),
+    )
     .default([]),
   /** The scripted user: the user turns after the opening, one per line; `[DONE]` ends the conversation as reached. */
   user: z.strictObject({ script: texts.min(1) }).optional(),

@@ -72,7 +72,13 @@ export function scoreConversation(c: Conversation, scenario: Scenario, checks: C
     failures.push({ kind: 'scorecard', name: scorecard.card, message: `weighted total ${scorecard.value} is below the card's passAt` })
   }
   for (const name of judgeFailures(judge)) {
-    failures.push({ kind: 'judge', name, message: judge!.error ?? `${judge!.rubric} scored ${judge!.score ?? 'nothing'} (passing threshold ${judge!.passingThreshold}${judge!.belowFloor.length ? `; below the floor: ${judge!.belowFloor.join(', ')}` : ''})` })
+    failures.push({
+      kind: 'judge',
+      name,
+      message:
+        judge!.error ??
+        `${judge!.rubric} scored ${judge!.score ?? 'nothing'} (passing threshold ${judge!.passingThreshold}${judge!.belowFloor.length ? `; below the floor: ${judge!.belowFloor.join(', ')}` : ''})`,
+    })
   }
   if (c.agentError) failures.push({ kind: 'agent', name: 'agent error', message: c.agentError })
   return { result, failures, model: score.model, ...(trace ? { trace } : {}) }

@@ -114,7 +114,10 @@ function plan(files: readonly ScenarioFile[], o: SimulateOptions): Variant[] {
   const unknown = (o.only?.scenarios ?? []).filter((id) => !ids.includes(id))
   if (unknown.length) throw new SimulateConfigError(`--scenario ${unknown.join(', ')}: no such scenario (known: ${ids.join(', ')})`)
   const badTemplates = (o.only?.templates ?? []).filter((t) => !variantTransform(t))
-  if (badTemplates.length) throw new SimulateConfigError(`--template ${badTemplates.join(', ')}: no such template (known: ${BASE}, ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)`)
+  if (badTemplates.length)
+    throw new SimulateConfigError(
+      `--template ${badTemplates.join(', ')}: no such template (known: ${BASE}, ${TEMPLATE_NAMES.join(', ')}; combine with ${COMBINE}, each once)`,
+    )
   const variants: Variant[] = []
   for (const file of files) {
     const s = file.scenario
@@ -122,9 +125,12 @@ function plan(files: readonly ScenarioFile[], o: SimulateOptions): Variant[] {
     for (const template of o.only?.templates ?? [BASE, ...s.templates]) {
       const scenario = variantTransform(template)!(s)
       const user = o.user === 'llm' || (o.user === 'auto' && !scenario.user) ? 'llm' : 'scripted'
-      if (user === 'scripted' && !scenario.user) throw new SimulateConfigError(`${file.path}: scenario ${s.id} has no user.script, and --user scripted was asked for`)
+      if (user === 'scripted' && !scenario.user)
+        throw new SimulateConfigError(`${file.path}: scenario ${s.id} has no user.script, and --user scripted was asked for`)
       if (user === 'llm' && !o.simulator) {
-        throw new SimulateConfigError(`${file.path}: scenario ${s.id} needs an LLM user (${o.user === 'llm' ? '--user llm' : 'it has no user.script'}): set SIMULATOR_MODEL (a pinned version) and SIMULATOR_BASE_URL`)
+        throw new SimulateConfigError(
+          `${file.path}: scenario ${s.id} needs an LLM user (${o.user === 'llm' ? '--user llm' : 'it has no user.script'}): set SIMULATOR_MODEL (a pinned version) and SIMULATOR_BASE_URL`,
+        )
       }
       variants.push({ file, template, scenario, user })
     }
@@ -134,13 +140,25 @@ function plan(files: readonly ScenarioFile[], o: SimulateOptions): Variant[] {
 }
 
 /** Runs jobs `width` at a time, each slot with the span receiver its agent calls report to (withReceivers). */
-async function inSlots<T>(jobs: readonly T[], width: number, target: AgentTarget, stopped: () => boolean, work: (job: T, receiver: SpanReceiver) => Promise<void>): Promise<string[]> {
+async function inSlots<T>(
+  jobs: readonly T[],
+  width: number,
+  target: AgentTarget,
+  stopped: () => boolean,
+  work: (job: T, receiver: SpanReceiver) => Promise<void>,
+): Promise<string[]> {
   let next = 0
   const slots = Math.max(1, Math.min(width, jobs.length))
-  const { warnings } = await withReceivers(target, slots, (m) => new SimulateConfigError(m), (receivers) =>
-    Promise.all(receivers.map(async (receiver) => {
-      while (!stopped() && next < jobs.length) await work(jobs[next++]!, receiver)
-    })),
+  const { warnings } = await withReceivers(
+    target,
+    slots,
+    (m) => new SimulateConfigError(m),
+    (receivers) =>
+      Promise.all(
+        receivers.map(async (receiver) => {
+          while (!stopped() && next < jobs.length) await work(jobs[next++]!, receiver)
+        }),
+      ),
   )
   return warnings
 }
@@ -164,14 +182,22 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   if (unresolved.length) throw new SimulateConfigError(listed(unresolved))
   const variants = plan(set.scenarios, o)
   const judgeOnly = [...new Set(variants.filter((v) => !Object.keys(v.scenario.expect.checks).length).map((v) => v.scenario.id))]
-  if (judgeOnly.length && !o.judge) throw new SimulateConfigError(`scenario(s) ${judgeOnly.join(', ')} expect only a judge rubric: configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`)
+  if (judgeOnly.length && !o.judge)
+    throw new SimulateConfigError(
+      `scenario(s) ${judgeOnly.join(', ')} expect only a judge rubric: configure the judge (JUDGE_MODEL, JUDGE_BASE_URL) or run without --no-judge`,
+    )
   const baselineFile = o.baseline ? readBaseline(o.baseline) : undefined
   const client = o.simulator && variants.some((v) => v.user === 'llm') ? simulatorClient(o.simulator) : undefined
 
   const runAt = new Date().toISOString()
   const batch = randomUUID().slice(0, 8)
   const state = {
-    simulatorUsd: 0, judgeUsd: 0, agentStarted: false, simulatorReached: false, judgeReached: false, failure: undefined as Error | undefined,
+    simulatorUsd: 0,
+    judgeUsd: 0,
+    agentStarted: false,
+    simulatorReached: false,
+    judgeReached: false,
+    failure: undefined as Error | undefined,
     receiverWarnings: [] as string[],
     stored: { traces: 0, spans: 0, failedRuns: 0, firstError: undefined as string | undefined },
   }
@@ -187,7 +213,15 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
     const user = variant.user === 'scripted' ? scriptedUser(scenario.user!.script) : llmUser(client!, scenario, (usd) => (state.simulatorUsd += usd))
     const sessionId = `sim-${batch}-${scenario.id}-${template}-${run}`
     const conv = await converse({
-      target: o, scenario, label, sessionId, user, receiver, overBudget, aborted: () => state.failure !== undefined, ...(o.now ? { now: o.now } : {}),
+      target: o,
+      scenario,
+      label,
+      sessionId,
+      user,
+      receiver,
+      overBudget,
+      aborted: () => state.failure !== undefined,
+      ...(o.now ? { now: o.now } : {}),
     })
     if (conv.cannotStart && !state.agentStarted) throw new SimulateConfigError(`cannot run the agent '${o.agent}': ${conv.agentError}`)
     if (conv.turns.length || (conv.transcript.length && !conv.cannotStart)) state.agentStarted = true
@@ -206,7 +240,9 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
       judgement = await o.judge!.judgeRun(conv.traces, o.judge!.rubricFor(trace, scenario.expect.judge?.rubric), scenario.expect.judge?.floors)
       state.judgeUsd += judgement.costUsd
       if (judgement.unreachable && !state.judgeReached) {
-        throw new SimulateConfigError(`the judge cannot be reached: ${judgement.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`)
+        throw new SimulateConfigError(
+          `the judge cannot be reached: ${judgement.error}; check JUDGE_BASE_URL, JUDGE_API_KEY and JUDGE_MODEL, or run with --no-judge`,
+        )
       }
       if (!judgement.unreachable) state.judgeReached = true
       seen.rubrics.add(`${judgement.rubric}@${judgement.rubricVersion}`)
@@ -227,10 +263,13 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
       cost: { simulatorUsd: usd(user.usage.costUsd), simulatorCalls: user.usage.calls, judgeUsd: judgement?.costUsd ?? 0 },
     }
     runs[index]![run - 1] = result
-    if (o.forward && conv.traces.length) await store(o.forward, conv.traces, { runId: batch, scenario: scenario.id, scenarioVersion: set.version, template, run })
+    if (o.forward && conv.traces.length)
+      await store(o.forward, conv.traces, { runId: batch, scenario: scenario.id, scenarioVersion: set.version, template, run })
     const outcome = incomplete ? 'incomplete' : result.errored ? 'errored' : result.passed ? 'pass' : 'fail'
     const failing = [...new Set(result.failures.map((f) => (f.kind === 'gate' ? `${f.name} (gate)` : f.name)))]
-    log(`${keyOf(scenario.id, template)} #${run}  ${outcome.padEnd(10)} ${result.turns} turn(s), stopped: ${conv.stop.reason}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`)
+    log(
+      `${keyOf(scenario.id, template)} #${run}  ${outcome.padEnd(10)} ${result.turns} turn(s), stopped: ${conv.stop.reason}${failing.length ? `  failing: ${failing.join(', ')}` : ''}`,
+    )
   }
 
   /** A Sieve that cannot be reached, or refuses the key, before any run was stored is a setup problem; other failures are counted. */
@@ -254,24 +293,58 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
   let made = 0
   const round = async (to: number) => {
     const jobs = variants.flatMap((variant, index) => Array.from({ length: to - made }, (_, r): Job => ({ variant, index, run: made + r + 1 })))
-    state.receiverWarnings.push(...await inSlots(jobs, o.concurrency, o, () => state.failure !== undefined, async (job, receiver) => {
-      try {
-        await simulateOne(job, receiver)
-      } catch (err) {
-        state.failure ??= err as Error
-      }
-    }))
+    state.receiverWarnings.push(
+      ...(await inSlots(
+        jobs,
+        o.concurrency,
+        o,
+        () => state.failure !== undefined,
+        async (job, receiver) => {
+          try {
+            await simulateOne(job, receiver)
+          } catch (err) {
+            state.failure ??= err as Error
+          }
+        },
+      )),
+    )
     if (state.failure) throw state.failure
     made = to
   }
-  const results = () => variants.map((v, i) =>
-    variantResult({ id: keyOf(v.scenario.id, v.template), scenario: v.scenario.id, template: v.template, title: v.scenario.title, path: v.file.path, tags: v.scenario.tags, user: v.user }, runs[i]!),
-  )
+  const results = () =>
+    variants.map((v, i) =>
+      variantResult(
+        {
+          id: keyOf(v.scenario.id, v.template),
+          scenario: v.scenario.id,
+          template: v.template,
+          title: v.scenario.title,
+          path: v.file.path,
+          tags: v.scenario.tags,
+          user: v.user,
+        },
+        runs[i]!,
+      ),
+    )
   const llm = variants.some((v) => v.user === 'llm') ? o.simulator : undefined
-  const stats = (now: VariantResult[]) => gateStatistics(outcomesOf(now), stampsForBaseline(stampsOf(o, set, now, { runAt, seen, llm })), policy, o.baseline ? { path: o.baseline, file: baselineFile } : undefined, 'scenarios')
+  const stats = (now: VariantResult[]) =>
+    gateStatistics(
+      outcomesOf(now),
+      stampsForBaseline(stampsOf(o, set, now, { runAt, seen, llm })),
+      policy,
+      o.baseline ? { path: o.baseline, file: baselineFile } : undefined,
+      'scenarios',
+    )
   const repeats = await repeatRounds(
     policy.repeats,
-    { start: AUTO_START_REPEATS, items: variants.length, compared: Boolean(baselineFile), maxRepeats: policy.maxRepeats, failThreshold: policy.failThreshold, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) },
+    {
+      start: AUTO_START_REPEATS,
+      items: variants.length,
+      compared: Boolean(baselineFile),
+      maxRepeats: policy.maxRepeats,
+      failThreshold: policy.failThreshold,
+      ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
+    },
     round,
     () => ({ results: stats(results()).metrics, spend: { usd: state.simulatorUsd + state.judgeUsd, runs: runs.reduce((n, r) => n + r.length, 0) } }),
     log,
@@ -280,14 +353,20 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationRepor
 }
 
 /** Each scenario × template's counted runs (not cut short) as the metrics read them and the baseline keeps them. */
-const outcomesOf = (variants: readonly VariantResult[]): Map<string, RunOutcome[]> => new Map(variants.map((v) => [v.id, v.runs.filter((r) => !r.incomplete).map(runOutcome)]))
+const outcomesOf = (variants: readonly VariantResult[]): Map<string, RunOutcome[]> =>
+  new Map(variants.map((v) => [v.id, v.runs.filter((r) => !r.incomplete).map(runOutcome)]))
 
 type Stamps = SimulationReport['stamps']
 
 /** The scenario files' version is what a baseline keeps as its dataset version. */
 const stampsForBaseline = (s: Stamps) => baselineStamps({ ...s, datasetVersion: s.scenariosVersion })
 
-function stampsOf(o: SimulateOptions, set: { version: string; scenarios: readonly ScenarioFile[] }, results: readonly VariantResult[], ctx: { runAt: string; seen: SeenVersions; llm: SimulatorConfig | undefined }): Stamps {
+function stampsOf(
+  o: SimulateOptions,
+  set: { version: string; scenarios: readonly ScenarioFile[] },
+  results: readonly VariantResult[],
+  ctx: { runAt: string; seen: SeenVersions; llm: SimulatorConfig | undefined },
+): Stamps {
   const expected = [...new Set(results.flatMap((v) => Object.keys(set.scenarios.find((f) => f.scenario.id === v.scenario)!.scenario.expect.checks)))].sort()
   return {
     runAt: ctx.runAt,
@@ -307,9 +386,20 @@ function report(
   set: { files: string[]; version: string; scenarios: readonly ScenarioFile[] },
   results: VariantResult[],
   ctx: {
-    runAt: string; seen: SeenVersions; judgeCallsBefore: number; baselineFile: BaselineFile | undefined; runId: string
-    state: { simulatorUsd: number; judgeUsd: number; receiverWarnings: string[]; stored: { traces: number; spans: number; failedRuns: number; firstError: string | undefined } }
-    policy: GatePolicy; repeats: { repeats: number; auto?: AutoRepeats }; llm: SimulatorConfig | undefined
+    runAt: string
+    seen: SeenVersions
+    judgeCallsBefore: number
+    baselineFile: BaselineFile | undefined
+    runId: string
+    state: {
+      simulatorUsd: number
+      judgeUsd: number
+      receiverWarnings: string[]
+      stored: { traces: number; spans: number; failedRuns: number; firstError: string | undefined }
+    }
+    policy: GatePolicy
+    repeats: { repeats: number; auto?: AutoRepeats }
+    llm: SimulatorConfig | undefined
     stats: (now: VariantResult[]) => ReturnType<typeof gateStatistics>
   },
 ): SimulationReport {
@@ -328,11 +418,18 @@ function report(
     const failing = names ? ` (failing: ${names})` : ''
     // A scenario failing every run is a failing scenario; one failing some runs is noise unless a metric says otherwise.
     if (scored.includes(v) && v.status === 'fail') reasons.push(`${v.id} fails: pass rate 0${failing}`)
-    else if (scored.includes(v) && o.minPassRate !== undefined && v.passRate < o.minPassRate) reasons.push(`${v.id} fails: pass rate ${v.passRate} below --min-pass-rate ${o.minPassRate}${failing}`)
+    else if (scored.includes(v) && o.minPassRate !== undefined && v.passRate < o.minPassRate)
+      reasons.push(`${v.id} fails: pass rate ${v.passRate} below --min-pass-rate ${o.minPassRate}${failing}`)
     if (v.status === 'errored') reasons.push(`${v.id}: every run errored (first: ${v.runs.find((r) => r.error)?.error})`)
     if (v.status === 'unscored') warnings.push(`${v.id} is unscored: the judge gave no verdict on any run`)
-    if (v.status === 'incomplete') setup.push(`${v.id}: no run finished (${[...new Set(v.runs.map((r) => r.stop.detail ?? r.stop.reason))].join('; ')})${v.runs.some((r) => r.stop.reason === 'max-cost') ? '; raise --max-cost' : ''}`)
-    else if (v.incomplete) warnings.push(`${v.id}: ${v.incomplete} of ${v.runs.length} run(s) cut short, not counted (${[...new Set(v.runs.filter((r) => r.incomplete).map((r) => r.stop.reason))].join(', ')})`)
+    if (v.status === 'incomplete')
+      setup.push(
+        `${v.id}: no run finished (${[...new Set(v.runs.map((r) => r.stop.detail ?? r.stop.reason))].join('; ')})${v.runs.some((r) => r.stop.reason === 'max-cost') ? '; raise --max-cost' : ''}`,
+      )
+    else if (v.incomplete)
+      warnings.push(
+        `${v.id}: ${v.incomplete} of ${v.runs.length} run(s) cut short, not counted (${[...new Set(v.runs.filter((r) => r.incomplete).map((r) => r.stop.reason))].join(', ')})`,
+      )
   }
   const { stored } = ctx.state
   warnings.push(...ctx.state.receiverWarnings)
@@ -340,9 +437,15 @@ function report(
   if (overall.errored) warnings.push(`${overall.errored} of ${overall.runs} run(s) errored (agent crash or timeout), kept out of the pass rates`)
   if (overall.notJudged) warnings.push(`the cost ceiling of $${o.maxCostUsd} was reached: ${overall.notJudged} run(s) not judged`)
   const judgeTotals = o.judge
-    ? overallJudge(o.judge.model, results.map((v) => v.judge), allRuns.flatMap((r) => (r.judge ? [r.judge] : [])), { calls: o.judge.metrics.total('calls') - ctx.judgeCallsBefore, priced: o.judge.priced })
+    ? overallJudge(
+        o.judge.model,
+        results.map((v) => v.judge),
+        allRuns.flatMap((r) => (r.judge ? [r.judge] : [])),
+        { calls: o.judge.metrics.total('calls') - ctx.judgeCallsBefore, priced: o.judge.priced },
+      )
     : undefined
-  if (judgeTotals?.errors) warnings.push(`judge errors on ${judgeTotals.errors} run(s), not counted as low scores (first: ${allRuns.find((r) => r.judge?.error)?.judge?.error})`)
+  if (judgeTotals?.errors)
+    warnings.push(`judge errors on ${judgeTotals.errors} run(s), not counted as low scores (first: ${allRuns.find((r) => r.judge?.error)?.judge?.error})`)
 
   const stamps = stampsOf(o, set, results, ctx)
   const stats = ctx.stats(results)
@@ -374,7 +477,9 @@ function report(
     },
     stamps,
     ...(judgeTotals ? { judge: judgeTotals } : {}),
-    ...(o.forward ? { stored: { endpoint: o.forward.endpoint, runId: ctx.runId, traces: stored.traces, spans: stored.spans, failedRuns: stored.failedRuns } } : {}),
+    ...(o.forward
+      ? { stored: { endpoint: o.forward.endpoint, runId: ctx.runId, traces: stored.traces, spans: stored.spans, failedRuns: stored.failedRuns } }
+      : {}),
     baseline: stats.baseline,
     verdict: setup.length ? 'error' : reasons.length ? 'fail' : warnings.length ? 'warn' : 'pass',
     reasons: [...setup, ...reasons],

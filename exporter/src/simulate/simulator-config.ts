@@ -44,7 +44,9 @@ export function loadSimulatorConfig(config: Pick<Config, 'simulator' | 'sections
   if (!model) return undefined
   const problems: string[] = []
   if (!baseUrl) problems.push('SIMULATOR_BASE_URL is required when SIMULATOR_MODEL is set (any OpenAI-compatible endpoint)')
-  const alias = allowModelAlias ? undefined : aliasProblem(model, { role: 'simulator', allowVariable: 'SIMULATOR_ALLOW_MODEL_ALIAS', pinnedKey: 'simulator.pinned', pinned: section.data.pinned })
+  const alias = allowModelAlias
+    ? undefined
+    : aliasProblem(model, { role: 'simulator', allowVariable: 'SIMULATOR_ALLOW_MODEL_ALIAS', pinnedKey: 'simulator.pinned', pinned: section.data.pinned })
   if (alias) problems.push(alias)
   if (problems.length) throw new SimulatorConfigError(problems.join('; '))
   return { ...section.data, baseUrl: baseUrl!, apiKey: apiKey ?? 'unused', model }

@@ -57,7 +57,10 @@ export const TEMPLATES: readonly Template[] = [
     summary: `impatient, angry tone: the opening starts "${IMPATIENT_OPENING}", every scripted turn ends "${IMPATIENT_SUFFIX}"`,
     apply: (s) => ({
       ...s,
-      persona: { ...withTrait(s, 'gets angrier when an answer is slow, vague or generic'), tone: 'impatient and angry: short sentences, complains about waiting' },
+      persona: {
+        ...withTrait(s, 'gets angrier when an answer is slow, vague or generic'),
+        tone: 'impatient and angry: short sentences, complains about waiting',
+      },
       opening: `${IMPATIENT_OPENING} ${s.opening}`,
       ...scripted(s, (line) => `${line} ${IMPATIENT_SUFFIX}`),
     }),

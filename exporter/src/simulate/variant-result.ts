@@ -80,6 +80,9 @@ export function variantResult(v: Pick<VariantResult, 'id' | 'scenario' | 'templa
     turns: { mean: round(turns.reduce((a, b) => a + b, 0) / Math.max(1, turns.length), 2), min: Math.min(...turns), max: Math.max(...turns) },
     stops,
     failing: failingItems(counted),
-    costUsd: round(runs.reduce((n, r) => n + r.cost.simulatorUsd + r.cost.judgeUsd, 0), 6),
+    costUsd: round(
+      runs.reduce((n, r) => n + r.cost.simulatorUsd + r.cost.judgeUsd, 0),
+      6,
+    ),
   }
 }

@@ -28,7 +28,13 @@ export function traceEchoTurn(tracer: Tracer, turn: EchoTurn, parent: Context = 
     },
     parent,
   )
-  tracer.startSpan('execute_tool look_up', { attributes: { ...tags, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'look_up', 'gen_ai.tool.call.id': 'call_1' } }, trace.setSpan(parent, root)).end()
+  tracer
+    .startSpan(
+      'execute_tool look_up',
+      { attributes: { ...tags, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'look_up', 'gen_ai.tool.call.id': 'call_1' } },
+      trace.setSpan(parent, root),
+    )
+    .end()
   root.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: turn.answer }], finish_reason: 'stop' }]))
   root.end()
 }

@@ -18,5 +18,10 @@ const provider = new BasicTracerProvider({
   resource: resourceFromAttributes({ 'service.name': 'echo' }),
   spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${env('endpoint')}/v1/traces` }))],
 })
-traceEchoTurn(provider.getTracer('simulation-echo'), { messages: input.messages, sessionId: env('sessionId') ?? '', ...(input.simulation ? { simulation: input.simulation } : {}), answer })
+traceEchoTurn(provider.getTracer('simulation-echo'), {
+  messages: input.messages,
+  sessionId: env('sessionId') ?? '',
+  ...(input.simulation ? { simulation: input.simulation } : {}),
+  answer,
+})
 await provider.shutdown()

@@ -39,9 +39,17 @@ export function queryTime(unit: keyof typeof UNIT_NANOS) {
  * the number itself. Documented as an integer within [min, max].
  */
 export function queryCount(min: number, max: number) {
-  return z
-    .union([z.string().regex(/^\d{1,9}$/, 'must be a whole number').transform(Number), z.number().int('must be a whole number')])
-    .pipe(z.number().min(min).max(max))
-    // What the API document shows (the dashboard's openapi.ts): a query string carries it as text.
-    .meta({ type: 'integer', minimum: min, maximum: max })
+  return (
+    z
+      .union([
+        z
+          .string()
+          .regex(/^\d{1,9}$/, 'must be a whole number')
+          .transform(Number),
+        z.number().int('must be a whole number'),
+      ])
+      .pipe(z.number().min(min).max(max))
+      // What the API document shows (the dashboard's openapi.ts): a query string carries it as text.
+      .meta({ type: 'integer', minimum: min, maximum: max })
+  )
 }

@@ -12,7 +12,10 @@ export function requireProject(apiKeys: ReadonlyMap<string, string>): RequestHan
       res.locals.projectId = projectOf(req.headers, apiKeys)
     } catch (err) {
       if (!(err instanceof ReceiverError)) throw err
-      res.status(err.status).set('WWW-Authenticate', 'Bearer').json({ error: { code: 'UNAUTHORIZED', message: err.message } })
+      res
+        .status(err.status)
+        .set('WWW-Authenticate', 'Bearer')
+        .json({ error: { code: 'UNAUTHORIZED', message: err.message } })
       return
     }
     next()

@@ -19,23 +19,18 @@ const MAX_FEEDBACK_BYTES = 64 * 1024
  */
 export function createFeedbackRoutes(options: FeedbackRoutesOptions): Router {
   const router = Router()
-  router.post(
-    '/v1/feedback',
-    requireProject(options.apiKeys),
-    express.json({ limit: MAX_FEEDBACK_BYTES, type: () => true }),
-    async (req, res) => {
-      const parsed = feedbackSchema.safeParse(req.body)
-      if (!parsed.success) {
-        const message = zodProblems(parsed.error, { root: 'body' }).join('; ')
-        res.status(400).json({ error: { code: 'BAD_REQUEST', message } })
-        return
-      }
-      // Repaired here, not in the row: the answer names the id as stored (see insertFeedback).
-      const feedbackId = wellFormed(parsed.data.feedbackId ?? randomUUID())
-      await insertFeedback(options.storage, res.locals.projectId as string, { ...parsed.data, feedbackId })
-      res.status(201).json({ feedbackId })
-    },
-  )
+  router.post('/v1/feedback', requireProject(options.apiKeys), express.json({ limit: MAX_FEEDBACK_BYTES, type: () => true }), async (req, res) => {
+    const parsed = feedbackSchema.safeParse(req.body)
+    if (!parsed.success) {
+      const message = zodProblems(parsed.error, { root: 'body' }).join('; ')
+      res.status(400).json({ error: { code: 'BAD_REQUEST', message } })
+      return
+    }
+    // Repaired here, not in the row: the answer names the id as stored (see insertFeedback).
+    const feedbackId = wellFormed(parsed.data.feedbackId ?? randomUUID())
+    await insertFeedback(options.storage, res.locals.projectId as string, { ...parsed.data, feedbackId })
+    res.status(201).json({ feedbackId })
+  })
   // Body-parser errors (invalid JSON, too large) carry their HTTP status; answer them here as JSON.
   const onBodyError: ErrorRequestHandler = (err, _req, res, next) => {
     const status = (err as { status?: number }).status

@@ -61,7 +61,10 @@ export function createLogsRouter(options: LogsRouterOptions): Router {
       metrics.logRecords.inc({ project, outcome: 'kept' }, events.length)
     } catch (err) {
       // Its text may quote rows: the log gets it, the sender the problem.
-      log(`sieve collector: storing GenAI log events of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res), project })
+      log(`sieve collector: storing GenAI log events of project ${project} failed: ${(err as Error)?.stack ?? String(err)}`, {
+        requestId: requestIdOf(res),
+        project,
+      })
       throw new ReceiverError(503, RPC_CODE.UNAVAILABLE, 'storage is unavailable: the events were not stored; retry later', RETRY_AFTER)
     }
   }

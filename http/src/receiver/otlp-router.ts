@@ -107,8 +107,7 @@ interface ReadSpans {
 
 const NO_SPANS: ReadSpans = { account: new RequestAccount(), kept: 0, publish: () => Promise.resolve(), spanAt: (i) => `span ${i}` }
 
-const nameOf = (span: Span | undefined, index: number): string =>
-  span ? `span ${span.spanId} of trace ${span.traceId}` : `span ${index}`
+const nameOf = (span: Span | undefined, index: number): string => (span ? `span ${span.spanId} of trace ${span.traceId}` : `span ${index}`)
 
 /** Throws OtlpDecodeError for a body that is not an export request (answered 400 by sendOtlpFailure). */
 function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: SpanQueue): ReadSpans {

@@ -17,9 +17,7 @@ export function formatOf(headers: IncomingHttpHeaders): OtlpFormat | undefined {
 export function requireFormat(headers: IncomingHttpHeaders): OtlpFormat {
   const format = formatOf(headers)
   if (format === undefined) {
-    throw unsupported(
-      `Content-Type '${headers['content-type'] ?? ''}' is not supported: send application/x-protobuf or application/json`,
-    )
+    throw unsupported(`Content-Type '${headers['content-type'] ?? ''}' is not supported: send application/x-protobuf or application/json`)
   }
   return format
 }

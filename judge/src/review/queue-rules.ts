@@ -39,7 +39,12 @@ export function dimensionVerdicts(records: readonly ScoreRecord[]): DimensionVer
  * below, that takes it, with the dimensions that made it. A trace with no level on any dimension (the
  * judge failed) gives a person nothing to compare with and is not taken.
  */
-export function queueReason(traceId: string, verdicts: readonly DimensionVerdict[], rules: ReviewRules, facts: QueueFacts): { reason: QueueReason; dimensions: string[] } | undefined {
+export function queueReason(
+  traceId: string,
+  verdicts: readonly DimensionVerdict[],
+  rules: ReviewRules,
+  facts: QueueFacts,
+): { reason: QueueReason; dimensions: string[] } | undefined {
   if (!verdicts.some((v) => v.level !== null)) return undefined
   const names = (pick: (v: DimensionVerdict) => boolean) => verdicts.filter(pick).map((v) => v.name)
   const tried: [boolean, QueueReason, () => string[]][] = [

@@ -1,7 +1,18 @@
 import type { Storage } from '@sieve/core'
 import type { ScoreRecord, ScoreSink } from '@sieve/scoring'
 import type { JudgeMetrics } from '@sieve/judging'
-import { type DimensionTrust, enqueue, labelledCounts, openItems, queuedTraces, readTrust, recalibrate, type ReviewSetup, rulesInEffect, type RulesInEffect } from '@sieve/review'
+import {
+  type DimensionTrust,
+  enqueue,
+  labelledCounts,
+  openItems,
+  queuedTraces,
+  readTrust,
+  recalibrate,
+  type ReviewSetup,
+  rulesInEffect,
+  type RulesInEffect,
+} from '@sieve/review'
 import { dimensionVerdicts, queueReason } from './queue-rules.js'
 
 export interface ReviewFillerDeps {
@@ -91,8 +102,12 @@ export class ReviewFiller {
       if (current && current !== cached) return current
     }
     const { storage, setup } = this.deps
-    const read = Promise.all([rulesInEffect(storage, setup.section, projectId, setup.rubrics.keys()), readTrust(storage, projectId), labelledCounts(storage, projectId), openItems(storage, projectId)])
-      .then(([rules, trust, labelled, open]) => ({ readAt: this.now(), rules, trust, labelled, open }))
+    const read = Promise.all([
+      rulesInEffect(storage, setup.section, projectId, setup.rubrics.keys()),
+      readTrust(storage, projectId),
+      labelledCounts(storage, projectId),
+      openItems(storage, projectId),
+    ]).then(([rules, trust, labelled, open]) => ({ readAt: this.now(), rules, trust, labelled, open }))
     this.states.set(projectId, read)
     // A failed read is not kept: the next trace reads again.
     read.catch(() => this.states.get(projectId) === read && this.states.delete(projectId))
@@ -119,7 +134,9 @@ export class ReviewFiller {
       this.deps.metrics.inc('review_not_queued', { reason: 'queue_full' })
       return
     }
-    const added = await enqueue(this.deps.storage, [{ projectId, rubricId, traceId, reason: taken.reason, rulesVersion: inEffect.version, dimensions: taken.dimensions, addedBy: '' }])
+    const added = await enqueue(this.deps.storage, [
+      { projectId, rubricId, traceId, reason: taken.reason, rulesVersion: inEffect.version, dimensions: taken.dimensions, addedBy: '' },
+    ])
     if (!added.length) return
     state.open.set(rubricId, open + 1)
     this.deps.metrics.inc('review_queued', { reason: taken.reason })

@@ -12,8 +12,10 @@ export const creditCard: Detector = {
   type: 'CREDIT_CARD',
   priority: 10,
   find: (text, scan) =>
-    !scan.hasDigit || !GATE.test(text) ? [] : matchAll(text, CANDIDATE, 'CREDIT_CARD', (m) => {
-      const digits = m[0].replace(/[ -]/g, '')
-      return ISSUER.test(digits) && luhnValid(digits)
-    }),
+    !scan.hasDigit || !GATE.test(text)
+      ? []
+      : matchAll(text, CANDIDATE, 'CREDIT_CARD', (m) => {
+          const digits = m[0].replace(/[ -]/g, '')
+          return ISSUER.test(digits) && luhnValid(digits)
+        }),
 }

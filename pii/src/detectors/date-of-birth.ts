@@ -26,9 +26,11 @@ export const dateOfBirth: Detector = {
   type: 'DATE_OF_BIRTH',
   priority: 5,
   find: (text, scan) =>
-    !scan.hasDigit || !scan.mentions('BIRTH_CUE') ? [] : matchAll(text, BOUNDED, 'DATE_OF_BIRTH', (m) => {
-      const near = before(text, m.index, 40)
-      if (/^\d{4}$/.test(m[0])) return YEAR_CUE.test(near)
-      return CUE.test(near)
-    }),
+    !scan.hasDigit || !scan.mentions('BIRTH_CUE')
+      ? []
+      : matchAll(text, BOUNDED, 'DATE_OF_BIRTH', (m) => {
+          const near = before(text, m.index, 40)
+          if (/^\d{4}$/.test(m[0])) return YEAR_CUE.test(near)
+          return CUE.test(near)
+        }),
 }

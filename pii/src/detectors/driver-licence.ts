@@ -6,5 +6,6 @@ const CUED = /\bdriver'?s?['’]?s? licen[cs]e(?: (?:number|no\.?|#|id))?(?: is)
 export const driverLicence: Detector = {
   type: 'DRIVER_LICENCE',
   priority: 5,
-  find: (text, scan) => (!scan.hasDigit || !scan.mentions('LICENCE_CUE') ? [] : matchAll(text, CUED, 'DRIVER_LICENCE', (m) => (/\d/.test(m[1]!) ? groupSpan(m, 1) : false))),
+  find: (text, scan) =>
+    !scan.hasDigit || !scan.mentions('LICENCE_CUE') ? [] : matchAll(text, CUED, 'DRIVER_LICENCE', (m) => (/\d/.test(m[1]!) ? groupSpan(m, 1) : false)),
 }

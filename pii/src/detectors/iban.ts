@@ -11,8 +11,10 @@ export const iban: Detector = {
   type: 'IBAN',
   priority: 10,
   find: (text, scan) =>
-    !scan.hasDigit || !GATE.test(text) ? [] : matchAll(text, CANDIDATE, 'IBAN', (m) => {
-      const compact = m[0].replace(/ /g, '')
-      return compact.length >= 15 && compact.length <= 34 && ibanValid(compact)
-    }),
+    !scan.hasDigit || !GATE.test(text)
+      ? []
+      : matchAll(text, CANDIDATE, 'IBAN', (m) => {
+          const compact = m[0].replace(/ /g, '')
+          return compact.length >= 15 && compact.length <= 34 && ibanValid(compact)
+        }),
 }

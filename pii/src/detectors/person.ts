@@ -186,7 +186,8 @@ function enumerated(text: string, names: Finding[], lex: NameLexicon): Finding[]
     }
     const anchored = items.some((i) => names.some((n) => n.start <= i.start && i.end <= n.end))
     if (!anchored) continue
-    for (const i of items) if (!lex.common.has(text.slice(i.start, i.end).toLowerCase()) || lex.firstNames.has(text.slice(i.start, i.end).toLowerCase())) found.push(i)
+    for (const i of items)
+      if (!lex.common.has(text.slice(i.start, i.end).toLowerCase()) || lex.firstNames.has(text.slice(i.start, i.end).toLowerCase())) found.push(i)
   }
   return found
 }

@@ -10,9 +10,11 @@ import { before, matchAll, type Detector, type Finding } from '../finding.js'
 const INTERNATIONAL = /(?<![A-Za-z0-9+])(?:\+|00)\d(?:[ .-]?\(?\d+\)?){2,8}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![A-Za-z0-9])/g
 const NATIONAL = /(?<![A-Za-z0-9.,/:_-])\(?\d{1,10}\)?(?:[ .-]{1,2}\(?\d{1,8}\)?){0,5}(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![A-Za-z0-9]|[.,/:-]\d)/g
 
-const CUE = /(?:phone|tel\b|tel\.|telephone|mobile|cell|call|fax|sms|text me|whatsapp|desk|office|reach|dial|ring me|answering|messages to|registered|contact|number is|nummer|téléphone|telefon|móvil|cellulare)/
+const CUE =
+  /(?:phone|tel\b|tel\.|telephone|mobile|cell|call|fax|sms|text me|whatsapp|desk|office|reach|dial|ring me|answering|messages to|registered|contact|number is|nummer|téléphone|telefon|móvil|cellulare)/
 const CUE_AFTER = /^\W{0,3}(?:office|fax|mobile|cell|home|work|phone|tel)/i
-const NOT_A_PHONE = /(?:order|invoice|ticket|tracking|sku|ref|reference|account|acct|card|cc|id|no\.?|#|version|build|zip|postal|code|total|amount|price|qty|quantity)\W*(?:number|no\.?|#|is|:)?\W*$/
+const NOT_A_PHONE =
+  /(?:order|invoice|ticket|tracking|sku|ref|reference|account|acct|card|cc|id|no\.?|#|version|build|zip|postal|code|total|amount|price|qty|quantity)\W*(?:number|no\.?|#|is|:)?\W*$/
 /** Dates and dotted quads are digit groups too, and never phone numbers. */
 const OTHER_SHAPE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3})$/
 
@@ -83,5 +85,10 @@ export const phone: Detector = {
   type: 'PHONE',
   priority: 6,
   // Seven digits at least, whatever the separators: most strings have no such run and are skipped at once.
-  find: (text, scan) => (scan.hasDigit && GATE.test(text) ? international(text).concat(national(text)).map((f) => unbalanced(text, f)) : []),
+  find: (text, scan) =>
+    scan.hasDigit && GATE.test(text)
+      ? international(text)
+          .concat(national(text))
+          .map((f) => unbalanced(text, f))
+      : [],
 }

@@ -62,7 +62,14 @@ function looksGenerated(token: string): boolean {
 
 /** 1 for the key characters (letters, digits, '_', '-'), by UTF-16 code unit: one load instead of five comparisons. */
 const KEY_CHAR = new Uint8Array(65_536)
-for (const [from, to] of [[48, 57], [65, 90], [97, 122], [95, 95], [45, 45]] as const) KEY_CHAR.fill(1, from, to + 1)
+for (const [from, to] of [
+  [48, 57],
+  [65, 90],
+  [97, 122],
+  [95, 95],
+  [45, 45],
+] as const)
+  KEY_CHAR.fill(1, from, to + 1)
 
 function isKeyChar(c: number): boolean {
   return KEY_CHAR[c] === 1

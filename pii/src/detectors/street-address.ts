@@ -104,7 +104,8 @@ const TAIL = new RegExp(
   `^(?:[ \\t]*,[ \\t]*|[ \\t]*\\n\\n?[ \\t>?]*|[ \\t]+)(?:(?:Apt\\.?|Apartment|Suite|Unit|Flat|Floor|#) ?\\d{1,5}[A-Za-z]?|(?:APO|FPO|DPO) [A-Z]{2} \\d{5}|${WORD}(?: ${WORD}){0,3}(?: \\(${WORD}\\))?|[A-Z]{2}|\\d{3,6}(?:-\\d{3,4})?|\\d{2}-\\d{3}|\\d{3} \\d{2}|\\d{4} [A-Z]{2}|[A-Z]\\d[A-Z] ?\\d[A-Z]\\d)(?![\\p{L}\\p{N}])`,
   'u',
 )
-const STOP_WORDS = /(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/uy
+const STOP_WORDS =
+  /(?:Phone|Mobile|Fax|Tel|Email|E-mail|Website|Desk|Office|Name|Date|Dear|Regards|Thanks|Please|The|I|We|You|He|She|They|It|This|That|If|And|Or|But|For|To|From|After|Before|When|Is|Are|Was|Were|In|On|At|Street|Best)(?![\p{L}])/uy
 
 /** How many whitespace, comma and '>' characters open `s`: what stands between a street line and its tail. */
 function leadingSeparators(s: string): number {

@@ -12,7 +12,8 @@ import { groupSpan, matchAll, type Detector, type Finding } from '../finding.js'
  * Shapes: 3 to 5 digits with an optional extension (ZIP+4, Brazil's 01310-100, Portugal's 3610-114,
  * Sweden's 840 24), Canada's A1A 1A1, the Netherlands' 1234 AB, and the UK's outward/inward codes.
  */
-const CUED = /\b(?:zip(?: ?code)?|postal ?code|post ?code|postcode|plz|cep)\b(?: is)?\W{0,3}(\d{4} ?[A-Z]{2}|\d{3,5}(?:[- ]\d{2,4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?![\p{L}\p{N}])/dgiu
+const CUED =
+  /\b(?:zip(?: ?code)?|postal ?code|post ?code|postcode|plz|cep)\b(?: is)?\W{0,3}(\d{4} ?[A-Z]{2}|\d{3,5}(?:[- ]\d{2,4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d|[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2})(?![\p{L}\p{N}])/dgiu
 /** The cue is matched in any case, so the Dutch 1234 AB form is checked for its capitals here ("zip 1234 is" keeps "is"). */
 const DUTCH_IN_ANY_CASE = /^\d{4} ?[a-z]{2}$/i
 const DUTCH = /^\d{4} ?[A-Z]{2}$/

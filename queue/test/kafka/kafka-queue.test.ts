@@ -99,7 +99,11 @@ test('every published span reaches the group once, in partition order, all spans
   assert.ok(Math.max(...partitionsPerCall) > 1, 'the partitions of a fetch are joined into one onBatch call')
   for (const partition of new Set(received.map((q) => q.partition))) {
     const offsets = received.filter((q) => q.partition === partition).map((q) => Number(q.offset))
-    assert.deepEqual(offsets, offsets.map((_, i) => i), `partition ${partition} in order, each record once`)
+    assert.deepEqual(
+      offsets,
+      offsets.map((_, i) => i),
+      `partition ${partition} in order, each record once`,
+    )
   }
 })
 
@@ -147,7 +151,10 @@ test('with autoCommit off nothing is committed until the subscriber commits', as
   const again: QueuedSpan[] = []
   const sub2 = await queue.subscribe({ group: 'scorer', autoCommit: false, onBatch: async (b) => void again.push(...b) })
   await until('redelivery', () => again.length === 8)
-  assert.deepEqual(again.map((q) => q.offset), ['12', '13', '14', '15', '16', '17', '18', '19'])
+  assert.deepEqual(
+    again.map((q) => q.offset),
+    ['12', '13', '14', '15', '16', '17', '18', '19'],
+  )
   await sub2.close()
   await queue.close()
 })
@@ -229,9 +236,11 @@ test('a missing topic is created with the configured partitions, or start-up say
   const kafka = settings(5)
   await assert.rejects(
     openKafkaQueue({ kafka, createTopics: false }),
-    (e: Error) => e instanceof KafkaSetupError && e.message.includes(`kafka-topics.sh --bootstrap-server ${brokers.join(',')} --create --topic ${kafka.spansTopic} --partitions 5`),
+    (e: Error) =>
+      e instanceof KafkaSetupError &&
+      e.message.includes(`kafka-topics.sh --bootstrap-server ${brokers.join(',')} --create --topic ${kafka.spansTopic} --partitions 5`),
   )
-  const queue = await openKafkaQueue({ kafka, })
+  const queue = await openKafkaQueue({ kafka })
   const meta = await admin.fetchTopicMetadata({ topics: [kafka.spansTopic] })
   assert.equal(meta.topics[0]!.partitions.length, 5)
   await queue.close()

@@ -3,7 +3,17 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { decodeJsonRequest, decodeProtobufRequest, scanProtobufRequest } from '@sieve/otlp'
-import { decodeSpanRecords, encodeSpanRecord, encodeSpanRecords, encodeTraceRecords, JSON_SPAN_RECORD, MAX_TRACE_RECORD_BYTES, OTLP_TRACE_RECORD, SpanRecordError, type SpanRecord } from '@sieve/queue'
+import {
+  decodeSpanRecords,
+  encodeSpanRecord,
+  encodeSpanRecords,
+  encodeTraceRecords,
+  JSON_SPAN_RECORD,
+  MAX_TRACE_RECORD_BYTES,
+  OTLP_TRACE_RECORD,
+  SpanRecordError,
+  type SpanRecord,
+} from '@sieve/queue'
 import type { Span } from '@sieve/core'
 import { otelSpans, field, protobufRequest, resourceMessage, scopeMessage, spanMessage, exampleOtlpTrace } from '@sieve/testkit/otlp'
 import { hexId, makeSpan, makeTraces } from '@sieve/testkit'
@@ -22,8 +32,7 @@ test('a span survives version 1 encoding and decoding unchanged, attribute types
  * A trace from the OpenTelemetry SDK (every field OTLP carries) and two more written by hand, in
  * one request: two protobuf messages back to back are one message with both's repeated fields.
  */
-const sdkRequest = async () =>
-  Buffer.concat([Buffer.from(ProtobufTraceSerializer.serializeRequest(await otelSpans())!), protobufRequest(makeTraces(2, 3))])
+const sdkRequest = async () => Buffer.concat([Buffer.from(ProtobufTraceSerializer.serializeRequest(await otelSpans())!), protobufRequest(makeTraces(2, 3))])
 
 const traceRecords = (body: Buffer, project: string) => encodeTraceRecords(scanProtobufRequest(body, project))
 
@@ -32,12 +41,18 @@ test('protobuf spans become one version 2 record per trace, keyed by trace id, d
   const spans = decodeProtobufRequest(body, 'acme').spans
   assert.equal(traceIds(spans).length, 3)
   const records = traceRecords(body, 'acme')
-  assert.deepEqual(records.map((r) => r.key), traceIds(spans))
+  assert.deepEqual(
+    records.map((r) => r.key),
+    traceIds(spans),
+  )
   for (const record of records) {
     assert.equal(record.value[0], OTLP_TRACE_RECORD)
     const decoded = decodeSpanRecords(record.value)
     assert.equal(decoded.length, record.spans)
-    assert.deepEqual(decoded, spans.filter((s) => s.traceId === record.key))
+    assert.deepEqual(
+      decoded,
+      spans.filter((s) => s.traceId === record.key),
+    )
   }
 })
 
@@ -45,29 +60,51 @@ test('a version 2 record keeps each span under its own resource and scope, where
   const [a, b] = [hexId(16), hexId(16)]
   const span = (traceId: string, name: string) => makeSpan({ traceId, name, events: [], attributes: { 'gen_ai.request.model': name, n: 3, on: true } })
   const [a1, b1, a2, a3] = [span(a, 'a1'), span(b, 'b1'), span(a, 'a2'), span(a, 'a3')]
-  const scopeSpans = (scope: Span['scope'], ...spans: Span[]) => field(2, Buffer.concat([field(1, scopeMessage(scope)), ...spans.map((s) => field(2, spanMessage(s)))]))
+  const scopeSpans = (scope: Span['scope'], ...spans: Span[]) =>
+    field(2, Buffer.concat([field(1, scopeMessage(scope)), ...spans.map((s) => field(2, spanMessage(s)))]))
   const invalid = makeSpan({ traceId: a, spanId: '0'.repeat(16), events: [], attributes: {} })
   const body = Buffer.concat([
     // The resource comes after its spans here, as the protobuf spec allows.
-    field(1, Buffer.concat([scopeSpans({ name: 'one', version: '1', attributes: {} }, a1, b1, invalid), field(1, resourceMessage({ 'service.name': 'first' }))])),
-    field(1, Buffer.concat([
-      field(1, resourceMessage({ 'service.name': 'second' })),
-      scopeSpans({ name: 'two', version: '2', attributes: {} }, a2),
-      scopeSpans({ name: 'three', version: '3', attributes: {} }, a3),
-    ])),
+    field(
+      1,
+      Buffer.concat([scopeSpans({ name: 'one', version: '1', attributes: {} }, a1, b1, invalid), field(1, resourceMessage({ 'service.name': 'first' }))]),
+    ),
+    field(
+      1,
+      Buffer.concat([
+        field(1, resourceMessage({ 'service.name': 'second' })),
+        scopeSpans({ name: 'two', version: '2', attributes: {} }, a2),
+        scopeSpans({ name: 'three', version: '3', attributes: {} }, a3),
+      ]),
+    ),
   ])
   const decoded = decodeProtobufRequest(body, 'acme')
   assert.equal(decoded.rejected, 1, 'the span with a zero id is rejected by the receiver')
   const records = traceRecords(body, 'acme')
-  assert.deepEqual(records.map((r) => [r.key, r.spans]), [[a, 3], [b, 1]])
+  assert.deepEqual(
+    records.map((r) => [r.key, r.spans]),
+    [
+      [a, 3],
+      [b, 1],
+    ],
+  )
   const [traceA, traceB] = records.map((r) => decodeSpanRecords(r.value))
-  assert.deepEqual(traceA, decoded.spans.filter((s) => s.traceId === a))
-  assert.deepEqual(traceB, decoded.spans.filter((s) => s.traceId === b))
-  assert.deepEqual(traceA!.map((s) => [s.name, s.serviceName, s.scope.name, s.projectId]), [
-    ['a1', 'first', 'one', 'acme'],
-    ['a2', 'second', 'two', 'acme'],
-    ['a3', 'second', 'three', 'acme'],
-  ])
+  assert.deepEqual(
+    traceA,
+    decoded.spans.filter((s) => s.traceId === a),
+  )
+  assert.deepEqual(
+    traceB,
+    decoded.spans.filter((s) => s.traceId === b),
+  )
+  assert.deepEqual(
+    traceA!.map((s) => [s.name, s.serviceName, s.scope.name, s.projectId]),
+    [
+      ['a1', 'first', 'one', 'acme'],
+      ['a2', 'second', 'two', 'acme'],
+      ['a3', 'second', 'three', 'acme'],
+    ],
+  )
 })
 
 test('a trace bigger than one record in a request is split over several records, same key, every span once and in order', () => {
@@ -105,7 +142,10 @@ test('spans handed over as objects (from OTLP/JSON, or decoded protobuf) become 
 
 test('a record of another version, not JSON, not protobuf, or holding an invalid span is refused with the reason', async () => {
   const refused = (value: Buffer | null, reason: RegExp) =>
-    assert.throws(() => decodeSpanRecords(value), (e: Error) => e instanceof SpanRecordError && reason.test(e.message))
+    assert.throws(
+      () => decodeSpanRecords(value),
+      (e: Error) => e instanceof SpanRecordError && reason.test(e.message),
+    )
   const good = encodeSpanRecord(makeSpan())
   const otherVersion = Buffer.from(good)
   otherVersion[0] = 9

@@ -26,9 +26,13 @@ export interface AnnotationRow {
 }
 
 export function labelsFromAnnotations(rows: readonly AnnotationRow[]): ProjectLabel[] {
-  const byTrace = new Map<string, { projectId: string; traceId: string; rubric: string; first: Record<string, number>; second: Record<string, number>; who: Map<string, string> }>()
+  const byTrace = new Map<
+    string,
+    { projectId: string; traceId: string; rubric: string; first: Record<string, number>; second: Record<string, number>; who: Map<string, string> }
+  >()
   for (const row of rows) {
-    if (!Number.isInteger(row.score)) throw new JudgeError('LABELS_INVALID', `annotation ${row.feedback_id} on trace ${row.trace_id}: score ${row.score} is not a rubric level (an integer)`)
+    if (!Number.isInteger(row.score))
+      throw new JudgeError('LABELS_INVALID', `annotation ${row.feedback_id} on trace ${row.trace_id}: score ${row.score} is not a rubric level (an integer)`)
     const key = `${row.project_id}\u0000${row.trace_id}\u0000${row.rubric}`
     let entry = byTrace.get(key)
     if (!entry) byTrace.set(key, (entry = { projectId: row.project_id, traceId: row.trace_id, rubric: row.rubric, first: {}, second: {}, who: new Map() }))

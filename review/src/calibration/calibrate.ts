@@ -1,5 +1,16 @@
 import type { Trace } from '@sieve/core'
-import { type AskJudge, buildTranscript, type CalibrationRules, judgeDimension, type JudgeRef, judgesFor, PROMPT_VERSION, type Rubric, type Transcript, type TranscriptTurn } from '@sieve/judging'
+import {
+  type AskJudge,
+  buildTranscript,
+  type CalibrationRules,
+  judgeDimension,
+  type JudgeRef,
+  judgesFor,
+  PROMPT_VERSION,
+  type Rubric,
+  type Transcript,
+  type TranscriptTurn,
+} from '@sieve/judging'
 import { JudgeError } from '@sieve/llm'
 import { agreement, type Agreement, type Pair } from './agreement.js'
 import type { Label, ProjectLabel } from './labels.js'
@@ -53,23 +64,30 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 export function failedRules(judge: Agreement, judgeErrors: number, rules: CalibrationRules): FailedRule[] {
   const failed: FailedRule[] = []
   if (judge.n < rules.minLabels) {
-    failed.push({ rule: 'minLabels', message: `${judge.n} ${judge.n === 1 ? 'label' : 'labels'} judged${judgeErrors ? ` (${judgeErrors} judge ${judgeErrors === 1 ? 'error' : 'errors'})` : ''}, fewer than ${rules.minLabels}` })
+    failed.push({
+      rule: 'minLabels',
+      message: `${judge.n} ${judge.n === 1 ? 'label' : 'labels'} judged${judgeErrors ? ` (${judgeErrors} judge ${judgeErrors === 1 ? 'error' : 'errors'})` : ''}, fewer than ${rules.minLabels}`,
+    })
   }
-  if (judge.withinOne < rules.threshold) failed.push({ rule: 'threshold', message: `within-one agreement ${pct(judge.withinOne)} under ${pct(rules.threshold)}` })
-  if (judge.weightedKappa < rules.minKappa) failed.push({ rule: 'minKappa', message: `weighted kappa ${judge.weightedKappa.toFixed(3)} under ${rules.minKappa}` })
+  if (judge.withinOne < rules.threshold)
+    failed.push({ rule: 'threshold', message: `within-one agreement ${pct(judge.withinOne)} under ${pct(rules.threshold)}` })
+  if (judge.weightedKappa < rules.minKappa)
+    failed.push({ rule: 'minKappa', message: `weighted kappa ${judge.weightedKappa.toFixed(3)} under ${rules.minKappa}` })
   return failed
 }
 
 /** An inline transcript as the judge sees one built from spans; turns without a span id get `turn-N`. */
 export function inlineTranscript(turns: NonNullable<Label['transcript']>): Transcript {
-  const built = turns.map((t, i): TranscriptTurn => ({
-    index: i + 1,
-    spanId: t.spanId ?? `turn-${i + 1}`,
-    // A labelled tool turn is the tool's answer.
-    role: t.role === 'tool' ? 'tool_result' : t.role,
-    ...(t.name ? { name: t.name } : {}),
-    text: t.text,
-  }))
+  const built = turns.map(
+    (t, i): TranscriptTurn => ({
+      index: i + 1,
+      spanId: t.spanId ?? `turn-${i + 1}`,
+      // A labelled tool turn is the tool's answer.
+      role: t.role === 'tool' ? 'tool_result' : t.role,
+      ...(t.name ? { name: t.name } : {}),
+      text: t.text,
+    }),
+  )
   const userTurns = built.filter((t) => t.role === 'user').length
   return { turns: built, userTurns, tokens: 0, contentMissing: !built.some((t) => t.role === 'user' || t.role === 'assistant'), truncation: [] }
 }
@@ -82,17 +100,29 @@ export async function calibrate(labels: readonly ProjectLabel[], deps: Calibrate
   const judged = new Map<string, { rubric: Rubric; dimension: string; pairs: Pair[]; humans: Pair[]; errors: number }>()
   for (const label of labels) {
     const rubric = deps.rubrics.get(label.rubric)
-    if (!rubric) throw new JudgeError('LABELS_INVALID', `label for ${label.traceId ?? 'an inline transcript'} names rubric '${label.rubric}', known: ${[...deps.rubrics.keys()].join(', ')}`)
+    if (!rubric)
+      throw new JudgeError(
+        'LABELS_INVALID',
+        `label for ${label.traceId ?? 'an inline transcript'} names rubric '${label.rubric}', known: ${[...deps.rubrics.keys()].join(', ')}`,
+      )
     let transcript: Transcript
     if (label.transcript) transcript = inlineTranscript(label.transcript)
     else {
       const trace = deps.loadTrace ? await deps.loadTrace(label.projectId, label.traceId!) : undefined
-      if (!trace) throw new JudgeError('LABELS_INVALID', `trace ${label.traceId} (project ${label.projectId}) is not in storage; label it with an inline transcript instead`)
+      if (!trace)
+        throw new JudgeError(
+          'LABELS_INVALID',
+          `trace ${label.traceId} (project ${label.projectId}) is not in storage; label it with an inline transcript instead`,
+        )
       transcript = buildTranscript(trace)
     }
     for (const [dimensionId, human] of Object.entries(label.labels)) {
       const dimension = rubric.dimensions.find((d) => d.id === dimensionId)
-      if (!dimension) throw new JudgeError('LABELS_INVALID', `rubric '${rubric.id}' has no dimension '${dimensionId}' (has: ${rubric.dimensions.map((d) => d.id).join(', ')})`)
+      if (!dimension)
+        throw new JudgeError(
+          'LABELS_INVALID',
+          `rubric '${rubric.id}' has no dimension '${dimensionId}' (has: ${rubric.dimensions.map((d) => d.id).join(', ')})`,
+        )
       const key = `${rubric.id}.${dimensionId}`
       let entry = judged.get(key)
       if (!entry) judged.set(key, (entry = { rubric, dimension: dimensionId, pairs: [], humans: [], errors: 0 }))
@@ -125,7 +155,21 @@ const ci = (a: Agreement) => `${(a.withinOneCi.low * 100).toFixed(1)}-${(a.withi
 
 /** The report as a table for a terminal. */
 export function formatCalibration(report: CalibrationReport): string {
-  const head = ['dimension', 'n', 'exact', 'within-1', 'within-1 95% CI', 'kappa', 'qw kappa', 'human exact', 'human within-1', 'human kappa', 'human qw kappa', 'errors', 'status']
+  const head = [
+    'dimension',
+    'n',
+    'exact',
+    'within-1',
+    'within-1 95% CI',
+    'kappa',
+    'qw kappa',
+    'human exact',
+    'human within-1',
+    'human kappa',
+    'human qw kappa',
+    'errors',
+    'status',
+  ]
   const rows = report.dimensions.map((d) => [
     `${d.rubricId}.${d.dimension}`,
     String(d.judge.n),
@@ -142,7 +186,11 @@ export function formatCalibration(report: CalibrationReport): string {
     d.trusted ? 'trusted' : `UNTRUSTED: ${d.failed.map((f) => f.message).join('; ')}`,
   ])
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
   return [
     `judge ${report.judgeModel}, prompt v${report.promptVersion}; trusted at ${pct(report.threshold)} within-one agreement, ` +
       `quadratic-weighted kappa ${report.minKappa} and ${report.minLabels} labels per dimension, or more`,

@@ -8,7 +8,13 @@ export type CalibrationSource = 'review' | 'command'
  * The report's dimensions as `calibration_history` rows (migrations/0015), so agreement can be drawn
  * over time. `inEffect`: the rows also written to `scores`, the trust every figure reads.
  */
-export function calibrationHistoryRows(report: CalibrationReport, projectId: string, source: CalibrationSource, computedAt: Date, inEffect = true): Record<string, unknown>[] {
+export function calibrationHistoryRows(
+  report: CalibrationReport,
+  projectId: string,
+  source: CalibrationSource,
+  computedAt: Date,
+  inEffect = true,
+): Record<string, unknown>[] {
   return report.dimensions.map((d) => ({
     project_id: projectId,
     scorer_name: `${d.rubricId}.${d.dimension}`,
@@ -23,7 +29,15 @@ export function calibrationHistoryRows(report: CalibrationReport, projectId: str
     human_weighted_kappa: d.humans ? d.humans.weightedKappa : null,
     trusted: d.trusted ? 1 : 0,
     in_effect: inEffect ? 1 : 0,
-    detail: JSON.stringify({ threshold: report.threshold, minKappa: report.minKappa, minLabels: report.minLabels, judge: d.judge, humans: d.humans ?? null, judgeErrors: d.judgeErrors, failed: d.failed }),
+    detail: JSON.stringify({
+      threshold: report.threshold,
+      minKappa: report.minKappa,
+      minLabels: report.minLabels,
+      judge: d.judge,
+      humans: d.humans ?? null,
+      judgeErrors: d.judgeErrors,
+      failed: d.failed,
+    }),
     computed_at: (computedAt.getTime() / 1000).toFixed(3),
   }))
 }

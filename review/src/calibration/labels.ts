@@ -10,11 +10,16 @@ const levels = z.record(z.string(), z.number().int())
 
 export const labelSchema = z
   .strictObject({
-    traceId: z.string().regex(/^[0-9a-fA-F]{32}$/, 'traceId is 32 hex digits').optional(),
+    traceId: z
+      .string()
+      .regex(/^[0-9a-fA-F]{32}$/, 'traceId is 32 hex digits')
+      .optional(),
     /** The project the trace is in, and the calibration is stored for; see labelsInProjects. */
     projectId: z.string().min(1).optional(),
     transcript: z
-      .array(z.strictObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), text: z.string(), name: z.string().optional(), spanId: z.string().optional() }))
+      .array(
+        z.strictObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), text: z.string(), name: z.string().optional(), spanId: z.string().optional() }),
+      )
       .min(1)
       .optional(),
     rubric: z.string().min(1),
@@ -63,7 +68,11 @@ export function parseLabels(text: string, source: string): Label[] {
     if (r.success) out.push(r.data)
     else problems.push(`line ${i + 1}: ${zodProblems(r.error, { root: '(line)' }).join('; ')}`)
   })
-  if (problems.length) throw new JudgeError('LABELS_INVALID', `${source}: ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}`)
+  if (problems.length)
+    throw new JudgeError(
+      'LABELS_INVALID',
+      `${source}: ${problems.slice(0, 10).join('\n  ')}${problems.length > 10 ? `\n  ... and ${problems.length - 10} more` : ''}`,
+    )
   if (out.length === 0) throw new JudgeError('LABELS_INVALID', `${source}: no labels`)
   return out
 }

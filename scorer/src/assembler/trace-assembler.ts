@@ -84,7 +84,10 @@ export class TraceAssembler {
   evictions = 0
   lateSpans = 0
 
-  constructor(options: Partial<AssemblerOptions> = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    options: Partial<AssemblerOptions> = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.options = assemblerOptionsSchema.parse(options)
   }
 
@@ -159,8 +162,15 @@ export class TraceAssembler {
     const closing = this.closing.get(key)
     const remembered = closing ? [...closing.spans.values()] : this.recent.get(key)
     const pending: Pending = {
-      key, projectId: span.projectId, traceId: span.traceId, spans: new Map(), hasRoot: false,
-      position: { partition, firstOffset: position }, firstSeenMs: now, lastSeenMs: now, rescore: false,
+      key,
+      projectId: span.projectId,
+      traceId: span.traceId,
+      spans: new Map(),
+      hasRoot: false,
+      position: { partition, firstOffset: position },
+      firstSeenMs: now,
+      lastSeenMs: now,
+      rescore: false,
     }
     if (remembered) {
       if (remembered.some((s) => s.spanId === span.spanId)) return undefined // re-delivered, already scored
@@ -193,8 +203,14 @@ export class TraceAssembler {
       this.waiting.delete(key)
     } else {
       pending = {
-        key, projectId: trace.projectId, traceId: trace.traceId, spans: new Map(), hasRoot: false,
-        firstSeenMs: firstArrivalMs, lastSeenMs: lastArrivalMs, rescore,
+        key,
+        projectId: trace.projectId,
+        traceId: trace.traceId,
+        spans: new Map(),
+        hasRoot: false,
+        firstSeenMs: firstArrivalMs,
+        lastSeenMs: lastArrivalMs,
+        rescore,
       }
     }
     for (const span of trace.spans) {

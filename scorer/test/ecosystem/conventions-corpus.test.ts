@@ -101,13 +101,23 @@ function expectedConversation(scenario: CorpusScenario, k: number): string[] {
 /** Each check's outcome on one trace: failed and not measured, by name (the rest passed or did not apply). */
 function outcomes(trace: Trace): { failed: string[]; notMeasured: string[]; errors: string[] } {
   const { results } = scoreTrace(trace, checks)
-  const named = (o: string) => results.filter((r) => checkOutcome(r) === o).map((r) => r.name).sort()
+  const named = (o: string) =>
+    results
+      .filter((r) => checkOutcome(r) === o)
+      .map((r) => r.name)
+      .sort()
   return { failed: named('failed'), notMeasured: named('not_measured'), errors: named('error') }
 }
 
 async function sessionColumn(traceIds: string[]): Promise<string[]> {
   const read = async () =>
-    (await (await sieve.storage.query({ query: 'SELECT trace_id, session_id FROM traces FINAL WHERE trace_id IN {ids:Array(String)}', query_params: { ids: traceIds }, format: 'JSONEachRow' })).json<{ trace_id: string; session_id: string }>())
+    await (
+      await sieve.storage.query({
+        query: 'SELECT trace_id, session_id FROM traces FINAL WHERE trace_id IN {ids:Array(String)}',
+        query_params: { ids: traceIds },
+        format: 'JSONEachRow',
+      })
+    ).json<{ trace_id: string; session_id: string }>()
   await until('the traces rollup has the session traces', async () => (await read()).length === traceIds.length, 10_000)
   const rows = await read()
   return traceIds.map((id) => rows.find((r) => r.trace_id === id)!.session_id)
@@ -119,7 +129,11 @@ for (const c of CORPUS_CASES) {
     assert.ok(sends, `SENDS has no entry for ${c.name}`)
     const run = await runCorpusCase(c, { sieve, model })
     // The model calls each scenario needs (a tool call and an answer; the session 2 + 1 + 1), the streamed ones streamed.
-    assert.deepEqual(run.requests.map((r) => r.stream), [...Array(8).fill(false), true, true], `${c.name}: the model requests`)
+    assert.deepEqual(
+      run.requests.map((r) => r.stream),
+      [...Array(8).fill(false), true, true],
+      `${c.name}: the model requests`,
+    )
     for (const name of CORPUS_SCENARIO_NAMES) {
       const scenario: CorpusScenario = CORPUS_SCENARIOS[name]
       const at = (what: string, k: number) => `${c.name} ${name} turn ${k + 1}: ${what}`
@@ -135,7 +149,11 @@ for (const c of CORPUS_CASES) {
           assert.match(conversation.contentHint, /OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only/, at('the hint names the setting', k))
         } else {
           assert.deepEqual(conversation.turns.map(shown), expectedConversation(scenario, k), at('conversation', k))
-          assert.deepEqual(view.toolCalls.map((t) => [t.name, t.arguments]), turn.tool ? [[turn.tool.name, turn.tool.arguments]] : [], at('tool calls', k))
+          assert.deepEqual(
+            view.toolCalls.map((t) => [t.name, t.arguments]),
+            turn.tool ? [[turn.tool.name, turn.tool.arguments]] : [],
+            at('tool calls', k),
+          )
         }
         assert.equal(view.llmCalls.length, turn.tool ? 2 : 1, at('model calls', k))
         const tokens = view.llmCalls.reduce((sum, l) => [sum[0]! + l.fields.inputTokens, sum[1]! + l.fields.outputTokens], [0, 0])
@@ -149,14 +167,30 @@ for (const c of CORPUS_CASES) {
         assert.deepEqual(got, { failed: refunded && !sends.noContent ? ['prohibited_tools'] : [], notMeasured, errors: [] }, at('check outcomes', k))
       }
       if (scenario.session) {
-        assert.deepEqual(traces.map(traceSessionId), traces.map(() => scenario.session!.id), `${c.name}: the session each trace names`)
-        assert.deepEqual(await sessionColumn(traces.map((t) => t.traceId)), traces.map(() => scenario.session!.id), `${c.name}: the session the trace list shows`)
+        assert.deepEqual(
+          traces.map(traceSessionId),
+          traces.map(() => scenario.session!.id),
+          `${c.name}: the session each trace names`,
+        )
+        assert.deepEqual(
+          await sessionColumn(traces.map((t) => t.traceId)),
+          traces.map(() => scenario.session!.id),
+          `${c.name}: the session the trace list shows`,
+        )
         const users = traces.map((t) => [...new Set(t.spans.map((s) => genAiFields(s).userId).filter(Boolean))])
-        assert.deepEqual(users, traces.map(() => [scenario.session!.userId]), `${c.name}: the user each trace names`)
+        assert.deepEqual(
+          users,
+          traces.map(() => [scenario.session!.userId]),
+          `${c.name}: the user each trace names`,
+        )
         if (!sends.noContent) {
           const whole = conversationOf(traces).turns
           assert.ok(!whole.some((t) => t.history), `${c.name}: read as one session, no turn is history`)
-          assert.deepEqual(whole.map(shown), expectedConversation(scenario, scenario.turns.length - 1).map((s) => s.replace(/^history /, '')), `${c.name}: the session's conversation`)
+          assert.deepEqual(
+            whole.map(shown),
+            expectedConversation(scenario, scenario.turns.length - 1).map((s) => s.replace(/^history /, '')),
+            `${c.name}: the session's conversation`,
+          )
         }
       }
     }

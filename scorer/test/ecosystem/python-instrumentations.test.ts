@@ -40,8 +40,14 @@ const RUNS: Record<string, { instrumentation: string; env: Record<string, string
   openllmetry: { instrumentation: 'openllmetry', env: {} },
   // OpenTelemetry's own records no content unless told where: on the span, or as a log record of the
   // call (`gen_ai.client.inference.operation.details`), which Sieve joins to the span.
-  'otel, messages on the span': { instrumentation: 'otel', env: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'span_only' } },
-  'otel, messages as log records': { instrumentation: 'otel', env: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'event_only' } },
+  'otel, messages on the span': {
+    instrumentation: 'otel',
+    env: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'span_only' },
+  },
+  'otel, messages as log records': {
+    instrumentation: 'otel',
+    env: { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'event_only' },
+  },
 }
 
 function runAgent(run: string): Promise<void> {
@@ -81,7 +87,9 @@ for (const run of Object.keys(RUNS)) {
     await runAgent(run)
     const traces = await stored(`support-${run}`)
     assert.equal(traces.length, 2, 'one trace per turn')
-    const turns = conversationOf(traces).turns.map((t) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.role.startsWith('tool') ? JSON.stringify(JSON.parse(t.text)) : t.text}`)
+    const turns = conversationOf(traces).turns.map(
+      (t) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.role.startsWith('tool') ? JSON.stringify(JSON.parse(t.text)) : t.text}`,
+    )
     assert.deepEqual(turns, [
       'system: You are the support agent of Acme.',
       'user: Hi, I am ann@example.com. Please refund order A-1.',
@@ -92,8 +100,13 @@ for (const run of Object.keys(RUNS)) {
       'assistant: Within five business days.',
     ])
     const calls = traces[0]!.spans.map(genAiFields).filter((f) => f.operation === 'chat')
-    assert.deepEqual(calls.map((f) => [f.requestModel, f.inputTokens, f.outputTokens]).sort(), [['gpt-4o-mini', 40, 9], ['gpt-4o-mini', 61, 14]])
-    const failed = scoreTrace(traces[0]!, checks).results.filter((r) => !r.passed).map((r) => r.name)
+    assert.deepEqual(calls.map((f) => [f.requestModel, f.inputTokens, f.outputTokens]).sort(), [
+      ['gpt-4o-mini', 40, 9],
+      ['gpt-4o-mini', 61, 14],
+    ])
+    const failed = scoreTrace(traces[0]!, checks)
+      .results.filter((r) => !r.passed)
+      .map((r) => r.name)
     assert.ok(failed.includes('prohibited_tools') && failed.includes('pii_echo'), `failed: ${failed.join(', ')}`)
   })
 }

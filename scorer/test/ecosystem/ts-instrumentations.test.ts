@@ -71,48 +71,88 @@ const EXPECTED = [
   `assistant: ${LATER}`,
 ]
 
-const shown = (c: Conversation) => c.turns.map((t) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.role === 'tool_call' || t.role === 'tool_result' ? JSON.stringify(JSON.parse(t.text)) : t.text}`)
+const shown = (c: Conversation) =>
+  c.turns.map(
+    (t) => `${t.role}${t.name ? ` ${t.name}` : ''}: ${t.role === 'tool_call' || t.role === 'tool_result' ? JSON.stringify(JSON.parse(t.text)) : t.text}`,
+  )
 
 const checks = resolveChecksConfig({ defaults: { prohibited_tools: { tools: ['process_refund'] } } })
 
 /** What every instrumentation must give: the conversation, model and tokens, the checks and the judge's transcript. */
 function assertReadLikeAnSdkTrace(traces: Trace[], o: { toolSpans: boolean }) {
   assert.equal(traces.length, 2, 'one trace per turn')
-  assert.deepEqual(shown(conversationOf(traces)).filter((t) => !t.startsWith('system') || t === `system: ${SYSTEM}`), EXPECTED)
+  assert.deepEqual(
+    shown(conversationOf(traces)).filter((t) => !t.startsWith('system') || t === `system: ${SYSTEM}`),
+    EXPECTED,
+  )
   const [first] = traces as [Trace, Trace]
   const modelCalls = first.spans.map(genAiFields).filter((f) => f.operation === 'chat')
   assert.equal(modelCalls.length, 2, 'two model calls in the first turn')
   for (const f of modelCalls) assert.equal(f.requestModel, 'gpt-4o-mini')
-  assert.deepEqual(modelCalls.map((f) => [f.inputTokens, f.outputTokens]).sort(), [[40, 9], [61, 14]])
-  if (o.toolSpans) assert.deepEqual(first.spans.map(genAiFields).filter((f) => f.operation === 'execute_tool').map((f) => f.toolName), ['process_refund'])
+  assert.deepEqual(modelCalls.map((f) => [f.inputTokens, f.outputTokens]).sort(), [
+    [40, 9],
+    [61, 14],
+  ])
+  if (o.toolSpans)
+    assert.deepEqual(
+      first.spans
+        .map(genAiFields)
+        .filter((f) => f.operation === 'execute_tool')
+        .map((f) => f.toolName),
+      ['process_refund'],
+    )
   const scored = scoreTrace(first, checks)
   const failed = scored.results.filter((r) => !r.passed).map((r) => r.name)
   assert.ok(failed.includes('prohibited_tools'), `prohibited_tools fires (failed: ${failed.join(', ')})`)
   assert.ok(failed.includes('pii_echo'), `pii_echo fires on the address the user never gave (failed: ${failed.join(', ')})`)
   // What the judge's transcript is numbered from (judge/src/transcript.ts).
   const conversation = conversationOf(first)
-  assert.deepEqual(conversation.turns.map((t) => t.role).filter((r) => r !== 'system'), ['user', 'tool_call', 'tool_result', 'assistant'])
+  assert.deepEqual(
+    conversation.turns.map((t) => t.role).filter((r) => r !== 'system'),
+    ['user', 'tool_call', 'tool_result', 'assistant'],
+  )
   assert.equal(conversation.contentMissing, false)
 }
 
 describe('the Vercel AI SDK', () => {
   const acme = () => createOpenAICompatible({ name: 'acme', baseURL: model.baseURL, apiKey: 'k' })
-  const refund = tool({ description: 'Refund an order', inputSchema: z.object({ order_id: z.string() }), execute: async ({ order_id }) => ({ order_id, status: 'refunded' }) })
+  const refund = tool({
+    description: 'Refund an order',
+    inputSchema: z.object({ order_id: z.string() }),
+    execute: async ({ order_id }) => ({ order_id, status: 'refunded' }),
+  })
 
   async function twoTurns(integration: () => LegacyOpenTelemetry | OpenTelemetry) {
     script()
     const telemetry = { isEnabled: true, functionId: 'support', integrations: [integration()] }
     const history: ModelMessage[] = [{ role: 'user', content: FIRST }]
-    const one = await generateText({ model: acme()('gpt-4o-mini'), system: SYSTEM, messages: history, tools: { process_refund: refund }, stopWhen: stepCountIs(3), experimental_telemetry: telemetry })
+    const one = await generateText({
+      model: acme()('gpt-4o-mini'),
+      system: SYSTEM,
+      messages: history,
+      tools: { process_refund: refund },
+      stopWhen: stepCountIs(3),
+      experimental_telemetry: telemetry,
+    })
     history.push(...one.response.messages, { role: 'user', content: SECOND })
-    await generateText({ model: acme()('gpt-4o-mini'), system: SYSTEM, messages: history, tools: { process_refund: refund }, stopWhen: stepCountIs(3), experimental_telemetry: telemetry })
+    await generateText({
+      model: acme()('gpt-4o-mini'),
+      system: SYSTEM,
+      messages: history,
+      tools: { process_refund: refund },
+      stopWhen: stepCountIs(3),
+      experimental_telemetry: telemetry,
+    })
     await provider.forceFlush()
   }
 
   test('ai.* telemetry (experimental_telemetry, LegacyOpenTelemetry): conversation, tools, model, tokens, checks and transcript', async () => {
     await twoTurns(() => new LegacyOpenTelemetry())
     const traces = received()
-    assert.ok(traces[0]!.spans.some((s) => s.name.startsWith('ai.generateText.doGenerate')), 'the ai.* span names')
+    assert.ok(
+      traces[0]!.spans.some((s) => s.name.startsWith('ai.generateText.doGenerate')),
+      'the ai.* span names',
+    )
     assertReadLikeAnSdkTrace(traces, { toolSpans: true })
     // The agent is the telemetry's functionId.
     assert.equal(genAiFields(traces[0]!.spans.find((s) => s.parentSpanId === '')!).agentName, 'support')
@@ -128,8 +168,13 @@ describe('the Vercel AI SDK', () => {
 async function runTurns(): Promise<void> {
   script()
   const openai = new OpenAI({ baseURL: model.baseURL, apiKey: 'k', maxRetries: 0 })
-  const tools = [{ type: 'function' as const, function: { name: 'process_refund', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } }]
-  const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: FIRST }]
+  const tools = [
+    { type: 'function' as const, function: { name: 'process_refund', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } },
+  ]
+  const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: FIRST },
+  ]
   const tracer = otelTrace.getTracer('agent')
   await tracer.startActiveSpan('turn 1', async (span) => {
     const first = (await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })).choices[0]!.message
@@ -154,7 +199,10 @@ describe('OpenInference around the openai client', () => {
     await provider.forceFlush()
     instrumentation.disable()
     const traces = received()
-    assert.ok(traces[0]!.spans.some((s) => s.attributes['openinference.span.kind'] === 'LLM'), 'OpenInference attributes')
+    assert.ok(
+      traces[0]!.spans.some((s) => s.attributes['openinference.span.kind'] === 'LLM'),
+      'OpenInference attributes',
+    )
     assertReadLikeAnSdkTrace(traces, { toolSpans: false })
   })
 })
@@ -177,7 +225,10 @@ describe("OpenTelemetry's own instrumentation of the openai client (@opentelemet
     const first = spans[0]!.spans.find((s) => genAiFields(s).operation === 'chat')!
     assert.ok(!first.attributes['gen_ai.input.messages'] && first.events.length === 0, 'no content on the spans themselves')
     const events = logEventsAsReceived(logs.getFinishedLogRecords())
-    assertReadLikeAnSdkTrace(spans.map((trace) => withSpanLogEvents(trace, events)), { toolSpans: false })
+    assertReadLikeAnSdkTrace(
+      spans.map((trace) => withSpanLogEvents(trace, events)),
+      { toolSpans: false },
+    )
   })
 })
 
@@ -186,20 +237,49 @@ describe('precedence when a span carries several schemes', () => {
     const base = asReceived([], 'eco')
     assert.deepEqual(base, [])
     const span = (attributes: Span['attributes']): Span => ({
-      projectId: 'p', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), parentSpanId: '', traceState: '', name: 'x', kind: 'CLIENT',
-      startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000000000001', status: { code: 'UNSET', message: '' }, flags: 0,
-      serviceName: 's', scope: { name: '', version: '', attributes: {} }, attributes, resource: {}, events: [], links: [],
-      droppedAttributesCount: 0, droppedEventsCount: 0, droppedLinksCount: 0,
+      projectId: 'p',
+      traceId: 'a'.repeat(32),
+      spanId: 'b'.repeat(16),
+      parentSpanId: '',
+      traceState: '',
+      name: 'x',
+      kind: 'CLIENT',
+      startTimeUnixNano: '1700000000000000000',
+      endTimeUnixNano: '1700000000000000001',
+      status: { code: 'UNSET', message: '' },
+      flags: 0,
+      serviceName: 's',
+      scope: { name: '', version: '', attributes: {} },
+      attributes,
+      resource: {},
+      events: [],
+      links: [],
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
     })
     const both = span({
-      'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'from-genai', 'gen_ai.usage.input_tokens': 1,
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'from-genai',
+      'gen_ai.usage.input_tokens': 1,
       'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'genai' }] }]),
-      'openinference.span.kind': 'LLM', 'llm.model_name': 'from-openinference', 'llm.token_count.prompt': 2,
-      'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'openinference',
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': 'from-openinference',
+      'llm.token_count.prompt': 2,
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': 'openinference',
     })
     assert.deepEqual([genAiFields(both).requestModel, genAiFields(both).inputTokens], ['from-genai', 1])
-    assert.deepEqual(conversationOf({ projectId: 'p', traceId: 'a'.repeat(32), spans: [both], complete: true }).turns.map((t) => t.text), ['genai'])
-    const oiAndAi = span({ 'openinference.span.kind': 'LLM', 'llm.model_name': 'from-openinference', 'ai.operationId': 'ai.generateText.doGenerate', 'ai.model.id': 'from-ai' })
+    assert.deepEqual(
+      conversationOf({ projectId: 'p', traceId: 'a'.repeat(32), spans: [both], complete: true }).turns.map((t) => t.text),
+      ['genai'],
+    )
+    const oiAndAi = span({
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': 'from-openinference',
+      'ai.operationId': 'ai.generateText.doGenerate',
+      'ai.model.id': 'from-ai',
+    })
     assert.deepEqual([genAiFields(oiAndAi).operation, genAiFields(oiAndAi).requestModel], ['chat', 'from-openinference'])
   })
 })

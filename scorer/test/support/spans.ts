@@ -5,8 +5,16 @@ import { blankSpan } from '@sieve/testkit'
 export function span(traceId: string, spanId: string, parentSpanId = '', projectId = 'p1'): Span {
   const start = (BigInt(Date.now()) * 1_000_000n).toString()
   return blankSpan({
-    projectId, traceId, spanId, parentSpanId, name: parentSpanId ? `child ${spanId}` : 'invoke_agent',
-    startTimeUnixNano: start, endTimeUnixNano: start, flags: 1, serviceName: 'svc', scope: { name: 't', version: '1', attributes: {} },
+    projectId,
+    traceId,
+    spanId,
+    parentSpanId,
+    name: parentSpanId ? `child ${spanId}` : 'invoke_agent',
+    startTimeUnixNano: start,
+    endTimeUnixNano: start,
+    flags: 1,
+    serviceName: 'svc',
+    scope: { name: 't', version: '1', attributes: {} },
   })
 }
 

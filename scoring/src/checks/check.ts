@@ -68,7 +68,8 @@ export function defineCheck<P extends z.ZodType>(definition: {
     params,
     run(trace, p) {
       const verdict = evaluate(trace, p)
-      if ('skipped' in verdict) return verdict.unmeasured ? { name, version, skipped: verdict.skipped, unmeasured: true } : { name, version, skipped: verdict.skipped }
+      if ('skipped' in verdict)
+        return verdict.unmeasured ? { name, version, skipped: verdict.skipped, unmeasured: true } : { name, version, skipped: verdict.skipped }
       const value = Number.isFinite(verdict.value) ? Math.min(1, Math.max(0, verdict.value)) : 0
       return { name, version, value, passed: verdict.passed, detail: verdict.detail }
     },

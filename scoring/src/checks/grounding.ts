@@ -26,7 +26,11 @@ export const grounding = defineCheck({
     const cited = [...new Set([...answer.text.matchAll(new RegExp(citationPattern, 'gu'))].map((m) => m[1] ?? m[0]))]
     if (!cited.length) {
       if (requireCitations && view.retrievedDocIds.size) {
-        return { value: 0, passed: false, detail: { message: `answer in span ${answer.spanId} cites none of the ${view.retrievedDocIds.size} retrieved documents`, cited, ungrounded: [] } }
+        return {
+          value: 0,
+          passed: false,
+          detail: { message: `answer in span ${answer.spanId} cites none of the ${view.retrievedDocIds.size} retrieved documents`, cited, ungrounded: [] },
+        }
       }
       return { skipped: 'the answer cites no documents' }
     }

@@ -5,7 +5,11 @@ import { defineCheck } from './check.js'
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`)\]}]+/gi
 
-const normalize = (url: string): string => url.replace(/[.,;:!?*_]+$/, '').replace(/\/+$/, '').toLowerCase()
+const normalize = (url: string): string =>
+  url
+    .replace(/[.,;:!?*_]+$/, '')
+    .replace(/\/+$/, '')
+    .toLowerCase()
 
 function hostOf(url: string): string {
   try {

@@ -26,7 +26,11 @@ function fieldAt(value: unknown, path: string): unknown {
 }
 
 const isEmpty = (v: unknown): boolean =>
-  v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0)
+  v === undefined ||
+  v === null ||
+  (typeof v === 'string' && v.trim() === '') ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0)
 
 /**
  * The final answer is JSON conforming to the declared schema, with the listed fields non-empty.
@@ -49,7 +53,11 @@ export const structuredOutput = defineCheck({
     if (!answer) return { skipped: 'no answer content captured' }
     const parsed = parseAnswer(answer.text)
     if (!parsed.ok) {
-      return { value: 0, passed: false, detail: { message: `answer in span ${answer.spanId} is not JSON: ${answer.text.slice(0, 120)}`, spanId: answer.spanId } }
+      return {
+        value: 0,
+        passed: false,
+        detail: { message: `answer in span ${answer.spanId} is not JSON: ${answer.text.slice(0, 120)}`, spanId: answer.spanId },
+      }
     }
     const problems = schema ? schemaProblems(schema, parsed.value) : []
     const emptyFields = requiredFields.filter((f) => isEmpty(fieldAt(parsed.value, f)))
@@ -63,7 +71,9 @@ export const structuredOutput = defineCheck({
           ? [
               problems.length ? `answer in span ${answer.spanId} breaks the schema: ${problems.join('; ')}` : '',
               emptyFields.length ? `required fields empty: ${emptyFields.join(', ')}` : '',
-            ].filter(Boolean).join('; ')
+            ]
+              .filter(Boolean)
+              .join('; ')
           : `answer in span ${answer.spanId} conforms`,
         spanId: answer.spanId,
         schemaProblems: problems,

@@ -32,7 +32,11 @@ export const tokenBudget = defineCheck({
     return {
       value: total > maxTotalTokens ? maxTotalTokens / total : over.length ? 0.5 : 1,
       passed: over.length === 0,
-      detail: { message: over.length ? `over budget: ${over.join(', ')}` : `${total} tokens (${input} in, ${output} out)`, inputTokens: input, outputTokens: output },
+      detail: {
+        message: over.length ? `over budget: ${over.join(', ')}` : `${total} tokens (${input} in, ${output} out)`,
+        inputTokens: input,
+        outputTokens: output,
+      },
     }
   },
 })

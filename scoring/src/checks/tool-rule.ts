@@ -10,7 +10,10 @@ import { jsonSchemaParam, schemaProblems } from './json-schema.js'
  * and prohibited_tools.
  */
 export const toolRuleSchema = z.union([
-  z.string().min(1).transform((name) => ({ name, args: undefined, argsSchema: undefined })),
+  z
+    .string()
+    .min(1)
+    .transform((name) => ({ name, args: undefined, argsSchema: undefined })),
   z.object({
     name: z.string().min(1),
     args: z.record(z.string(), z.unknown()).optional(),

@@ -23,7 +23,11 @@ export const turnBudget = defineCheck({
     return {
       value: ratio <= 1 ? 1 : 1 / ratio,
       passed: over.length === 0,
-      detail: { message: over.length ? `over budget: ${over.join(', ')}` : `${counted(modelCalls, 'model call')}, ${counted(toolCalls, 'tool call')}`, modelCalls, toolCalls },
+      detail: {
+        message: over.length ? `over budget: ${over.join(', ')}` : `${counted(modelCalls, 'model call')}, ${counted(toolCalls, 'tool call')}`,
+        modelCalls,
+        toolCalls,
+      },
     }
   },
 })

@@ -164,7 +164,10 @@ export function resolveChecksConfig(section: unknown, userChecks: CheckDefinitio
 /** Reads `config.sections.checks` and `.scorecards`, loading user check modules relative to the config file's folder. */
 export async function loadChecksConfig(sections: Record<string, unknown>, baseDir = process.cwd()): Promise<ChecksConfig> {
   const raw = sections.checks
-  const modules = raw && typeof raw === 'object' && Array.isArray((raw as { modules?: unknown }).modules) ? ((raw as { modules: unknown[] }).modules.filter((m) => typeof m === 'string') as string[]) : []
+  const modules =
+    raw && typeof raw === 'object' && Array.isArray((raw as { modules?: unknown }).modules)
+      ? ((raw as { modules: unknown[] }).modules.filter((m) => typeof m === 'string') as string[])
+      : []
   const userChecks = await loadCheckModules(modules, baseDir)
   return resolveChecksConfig(raw, userChecks, sections.scorecards)
 }

@@ -97,7 +97,10 @@ export function resolveScorecards(section: unknown, checks: ReadonlySet<string>)
       items.push({ name: item, kind, weight: spec.weight, gate: spec.gate, ...(spec.min !== undefined ? { min: spec.min } : {}) })
     }
     if (!items.some((i) => i.weight > 0 || i.gate)) problems.push(`${path}.items: every item has weight 0 and no gate: the card scores nothing`)
-    const configHash = createHash('sha256').update(canonicalJson({ passAt: card.passAt, items })).digest('hex').slice(0, 16)
+    const configHash = createHash('sha256')
+      .update(canonicalJson({ passAt: card.passAt, items }))
+      .digest('hex')
+      .slice(0, 16)
     return { name, passAt: card.passAt, items, configHash }
   }
   const fallback = parsed.data.default ? build('default', parsed.data.default, 'scorecards.default') : undefined

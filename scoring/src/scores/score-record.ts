@@ -57,7 +57,10 @@ export const scoreRecordSchema = z.object({
 export type ScoreRecord = z.output<typeof scoreRecordSchema>
 
 /** Trace-level fields every score of a trace carries, so dashboards slice scores without a join. */
-export type TraceFields = Pick<ScoreRecord, 'projectId' | 'traceId' | 'traceStartTimeUnixNano' | 'serviceName' | 'agentVersion' | 'tracePromptVersion' | 'model' | 'environment'>
+export type TraceFields = Pick<
+  ScoreRecord,
+  'projectId' | 'traceId' | 'traceStartTimeUnixNano' | 'serviceName' | 'agentVersion' | 'tracePromptVersion' | 'model' | 'environment'
+>
 
 export function traceFields(trace: Trace): TraceFields {
   const view = traceView(trace)
@@ -112,7 +115,17 @@ export function checkRecord(result: ScoredCheck, fields: TraceFields): ScoreReco
 }
 
 /** The judge's columns of a row no judge call made (checkRecord lists them inline: it runs per check per trace). */
-const NO_JUDGE_CALL = { judgeModel: '', promptVersion: '', rubricId: '', rubricVersion: '', evidence: '[]', sampleReason: '', costUsd: 0, inputTokens: 0, outputTokens: 0 } as const
+const NO_JUDGE_CALL = {
+  judgeModel: '',
+  promptVersion: '',
+  rubricId: '',
+  rubricVersion: '',
+  evidence: '[]',
+  sampleReason: '',
+  costUsd: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+} as const
 
 /** Bumped when a scorecard verdict is computed differently; the card's content is in configHash. */
 export const SCORECARD_VERSION = '1'
@@ -136,7 +149,15 @@ export function scorecardRecord(result: ScorecardResult, fields: TraceFields): S
       passAt: result.passAt,
       failedGates: result.failedGates,
       missing: result.missing,
-      items: result.items.map((i) => ({ name: i.name, kind: i.kind, weight: i.weight, gate: i.gate, ...(i.min !== undefined ? { min: i.min } : {}), state: i.state, ...(i.value !== undefined ? { value: i.value } : {}) })),
+      items: result.items.map((i) => ({
+        name: i.name,
+        kind: i.kind,
+        weight: i.weight,
+        gate: i.gate,
+        ...(i.min !== undefined ? { min: i.min } : {}),
+        state: i.state,
+        ...(i.value !== undefined ? { value: i.value } : {}),
+      })),
     }),
     evaluationName: 'scorecard',
     evaluationLabel: result.passed ? 'pass' : 'fail',

@@ -31,7 +31,10 @@ const KIND_OF = new Map<string, PiiKind>(PII_KINDS.map((k) => [KINDS[k].detector
 
 export function findPii(text: string, kinds: readonly PiiKind[] = PII_KINDS): PiiFinding[] {
   // Overlaps are settled among the kinds asked for: a card number that also reads as a phone is a card.
-  return detectPii(text, kinds.map((k) => KINDS[k].detector)).map((f) => {
+  return detectPii(
+    text,
+    kinds.map((k) => KINDS[k].detector),
+  ).map((f) => {
     const kind = KIND_OF.get(f.type)!
     const found = text.slice(f.start, f.end)
     return { kind, text: found, normalized: KINDS[kind].normalize(found) }

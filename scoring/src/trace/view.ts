@@ -171,7 +171,20 @@ function buildView(trace: Trace): TraceView {
 }
 
 /** What the view reads from the spans themselves rather than from the conversation. */
-type SpanFacts = Pick<TraceView, 'agentName' | 'agentVersion' | 'promptVersion' | 'environment' | 'llmCalls' | 'toolDefinitions' | 'sourceTexts' | 'retrievedDocIds' | 'hasContent' | 'startNs' | 'endNs'> & {
+type SpanFacts = Pick<
+  TraceView,
+  | 'agentName'
+  | 'agentVersion'
+  | 'promptVersion'
+  | 'environment'
+  | 'llmCalls'
+  | 'toolDefinitions'
+  | 'sourceTexts'
+  | 'retrievedDocIds'
+  | 'hasContent'
+  | 'startNs'
+  | 'endNs'
+> & {
   toolSpans: ToolInvocation[]
 }
 
@@ -213,7 +226,20 @@ function readSpans(spans: readonly Span[], root: Span | undefined, reader: Conte
       llmCalls.push({ span, fields, systemInstructions: content.systemInstructions, output: content.output, finishReasons: finishReasons(span, content) })
     }
   }
-  return { agentName, agentVersion, promptVersion, environment, llmCalls, toolSpans, toolDefinitions: definitions, sourceTexts, retrievedDocIds, hasContent, startNs: startNs ?? 0n, endNs: endNs ?? 0n }
+  return {
+    agentName,
+    agentVersion,
+    promptVersion,
+    environment,
+    llmCalls,
+    toolSpans,
+    toolDefinitions: definitions,
+    sourceTexts,
+    retrievedDocIds,
+    hasContent,
+    startNs: startNs ?? 0n,
+    endNs: endNs ?? 0n,
+  }
 }
 
 /** Adds the tools a span offered the model to `into`, the first definition of a name winning. */
@@ -282,7 +308,8 @@ function readTurns(turns: readonly Turn[], sourceTexts: string[], retrievedDocId
 function withRequestedArguments(calls: ToolInvocation[], turns: readonly Turn[]): ToolInvocation[] {
   if (calls.every((c) => !c.callId || (c.arguments !== null && typeof c.arguments === 'object'))) return calls
   const requested = new Map<string, Turn>()
-  for (const t of turns) if (t.role === 'tool_call' && t.callId && !t.history && t.arguments !== null && typeof t.arguments === 'object') requested.set(t.callId, t)
+  for (const t of turns)
+    if (t.role === 'tool_call' && t.callId && !t.history && t.arguments !== null && typeof t.arguments === 'object') requested.set(t.callId, t)
   return calls.map((c) => {
     const asked = c.callId && (c.arguments === null || typeof c.arguments !== 'object') ? requested.get(c.callId) : undefined
     return asked ? { ...c, arguments: asked.arguments, rawArguments: asked.text } : c

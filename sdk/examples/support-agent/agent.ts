@@ -31,7 +31,13 @@ export interface SupportTurnOptions {
  */
 export function supportTurn(client: OpenAI, options: SupportTurnOptions): Promise<TurnResult> {
   const { request, promptVersion, model } = options
-  const attributes = { sessionId: options.sessionId, userId: options.userId, promptVersion, input: request, ...(options.attributes ? { attributes: options.attributes } : {}) }
+  const attributes = {
+    sessionId: options.sessionId,
+    userId: options.userId,
+    promptVersion,
+    input: request,
+    ...(options.attributes ? { attributes: options.attributes } : {}),
+  }
   return traceAgent('support-agent', attributes, async () => {
     const traceId = currentTraceId() ?? ''
     const toolCalls: string[] = []

@@ -38,7 +38,9 @@ try {
   await shutdown()
   const lost = dropped + failed + pending
   if (lost > 0) {
-    console.error(`${lost} span${lost === 1 ? '' : 's'} could not be delivered to ${endpoint}: is Sieve running there? Point the example at it with SIEVE_ENDPOINT=http://host:port`)
+    console.error(
+      `${lost} span${lost === 1 ? '' : 's'} could not be delivered to ${endpoint}: is Sieve running there? Point the example at it with SIEVE_ENDPOINT=http://host:port`,
+    )
     process.exitCode = 1
   }
 }

@@ -23,13 +23,15 @@ export const promptVersionFor = (broken: boolean) => (broken ? 'refund-v4-broken
 export function answerProtocolTurn(modelBaseURL: string, input: ProtocolInput, o: { broken: boolean; sessionId: string }): Promise<TurnResult> {
   const sim = input.simulation
   const client = wrapOpenAI(new OpenAI({ baseURL: modelBaseURL, apiKey: 'offline' }))
-  return withFixtures(input.fixtures, () => supportTurn(client, {
-    request: input.messages.at(-1)!.content,
-    history: input.messages.slice(0, -1),
-    promptVersion: promptVersionFor(o.broken),
-    model: 'gpt-4o-mini',
-    sessionId: o.sessionId,
-    userId: 'C-17',
-    ...(sim ? { attributes: { [SIMULATION_ATTR.scenario]: sim.scenario, [SIMULATION_ATTR.template]: sim.template, [SIMULATION_ATTR.run]: sim.run } } : {}),
-  }))
+  return withFixtures(input.fixtures, () =>
+    supportTurn(client, {
+      request: input.messages.at(-1)!.content,
+      history: input.messages.slice(0, -1),
+      promptVersion: promptVersionFor(o.broken),
+      model: 'gpt-4o-mini',
+      sessionId: o.sessionId,
+      userId: 'C-17',
+      ...(sim ? { attributes: { [SIMULATION_ATTR.scenario]: sim.scenario, [SIMULATION_ATTR.template]: sim.template, [SIMULATION_ATTR.run]: sim.run } } : {}),
+    }),
+  )
 }

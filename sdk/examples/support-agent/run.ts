@@ -17,14 +17,19 @@ export interface RunOptions {
 }
 
 /** What the customer says: the request, then (in a longer conversation) insisting on a refund to the card. */
-const CUSTOMER = ['Hi, I want a refund for order A-1001, it arrived broken.', "I don't want store credit. Please refund it to my card, I have been a customer for years."]
+const CUSTOMER = [
+  'Hi, I want a refund for order A-1001, it arrived broken.',
+  "I don't want store credit. Please refund it to my card, I have been a customer for years.",
+]
 
 /**
  * Runs one conversation of `turns` customer turns with the support agent (one session, each turn
  * given the earlier ones as history), traced with whatever `init()` set up. Tests of the scorer
  * and exporter call this (after `init` towards their collector) to get both behaviours.
  */
-export async function runSupportAgent(options: RunOptions = {}): Promise<{ promptVersion: PromptVersion; offline: boolean; sessionId: string; turns: TurnResult[] }> {
+export async function runSupportAgent(
+  options: RunOptions = {},
+): Promise<{ promptVersion: PromptVersion; offline: boolean; sessionId: string; turns: TurnResult[] }> {
   const promptVersion: PromptVersion = options.broken ? 'refund-v4-broken' : 'refund-v3'
   const offline = !options.baseURL && !options.apiKey
   const local = offline ? await startFakeOpenAI({ script: supportModel }) : undefined
@@ -35,7 +40,14 @@ export async function runSupportAgent(options: RunOptions = {}): Promise<{ promp
   try {
     for (let i = 0; i < (options.turns ?? 1); i++) {
       const request = CUSTOMER[Math.min(i, CUSTOMER.length - 1)]!
-      const turn = await supportTurn(client, { request, history: [...history], promptVersion, model: options.model ?? 'gpt-4o-mini', sessionId, userId: 'C-17' })
+      const turn = await supportTurn(client, {
+        request,
+        history: [...history],
+        promptVersion,
+        model: options.model ?? 'gpt-4o-mini',
+        sessionId,
+        userId: 'C-17',
+      })
       history.push({ role: 'user', content: request }, { role: 'assistant', content: turn.answer })
       turns.push(turn)
       options.onTurn?.(turn)

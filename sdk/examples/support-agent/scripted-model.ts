@@ -8,7 +8,9 @@ function followUp(userText: string, earlier: string, orderId: string): Step | un
   if (/\b(human|person|manager|supervisor)\b/i.test(userText)) return say(`I understand. I'm ${HANDOFF} now; they will reply within one business day.`)
   if (!earlier) return undefined
   if (/\brefunded\b/i.test(earlier)) return say(`Your refund for order ${orderId} is on its way; you will see it on your statement in a few days.`)
-  return say(`I understand this is frustrating. Order ${orderId} is outside our ${REFUND_WINDOW_DAYS}-day refund window, so I cannot refund it; the store credit I added stays on your account.`)
+  return say(
+    `I understand this is frustrating. Order ${orderId} is outside our ${REFUND_WINDOW_DAYS}-day refund window, so I cannot refund it; the store credit I added stays on your account.`,
+  )
 }
 
 /**
@@ -22,7 +24,10 @@ export function supportModel(request: ModelRequest): Step {
   const system = String(messages.find((m) => m.role === 'system')?.content ?? '')
   const results = messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(String(m.content)))
   const said = (role: string) => messages.filter((m) => m.role === role && typeof m.content === 'string').map((m) => String(m.content))
-  const orderId = said('user').findLast((text) => /\bA-\d{4}\b/.test(text))?.match(/\bA-\d{4}\b/)?.[0] ?? 'A-1001'
+  const orderId =
+    said('user')
+      .findLast((text) => /\bA-\d{4}\b/.test(text))
+      ?.match(/\bA-\d{4}\b/)?.[0] ?? 'A-1001'
   const order = results[0]
   if (!results.length) {
     const answer = followUp(said('user').at(-1) ?? '', said('assistant').findLast((text) => text.includes(orderId)) ?? '', orderId)
@@ -44,7 +49,9 @@ export function supportModel(request: ModelRequest): Step {
       const last = results.at(-1)
       return last.refund_id
         ? say(`I have refunded order ${last.order_id} (${last.amount}). You will see it on your statement in a few days.`)
-        : say(`Order ${order.order_id} was delivered ${order.deliveredDaysAgo} days ago, outside our ${REFUND_WINDOW_DAYS}-day refund window, so I added ${last.amount} of store credit (${last.credit_id}) to your account instead.`)
+        : say(
+            `Order ${order.order_id} was delivered ${order.deliveredDaysAgo} days ago, outside our ${REFUND_WINDOW_DAYS}-day refund window, so I added ${last.amount} of store credit (${last.credit_id}) to your account instead.`,
+          )
     }
   }
 }

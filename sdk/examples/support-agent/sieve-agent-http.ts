@@ -46,8 +46,10 @@ const server = createServer(async (req, res) => {
 server.listen(Number(values.port), '127.0.0.1', () => console.log(`support agent listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/`))
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => server.close(async () => {
-    await shutdown()
-    await model.close()
-  }))
+  process.once(signal, () =>
+    server.close(async () => {
+      await shutdown()
+      await model.close()
+    }),
+  )
 }

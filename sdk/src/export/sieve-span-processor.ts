@@ -87,10 +87,7 @@ export class SieveSpanProcessor implements SpanProcessor {
     if (this.closed || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return
     if (this.stats.pending >= this.maxQueueSize) {
       this.stats.dropped++
-      warnOnce(
-        'queue-full',
-        `span queue full (${this.maxQueueSize} spans waiting for ${this.options.destination}); new spans are dropped and counted`,
-      )
+      warnOnce('queue-full', `span queue full (${this.maxQueueSize} spans waiting for ${this.options.destination}); new spans are dropped and counted`)
       return
     }
     this.stats.pending++

@@ -32,7 +32,10 @@ function toolCallParts(policy: ContentPolicy, calls: any[] | undefined): Part[] 
 function convertMessage(policy: ContentPolicy, m: any): { system: Part[] } | Message {
   if (m?.role === 'system' || m?.role === 'developer') return { system: contentParts(policy, m.content, 'system') }
   if (m?.role === 'tool') {
-    return { role: 'tool', parts: [{ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') }] }
+    return {
+      role: 'tool',
+      parts: [{ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') }],
+    }
   }
   const parts = [...contentParts(policy, m?.content, 'input'), ...toolCallParts(policy, m?.tool_calls)]
   return { role: String(m?.role ?? 'user'), parts, ...(m?.name ? { name: String(m.name) } : {}) }
@@ -79,7 +82,11 @@ export const chatCompletionsAdapter: ApiAdapter = {
     return facts(
       policy,
       r,
-      choices.map((c) => ({ text: c?.message?.content ?? c?.message?.refusal ?? null, toolCalls: c?.message?.tool_calls ?? [], finishReason: c?.finish_reason })),
+      choices.map((c) => ({
+        text: c?.message?.content ?? c?.message?.refusal ?? null,
+        toolCalls: c?.message?.tool_calls ?? [],
+        finishReason: c?.finish_reason,
+      })),
     )
   },
 

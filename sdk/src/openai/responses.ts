@@ -34,7 +34,10 @@ function inputMessages(policy: ContentPolicy, input: unknown): Message[] {
     if (item?.type === 'function_call' || item?.type === 'custom_tool_call') {
       messages.push({ role: 'assistant', parts: [toolCallPart(policy, item)] })
     } else if (item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output') {
-      messages.push({ role: 'tool', parts: [{ type: 'tool_call_response', id: String(item.call_id ?? ''), response: scrub(policy, asText(item.output), 'tool.result') }] })
+      messages.push({
+        role: 'tool',
+        parts: [{ type: 'tool_call_response', id: String(item.call_id ?? ''), response: scrub(policy, asText(item.output), 'tool.result') }],
+      })
     } else if (item?.role) {
       const kind = item.role === 'system' || item.role === 'developer' ? 'system' : item.role === 'assistant' ? 'output' : 'input'
       messages.push({ role: item.role === 'developer' ? 'system' : String(item.role), parts: contentParts(policy, item.content, kind) })
@@ -76,7 +79,11 @@ function facts(policy: ContentPolicy, r: any): ResponseFacts {
     const message: OutputMessage = { role: 'assistant', parts, finish_reason: reason }
     attrs[GEN_AI.outputMessages] = JSON.stringify([message])
   }
-  const toolCalls: RequestedToolCall[] = calls.map((c) => ({ id: String(c.call_id ?? ''), name: String(c.name ?? ''), arguments: String(c.arguments ?? c.input ?? '') }))
+  const toolCalls: RequestedToolCall[] = calls.map((c) => ({
+    id: String(c.call_id ?? ''),
+    name: String(c.name ?? ''),
+    arguments: String(c.arguments ?? c.input ?? ''),
+  }))
   return { attributes: attrs, toolCalls }
 }
 

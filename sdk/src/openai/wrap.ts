@@ -68,7 +68,11 @@ function instrument(resource: any, adapter: ApiAdapter, base: Attributes): void 
     }
     Promise.resolve(result).then(
       (stream) => {
-        const traced = guard('wrapOpenAI stream', () => traceStream(stream, adapter.accumulator(), span, startedAt, (facts) => record(span, scope, facts)), false)
+        const traced = guard(
+          'wrapOpenAI stream',
+          () => traceStream(stream, adapter.accumulator(), span, startedAt, (facts) => record(span, scope, facts)),
+          false,
+        )
         if (!traced) span.end()
       },
       (err) => endWithError(span, err),

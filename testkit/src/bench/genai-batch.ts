@@ -102,7 +102,7 @@ export function genAiSpans(count = 512, promptBytes = PROMPT_BYTES, options: Gen
                 'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
                 'gen_ai.request.temperature': 0.2,
                 'gen_ai.usage.input_tokens': 250 + i,
-                'gen_ai.usage.output_tokens': 80 + t % 50,
+                'gen_ai.usage.output_tokens': 80 + (t % 50),
                 'gen_ai.response.finish_reasons': ['stop'],
                 'gen_ai.response.id': `chatcmpl-${t}-${i}`,
                 ...messages(t, i),

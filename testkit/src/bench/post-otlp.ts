@@ -17,16 +17,12 @@ export function otlpSender(url: string, connections: number): { post(body: Buffe
   const target = new URL(url)
   const send = (body: Buffer) =>
     new Promise<OtlpAnswer>((resolve, reject) => {
-      const req = request(
-        target,
-        { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } },
-        (res) => {
-          res.resume()
-          const retryAfter = res.headers['retry-after']
-          res.on('end', () => resolve({ status: res.statusCode!, ...(retryAfter === undefined ? {} : { retryAfter }) }))
-          res.on('error', reject)
-        },
-      )
+      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (res) => {
+        res.resume()
+        const retryAfter = res.headers['retry-after']
+        res.on('end', () => resolve({ status: res.statusCode!, ...(retryAfter === undefined ? {} : { retryAfter }) }))
+        res.on('error', reject)
+      })
       req.on('error', reject)
       req.end(body)
     })
@@ -48,14 +44,16 @@ export async function sendAll(url: string, bodies: readonly Buffer[], concurrenc
   const latencies: number[] = []
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < bodies.length) {
-      const index = next++
-      const sent = performance.now()
-      statuses[index] = await sender.post(bodies[index]!)
-      latencies.push(performance.now() - sent)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const index = next++
+        const sent = performance.now()
+        statuses[index] = await sender.post(bodies[index]!)
+        latencies.push(performance.now() - sent)
+      }
+    }),
+  )
   const elapsedMs = performance.now() - started
   sender.close()
   return { statuses, latencies, elapsedMs }

@@ -40,7 +40,8 @@ export async function startSieveUp(dataDir: string, env: Record<string, string> 
   }
   child.stdout!.resume()
   const url = /OTLP\/HTTP traces: (\S+)/.exec(banner)?.[1] as string
-  const status = (field: string) => Math.round(metricValue(readFileSync(`/proc/${child.pid}/status`, 'utf8'), new RegExp(`^${field}:\\s+(\\d+) kB`, 'm')) / 1024)
+  const status = (field: string) =>
+    Math.round(metricValue(readFileSync(`/proc/${child.pid}/status`, 'utf8'), new RegExp(`^${field}:\\s+(\\d+) kB`, 'm')) / 1024)
   return {
     url,
     child,

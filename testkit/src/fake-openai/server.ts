@@ -105,7 +105,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       return stream(res, [...chunks, [null, '[DONE]']])
     }
     if (!request.stream) return sendJson(res, 200, response(answer, body))
-    return stream(res, responseEvents(answer, body).map(([event, data]): [string, string] => [event, JSON.stringify(data)]))
+    return stream(
+      res,
+      responseEvents(answer, body).map(([event, data]): [string, string] => [event, JSON.stringify(data)]),
+    )
   }
 
   const server = createServer((req, res) => {

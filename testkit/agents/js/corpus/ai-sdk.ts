@@ -45,7 +45,16 @@ await corpus.eachScenario(async ({ scenario, tracerProvider }) => {
   const messages: ModelMessage[] = []
   for (const turn of scenario.turns) {
     messages.push({ role: 'user', content: turn.user })
-    const options = { model: provider(corpus.spec.model), system: corpus.spec.system, messages, tools, stopWhen: stepCountIs(5), maxRetries: 0, telemetry, runtimeContext }
+    const options = {
+      model: provider(corpus.spec.model),
+      system: corpus.spec.system,
+      messages,
+      tools,
+      stopWhen: stepCountIs(5),
+      maxRetries: 0,
+      telemetry,
+      runtimeContext,
+    }
     if (scenario.stream) {
       const result = streamText(options)
       for await (const _ of result.textStream);

@@ -84,7 +84,10 @@ export class CorpusTelemetry {
 
   /** The tools as Chat Completions function definitions. */
   toolDefinitions() {
-    return this.spec.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> } }))
+    return this.spec.tools.map((t) => ({
+      type: 'function' as const,
+      function: { name: t.name, description: t.description, parameters: t.parameters as Record<string, unknown> },
+    }))
   }
 
   /** What a tool returns: a JSON object, as a string. */

@@ -42,7 +42,9 @@ async function complete(messages: Message[], stream: boolean): Promise<{ role: '
   const tools = corpus.toolDefinitions()
   if (!stream) {
     const message = (await client.chat.completions.create({ model: corpus.spec.model, messages, tools })).choices[0]!.message
-    const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } }] : []))
+    const calls = (message.tool_calls ?? []).flatMap((c) =>
+      c.type === 'function' ? [{ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } }] : [],
+    )
     return { role: 'assistant', content: message.content, ...(calls.length ? { tool_calls: calls } : {}) }
   }
   let text = ''

@@ -22,7 +22,10 @@ for (const name of corpus.scenarioNames) {
   if (!started.ok) throw new Error(`@sieve/sdk init: ${JSON.stringify(started)}`)
   const openai = wrapOpenAI(new OpenAI({ baseURL: corpus.baseURL, apiKey: 'corpus-key', maxRetries: 0 }))
   const run = Object.fromEntries(
-    corpus.spec.tools.map((t) => [t.name, traceTool(t.name, async ({ order_id }: { order_id: string }) => corpus.runTool(t.name, order_id), { description: t.description })]),
+    corpus.spec.tools.map((t) => [
+      t.name,
+      traceTool(t.name, async ({ order_id }: { order_id: string }) => corpus.runTool(t.name, order_id), { description: t.description }),
+    ]),
   )
   const tools = corpus.toolDefinitions()
   const session = scenario.session
@@ -34,7 +37,13 @@ for (const name of corpus.scenarioNames) {
         let text = ''
         const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = []
         if (scenario.stream) {
-          const chunks = await openai.chat.completions.create({ model: corpus.spec.model, messages, tools, stream: true, stream_options: { include_usage: true } })
+          const chunks = await openai.chat.completions.create({
+            model: corpus.spec.model,
+            messages,
+            tools,
+            stream: true,
+            stream_options: { include_usage: true },
+          })
           for await (const chunk of chunks) {
             for (const choice of chunk.choices) {
               text += choice.delta.content ?? ''
