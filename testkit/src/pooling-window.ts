@@ -14,7 +14,8 @@ export interface PoolingWindowProbe {
  * response ends: the moment Node's client has taken its listeners off a keep-alive socket and not
  * yet handed it to the pool. A peer closing the connection then is what the probe stands for; an
  * agent whose sockets do not listen throws it (caught here into `escaped`). With `origin`, only
- * requests to that origin (`http://127.0.0.1:4318`) are probed.
+ * requests to that origin (`http://127.0.0.1:4318`) are probed. Node announces a request when its
+ * body has been sent: a server that answers before reading the body can pass the probe by.
  */
 export function probePoolingWindow(origin?: string): PoolingWindowProbe {
   const host = origin === undefined ? undefined : new URL(origin).host
