@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, buildJudgePrompt, buildTranscript, loadRubricDir } from '@sieve/judging'
-import { conversation, span, traceId } from './fixtures.js'
 import { matchSnapshot } from './snapshot.js'
+import { supportConversation, supportSpan, numberedTraceId } from '@sieve/testkit'
 
 const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)
 
 test('the transcript is the conversation: each message once, in order, with the span it came from', () => {
-  const t = buildTranscript(conversation(traceId(1)))
+  const t = buildTranscript(supportConversation(numberedTraceId(1)))
   assert.deepEqual(
     t.turns.map((x) => [x.index, x.spanId, x.role]),
     [
@@ -26,7 +26,7 @@ test('the transcript is the conversation: each message once, in order, with the 
 })
 
 test('a turn of a session that resends its history shows that history as such, and what the turn did after it', () => {
-  const id = traceId(3)
+  const id = numberedTraceId(3)
   const sent = [
     { role: 'user', parts: [{ type: 'text', content: 'Refund A1.' }] },
     { role: 'assistant', parts: [{ type: 'tool_call', id: 'r1', name: 'process_refund', arguments: { order_id: 'A1' } }] },
@@ -35,7 +35,7 @@ test('a turn of a session that resends its history shows that history as such, a
     { role: 'user', parts: [{ type: 'text', content: 'When will I see it?' }] },
   ]
   const answer = [{ role: 'assistant', parts: [{ type: 'text', content: 'Within five days.' }] }]
-  const call = span(id, 'b000000000000001', {
+  const call = supportSpan(id, 'b000000000000001', {
     attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(sent), 'gen_ai.output.messages': JSON.stringify(answer) },
   })
   const t = buildTranscript({ projectId: 'p', traceId: id, spans: [call], complete: true })
@@ -56,7 +56,7 @@ test('a turn of a session that resends its history shows that history as such, a
 })
 
 test('a failed tool call shows its error in the transcript', () => {
-  const t = buildTranscript(conversation(traceId(2), { toolError: true }))
+  const t = buildTranscript(supportConversation(numberedTraceId(2), { toolError: true }))
   assert.match(t.turns.find((x) => x.spanId === 'a000000000000003')!.text, /\[error: order service timeout\]$/)
 })
 
@@ -68,14 +68,14 @@ for (const [rubricId, dimensionId] of [
   test(`the ${rubricId} ${dimensionId} prompt matches its snapshot`, () => {
     const rubric = rubrics.get(rubricId)!
     const dimension = rubric.dimensions.find((d) => d.id === dimensionId)!
-    const prompt = buildJudgePrompt(rubric, dimension, buildTranscript(conversation(traceId(1))))
+    const prompt = buildJudgePrompt(rubric, dimension, buildTranscript(supportConversation(numberedTraceId(1))))
     matchSnapshot(`prompt.${rubricId}.${dimensionId}`, `--- system ---\n${prompt.system}\n--- user ---\n${prompt.user}\n`)
   })
 }
 
 test('the prompt asks for evidence and reasoning before the score', () => {
   const rubric = rubrics.get('generic')!
-  const { system } = buildJudgePrompt(rubric, rubric.dimensions[0]!, buildTranscript(conversation(traceId(1))))
+  const { system } = buildJudgePrompt(rubric, rubric.dimensions[0]!, buildTranscript(supportConversation(numberedTraceId(1))))
   assert.ok(system.indexOf('"evidence"') < system.indexOf('"reasoning"'))
   assert.ok(system.indexOf('"reasoning"') < system.indexOf('"score"'))
 })

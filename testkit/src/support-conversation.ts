@@ -1,9 +1,9 @@
 import type { Attributes, Span, Trace } from '@sieve/core'
-import { blankSpan } from '@sieve/testkit'
+import { blankSpan } from './span-builders.js'
 
 let clock = 1_700_000_000_000_000_000n
 
-export function span(traceId: string, spanId: string, fields: Partial<Span> & { attributes?: Attributes } = {}): Span {
+export function supportSpan(traceId: string, spanId: string, fields: Partial<Span> & { attributes?: Attributes } = {}): Span {
   clock += 1_000_000n
   return blankSpan({
     traceId,
@@ -15,9 +15,9 @@ export function span(traceId: string, spanId: string, fields: Partial<Span> & { 
   })
 }
 
-export const traceId = (n: number) => n.toString(16).padStart(32, '0')
+export const numberedTraceId = (n: number) => n.toString(16).padStart(32, '0')
 
-export interface ConversationOptions {
+export interface SupportConversationOptions {
   user?: string
   toolError?: boolean
   extraUserTurns?: number
@@ -26,18 +26,18 @@ export interface ConversationOptions {
 }
 
 /** A support conversation: an agent span, an LLM call, a tool call, a final LLM call. */
-export function conversation(id: string, o: ConversationOptions = {}): Trace {
+export function supportConversation(id: string, o: SupportConversationOptions = {}): Trace {
   const resource: Attributes = { 'service.name': 'support-bot', ...(o.agentVersion ? { 'service.version': o.agentVersion } : {}) }
   const common = { resource, ...(o.user ? {} : {}) }
   const userAttr: Attributes = o.user ? { 'user.id': o.user } : {}
   const history = [{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A1? It is late and I need it for a birthday.' }] }]
   for (let i = 0; i < (o.extraUserTurns ?? 0); i++) history.push({ role: 'user', parts: [{ type: 'text', content: `Any news? (${i + 1})` }] })
-  const root = span(id, 'a000000000000001', {
+  const root = supportSpan(id, 'a000000000000001', {
     ...common,
     name: 'invoke_agent support',
     attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', ...userAttr, ...o.attributes },
   })
-  const llm1 = span(id, 'a000000000000002', {
+  const llm1 = supportSpan(id, 'a000000000000002', {
     ...common,
     parentSpanId: root.spanId,
     name: 'chat gpt-4o-2024-08-06',
@@ -53,7 +53,7 @@ export function conversation(id: string, o: ConversationOptions = {}): Trace {
       ]),
     },
   })
-  const tool = span(id, 'a000000000000003', {
+  const tool = supportSpan(id, 'a000000000000003', {
     ...common,
     parentSpanId: root.spanId,
     name: 'execute_tool check_order_status',
@@ -65,7 +65,7 @@ export function conversation(id: string, o: ConversationOptions = {}): Trace {
       ...(o.toolError ? { 'error.type': 'timeout' } : { 'gen_ai.tool.call.result': '{"status":"shipped","eta":"tomorrow"}' }),
     },
   })
-  const llm2 = span(id, 'a000000000000004', {
+  const llm2 = supportSpan(id, 'a000000000000004', {
     ...common,
     parentSpanId: root.spanId,
     name: 'chat gpt-4o-2024-08-06',
@@ -94,8 +94,8 @@ const USER_TRACE_BASE = 1_760_000_000_000_000_000n
 const SECOND = 1_000_000_000n
 
 /** A support conversation of `user` in project `project` whose earliest span starts `at` seconds after a fixed instant. */
-export function userTrace(project: string, id: string, user: string | undefined, at: bigint): Trace {
-  const trace = conversation(id, user ? { user } : {})
+export function supportUserTrace(project: string, id: string, user: string | undefined, at: bigint): Trace {
+  const trace = supportConversation(id, user ? { user } : {})
   const first = trace.spans.reduce((m, s) => (BigInt(s.startTimeUnixNano) < m ? BigInt(s.startTimeUnixNano) : m), BigInt(trace.spans[0]!.startTimeUnixNano))
   const shift = USER_TRACE_BASE + at * SECOND - first
   trace.projectId = project

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir, VERDICT_JSON_SCHEMA } from '@sieve/judging'
-import { failWith, malformed, probePoolingWindow, say, startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
-import { conversation, traceId } from './fixtures.js'
+import { failWith, malformed, probePoolingWindow, say, startFakeOpenAI, verdict, type FakeOpenAI, supportConversation, numberedTraceId } from '@sieve/testkit'
 
 const rubric = loadRubricDir(BUILTIN_RUBRICS_DIR).get('customer-support')!
 const accuracy = rubric.dimensions[0]!
-const transcript = buildTranscript(conversation(traceId(1)))
+const transcript = buildTranscript(supportConversation(numberedTraceId(1)))
 const judge = { model: 'judge-2025-01-01', seed: 11 }
 let server: FakeOpenAI
 
