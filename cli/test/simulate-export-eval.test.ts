@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { DONE, readScenarios } from '@sieve/exporter'
+import { DONE, readScenarios } from '@sieve/replay'
 import { printed, spawnSieve, until } from '@sieve/testkit'
 import { runSieve } from './support/run-sieve.js'
 
