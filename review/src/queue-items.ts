@@ -1,8 +1,7 @@
-import type { Storage } from '@sieve/core'
-import { ANNOTATOR_SOURCE } from '@sieve/review'
-import { rows } from '../db.js'
+import { readRows as rows, type Storage } from '@sieve/core'
+import { ANNOTATOR_SOURCE } from './calibration/annotations.js'
 
-/** A trace of a queue as the review page lists it; never the judge's verdict (see review/verdict.ts). */
+/** A trace of a queue as the review page lists it; never the judge's verdict (the dashboard's review/verdict.ts). */
 export interface QueueItem {
   traceId: string
   reason: string
