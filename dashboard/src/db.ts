@@ -1,4 +1,3 @@
-export { readRows as rows } from '@sieve/core'
 import { SIMULATION_ENVIRONMENT } from '@sieve/protocol'
 import { ALL_ENVIRONMENTS, type Filters } from './params.js'
 

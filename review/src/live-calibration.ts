@@ -1,5 +1,5 @@
 import type { AnnotationRow, Storage } from '@sieve/core'
-import { clickhouseScoreSink, type DimensionVerdictRow, readDimensionVerdicts } from '@sieve/scoring'
+import { clickhouseScoreSink, type DimensionVerdictRow, readDimensionVerdicts, readRubricCalibrationRows } from '@sieve/scoring'
 import { agreement, type Pair } from './calibration/agreement.js'
 import { labelsFromAnnotations, readProjectAnnotations } from './calibration/annotations.js'
 import { calibrationRecords, failedRules, type DimensionCalibration } from './calibration/calibrate.js'
@@ -96,29 +96,6 @@ export async function liveCalibration(storage: Storage, projectId: string, rubri
   })
 }
 
-/** A dimension whose trust in effect came from the review queue, as `scores` holds it. */
-interface LiveRow {
-  scorer_name: string
-  rubric_version: string
-  prompt_version: string
-  judge_model: string
-  sample_reason: string
-}
-
-/** The calibration rows in effect for a rubric's dimensions (`scores`, latest per dimension). */
-async function rowsInEffect(storage: Storage, projectId: string, rubricId: string): Promise<LiveRow[]> {
-  const result = await storage.query({
-    query: `SELECT scorer_name, argMax(rubric_version, created_at) AS rubric_version, argMax(prompt_version, created_at) AS prompt_version,
-              argMax(judge_model, created_at) AS judge_model, argMax(sample_reason, created_at) AS sample_reason
-            FROM scores FINAL
-            WHERE project_id = {project:String} AND trace_id = '' AND kind = 'calibration' AND rubric_id = {rubric:String}
-            GROUP BY scorer_name`,
-    query_params: { project: projectId, rubric: rubricId },
-    format: 'JSONEachRow',
-  })
-  return result.json<LiveRow>()
-}
-
 /** `sample_reason` of the calibration rows the review queue writes (`sieve judge calibrate` writes 'calibration'). */
 export const REVIEW_CALIBRATION = 'review'
 
@@ -144,7 +121,10 @@ export function recalibrate(
   const next = (running.get(key) ?? Promise.resolve())
     .catch(() => undefined)
     .then(async () => {
-      const [dimensions, previous] = await Promise.all([liveCalibration(storage, projectId, rubric, rules), rowsInEffect(storage, projectId, rubric.id)])
+      const [dimensions, previous] = await Promise.all([
+        liveCalibration(storage, projectId, rubric, rules),
+        readRubricCalibrationRows(storage, projectId, rubric.id),
+      ])
       const computed = new Set(dimensions.map((d) => `${rubric.id}.${d.dimension}`))
       const emptied = previous
         .filter((p) => p.sample_reason === REVIEW_CALIBRATION && !computed.has(p.scorer_name))
