@@ -10,7 +10,6 @@ export * from './api/trace-tree.js'
 export * from './http-app.js'
 export * from './server.js'
 export * from './feedback/feedback-routes.js'
-export * from './feedback/feedback-rows.js'
 // The body /v1/feedback validates: the SDK's, which sends it (one schema for both ends).
 export { feedbackSchema, traceIdSchema } from '@sieve/protocol'
 export { listTracesQuerySchema } from './api/trace-query.js'

@@ -1,4 +1,5 @@
 import type { Storage } from '@sieve/core'
+import { judgeScoreNames } from '@sieve/scoring'
 import type { Selection } from './select-traces.js'
 
 /** A selection that names a score nothing can carry: it would select nothing, silently. */
@@ -32,13 +33,4 @@ export async function checkSelectionNames(
     `${unknown.flag} ${unknown.name}: no check or judge score has that name (checks: ${[...checkNames].sort().join(', ')}; ` +
       `judge scores stored in project ${s.projectId}: ${judged.length ? judged.join(', ') : 'none'}; or scorecard)`,
   )
-}
-
-async function judgeScoreNames(client: Storage, projectId: string): Promise<string[]> {
-  const result = await client.query({
-    query: `SELECT DISTINCT scorer_name AS name FROM scores WHERE project_id = {projectId:String} AND kind = 'judge' ORDER BY name`,
-    query_params: { projectId },
-    format: 'JSONEachRow',
-  })
-  return (await result.json<{ name: string }>()).map((r) => r.name)
 }

@@ -1,8 +1,7 @@
-import type { Storage } from '@sieve/core'
-import { ANNOTATOR_SOURCE } from '@sieve/review'
-import { rows } from '../db.js'
+import { readRows, type Storage } from '@sieve/core'
+import { ANNOTATOR_SOURCE } from './calibration/annotations.js'
 
-/** A trace of a queue as the review page lists it; never the judge's verdict (see review/verdict.ts). */
+/** A trace of a queue as the review page lists it; never the judge's verdict (the dashboard's review/verdict.ts). */
 export interface QueueItem {
   traceId: string
   reason: string
@@ -93,7 +92,7 @@ const params = (s: QueueScope) => ({
 
 /** The oldest trace waiting for this reviewer, and how many wait (it included). */
 export async function nextItem(client: Storage, scope: QueueScope): Promise<{ item: QueueItem | undefined; remaining: number }> {
-  const [row] = await rows<ItemRow>(
+  const [row] = await readRows<ItemRow>(
     client,
     `SELECT *, count() OVER () AS remaining FROM (${ITEMS}) WHERE ${WAITING} ORDER BY first_added, trace_id LIMIT 1`,
     params(scope),
@@ -103,13 +102,13 @@ export async function nextItem(client: Storage, scope: QueueScope): Promise<{ it
 
 /** One trace of the queue with its state for this reviewer; undefined when it is not in the queue. */
 export async function queueItem(client: Storage, scope: QueueScope, traceId: string): Promise<QueueItem | undefined> {
-  const [row] = await rows<ItemRow>(client, `SELECT * FROM (${ITEMS}) WHERE trace_id = {trace:String}`, { ...params(scope), trace: traceId })
+  const [row] = await readRows<ItemRow>(client, `SELECT * FROM (${ITEMS}) WHERE trace_id = {trace:String}`, { ...params(scope), trace: traceId })
   return row && item(row)
 }
 
 /** A queue's size: its traces, those nobody labelled, those waiting for this reviewer. */
 export async function queueCounts(client: Storage, scope: QueueScope): Promise<{ items: number; open: number; waiting: number }> {
-  const [row] = await rows<{ items: number; open: number; waiting: number }>(
+  const [row] = await readRows<{ items: number; open: number; waiting: number }>(
     client,
     `SELECT count() AS items, countIf(labellers = 0) AS open, countIf(${WAITING}) AS waiting FROM (${ITEMS})`,
     params(scope),

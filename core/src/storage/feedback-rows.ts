@@ -1,5 +1,5 @@
-import type { Storage } from '@sieve/core'
-import { setAttribute, wellFormed } from '@sieve/core'
+import type { Storage } from './storage.js'
+import { setAttribute, wellFormed } from '../span-values.js'
 import type { Feedback } from '@sieve/protocol'
 
 /**

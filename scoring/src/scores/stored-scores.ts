@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import type { ScoreSeen } from './scorecard.js'
+import type { ScoreSeen } from '../scorecard/scorecard.js'
 
 /**
  * A trace's scores of one kind as a scorecard reads them: the latest row of each trace-level score
