@@ -53,13 +53,15 @@ export type Part = ((context: UpContext) => Promise<RunningPart>) & {
  * it; the embedded queue acknowledges on insert and keeps nothing, so there the ingester records
  * the rollup's progress in storage and first finishes, at start, what a crash left undone.
  */
-export const ingesterPart: Part = async ({ config, queue, storage, metrics, log }) => {
+export const ingesterPart: Part = async ({ queue, storage, metrics, log }) => {
   const ingester = await startIngester({
     queue,
     storage,
     metrics,
-    commitAfterRollup: config.kafka !== undefined,
-    recover: config.kafka === undefined,
+    // A queue that holds spans durably itself (Kafka) hands uncommitted batches out again after a
+    // crash; one that holds them in memory only keeps nothing across a restart.
+    commitAfterRollup: queue.capabilities.durability === 'acknowledged',
+    recover: queue.capabilities.durability === 'handled',
     onError: (error) => log.error(`ingester: ${(error as Error).message} (the rollup is retried; uncommitted batches are replayed)`),
     log: (message) => log.info(message),
   })
@@ -92,7 +94,7 @@ export const scorerPart: Part = async ({ config, queue, storage, metrics, log })
     metrics: createScorerMetrics(metrics.registry),
     loadStoredTrace: (projectId, traceId) => readTrace(storage, projectId, traceId),
     loadLogEvents: (projectId, traceIds) => readSpanLogEvents(storage, projectId, traceIds),
-    ...(config.kafka ? {} : { recovery: { storage } }),
+    ...(queue.capabilities.durability === 'handled' ? { recovery: { storage } } : {}),
     log: (message) => log.info(message),
   })
   return {

@@ -100,7 +100,7 @@ export async function serve(role: Role): Promise<number> {
       if (migrated.applied.length) log.info(`${name}: applied migrations ${migrated.applied.join(', ')}`, { migrations: migrated.applied })
     }
     const metrics = createPipelineMetrics()
-    queue = await openQueue(config, metrics, role.name, log)
+    queue = await openQueue(config, metrics, role.name, log, storage)
     const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
     for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics, log, ...(ownerToken ? { ownerToken } : {}) }))
     const url = running.find((p) => p.url)?.url

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createLogger, createPipelineMetrics, loadConfig } from '@sieve/core'
+import { createLogger, createPipelineMetrics, loadConfig, type Storage } from '@sieve/core'
 import { makeSpan } from '@sieve/testkit'
 import { openQueue } from '../src/queue.js'
 
 test('SIEVE_MAX_QUEUE_SPANS bounds the embedded queue: at the cap new requests are shed and a publish past it is refused', async () => {
   const config = loadConfig({ SIEVE_MAX_QUEUE_SPANS: '3' })
-  const queue = await openQueue(config, createPipelineMetrics(), 'up', createLogger({ level: 'error' }))
+  // Storage takes only dead letters, and no span here is refused: it is never reached.
+  const queue = await openQueue(config, createPipelineMetrics(), 'up', createLogger({ level: 'error' }), {} as Storage)
   // A consumer that takes nothing until told: what it has not handled is what the queue holds.
   let release = () => {}
   const held = new Promise<void>((resolve) => {
@@ -15,10 +16,10 @@ test('SIEVE_MAX_QUEUE_SPANS bounds the embedded queue: at the cap new requests a
   const subscription = await queue.subscribe({ group: 'slow', onBatch: () => held })
   try {
     await queue.publish([makeSpan(), makeSpan()])
-    assert.equal(queue.saturated?.(), undefined, 'two of three spans held: room left')
+    assert.equal(queue.saturated(), undefined, 'two of three spans held: room left')
     await assert.rejects(queue.publish([makeSpan(), makeSpan()]), /holds 2 of 3 spans/)
     await queue.publish([makeSpan()])
-    assert.equal(queue.saturated?.()?.reason, 'queue_full')
+    assert.equal(queue.saturated()?.reason, 'queue_full')
   } finally {
     release()
     await subscription.close()

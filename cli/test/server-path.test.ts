@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { InProcessQueue } from '@sieve/queue'
+import type { InProcessQueue } from '@sieve/queue'
 import { createPipelineMetrics } from '@sieve/core'
 import {
   createStorage,
@@ -29,6 +29,7 @@ import { countRows, makeSpan, makeTraces, until } from '@sieve/testkit'
 import { openTestStorage, spawnClickHouseHttp, startClickHouseHttp, type ClickHouseHttpProcess, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 import { collectorPart, ingesterPart, scorerPart, type RunningPart, type UpContext } from '../src/parts.js'
+import { openQueue } from '../src/queue.js'
 import { runSieve } from './support/run-sieve.js'
 
 /*
@@ -165,11 +166,12 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
   before(async () => {
     await migrate(storage, { retentionDays: 30 })
     const metrics = createPipelineMetrics()
-    const queue = new InProcessQueue()
     // Errors only, on stderr: what the parts tell an operator is not what this test is about.
     const quiet = () => {}
     const log: Record<string, unknown> = { debug: quiet, info: quiet, warn: quiet, error: (message: string) => console.error(message) }
     log.child = () => log
+    // Built as `sieve up` builds it: a publish waits for the ingester, refused spans go to dead_letters.
+    const queue = (await openQueue(config, metrics, 'up', log as unknown as UpContext['log'], storage)) as InProcessQueue
     const context = { config, storage, queue, queueDepth: () => queue.depth(), metrics, log: log as unknown as UpContext['log'] }
     for (const part of [ingesterPart, scorerPart, collectorPart]) running.push(await part(context))
     url = running.find((p) => p.url)!.url!

@@ -1,6 +1,5 @@
 import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
 import { Router, type Express } from 'express'
-import { InProcessQueue } from '@sieve/queue'
 import {
   BytesInFlight,
   createFeedbackRoutes,
@@ -65,7 +64,7 @@ export function createApp(options: AppOptions): Express {
       const notReady = await storageNotReady(storage)
       if (notReady) return notReady
       // Reachable is not enough: on the embedded queue, storage refusing every insert stalls ingest.
-      const stalled = options.queue instanceof InProcessQueue ? options.queue.stalled() : undefined
+      const stalled = options.queue.stalled()
       return stalled === undefined ? undefined : `storage is not taking spans: ${stalled}`
     },
     routers: [{ handler: metricsRoute }, ...(options.serveTraffic === false ? [] : traffic)],

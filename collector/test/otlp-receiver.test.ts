@@ -289,6 +289,9 @@ test('a closed queue, or one failing in a way it does not name, is a 503 with Re
   const closed = await QueueRecorder.start()
   await closed.queue.close()
   const broken: SpanQueue = {
+    capabilities: closed.queue.capabilities,
+    saturated: () => undefined,
+    stalled: () => undefined,
     publish: async () => {
       throw new Error('socket hang up')
     },

@@ -365,11 +365,10 @@ describe('poison spans on the embedded default', () => {
 
 describe('the 503 path and version 1 Kafka records', () => {
   test("a 503 names the problem and never quotes the storage error, which may hold other projects' rows", async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 2 })
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 2, gates: ['store'] })
     let failing = true
     await queue.subscribe({
       group: 'store',
-      gatesPublish: true,
       onBatch: async () => {
         if (failing) throw new Error(`Code: 1002. DB::Exception: refused: (at row 1) Row 1: project_id: 'acme', name: '${SECRET}'`)
       },
@@ -378,6 +377,9 @@ describe('the 503 path and version 1 Kafka records', () => {
     const receiver = await startReceiver({ queue, apiKeys: KEYS, log: (message) => log.push(message) })
     const broken = await startReceiver({
       queue: {
+        capabilities: queue.capabilities,
+        saturated: () => undefined,
+        stalled: () => undefined,
         publish: async () => {
           throw new Error(`socket closed while sending ${SECRET}`)
         },

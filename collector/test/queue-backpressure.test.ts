@@ -19,12 +19,12 @@ const post = (url: string, body: string) => fetch(url, { method: 'POST', headers
 
 /** A queue whose storing group takes its first batch and holds it until `release()`. */
 async function heldQueue(options: ConstructorParameters<typeof InProcessQueue>[0]): Promise<{ queue: InProcessQueue; release: () => void }> {
-  const queue = new InProcessQueue(options)
+  const queue = new InProcessQueue({ ...options, gates: ['store'] })
   let release!: () => void
   const held = new Promise<void>((resolve) => {
     release = resolve
   })
-  await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: () => held })
+  await queue.subscribe({ group: 'store', onBatch: () => held })
   return { queue, release }
 }
 
@@ -52,12 +52,11 @@ describe('in-process queue behind the OTLP receiver', () => {
   })
 
   test('while storing keeps failing the sender gets 503, and the spans are stored once storage is back', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, gateAttempts: 2 })
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, gateAttempts: 2, gates: ['store'] })
     let failing = true
     const stored: string[] = []
     await queue.subscribe({
       group: 'store',
-      gatesPublish: true,
       onBatch: async (batch) => {
         if (failing) throw new Error('storage unreachable')
         stored.push(...batch.map((q) => q.span.spanId))
@@ -77,8 +76,8 @@ describe('in-process queue behind the OTLP receiver', () => {
   })
 
   test('past the bytes in flight a request is answered 429 with Retry-After before its body is sent, and the next one is taken', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0 })
-    await queue.subscribe({ group: 'store', gatesPublish: true, onBatch: async () => {} })
+    const queue = new InProcessQueue({ lingerMs: 0, gates: ['store'] })
+    await queue.subscribe({ group: 'store', onBatch: async () => {} })
     const receiver = await startReceiver({ queue, maxBytesInFlight: 4096 })
     try {
       // A sender that declared 3,000 bytes and has sent 10 so far holds its room meanwhile.

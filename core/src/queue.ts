@@ -15,32 +15,29 @@ export interface QueuedSpan {
   offset: string
 }
 
+/**
+ * What every implementation honours when a group subscribes. What differs between queues is not
+ * here: it is either stated in `QueueCapabilities` or fixed when the queue is built (which groups a
+ * publish waits for, where dead letters go).
+ */
 export interface SubscribeOptions {
   /** Consumer group: each group sees every span once (at least once). */
   group: string
   /**
    * Called with batches in partition order. When `autoCommit` is true (the default) the batch is
-   * committed once the promise resolves; a rejection means "not done": the batch is delivered again.
+   * committed once the promise resolves; a rejection means "not done": the batch is delivered again,
+   * except with UnprocessableSpansError: the queue narrows the batch down to the refused spans and
+   * hands each to its dead-letter destination, and the rest counts as handled.
    */
   onBatch(batch: QueuedSpan[]): Promise<void>
   autoCommit?: boolean
   /**
-   * Embedded queue only: publish() resolves only after this group has handled the spans. The
-   * ingester sets it so an HTTP 200 means "stored"; Kafka makes spans durable on its own.
+   * This member was assigned its share of the group's partitions: when it joins, and again after
+   * every rebalance. Batches from here on may repeat records that another member, or this one
+   * before, handled without committing. The embedded queue, one member and one partition per group,
+   * says so once, when it subscribes.
    */
-  gatesPublish?: boolean
-  /**
-   * Embedded queue only: where a span goes that this group refused, alone, with
-   * UnprocessableSpansError (the batch is split until the failing spans are alone). Once it
-   * resolved the span counts as handled, and a gated publish reports it in `PublishOutcome`.
-   * Without it such spans are retried like any failure. Kafka moves them to its dead-letter topic.
-   */
-  deadLetter?(span: QueuedSpan, error: UnprocessableSpansError): Promise<void>
-  /**
-   * Kafka only: the group's partitions were assigned anew. Batches from here on may repeat
-   * records that another member, or this one before, handled without committing.
-   */
-  onReassigned?(): void
+  onAssigned?(): void
 }
 
 /** A span of a publish that storage could never take and that was kept aside as a dead letter. */
@@ -51,7 +48,7 @@ export interface QuarantinedSpan {
   reason: string
 }
 
-/** What became of a publish's spans when some were not stored (embedded queue only). */
+/** What became of a publish's spans when some were not stored (a queue whose durability is `handled`). */
 export interface PublishOutcome {
   quarantined: QuarantinedSpan[]
 }
@@ -62,18 +59,47 @@ export interface Subscription {
   close(): Promise<void>
 }
 
-export interface SpanQueue {
+/**
+ * What a queue does, stated by every implementation as a fact of the implementation (as an
+ * OpenTelemetry Collector component states `consumer.Capabilities`). Callers read it; none probes
+ * for methods.
+ */
+export interface QueueCapabilities {
   /**
-   * Resolves once the spans are durable (see `gatesPublish`), with the spans that were kept as
-   * dead letters instead, if any; rejects with QueueUnavailableError or QueueFullError.
+   * When publish() resolves. `handled`: the queue holds spans in memory only, so it resolves once
+   * the groups it was built to wait for (the one that stores them) handled them, with the spans
+   * they dead-lettered in `PublishOutcome`. `acknowledged`: once the queue holds them durably
+   * itself (Kafka: every in-sync replica acknowledged), whoever consumes them, whenever. Hence
+   * a `handled` queue keeps nothing across a restart, and an `acknowledged` one hands out again
+   * after a crash what its groups had not committed.
+   */
+  readonly durability: 'handled' | 'acknowledged'
+  /**
+   * Takes an OTLP protobuf request scanned, not decoded, and forwards the sender's bytes
+   * (`ForwardingQueue.publishScanned` in @sieve/queue, which names the request's type).
+   */
+  readonly forwardsProtobuf: boolean
+}
+
+export interface SpanQueue {
+  readonly capabilities: QueueCapabilities
+  /**
+   * Resolves once the spans are durable (see `QueueCapabilities.durability`), with the spans that
+   * were kept as dead letters instead, if any; rejects with QueueUnavailableError or QueueFullError.
    */
   publish(spans: Span[]): Promise<PublishOutcome | void>
   /**
    * Why a publish now would only wait too long or be refused for load (full, or its oldest span
    * waiting past the bound), so the receiver answers 429 before reading the request; undefined when
-   * it takes spans. The embedded queue's; Kafka pushes back through produce timeouts instead.
+   * it takes spans. Kafka is never saturated: it pushes back through produce timeouts instead (503).
    */
-  saturated?(): Saturation | undefined
+  saturated(): Saturation | undefined
+  /**
+   * Why spans published now would not become durable though the queue takes them (for readiness):
+   * on a `handled` queue, a group it waits for failing attempt after attempt (storage down).
+   * Undefined otherwise; always on an `acknowledged` queue, which holds spans whatever consumes them.
+   */
+  stalled(): string | undefined
   subscribe(options: SubscribeOptions): Promise<Subscription>
   close(): Promise<void>
 }
@@ -109,8 +135,9 @@ export class QueueFullError extends Error {
 /**
  * A subscriber rejects a batch with this when the data itself cannot be handled (the database
  * refuses a row), so retrying cannot help. The queue narrows the batch down to the spans that
- * fail and moves them, with this message, to the dead-letter topic; any other rejection means
- * "not now" and the batch is delivered again after a back-off.
+ * fail and moves them, with this message, to its dead-letter destination (Kafka: the dead-letter
+ * topic; embedded: the `deadLetters` it was built with, else they are retried like any failure);
+ * any other rejection means "not now" and the batch is delivered again after a back-off.
  */
 export class UnprocessableSpansError extends Error {
   readonly code = 'SPANS_UNPROCESSABLE'

@@ -10,6 +10,7 @@ import {
   tracesArrivedSince,
   type QueuedSpan,
   type SpanQueue,
+  type UnprocessableSpansError,
   type Subscription,
   type TraceKey,
 } from '@sieve/core'
@@ -21,7 +22,7 @@ export interface IngesterOptions {
   queue: SpanQueue
   storage: Storage
   metrics?: PipelineMetrics
-  /** Consumer group name; one ingester group stores every span once. */
+  /** Consumer group name (default `INGESTER_GROUP`); one ingester group stores every span once. */
   group?: string
   onError?: (error: unknown) => void
   /**
@@ -49,6 +50,23 @@ export interface Ingester {
   /** Handles what is queued, brings the rollup up to date, unsubscribes. */
   stop(): Promise<void>
 }
+
+/**
+ * The ingester's consumer group by default: the group the embedded queue is built to wait for
+ * (`InProcessQueueOptions.gates`), so that there an OTLP 200 means the insert has committed.
+ */
+export const INGESTER_GROUP = 'ingester'
+
+/**
+ * The embedded queue's dead letters (`InProcessQueueOptions.deadLetters`): each span storage
+ * refused on its own goes to `dead_letters` under its project, as Kafka's go to the dead-letter topic.
+ */
+export const storeDeadLetters =
+  (storage: Storage, metrics?: PipelineMetrics) =>
+  async ({ span }: QueuedSpan, error: UnprocessableSpansError): Promise<void> => {
+    await insertDeadLetters(storage, [{ span, error: error.message }])
+    metrics?.deadLetters.inc({ project: span.projectId })
+  }
 
 /** Most traces whose rollup one start rewrites (in statements of 2,000); the rest is left to the next start. */
 export const RECOVERY_MAX_TRACES = 100_000
@@ -101,10 +119,10 @@ function touchedTraces(batch: QueuedSpan[]): TraceKey[] {
 }
 
 /**
- * Stores what the queue delivers: one insert per batch into `spans`. Subscribed with
- * `gatesPublish`, so on the embedded queue an OTLP 200 means the insert has committed. Spans
- * storage refuses (found by the embedded queue splitting the batch) are written to
- * `dead_letters` under their project; with Kafka they go to the dead-letter topic instead. A span
+ * Stores what the queue delivers: one insert per batch into `spans`. The embedded queue waits for
+ * this group (`INGESTER_GROUP`), so there an OTLP 200 means the insert has committed. Spans
+ * storage refuses are rejected with UnprocessableSpansError and go to the queue's dead letters
+ * (embedded: `storeDeadLetters`, into `dead_letters`; Kafka: the dead-letter topic). A span
  * delivered twice collapses in `spans` (ReplacingMergeTree on its identity, FINAL in reads); the
  * `traces` rollup of touched traces is rewritten from `spans FINAL` right after, off the
  * acknowledgement path, so it counts every distinct span once.
@@ -120,7 +138,7 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
     },
   })
   const commitAfterRollup = options.commitAfterRollup ?? false
-  const group = options.group ?? 'ingester'
+  const group = options.group ?? INGESTER_GROUP
   const replays = commitAfterRollup ? new ReplayGuard(storage, group) : undefined
   const uncovered = options.recover ? new Uncovered() : undefined
   const progress = uncovered
@@ -153,7 +171,6 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
   }
   const subscription: Subscription = await options.queue.subscribe({
     group,
-    gatesPublish: true,
     autoCommit: !commitAfterRollup,
     onBatch: async (batch) => {
       const admitted = replays ? await replays.admit(batch) : { insert: batch, replayed: 0 }
@@ -173,11 +190,7 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       if (covered) void rolled.then(covered)
       if (commitAfterRollup) commitWhen(rolled, batch)
     },
-    onReassigned: () => replays?.reassigned(),
-    deadLetter: async ({ span }, error) => {
-      await insertDeadLetters(storage, [{ span, error: error.message }])
-      metrics?.deadLetters.inc({ project: span.projectId })
-    },
+    onAssigned: () => replays?.reassigned(),
   })
   ready(subscription)
   progress?.start()

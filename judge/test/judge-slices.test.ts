@@ -191,13 +191,12 @@ test('negative feedback after a trace was scored has it judged once for that rea
   await giveFeedback(p, id(4), 0, 1)
   await judge.readFeedback()
 
-  const queue = new InProcessQueue()
+  const queue = new InProcessQueue({ gates: ['scorer'] })
   const scorer = await Scorer.start({
     queue,
     sink,
     checks: await loadChecksConfig(config.sections),
     onScored: judge.onScored,
-    gatePublish: true,
     options: { quietPeriodMs: 0, tickMs: 10 },
   })
   await queue.publish(traces.flatMap((t) => t.spans))

@@ -48,13 +48,12 @@ test('scored traces reach the judge through the scorer, and judge scores land in
   const config = loadConfig({ SIEVE_CONFIG_FILE: file, SIEVE_DATA_DIR: dir, JUDGE_BASE_URL: server.baseURL, JUDGE_MODEL: 'judge-2025-01-01' })
   const sink = clickhouseScoreSink(storage)
   const judge = createJudge(config, sink)!
-  const queue = new InProcessQueue()
+  const queue = new InProcessQueue({ gates: ['scorer'] })
   const scorer = await Scorer.start({
     queue,
     sink,
     checks: await loadChecksConfig(config.sections),
     onScored: judge.onScored,
-    gatePublish: true,
     options: { quietPeriodMs: 0, tickMs: 10 },
   })
   await queue.publish([...supportConversation(numberedTraceId(1)).spans, ...supportConversation(numberedTraceId(2), { toolError: true }).spans])

@@ -67,8 +67,8 @@ test('the judge writes the scorecard again with its items: the stored verdict fa
   const checks = await loadChecksConfig(config.sections)
   const sink = clickhouseScoreSink(storage)
   const judge = createJudge(config, sink, undefined, undefined, { scorecards: checks.scorecards })!
-  const queue = new InProcessQueue()
-  const scorer = await Scorer.start({ queue, sink, checks, onScored: judge.onScored, gatePublish: true, options: { quietPeriodMs: 0, tickMs: 10 } })
+  const queue = new InProcessQueue({ gates: ['scorer'] })
+  const scorer = await Scorer.start({ queue, sink, checks, onScored: judge.onScored, options: { quietPeriodMs: 0, tickMs: 10 } })
   const trace = scenarios.refundHandledWell().trace()
   await queue.publish(trace.spans)
   await scorer.stop({ flush: true })

@@ -6,6 +6,7 @@ import {
   type BackoffRange,
   type PublishOutcome,
   type QuarantinedSpan,
+  type QueueCapabilities,
   type QueuedSpan,
   type Saturation,
   type Span,
@@ -22,12 +23,13 @@ import {
  *   `saturated()` says so before a request is read: full, or its oldest span waiting past `maxWaitMs`.
  * - Group commit: spans of all requests that arrive while a group's handler is busy (or within
  *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans`.
- * - A group subscribed with `gatesPublish` makes publish() resolve only once it handled the spans.
+ * - Durability `handled`: publish() resolves only once every group named in `gates` handled the
+ *   spans (the groups that store them; nothing in memory outlives the process).
  * - Quarantine: a batch the group refuses with UnprocessableSpansError (storage cannot take some
  *   span in it) is taken out of the group's lane, so the batches behind it go on at once. Beside
  *   the lane it is split by project, then halved until the failing spans are alone; the rest is
- *   handled, and each failing span goes to the group's `deadLetter` and is reported to its
- *   publisher as quarantined. One project's bad span costs another project one extra insert.
+ *   handled, and each failing span goes to `deadLetters` and is reported to its publisher as
+ *   quarantined. One project's bad span costs another project one extra insert.
  * - Any other failure (storage unavailable) is retried after a growing backoff; spans are never
  *   dropped. A gated publish whose spans failed `gateAttempts` times is rejected (503) while the
  *   retries go on, and so is every gated publish waiting behind them: nothing waits without
@@ -45,6 +47,18 @@ export interface InProcessQueueOptions {
   retryInitialMs?: number
   retryMaxMs?: number
   gateAttempts?: number
+  /**
+   * The consumer groups a publish waits for: those whose handling makes spans durable (`sieve up`:
+   * the ingester's). A group that is not subscribed is not waited for.
+   */
+  gates?: readonly string[]
+  /**
+   * Where a span goes that a group refused, alone, with UnprocessableSpansError (the batch is split
+   * until the failing spans are alone): the embedded counterpart of Kafka's dead-letter topic. Once
+   * it resolved the span counts as handled, and a gated publish reports it in `PublishOutcome`.
+   * Without it such spans are retried like any failure.
+   */
+  deadLetters?: (span: QueuedSpan, error: UnprocessableSpansError, group: string) => Promise<void>
   /** Told of every failed batch, for logs (the error in full: it may quote stored data). */
   onError?: (group: string, error: unknown, attempt: number) => void
 }
@@ -86,6 +100,7 @@ type Owners = Map<QueuedSpan, { entry: Entry; index: number }>
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export class InProcessQueue implements SpanQueue {
+  readonly capabilities = { durability: 'handled', forwardsProtobuf: false } as const satisfies QueueCapabilities
   private readonly groups = new Map<string, Group>()
   private nextOffset = 0n
   private closed = false
@@ -95,6 +110,7 @@ export class InProcessQueue implements SpanQueue {
   private readonly lingerMs: number
   private readonly retry: BackoffRange
   private readonly gateAttempts: number
+  private readonly gates: ReadonlySet<string>
 
   constructor(private readonly options: InProcessQueueOptions = {}) {
     this.capacity = options.capacity ?? 100_000
@@ -103,6 +119,7 @@ export class InProcessQueue implements SpanQueue {
     this.lingerMs = options.lingerMs ?? 5
     this.retry = { baseMs: options.retryInitialMs ?? 100, maxMs: options.retryMaxMs ?? 5000 }
     this.gateAttempts = options.gateAttempts ?? 3
+    this.gates = new Set(options.gates)
   }
 
   /** Spans published but not yet handled by the slowest group. */
@@ -132,7 +149,7 @@ export class InProcessQueue implements SpanQueue {
    */
   stalled(): string | undefined {
     for (const group of this.groups.values()) {
-      if (!group.options.gatesPublish || group.failures < this.gateAttempts) continue
+      if (!this.gates.has(group.options.group) || group.failures < this.gateAttempts) continue
       return `consumer group '${group.options.group}' has failed ${group.failures} attempts in a row since ${group.failingSince?.toISOString()}`
     }
     return undefined
@@ -145,12 +162,12 @@ export class InProcessQueue implements SpanQueue {
       throw new QueueFullError(`the queue holds ${this.depth()} of ${this.capacity} spans; retry later`)
     }
     const queued = spans.map((span) => ({ span, partition: 0, offset: (this.nextOffset++).toString() }))
-    const gates: Promise<PublishOutcome>[] = []
+    const waits: Promise<PublishOutcome>[] = []
     const at = performance.now()
     for (const group of this.groups.values()) {
       const entry: Entry = { spans: queued, at, unsettled: queued.length, quarantined: [] }
-      if (group.options.gatesPublish) {
-        gates.push(
+      if (this.gates.has(group.options.group)) {
+        waits.push(
           new Promise<PublishOutcome>((resolve, reject) => {
             entry.waiter = { resolve, reject }
           }),
@@ -160,7 +177,7 @@ export class InProcessQueue implements SpanQueue {
       group.depth += queued.length
       this.schedule(group)
     }
-    const outcomes = await Promise.all(gates)
+    const outcomes = await Promise.all(waits)
     // Two gating groups may both have kept a span aside: report it once.
     const quarantined = new Map<number, QuarantinedSpan>()
     for (const outcome of outcomes) for (const q of outcome.quarantined) if (!quarantined.has(q.index)) quarantined.set(q.index, q)
@@ -172,6 +189,8 @@ export class InProcessQueue implements SpanQueue {
     if (this.groups.has(options.group)) throw new Error(`consumer group '${options.group}' already has a subscriber in this process`)
     const group: Group = { options, entries: [], depth: 0, busy: false, idle: [], closed: false, isolating: new Set(), failures: 0 }
     this.groups.set(options.group, group)
+    // Its one partition is this member's from now on: no other member ever handled any of it.
+    options.onAssigned?.()
     return {
       // Nothing survives the process, so there is no position to store.
       commit: async () => {},
@@ -255,7 +274,7 @@ export class InProcessQueue implements SpanQueue {
         return
       } catch (error) {
         this.options.onError?.(group.options.group, error, attempt)
-        if (error instanceof UnprocessableSpansError && group.options.deadLetter) {
+        if (error instanceof UnprocessableSpansError && this.options.deadLetters) {
           // Storage answered, about the data: it is up. The lane goes on while the batch is split.
           group.failures = 0
           this.isolate(group, entries, error)
@@ -327,12 +346,12 @@ export class InProcessQueue implements SpanQueue {
     }
   }
 
-  /** A span storage refused on its own: to the group's dead letters (retried until they take it), then settled as quarantined. */
+  /** A span storage refused on its own: to the dead letters (retried until they take it), then settled as quarantined. */
   private async quarantine(group: Group, owners: Owners, queued: QueuedSpan, error: UnprocessableSpansError): Promise<void> {
     const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {
       try {
-        await group.options.deadLetter!(queued, error)
+        await this.options.deadLetters!(queued, error, group.options.group)
         break
       } catch (deadLetterError) {
         this.options.onError?.(group.options.group, deadLetterError, attempt)

@@ -2,7 +2,7 @@ export * from './in-process-queue.js'
 export { KafkaSpanQueue, openKafkaQueue, type KafkaQueueOptions, type KafkaSettings } from './kafka-queue.js'
 export { KafkaSetupError } from './kafka-topics.js'
 export { openKafkaTopicWriter, type KafkaTopicWriter, type KafkaTopicWriterOptions } from './kafka-topic-writer.js'
-export { forwardsProtobuf, type ForwardingQueue } from './forwarding-queue.js'
+export { forwardingOf, type ForwardingQueue } from './forwarding-queue.js'
 export {
   encodeSpanRecord,
   encodeSpanRecords,

@@ -1,6 +1,6 @@
 import type kafkajs from 'kafkajs'
 import type { Producer } from 'kafkajs'
-import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
+import type { Config, QueueCapabilities, Saturation, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '@sieve/otlp'
 import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
 import type { ForwardingQueue } from './forwarding-queue.js'
@@ -31,6 +31,7 @@ export interface KafkaQueueOptions {
  * offsets are committed. Start it with `openKafkaQueue`, which also sets up the topics.
  */
 export class KafkaSpanQueue implements ForwardingQueue {
+  readonly capabilities = { durability: 'acknowledged', forwardsProtobuf: true } as const satisfies QueueCapabilities
   private readonly subscriptions = new Set<Subscription>()
   private deadLetterProducer: Producer | undefined
 
@@ -77,6 +78,16 @@ export class KafkaSpanQueue implements ForwardingQueue {
 
   publish(spans: Span[]): Promise<void> {
     return this.publisher.publish(encodeSpanRecords(spans), spans.length)
+  }
+
+  /** Never: a broker that cannot keep up fails produce requests, and publish() rejects (503). */
+  saturated(): Saturation | undefined {
+    return undefined
+  }
+
+  /** Never: what Kafka acknowledged is durable whatever its consumers do (their lag is on /metrics). */
+  stalled(): string | undefined {
+    return undefined
   }
 
   /** The spans of an OTLP protobuf request, forwarded as the sender's bytes: one record per trace. */

@@ -68,7 +68,7 @@ export class KafkaSubscription implements Subscription {
       const restart = payload.restart ? '; restarting' : ''
       console.error(`sieve: Kafka consumer of group '${options.group}' failed: ${payload.error.message}${restart}`)
     })
-    consumer.on(consumer.events.GROUP_JOIN, () => options.onReassigned?.())
+    consumer.on(consumer.events.GROUP_JOIN, () => options.onAssigned?.())
     await consumer.connect()
     await consumer.subscribe({ topic: settings.topic, fromBeginning: true })
     await consumer.run({

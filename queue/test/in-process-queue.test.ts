@@ -39,12 +39,11 @@ function gate() {
 
 describe('in-process queue', () => {
   test('spans of requests arriving while the handler is busy reach it as one batch', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0 })
+    const queue = new InProcessQueue({ lingerMs: 0, gates: ['g'] })
     const batches: string[][] = []
     const first = gate()
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (batch) => {
         batches.push(ids(batch))
         if (batches.length === 1) await first.opened
@@ -62,11 +61,10 @@ describe('in-process queue', () => {
   })
 
   test('a batch never exceeds maxBatchSpans unless one publish alone is larger', async () => {
-    const queue = new InProcessQueue({ lingerMs: 50, maxBatchSpans: 4 })
+    const queue = new InProcessQueue({ lingerMs: 50, maxBatchSpans: 4, gates: ['g'] })
     const sizes: number[] = []
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (b) => {
         sizes.push(b.length)
       },
@@ -77,11 +75,10 @@ describe('in-process queue', () => {
 
   // The linger is ten minutes: without the fix this test runs into its timeout.
   test('a batch that fills up while lingering goes at once instead of waiting out the linger', { timeout: 30_000 }, async () => {
-    const queue = new InProcessQueue({ lingerMs: 600_000, maxBatchSpans: 4 })
+    const queue = new InProcessQueue({ lingerMs: 600_000, maxBatchSpans: 4, gates: ['g'] })
     const sizes: number[] = []
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (b) => {
         sizes.push(b.length)
       },
@@ -91,13 +88,12 @@ describe('in-process queue', () => {
   })
 
   test('publish waits for the gating group and not for the others', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0 })
+    const queue = new InProcessQueue({ lingerMs: 0, gates: ['store'] })
     const stored = gate()
     const slow = gate()
     let handled = false
     await queue.subscribe({
       group: 'store',
-      gatesPublish: true,
       onBatch: async () => {
         await stored.opened
         handled = true
@@ -119,12 +115,11 @@ describe('in-process queue', () => {
   })
 
   test('every group gets every span', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0 })
+    const queue = new InProcessQueue({ lingerMs: 0, gates: ['a', 'b'] })
     const seen: Record<string, string[]> = { a: [], b: [] }
     for (const group of ['a', 'b']) {
       await queue.subscribe({
         group,
-        gatesPublish: true,
         onBatch: async (batch) => {
           seen[group]!.push(...ids(batch))
         },
@@ -135,9 +130,9 @@ describe('in-process queue', () => {
   })
 
   test('a full queue refuses with QueueFullError and takes spans again once drained', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, capacity: 4 })
+    const queue = new InProcessQueue({ lingerMs: 0, capacity: 4, gates: ['g'] })
     const held = gate()
-    await queue.subscribe({ group: 'g', gatesPublish: true, onBatch: () => held.opened })
+    await queue.subscribe({ group: 'g', onBatch: () => held.opened })
     const accepted = queue.publish(spans('a', 3))
     await assert.rejects(queue.publish(spans('b', 2)), (err) => err instanceof QueueFullError && err.retryAfterSeconds > 0)
     held.open()
@@ -146,11 +141,10 @@ describe('in-process queue', () => {
   })
 
   test('a failed batch is delivered again, whole, until it succeeds', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 10 })
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 10, gates: ['g'] })
     const attempts: string[][] = []
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (batch) => {
         attempts.push(ids(batch))
         if (attempts.length < 3) throw new Error('storage down')
@@ -166,12 +160,11 @@ describe('in-process queue', () => {
   })
 
   test('a gated publish gives up with QueueUnavailableError while the spans stay queued', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 2 })
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 2, gates: ['g'] })
     let fail = true
     const delivered: string[] = []
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (batch) => {
         if (fail) throw new Error('storage down')
         delivered.push(...ids(batch))
@@ -185,19 +178,22 @@ describe('in-process queue', () => {
   })
 
   test('a batch refused for its data is split: the rest handled, each refused span dead-lettered and reported to its publisher', async () => {
-    const queue = new InProcessQueue({ lingerMs: 20, retryInitialMs: 1 })
+    const dead: [string, string, string][] = []
+    const queue = new InProcessQueue({
+      lingerMs: 20,
+      retryInitialMs: 1,
+      gates: ['g'],
+      deadLetters: async (queued, error, group) => {
+        dead.push([queued.span.spanId, error.message, group])
+      },
+    })
     const handled: string[] = []
-    const dead: [string, string][] = []
     const refused = new Set(['a3', 'a6'])
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (batch) => {
         if (batch.some((q) => refused.has(q.span.spanId))) throw new UnprocessableSpansError("Code: 27. row 1: 'secret'", 'storage refused it (test)')
         handled.push(...ids(batch))
-      },
-      deadLetter: async (queued, error) => {
-        dead.push([queued.span.spanId, error.message])
       },
     })
     const other = spans('b', 3).map((s) => ({ ...s, projectId: 'other' }))
@@ -211,25 +207,23 @@ describe('in-process queue', () => {
     assert.equal(b, undefined, 'nothing of the other project was refused')
     assert.deepEqual(handled.sort(), ['a0', 'a1', 'a2', 'a4', 'a5', 'a7', 'b0', 'b1', 'b2'])
     assert.deepEqual(dead.sort(), [
-      ['a3', "Code: 27. row 1: 'secret'"],
-      ['a6', "Code: 27. row 1: 'secret'"],
+      ['a3', "Code: 27. row 1: 'secret'", 'g'],
+      ['a6', "Code: 27. row 1: 'secret'", 'g'],
     ])
     assert.equal(queue.depth(), 0)
     await queue.close()
   })
 
   test('batches behind a refused one go on while it is split; close waits for the split to finish', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1 })
     const held = gate()
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gates: ['g'], deadLetters: () => held.opened })
     const handled: string[] = []
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async (batch) => {
         if (batch.some((q) => q.span.spanId === 'a0')) throw new UnprocessableSpansError('refused')
         handled.push(...ids(batch))
       },
-      deadLetter: () => held.opened,
     })
     let refusedDone = false
     const refused = queue.publish(spans('a', 1)).then(() => {
@@ -250,11 +244,10 @@ describe('in-process queue', () => {
   })
 
   test('while storage fails, publishes queued behind the failing batch are answered too, and the queue says it is stalled', async () => {
-    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, retryMaxMs: 20, gateAttempts: 2 })
+    const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, retryMaxMs: 20, gateAttempts: 2, gates: ['g'] })
     let failing = true
     await queue.subscribe({
       group: 'g',
-      gatesPublish: true,
       onBatch: async () => {
         if (failing) throw new Error("Code: 1002. quoting a row: 'secret'")
       },
@@ -268,6 +261,21 @@ describe('in-process queue', () => {
     failing = false
     await queue.close()
     assert.equal(queue.stalled(), undefined)
+  })
+
+  test('states its capabilities: durable once handled, no protobuf forwarding; a subscriber is told its partition is assigned', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, capacity: 1, gates: ['g'] })
+    assert.deepEqual(queue.capabilities, { durability: 'handled', forwardsProtobuf: false })
+    let assigned = 0
+    const held = gate()
+    await queue.subscribe({ group: 'g', onBatch: () => held.opened, onAssigned: () => assigned++ })
+    assert.equal(assigned, 1)
+    assert.equal(queue.saturated(), undefined)
+    const published = queue.publish(spans('a', 1))
+    assert.equal(queue.saturated()?.reason, 'queue_full')
+    held.open()
+    await published
+    await queue.close()
   })
 
   test('close drains what is queued and then refuses new spans', async () => {

@@ -62,8 +62,6 @@ export interface ScorerDeps {
   loadLogEvents?: (projectId: string, traceIds: string[]) => Promise<ReadonlyMap<string, SpanEvent[]>>
   /** Told of every trace once its scores are stored (e.g. to offer it to the judge). */
   onScored?: (score: TraceScore, closed: ClosedTrace) => void
-  /** Make `queue.publish()` wait until the scorer holds the spans (embedded queue; for tests and tools). */
-  gatePublish?: boolean
   /**
    * The queue keeps nothing across a restart (the embedded one), so the scorer keeps its progress in
    * `storage`: recorded as it goes (`progress`, stage 'scores'), and at start, before any span is
@@ -119,7 +117,6 @@ export class Scorer {
     scorer.subscription = await deps.queue.subscribe({
       group: scorer.options.group,
       autoCommit: false,
-      gatesPublish: deps.gatePublish ?? false,
       onBatch: async (batch) => {
         scorer.assembler.add(batch)
         await scorer.room()

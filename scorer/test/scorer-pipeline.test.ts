@@ -34,13 +34,12 @@ async function rows<T>(query: string, params: Record<string, unknown> = {}): Pro
 
 async function startScorer(sink: ScoreSink, extra: Partial<Parameters<typeof Scorer.start>[0]> = {}) {
   const clock = { ms: 0 }
-  const queue = new InProcessQueue({ lingerMs: 0 })
+  const queue = new InProcessQueue({ lingerMs: 0, gates: ['scorer'] })
   const registry = new Registry()
   const scorer = await Scorer.start({
     queue,
     sink,
     checks,
-    gatePublish: true,
     now: () => clock.ms,
     metrics: createScorerMetrics(registry),
     options: { quietPeriodMs: 3000, tickMs: 3_600_000 },

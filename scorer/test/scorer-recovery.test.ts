@@ -41,14 +41,13 @@ async function progressFromNow(): Promise<void> {
 }
 
 async function start(extra: Partial<Parameters<typeof Scorer.start>[0]> = {}) {
-  const queue = new InProcessQueue({ lingerMs: 0 })
+  const queue = new InProcessQueue({ lingerMs: 0, gates: ['scorer'] })
   const registry = new Registry()
   const logs: string[] = []
   const scorer = await Scorer.start({
     queue,
     sink: sink(),
     checks,
-    gatePublish: true,
     metrics: createScorerMetrics(registry),
     recovery: { storage },
     options: { quietPeriodMs: 0, maxTraceAgeMs: 60_000, tickMs: 3_600_000 },

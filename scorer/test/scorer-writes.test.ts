@@ -18,7 +18,7 @@ import { Scorer } from '../src/index.js'
  * traces of each score write; `duringWrite` runs inside each write, before it resolves.
  */
 async function tickedScorer(writeBatchTraces: number, duringWrite: (queue: InProcessQueue) => Promise<void> = async () => {}) {
-  const queue = new InProcessQueue({ lingerMs: 0 })
+  const queue = new InProcessQueue({ lingerMs: 0, gates: ['scorer'] })
   const writes: number[] = []
   const scorer = await Scorer.start({
     queue,
@@ -29,7 +29,6 @@ async function tickedScorer(writeBatchTraces: number, duringWrite: (queue: InPro
       },
     },
     checks: resolveChecksConfig({}),
-    gatePublish: true,
     options: { quietPeriodMs: 0, tickMs: 600_000, writeBatchTraces },
   })
   return {

@@ -6,7 +6,7 @@ import { InProcessQueue, type InProcessQueueOptions } from '@sieve/queue'
 import { createPipelineMetrics, type PipelineMetrics, migrate } from '@sieve/core'
 import { createApp } from '@sieve/collector'
 import { listen, type RunningServer } from '@sieve/http'
-import { startIngester, type Ingester } from '@sieve/ingester'
+import { INGESTER_GROUP, startIngester, storeDeadLetters, type Ingester } from '@sieve/ingester'
 import { openTestStorage } from './clickhouse-http.js'
 
 export interface SieveOptions {
@@ -42,8 +42,9 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
   const store = await openTestStorage({ path: join(dir, 'clickhouse') })
   const storage = store.storage
   await migrate(storage, { retentionDays: 30 })
-  const queue = new InProcessQueue(options.queue)
   const metrics = createPipelineMetrics()
+  // Built as `sieve up` builds it (cli/src/queue.ts): a publish waits for the ingester.
+  const queue = new InProcessQueue({ gates: [INGESTER_GROUP], deadLetters: storeDeadLetters(storage, metrics), ...options.queue })
   const ingester = await startIngester({ queue, storage, metrics })
   const app = createApp({
     queue,

@@ -15,10 +15,9 @@ export class QueueRecorder {
   private constructor(readonly queue: InProcessQueue) {}
 
   static async start(options: InProcessQueueOptions = {}): Promise<QueueRecorder> {
-    const recorder = new QueueRecorder(new InProcessQueue({ lingerMs: 0, ...options }))
+    const recorder = new QueueRecorder(new InProcessQueue({ lingerMs: 0, ...options, gates: ['store'] }))
     await recorder.queue.subscribe({
       group: 'store',
-      gatesPublish: true,
       onBatch: async (batch) => {
         recorder.batches++
         for (const wake of recorder.waiters.splice(0)) wake()

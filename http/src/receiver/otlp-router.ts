@@ -2,7 +2,7 @@ import type { LogFn, PublishOutcome, Span, SpanQueue, PipelineMetrics } from '@s
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
 import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
-import { forwardsProtobuf } from '@sieve/queue'
+import { forwardingOf, type ForwardingQueue } from '@sieve/queue'
 import { requestIdOf } from '../api/request-id.js'
 import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
 import { BytesInFlight, nextTurn } from './admission.js'
@@ -10,7 +10,10 @@ import { ReceiverError, badRequest, shed } from './receiver-error.js'
 import { formatOf } from './request-format.js'
 
 export const otlpRouterOptionsSchema = z.object({
-  queue: z.custom<SpanQueue>((q) => typeof (q as SpanQueue | null)?.publish === 'function', 'queue must be a SpanQueue'),
+  queue: z.custom<SpanQueue>(
+    (q) => typeof (q as SpanQueue | null)?.publish === 'function' && typeof (q as SpanQueue).capabilities === 'object',
+    'queue must be a SpanQueue',
+  ),
   /** API key → project id; empty: no auth, everything goes to project `default`. */
   apiKeys: z.custom<ReadonlyMap<string, string>>((m) => m instanceof Map, 'apiKeys must be a Map of key to project'),
   /** Limit on the body, both as sent and once decompressed. */
@@ -44,6 +47,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
   const log: LogFn = options.log ?? ((message) => console.error(message))
   const router = Router()
   const inFlight = options.bytesInFlight ?? new BytesInFlight(Infinity)
+  const forwarding = forwardingOf(queue)
 
   router.post('/v1/traces', async (req: Request, res: Response) => {
     const stopTimer = metrics.requestDuration.startTimer()
@@ -54,7 +58,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
     try {
       // Shed before any work: a queue that would refuse the spans, or make the sender wait past its
       // patience, refuses the request before its body is read (the rest is discarded as it comes).
-      const saturated = queue.saturated?.()
+      const saturated = queue.saturated()
       if (saturated) {
         metrics.requestsShed.inc({ reason: saturated.reason })
         throw shed(`queue is ${saturated.reason === 'queue_full' ? 'full' : 'behind'}: ${saturated.message}`)
@@ -62,7 +66,7 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       const { project, format, body } = await readOtlpRequest(req, apiKeys, maxBodyBytes, share)
       await nextTurn()
       // A zero-length body is the empty export request in protobuf; JSON senders get the same.
-      const { account, kept, publish, spanAt } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue)
+      const { account, kept, publish, spanAt } = body.length === 0 ? NO_SPANS : readSpans(format, body, project, queue, forwarding)
       if (kept === 0 && account.rejected === 0) {
         sendOtlp(res, 200, format, encodeExportResponse(format, 0, 'empty request: no spans received'))
         return
@@ -110,10 +114,10 @@ const NO_SPANS: ReadSpans = { account: new RequestAccount(), kept: 0, publish: (
 const nameOf = (span: Span | undefined, index: number): string => (span ? `span ${span.spanId} of trace ${span.traceId}` : `span ${index}`)
 
 /** Throws OtlpDecodeError for a body that is not an export request (answered 400 by sendOtlpFailure). */
-function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: SpanQueue): ReadSpans {
-  if (format === 'protobuf' && forwardsProtobuf(queue)) {
+function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: SpanQueue, forwarding: ForwardingQueue | undefined): ReadSpans {
+  if (format === 'protobuf' && forwarding) {
     const scanned = scanProtobufRequest(body, project)
-    return { account: scanned, kept: scanned.traceIds.length, publish: () => queue.publishScanned(scanned), spanAt: (i) => `span ${i}` }
+    return { account: scanned, kept: scanned.traceIds.length, publish: () => forwarding.publishScanned(scanned), spanAt: (i) => `span ${i}` }
   }
   const decoded = format === 'protobuf' ? decodeProtobufRequest(body, project) : decodeJsonRequest(body, project)
   return {

@@ -4,7 +4,15 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
 import { scanProtobufRequest } from '@sieve/otlp'
-import { encodeTraceRecords, KafkaSetupError, MAX_TRACE_RECORD_BYTES, openKafkaQueue, type KafkaSettings, type KafkaSpanQueue } from '@sieve/queue'
+import {
+  encodeTraceRecords,
+  forwardingOf,
+  KafkaSetupError,
+  MAX_TRACE_RECORD_BYTES,
+  openKafkaQueue,
+  type KafkaSettings,
+  type KafkaSpanQueue,
+} from '@sieve/queue'
 import { makeSpan, makeTraces, sharedBrokers, until } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { protobufRequest } from '@sieve/testkit/otlp'
@@ -60,8 +68,10 @@ test('every published span reaches the group once, in partition order, all spans
 
   const received: QueuedSpan[] = []
   const partitionsPerCall: number[] = []
+  let assigned = 0
   const sub = await queue.subscribe({
     group: 'ingester',
+    onAssigned: () => assigned++,
     onBatch: async (batch) => {
       received.push(...batch)
       partitionsPerCall.push(new Set(batch.map((q) => q.partition)).size)
@@ -75,6 +85,7 @@ test('every published span reaches the group once, in partition order, all spans
   await sub.close()
   await queue.close()
 
+  assert.ok(assigned >= 1, 'the member is told it was assigned its partitions')
   assert.equal(received.length, spans.length)
   const byId = new Map(spans.map((s) => [s.spanId, s]))
   for (const r of received) assert.deepEqual(r.span, byId.get(r.span.spanId))
@@ -249,6 +260,8 @@ test('a missing topic is created with the configured partitions, or start-up say
 test('a publish bigger than one Kafka request (3 MB of one trace, incompressible) is split and acknowledged whole', async () => {
   const kafka = settings(1)
   const queue = await open(kafka)
+  assert.deepEqual(queue.capabilities, { durability: 'acknowledged', forwardsProtobuf: true })
+  assert.equal(queue.saturated(), undefined)
   const [trace] = makeTraces(1, 1)
   const big = Array.from({ length: 3000 }, () => makeSpan({ traceId: trace!.traceId, attributes: { 'gen_ai.prompt': randomBytes(450).toString('hex') } }))
   await queue.publish(big)
@@ -258,7 +271,7 @@ test('a publish bigger than one Kafka request (3 MB of one trace, incompressible
   const scanned = scanProtobufRequest(protobufRequest(big), 'default')
   const records = encodeTraceRecords(scanned)
   assert.ok(records.length > 1 && records.every((r) => r.value.length < MAX_TRACE_RECORD_BYTES + 1024))
-  await queue.publishScanned(scanned)
+  await forwardingOf(queue)!.publishScanned(scanned)
   const after = await admin.fetchTopicOffsets(kafka.spansTopic)
   assert.equal(after[0]!.high, String(3000 + records.length))
   await queue.close()

@@ -50,7 +50,7 @@ interface Expected {
 
 export async function startSpanReceiver(options: SpanReceiverOptions = {}): Promise<SpanReceiver> {
   const { port = 0, maxBodyBytes = 16 * 1024 * 1024, keepUnexpected = true } = options
-  const queue = new InProcessQueue()
+  const queue = new InProcessQueue({ gates: ['sieve-eval'] })
   let received: Span[] = []
   const strays = { unknown: 0, late: 0 }
   // The traces of recent calls, oldest first, so a span exported after its call ended counts as late.
@@ -58,7 +58,6 @@ export async function startSpanReceiver(options: SpanReceiverOptions = {}): Prom
   const expected = new Map<string, Expected>()
   const subscription = await queue.subscribe({
     group: 'sieve-eval',
-    gatesPublish: true,
     onBatch: async (batch) => {
       for (const { span } of batch) {
         const waiting = expected.get(span.traceId)
