@@ -1,6 +1,6 @@
 import type { Config, Logger, SpanQueue } from '@sieve/core'
 import { InProcessQueue, openKafkaQueue } from '@sieve/queue'
-import type { PipelineMetrics } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 
 /** The one place that picks the queue: Kafka when KAFKA_BROKERS is set, in-process otherwise. */
 export async function openQueue(config: Config, metrics: PipelineMetrics, role: string, log: Logger): Promise<SpanQueue> {

@@ -23,7 +23,17 @@ const ROLES = ['collector', 'ingester', 'scorer', 'judge', 'dashboard', 'exporte
  * Bottom first: the libraries, then the roles, then the CLI that assembles them. The SDK runs inside
  * users' agents and imports only the wire protocol it shares with the server.
  */
-const LAYERS: string[][] = [['protocol'], ['core', 'pii', 'sdk'], ['otlp'], ['queue'], ['http', 'scoring', 'llm'], ['judging'], ['review'], ROLES, ['cli']]
+const LAYERS: string[][] = [
+  ['protocol', 'metrics'],
+  ['core', 'pii', 'sdk'],
+  ['otlp'],
+  ['queue'],
+  ['http', 'scoring', 'llm'],
+  ['judging'],
+  ['review'],
+  ROLES,
+  ['cli'],
+]
 /** The test harness: above every part it starts, below the CLI; imported only by tests, benchmarks and examples. */
 const HARNESS = 'testkit'
 const HARNESS_LAYER = LAYERS.length - 1
