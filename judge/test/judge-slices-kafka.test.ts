@@ -14,7 +14,7 @@ import { resolveChecksConfig } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
 import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
-import { JudgeStage, type JudgeCandidate } from '../src/index.js'
+import { JudgeStage, type JudgeCandidate } from '../src/stage.js'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import { traceId, userTrace } from './fixtures.js'
 
