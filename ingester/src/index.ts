@@ -1,1 +1,1 @@
-export * from './ingester.js'
+export { type Ingester, startIngester } from './ingester.js'
