@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { once } from 'node:events'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
@@ -35,6 +37,17 @@ async function runExample(...args: string[]) {
     tools: agent.children.filter((c: any) => c.attributes['gen_ai.operation.name'] === 'execute_tool').map((c: any) => c.attributes['gen_ai.tool.name']),
   }
 }
+
+test('the example imports only what a user installs: @sieve/sdk, its peer @opentelemetry/api, openai, zod', () => {
+  const dir = fileURLToPath(new URL('../examples/support-agent/', import.meta.url))
+  const packages = new Set<string>()
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    for (const [, specifier] of readFileSync(join(dir, file), 'utf8').matchAll(/^import [^']*'([^']+)'/gm)) {
+      if (!specifier!.startsWith('.') && !specifier!.startsWith('node:')) packages.add(specifier!)
+    }
+  }
+  assert.deepEqual([...packages].sort(), ['@opentelemetry/api', '@sieve/sdk', 'openai', 'zod'])
+})
 
 describe('examples/support-agent, against the scripted model', () => {
   test('without OPENAI_API_KEY it says the agent needs a model, and exits 2', async () => {
