@@ -106,7 +106,7 @@ export const TRACE_WAIT_OPTION: StringOption = {
   description: 'with an http(s) --agent: how long to wait, once it answered, for the span it opened under the request to arrive',
 }
 
-/** `--agent` (a command, a module or an http(s) URL), `--otlp-port` and `--trace-wait`; the exporter checks they fit together. */
+/** `--agent` (a command, a module or an http(s) URL), `--otlp-port` and `--trace-wait`; the gate (@sieve/replay) checks they fit together. */
 export function agentOption(values: OptionValues): { agent: string; otlpPort?: number; traceWaitMs?: number } {
   const agent = typeof values.agent === 'string' ? values.agent.trim() : ''
   if (!agent) throw new UsageError('--agent must name a command, a module or an http(s) URL')

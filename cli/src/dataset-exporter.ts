@@ -2,11 +2,11 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Storage, Config } from '@sieve/core'
 import type { DatasetExporter } from '@sieve/dashboard'
-import { createScrubber, exportDataset, loadScrubOptions, projectDatasetPath } from '@sieve/exporter'
+import { createScrubber, exportDataset, loadScrubOptions, projectDatasetPath } from '@sieve/dataset'
 import { loadChecksConfig } from '@sieve/scoring'
 
 /**
- * The dashboard's "export to dataset" action on the exporter: the selected traces, scrubbed, are
+ * The dashboard's "export to dataset" action on @sieve/dataset: the selected traces, scrubbed, are
  * appended to the project's own `<SIEVE_DATA_DIR>/datasets/<project>/golden.jsonl` exactly as
  * `sieve export` would add them. One dataset per project: a tenant's examples, and the dedupe
  * against them, never meet another tenant's.

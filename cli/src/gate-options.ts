@@ -1,10 +1,10 @@
-import type { GatePolicyInput } from '@sieve/exporter'
+import type { GatePolicyInput } from '@sieve/replay'
 import { UsageError, type OptionValues, type StringOption } from './command.js'
 
 /**
  * The options `sieve eval` and `sieve simulate` share for deciding pass, warn or fail: the repeats
  * (a number or auto), the thresholds, the test's level, zero-tolerance and graded checks. Defined
- * here once; checked by the exporter's gatePolicySchema (zod), its problems given back as flags.
+ * here once; checked by @sieve/replay's gatePolicySchema (zod), its problems given back as flags.
  */
 export function gateOptions(defaultRepeats: string, unit: string): Record<string, StringOption> {
   return {
@@ -58,7 +58,7 @@ const list = (raw: unknown): string[] | undefined => (raw === undefined ? undefi
 
 /** The gate's policy from the command line; a value the schema refuses is a usage error naming the flag, the rule and the value. */
 export async function gatePolicyOption(values: OptionValues): Promise<Omit<GatePolicyInput, 'repeats'> & { repeats: number | 'auto' }> {
-  const { gatePolicySchema } = await import('@sieve/exporter')
+  const { gatePolicySchema } = await import('@sieve/replay')
   const raw: Record<string, unknown> = {}
   for (const [key, flag] of Object.entries(FLAGS)) {
     const value = key === 'zeroTolerance' || key === 'graded' ? list(values[flag]) : values[flag]

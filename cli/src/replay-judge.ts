@@ -1,5 +1,5 @@
 import type { Config } from '@sieve/core'
-import type { ReplayJudge } from '@sieve/exporter'
+import type { ReplayJudge } from '@sieve/replay'
 import type { Scorecards } from '@sieve/scoring'
 import { fractionOption, UsageError } from './command.js'
 
@@ -23,7 +23,7 @@ export function judgeFloors(raw: unknown): Record<string, number> {
 export async function replayJudge(config: Config, asked: boolean, floors: Record<string, number>, scorecards: Scorecards): Promise<ReplayJudge | undefined> {
   const [{ ConfigError }, { ReplayJudge }, { judgeItemProblems }, { loadJudgeConfig, loadRubrics }] = await Promise.all([
     import('@sieve/core'),
-    import('@sieve/exporter'),
+    import('@sieve/replay'),
     import('@sieve/scoring'),
     import('@sieve/judging'),
   ])

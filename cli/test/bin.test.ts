@@ -100,7 +100,7 @@ test('sieve --version without git on PATH prints the version alone and exits 0',
 
 test("sieve --help, --version and a command's --help load no storage engine, judge, HTTP server or Kafka client", async () => {
   const log = importLog(scratch)
-  const heavy = /^(@sieve\/(core|collector|scorer|exporter|dashboard)|chdb|kafkajs|express|@clickhouse\/client|prom-client|zod)(\/|$)/
+  const heavy = /^(@sieve\/(core|collector|scorer|dataset|replay|dashboard)|chdb|kafkajs|express|@clickhouse\/client|prom-client|zod)(\/|$)/
   for (const args of [['--help'], ['--version'], ['up', '--help'], ['eval', '--help']]) {
     log.clear()
     const result = await run(join(root, 'node_modules/.bin/sieve'), args, { env: { ...process.env, NODE_OPTIONS: `--import ${log.register}` } })

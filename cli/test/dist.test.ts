@@ -64,7 +64,7 @@ before(async () => {
 })
 
 test('the tree holds the builds and production dependencies only: no sources, tsx, compiler or chDB', () => {
-  for (const w of ['core', 'pii', 'collector', 'scorer', 'exporter', 'dashboard', 'sdk', 'cli']) {
+  for (const w of ['core', 'pii', 'collector', 'scorer', 'dataset', 'replay', 'dashboard', 'sdk', 'cli']) {
     assert.ok(existsSync(join(app, w, 'dist/index.js')), `${w}/dist`)
     assert.ok(!existsSync(join(app, w, 'src')), `no ${w}/src`)
   }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { envSchema } from '@sieve/core'
-import { BUCKETS } from '@sieve/exporter'
+import { BUCKETS } from '@sieve/dataset'
 import { parseCommandArgs } from '../src/args.js'
 import { commands } from '../src/commands/index.js'
 import { SETTINGS } from '../src/environment.js'
@@ -140,7 +140,7 @@ test("the settings help describes are the configuration schema's, with its defau
     assert.equal(described[name].default, defaults[name], `${name} default`)
     assert.ok((described[name].default === undefined) !== (described[name].unset === undefined), `${name}: a default or what unset means`)
   }
-  // Read outside the schema: the file itself, and the scrubber's secret (exporter/src/scrub/config.ts).
+  // Read outside the schema: the file itself, and the scrubber's secret (dataset/src/scrub/config.ts).
   assert.deepEqual(
     Object.keys(SETTINGS).filter((n) => !(n in envSchema.shape)),
     ['SIEVE_CONFIG_FILE', 'SIEVE_SCRUB_SECRET'],

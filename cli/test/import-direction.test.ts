@@ -17,11 +17,13 @@ import { fileURLToPath } from 'node:url'
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-/** What `sieve <role>` runs (the eval gate and datasets included): each stands on libraries alone. */
-const ROLES = ['collector', 'ingester', 'scorer', 'judge', 'dashboard', 'exporter']
+/** What `sieve <role>` runs (the regression gate's `sieve eval` and `sieve simulate` included): each stands on libraries alone. */
+const ROLES = ['collector', 'ingester', 'scorer', 'judge', 'dashboard', 'replay']
 /**
  * Bottom first: the libraries, then the roles, then the CLI that assembles them. The SDK runs inside
- * users' agents and imports only the wire protocol it shares with the server.
+ * users' agents and imports only the wire protocol it shares with the server. Golden datasets
+ * (`dataset`: export, scrub, the example schema and its validation) are a library: the gate replays
+ * their examples, and `sieve export`, `sieve scrub` and `sieve dataset` are the CLI calling it.
  */
 const LAYERS: string[][] = [
   ['protocol', 'metrics'],
@@ -29,7 +31,7 @@ const LAYERS: string[][] = [
   ['otlp'],
   ['queue'],
   ['http', 'scoring', 'llm'],
-  ['judging'],
+  ['judging', 'dataset'],
   ['review'],
   ROLES,
   ['cli'],
@@ -337,8 +339,9 @@ test("ARCHITECTURE.md's table of folders names every workspace, and only folders
 test('the check refuses an upward, a sideways, an undeclared and a relative import', () => {
   const manifests = new Map<string, Manifest>([
     ['collector', { dependencies: new Set(['@sieve/core', '@sieve/scorer', '@sieve/http']), devDependencies: new Set(['@sieve/testkit']) }],
-    ['exporter', { dependencies: new Set(['@sieve/dashboard', '@sieve/judge']), devDependencies: new Set() }],
+    ['replay', { dependencies: new Set(['@sieve/dashboard', '@sieve/judge']), devDependencies: new Set() }],
     ['scoring', { dependencies: new Set(['@sieve/core', '@sieve/scorer']), devDependencies: new Set(['@sieve/scorer']) }],
+    ['dataset', { dependencies: new Set(['@sieve/replay']), devDependencies: new Set() }],
     ['core', { dependencies: new Set(['@sieve/http']), devDependencies: new Set() }],
   ])
   const site = (from: string, to: string, extra: Partial<ImportSite> = {}): ImportSite => ({
@@ -352,9 +355,10 @@ test('the check refuses an upward, a sideways, an undeclared and a relative impo
   assert.equal(violation(site('collector', 'core'), manifests), undefined)
   assert.equal(violation(site('collector', 'http'), manifests), undefined)
   assert.match(violation(site('collector', 'scorer'), manifests)!, /a role imports libraries only, never another role/)
-  assert.match(violation(site('exporter', 'dashboard'), manifests)!, /a role imports libraries only/)
-  assert.match(violation(site('exporter', 'judge'), manifests)!, /a role imports libraries only/)
+  assert.match(violation(site('replay', 'dashboard'), manifests)!, /a role imports libraries only/)
+  assert.match(violation(site('replay', 'judge'), manifests)!, /a role imports libraries only/)
   assert.match(violation(site('scoring', 'scorer'), manifests)!, /a library never imports a role/)
+  assert.match(violation(site('dataset', 'replay'), manifests)!, /a library never imports a role/, 'the gate reads datasets, never the reverse')
   assert.equal(
     violation(site('scoring', 'scorer', { shipped: false, file: 'scoring/test/x.test.ts' }), manifests),
     undefined,

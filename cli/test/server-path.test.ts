@@ -22,7 +22,7 @@ import {
   type Span,
 } from '@sieve/core'
 import { worst, worstQuery } from '@sieve/dashboard'
-import { createScrubber, exportDataset, parseDataset, sinceUnixNano } from '@sieve/exporter'
+import { createScrubber, exportDataset, parseDataset, sinceUnixNano } from '@sieve/dataset'
 import { clickhouseScoreSink, loadChecksConfig, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import { pollFeedback } from '@sieve/judge'
 import { countRows, makeSpan, makeTraces, until } from '@sieve/testkit'

@@ -144,7 +144,7 @@ export interface Config {
   }
   /** The LLM judge's endpoint; the scorer validates the model name (see judge/src/config.ts). */
   judge: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
-  /** The simulated user's endpoint for `sieve simulate`; the exporter validates the model name like the judge's. */
+  /** The simulated user's endpoint for `sieve simulate`; the gate (@sieve/replay) validates the model name like the judge's. */
   simulator: { baseUrl?: string; apiKey?: string; model?: string; allowModelAlias: boolean }
   /** Structured sections of the config file (e.g. `checks`, `judge`), validated by the part that owns them. */
   sections: Record<string, unknown>

@@ -1,17 +1,5 @@
-import type { Storage } from '@sieve/core'
 import { SIMULATION_ENVIRONMENT } from '@sieve/protocol'
 import { ALL_ENVIRONMENTS, type Filters } from './params.js'
-
-/** Runs one read query with bound parameters and returns its rows (64-bit integers as numbers). */
-export async function rows<T>(client: Storage, query: string, params: Record<string, unknown>): Promise<T[]> {
-  const result = await client.query({
-    query,
-    query_params: params,
-    format: 'JSONEachRow',
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-  })
-  return result.json<T>()
-}
 
 /**
  * A Date as a DateTime64(3) query parameter: Unix seconds with milliseconds. A wall time without

@@ -1,6 +1,6 @@
 /**
- * What the dashboard's "export to dataset" action needs from the exporter (@sieve/exporter): turn
- * the selected traces into golden examples. `sieve up` passes the exporter's implementation.
+ * What the dashboard's "export to dataset" action needs from export (@sieve/dataset): turn
+ * the selected traces into golden examples. `sieve up` passes the CLI's, over @sieve/dataset.
  */
 export interface DatasetExporter {
   exportTraces(request: { projectId: string; traceIds: string[]; note?: string }): Promise<ExportOutcome>

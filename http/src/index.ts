@@ -10,7 +10,6 @@ export { createTraceRoutes, type TraceDetails } from './api/trace-routes.js'
 export { createHttpApp, type MountedRouter } from './http-app.js'
 export { listen, type RunningServer } from './server.js'
 export { createFeedbackRoutes } from './feedback/feedback-routes.js'
-export { insertFeedbackRows } from './feedback/feedback-rows.js'
 // The body /v1/feedback validates: the SDK's, which sends it (one schema for both ends).
 export { feedbackSchema, traceIdSchema } from '@sieve/protocol'
 export { listTracesQuerySchema } from './api/trace-query.js'

@@ -1,4 +1,4 @@
-import type { Storage } from '@sieve/core'
+import { feedbackSince, type Storage } from '@sieve/core'
 import { ANNOTATOR_SOURCE, WITHDRAWN_SOURCE } from '@sieve/review'
 
 /** Feedback read in one poll: the lowest score among a trace's new feedback rows. */
@@ -31,17 +31,7 @@ export function pollFeedback(storage: Storage, onFeedback: (rows: FeedbackSeen[]
   let since = new Date(Date.now() - (options.lookbackMs ?? 86_400_000)).toISOString().replace('T', ' ').replace('Z', '')
   let running: Promise<void> | undefined
   const poll = async () => {
-    const result = await storage.query({
-      query: `SELECT project_id, trace_id, minIf(score, NOT is_label) AS lowest, countIf(NOT is_label) AS rated,
-                groupUniqArrayIf(attributes['rubric'], is_label) AS rubrics, toString(max(created_at)) AS last
-              FROM (SELECT *, source IN {labels:Array(String)} AS is_label FROM feedback
-                    WHERE created_at > parseDateTime64BestEffort({since:String}, 3, 'UTC'))
-              GROUP BY project_id, trace_id`,
-      query_params: { since, labels: [ANNOTATOR_SOURCE, WITHDRAWN_SOURCE] },
-      format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    })
-    const rows = await result.json<{ project_id: string; trace_id: string; lowest: number; rated: number; rubrics: string[]; last: string }>()
+    const rows = await feedbackSince(storage, since, [ANNOTATOR_SOURCE, WITHDRAWN_SOURCE])
     let last = since
     for (const row of rows) if (row.last > last) last = row.last
     const rated = rows.filter((r) => Number(r.rated) > 0)

@@ -1,7 +1,7 @@
 import type { Storage } from '@sieve/core'
 import { readTrace, type Trace } from '@sieve/core'
 import type { FeedbackSeen } from './feedback-poller.js'
-import { storedVerdicts } from './stored-verdicts.js'
+import { storedVerdicts } from '@sieve/scoring'
 
 export interface LateFeedbackDeps {
   storage: Storage

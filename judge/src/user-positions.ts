@@ -1,5 +1,5 @@
 import type { Storage } from '@sieve/core'
-import { compareNanos, userIdOf, type Trace } from '@sieve/core'
+import { compareNanos, firstTracesOfUsers, userIdOf, type Trace } from '@sieve/core'
 import { traceView } from '@sieve/scoring'
 
 /** A trace's place in its user's history: traces are ordered by start time, then trace id. */
@@ -113,25 +113,10 @@ export class UserPositions {
     for (const w of waiters) w.resolve(positionIn(first, w.entry))
   }
 
-  /**
-   * The first `firstTraces` traces of each user, in order. Rows of the `traces` rollup are read
-   * without FINAL: a trace rewritten by the ingester has several rows until they merge, and
-   * grouping by trace id takes the earliest start of any of them (a late span only moves a
-   * trace's start earlier).
-   */
+  /** The first `firstTraces` traces of each user, in order (core's firstTracesOfUsers). */
   private async firstTracesOf(projectId: string, users: string[]): Promise<Map<string, Entry[]>> {
-    const result = await this.storage.query({
-      query: `SELECT user_id AS user, trace_id AS traceId, toString(toUnixTimestamp64Nano(min(start_time))) AS startNs
-              FROM traces
-              WHERE project_id = {projectId:String} AND user_id IN {users:Array(String)}
-              GROUP BY user_id, trace_id
-              ORDER BY user_id, min(start_time), trace_id
-              LIMIT {n:UInt32} BY user_id`,
-      query_params: { projectId, users, n: this.firstTraces },
-      format: 'JSONEachRow',
-    })
     const byUser = new Map<string, Entry[]>()
-    for (const row of await result.json<{ user: string; traceId: string; startNs: string }>()) {
+    for (const row of await firstTracesOfUsers(this.storage, projectId, users, this.firstTraces)) {
       let list = byUser.get(row.user)
       if (!list) byUser.set(row.user, (list = []))
       list.push({ traceId: row.traceId, startNs: BigInt(row.startNs) })

@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { until, verdict, type FakeOpenAI } from '@sieve/testkit'
-import { conversation, traceId } from './fixtures.js'
+import { until, verdict, type FakeOpenAI, supportConversation, numberedTraceId } from '@sieve/testkit'
 import { judgeStage } from './stage-harness.js'
 import { judgeTestbed, type Testbed } from './testbed.js'
 
@@ -29,8 +28,8 @@ const today = Math.floor(Date.now() / DAY) * DAY
 const at = (day: number) => () => today + day * DAY + DAY / 2
 const dayOf = (day: number) => new Date(today + day * DAY).toISOString().slice(0, 10)
 let nextTrace = 1
-const plain = () => conversation(traceId(nextTrace++))
-const toolError = () => conversation(traceId(nextTrace++), { toolError: true })
+const plain = () => supportConversation(numberedTraceId(nextTrace++))
+const toolError = () => supportConversation(numberedTraceId(nextTrace++), { toolError: true })
 
 function stage(section: Record<string, unknown>, now: () => number, budgetSync?: { flushMs?: number; refreshMs?: number }) {
   return judgeStage(server, section, (r) => verdict(r, 3), { inThread: true, storage, now, ...(budgetSync ? { budgetSync } : {}) })

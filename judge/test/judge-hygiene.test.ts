@@ -1,8 +1,19 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Span, Trace } from '@sieve/core'
-import { dimensionOf, firstCitation, say, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, span, traceId } from './fixtures.js'
+import {
+  dimensionOf,
+  firstCitation,
+  say,
+  startFakeOpenAI,
+  verdict,
+  type FakeOpenAI,
+  type ModelRequest,
+  type Step,
+  supportConversation,
+  supportSpan,
+  numberedTraceId,
+} from '@sieve/testkit'
 import { judgeStage } from './stage-harness.js'
 
 let server: FakeOpenAI
@@ -29,8 +40,8 @@ function sentTurns(request: ModelRequest): string[] {
 
 test('a trace without conversation content (capture off, or tool spans only) makes no judge call and is counted', async () => {
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, (r) => verdict(r, 4))
-  assert.equal(s.offer({ trace: withoutContent(conversation(traceId(1))), checks: [] }), undefined)
-  const toolsOnly = conversation(traceId(2))
+  assert.equal(s.offer({ trace: withoutContent(supportConversation(numberedTraceId(1))), checks: [] }), undefined)
+  const toolsOnly = supportConversation(numberedTraceId(2))
   assert.equal(
     s.offer({ trace: { ...toolsOnly, spans: toolsOnly.spans.filter((x) => x.attributes['gen_ai.operation.name'] === 'execute_tool') }, checks: [] }),
     undefined,
@@ -46,7 +57,7 @@ test('a verdict quoting what no turn says is asked again once, then stored as un
   const invented = (r: ModelRequest) =>
     say(JSON.stringify({ evidence: [{ ...firstCitation(r), quote: 'I have refunded you in full.' }], reasoning: 'r', score: 4 }))
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 }, rubrics: { default: 'generic' } }, invented)
-  s.offer({ trace: conversation(traceId(3)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(3)), checks: [] })
   await s.drain()
   const dimensions = records.filter((r) => r.scorerName.startsWith('generic.'))
   assert.equal(server.requests.length, 2 * dimensions.length)
@@ -74,7 +85,7 @@ test('a quote found in its turn once white space and quotation marks are folded 
     return say(JSON.stringify({ evidence: [{ turn, span_id, quote }], reasoning: 'r', score: 4 }))
   }
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 }, rubrics: { default: 'generic' } }, script)
-  s.offer({ trace: conversation(traceId(4)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(4)), checks: [] })
   await s.drain()
   assert.ok(records.length > 1)
   for (const r of records) assert.equal(r.error, '', r.scorerName)
@@ -84,7 +95,7 @@ test('a quote found in its turn once white space and quotation marks are folded 
 })
 
 test('the judge reads the conversation in order: earlier turns marked history, the user, the tool call, its result once, the answer', async () => {
-  const id = traceId(5)
+  const id = numberedTraceId(5)
   const message = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] })
   const history = [
     message('user', 'My order A-1001 arrived broken.'),
@@ -93,7 +104,7 @@ test('the judge reads the conversation in order: earlier turns marked history, t
   ]
   const call = { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'lookup_order', arguments: { order_id: 'A-1001' } }] }
   const system = JSON.stringify([{ type: 'text', content: 'You are the support agent.' }])
-  const agent = span(id, 'b000000000000001', {
+  const agent = supportSpan(id, 'b000000000000001', {
     name: 'invoke_agent support',
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
@@ -106,7 +117,7 @@ test('the judge reads the conversation in order: earlier turns marked history, t
   const spans: Span[] = [
     agent,
     // Every child starts and ends in the agent's first nanosecond: only causality can order them.
-    span(id, 'b000000000000004', {
+    supportSpan(id, 'b000000000000004', {
       ...same,
       parentSpanId: agent.spanId,
       attributes: {
@@ -121,7 +132,7 @@ test('the judge reads the conversation in order: earlier turns marked history, t
         'gen_ai.output.messages': JSON.stringify([message('assistant', 'Refunded.')]),
       },
     }),
-    span(id, 'b000000000000003', {
+    supportSpan(id, 'b000000000000003', {
       ...same,
       parentSpanId: agent.spanId,
       attributes: {
@@ -132,7 +143,7 @@ test('the judge reads the conversation in order: earlier turns marked history, t
         'gen_ai.tool.call.result': '{"status":"broken"}',
       },
     }),
-    span(id, 'b000000000000002', {
+    supportSpan(id, 'b000000000000002', {
       ...same,
       parentSpanId: agent.spanId,
       attributes: {
@@ -159,7 +170,7 @@ test('the judge reads the conversation in order: earlier turns marked history, t
 })
 
 test('a truncated trace is judged and flagged, and kept out of means unless judge.includeTruncated', async () => {
-  const incomplete = { ...conversation(traceId(6)), complete: false }
+  const incomplete = { ...supportConversation(numberedTraceId(6)), complete: false }
   const { stage: s, records } = stage({ sampling: { rate: 1 }, rubrics: { default: 'generic' } }, (r) => verdict(r, 4))
   s.offer({ trace: incomplete, checks: [] })
   await s.drain()
@@ -167,10 +178,13 @@ test('a truncated trace is judged and flagged, and kept out of means unless judg
   for (const r of records) {
     assert.equal(r.evaluationLabel, 'truncated')
     assert.match(r.error, /^TRUNCATED: trace .* is incomplete/)
-    assert.deepEqual(JSON.parse(r.detail).truncated, [`trace ${traceId(6)} is incomplete`])
+    assert.deepEqual(JSON.parse(r.detail).truncated, [`trace ${numberedTraceId(6)} is incomplete`])
   }
   const included = stage({ sampling: { rate: 1 }, rubrics: { default: 'generic' }, includeTruncated: true }, (r) => verdict(r, 4))
-  included.stage.offer({ trace: { ...incomplete, traceId: traceId(7), spans: incomplete.spans.map((x) => ({ ...x, traceId: traceId(7) })) }, checks: [] })
+  included.stage.offer({
+    trace: { ...incomplete, traceId: numberedTraceId(7), spans: incomplete.spans.map((x) => ({ ...x, traceId: numberedTraceId(7) })) },
+    checks: [],
+  })
   await included.stage.drain()
   assert.ok(included.records.find((r) => r.scorerName === 'generic'))
   for (const r of included.records) assert.equal(r.error, '')

@@ -12,11 +12,10 @@ import { createPipelineMetrics } from '@sieve/metrics'
 import { startIngester } from '@sieve/ingester'
 import { resolveChecksConfig } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
-import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { countRows, sharedBrokers, startFakeOpenAI, until, verdict, type FakeOpenAI, numberedTraceId, supportUserTrace } from '@sieve/testkit'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { JudgeStage, type JudgeCandidate } from '../src/stage.js'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
-import { traceId, userTrace } from './fixtures.js'
 
 let brokers: string[]
 let release: () => Promise<void>
@@ -64,8 +63,10 @@ test("two scorer instances of one consumer group over Kafka, each with its own j
 
   // Six users with four traces each, a trace a second in turn: their traces land on every partition.
   const users = ['ann', 'ben', 'cat', 'dan', 'eve', 'fay']
-  const traces = users.flatMap((user, u) => [0, 1, 2, 3].map((k) => userTrace('kafka', traceId(0x4000 + u * 16 + k), user, BigInt(k * users.length + u))))
-  const expected = users.flatMap((_, u) => [traceId(0x4000 + u * 16), traceId(0x4000 + u * 16 + 1)]).sort()
+  const traces = users.flatMap((user, u) =>
+    [0, 1, 2, 3].map((k) => supportUserTrace('kafka', numberedTraceId(0x4000 + u * 16 + k), user, BigInt(k * users.length + u))),
+  )
+  const expected = users.flatMap((_, u) => [numberedTraceId(0x4000 + u * 16), numberedTraceId(0x4000 + u * 16 + 1)]).sort()
 
   // What each instance scored is handed to its judge once the ingester has stored everything,
   // so the test does not depend on the ingester keeping ahead of the scorers.

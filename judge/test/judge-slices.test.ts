@@ -13,9 +13,8 @@ import { createJudge } from '../src/index.js'
 import { JudgeStage } from '../src/stage.js'
 import { UserPositions } from '../src/user-positions.js'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
-import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { startFakeOpenAI, verdict, type FakeOpenAI, numberedTraceId, supportUserTrace } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
-import { traceId, userTrace } from './fixtures.js'
 
 let dir: string
 let testStorage: TestStorage
@@ -74,20 +73,20 @@ async function newUsersTaken(stage: JudgeStage, traces: Trace[]): Promise<string
 
 test('two judge instances over the same storage, and a restarted one, take exactly the same new-user traces', async () => {
   const p = 'new-users'
-  const id = (n: number) => traceId(0x1000 + n)
+  const id = (n: number) => numberedTraceId(0x1000 + n)
   // alice: five traces, two of them starting at the same instant (the trace id decides: id(2) < id(3));
   // bob: three; carol: one; and a trace that names no user.
   const traces = [
-    userTrace(p, id(5), 'alice', 50n),
-    userTrace(p, id(3), 'alice', 20n),
-    userTrace(p, id(1), 'alice', 30n),
-    userTrace(p, id(2), 'alice', 20n),
-    userTrace(p, id(4), 'alice', 10n),
-    userTrace(p, id(6), 'bob', 40n),
-    userTrace(p, id(7), 'bob', 15n),
-    userTrace(p, id(8), 'bob', 25n),
-    userTrace(p, id(9), 'carol', 60n),
-    userTrace(p, id(10), undefined, 5n),
+    supportUserTrace(p, id(5), 'alice', 50n),
+    supportUserTrace(p, id(3), 'alice', 20n),
+    supportUserTrace(p, id(1), 'alice', 30n),
+    supportUserTrace(p, id(2), 'alice', 20n),
+    supportUserTrace(p, id(4), 'alice', 10n),
+    supportUserTrace(p, id(6), 'bob', 40n),
+    supportUserTrace(p, id(7), 'bob', 15n),
+    supportUserTrace(p, id(8), 'bob', 25n),
+    supportUserTrace(p, id(9), 'carol', 60n),
+    supportUserTrace(p, id(10), undefined, 5n),
   ]
   await store(traces)
   // alice: id(4) at 10 s, then id(2) and id(3) at 20 s (id order); bob: id(7) at 15 s, id(8) at 25 s.
@@ -117,9 +116,9 @@ test('two judge instances over the same storage, and a restarted one, take exact
 
 test('a trace asked about before the ingester stored it takes the place it will have once stored', async () => {
   const p = 'ingest-lag'
-  const id = (n: number) => traceId(0x2000 + n)
-  const later = [userTrace(p, id(1), 'dave', 10n), userTrace(p, id(2), 'dave', 20n), userTrace(p, id(3), 'dave', 30n)]
-  const early = userTrace(p, id(0), 'dave', 5n)
+  const id = (n: number) => numberedTraceId(0x2000 + n)
+  const later = [supportUserTrace(p, id(1), 'dave', 10n), supportUserTrace(p, id(2), 'dave', 20n), supportUserTrace(p, id(3), 'dave', 30n)]
+  const early = supportUserTrace(p, id(0), 'dave', 5n)
   await store(later)
   const positions = new UserPositions(storage, 2)
   // dave's first two stored traces are id(1) and id(2), but id(0), not stored yet, starts before them.
@@ -151,7 +150,7 @@ async function giveFeedback(project: string, id: string, score: number, n: numbe
 
 test('negative feedback after a trace was scored has it judged once for that reason, also across a restart; positive feedback does not', async () => {
   const p = 'feedback'
-  const id = (n: number) => traceId(0x3000 + n)
+  const id = (n: number) => numberedTraceId(0x3000 + n)
   const file = join(dir, 'feedback.yaml')
   writeFileSync(
     file,
@@ -165,7 +164,7 @@ test('negative feedback after a trace was scored has it judged once for that rea
 
   // 1 and 2 get feedback after they are scored (down, up); 3 was judged for it before a restart;
   // 4 is rated down before it is scored.
-  const traces = [1, 2, 3, 4].map((n) => userTrace(p, id(n), 'erin', BigInt(n)))
+  const traces = [1, 2, 3, 4].map((n) => supportUserTrace(p, id(n), 'erin', BigInt(n)))
   await store(traces)
   const earlier = {
     projectId: p,
@@ -251,7 +250,7 @@ test('negative feedback after a trace was scored has it judged once for that rea
 
 test('a trace rated down is judged once for it when the scorer offers it while the feedback read re-opens it', async () => {
   const p = 'race'
-  const trace = userTrace(p, traceId(0x5001), 'gus', 1n)
+  const trace = supportUserTrace(p, numberedTraceId(0x5001), 'gus', 1n)
   await store([trace])
   await storage.insert({
     table: 'scores',

@@ -5,8 +5,18 @@ import { JudgeThread } from '../src/index.js'
 import type { JudgeStage } from '../src/stage.js'
 import { JudgeThreadError } from '../src/judge-thread.js'
 import { BUILTIN_RUBRICS_DIR, JudgeMetrics, loadRubricDir } from '@sieve/judging'
-import { dimensionOf, failsTwiceThenAnswers, malformed, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, traceId } from './fixtures.js'
+import {
+  dimensionOf,
+  failsTwiceThenAnswers,
+  malformed,
+  startFakeOpenAI,
+  verdict,
+  type FakeOpenAI,
+  type ModelRequest,
+  type Step,
+  supportConversation,
+  numberedTraceId,
+} from '@sieve/testkit'
 import { judgeStage } from './stage-harness.js'
 
 /*
@@ -30,7 +40,7 @@ const thread = (s: JudgeStage) => {
 
 test('scores judged on the worker thread are the rows the in-thread judge stores', async () => {
   const section = { sampling: { rate: 1 }, rubrics: { default: 'customer-support' } }
-  const trace = conversation(traceId(1))
+  const trace = supportConversation(numberedTraceId(1))
   const inThread = stage(section, (r) => verdict(r, 4), { inThread: true })
   inThread.stage.offer({ trace, checks: [] })
   await inThread.stage.drain()
@@ -55,7 +65,7 @@ test('scores judged on the worker thread are the rows the in-thread judge stores
 
 test('429 and 500 answers are retried on the worker thread, counted, and end in one score per dimension', async () => {
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, failsTwiceThenAnswers(2))
-  s.offer({ trace: conversation(traceId(2)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(2)), checks: [] })
   await s.drain()
   await s.close()
   assert.deepEqual(records.map((r) => r.scorerName).sort(), [
@@ -80,7 +90,7 @@ test('an answer that is not a verdict, twice, is a judge error row on the worker
   } = stage({ sampling: { rate: 1 } }, (r) =>
     dimensionOf(r) === 'Groundedness' ? (r.index % 2 === 0 ? malformed() : { type: 'reply', text: '{"score": "high"}' }) : verdict(r, 3),
   )
-  s.offer({ trace: conversation(traceId(3)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(3)), checks: [] })
   await s.drain()
   await s.close()
   const grounded = records.find((r) => r.scorerName === 'generic.groundedness')!
@@ -101,14 +111,14 @@ test('an answer that is not a verdict, twice, is a judge error row on the worker
 test('spend reported back from the worker thread is counted exactly and stops the daily spend budget', async () => {
   // Each call costs 0.0012 USD (1000 in, 100 out); a generic trace 0.0048.
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 }, budgets: { spendPerDay: 0.009 } }, (r) => verdict(r, 3))
-  s.offer({ trace: conversation(traceId(4)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(4)), checks: [] })
   await s.drain()
   assert.equal(s.budget().spendToday.toFixed(6), '0.004800')
-  s.offer({ trace: conversation(traceId(5)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(5)), checks: [] })
   await s.drain()
   const stored = records.reduce((sum, r) => sum + r.costUsd, 0)
   assert.equal(s.budget().spendToday.toFixed(6), stored.toFixed(6))
-  assert.equal(s.offer({ trace: conversation(traceId(6)), checks: [] }), undefined)
+  assert.equal(s.offer({ trace: supportConversation(numberedTraceId(6)), checks: [] }), undefined)
   assert.equal(metrics.get('skipped{slice=random,reason=spend_per_day}'), 1)
   assert.equal(server.requests.length, 8)
   await s.close()
@@ -135,7 +145,7 @@ test('a worker thread that dies mid-trace skips that trace, stores nothing for i
   const logged: string[] = []
   console.error = (line: string) => void logged.push(line)
   try {
-    assert.equal(s.offer({ trace: conversation(traceId(7)), checks: [] }), 'random')
+    assert.equal(s.offer({ trace: supportConversation(numberedTraceId(7)), checks: [] }), 'random')
     await firstRequest
     await thread(s).thread!.terminate() // as if the thread had crashed: nobody asked it to stop
     crashed = true
@@ -149,9 +159,9 @@ test('a worker thread that dies mid-trace skips that trace, stores nothing for i
       'the crash is reported',
     )
 
-    assert.equal(s.offer({ trace: conversation(traceId(8)), checks: [] }), 'random')
+    assert.equal(s.offer({ trace: supportConversation(numberedTraceId(8)), checks: [] }), 'random')
     await s.drain()
-    assert.deepEqual([...new Set(records.map((r) => r.traceId))], [traceId(8)])
+    assert.deepEqual([...new Set(records.map((r) => r.traceId))], [numberedTraceId(8)])
     assert.equal(records.length, 5)
     assert.ok(records.every((r) => r.error === ''))
     assert.equal(metrics.get('traces_judged'), 1)
@@ -165,9 +175,9 @@ test('a worker thread that dies mid-trace skips that trace, stores nothing for i
 
 test('closing the stage skips what waits, finishes what the worker thread is judging, then stops the thread', async () => {
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 }, concurrency: 1 }, (r) => verdict(r, 3, { delayMs: 30 }))
-  for (let i = 10; i < 13; i++) s.offer({ trace: conversation(traceId(i)), checks: [] })
+  for (let i = 10; i < 13; i++) s.offer({ trace: supportConversation(numberedTraceId(i)), checks: [] })
   await s.close()
-  assert.deepEqual([...new Set(records.map((r) => r.traceId))], [traceId(10)])
+  assert.deepEqual([...new Set(records.map((r) => r.traceId))], [numberedTraceId(10)])
   assert.equal(metrics.get('skipped{slice=random,reason=shutdown}'), 2)
   assert.equal(thread(s).thread, undefined)
   assert.equal(s.budget().callsToday, 4, 'calls reserved for skipped traces are given back')
@@ -181,7 +191,7 @@ test('a worker thread that cannot start is not started again for every trace: tr
     { client, concurrency: 1, judges: { judge: { model: 'judge-2025-01-01', seed: 7 }, panel: undefined }, rubrics: null as never },
     metrics,
   )
-  const job = { trace: conversation(traceId(20)), rubric: loadRubricDir(BUILTIN_RUBRICS_DIR).get('generic')!, slice: 'random' }
+  const job = { trace: supportConversation(numberedTraceId(20)), rubric: loadRubricDir(BUILTIN_RUBRICS_DIR).get('generic')!, slice: 'random' }
   server.requests.length = 0
   const original = console.error
   const logged: string[] = []

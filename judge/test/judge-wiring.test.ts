@@ -9,11 +9,10 @@ import { InProcessQueue } from '@sieve/queue'
 import { loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
-import { startFakeOpenAI, verdict, type FakeOpenAI } from '@sieve/testkit'
+import { startFakeOpenAI, verdict, type FakeOpenAI, supportConversation, numberedTraceId } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { createJudge, pollFeedback } from '../src/index.js'
 import { FeedbackIndex } from '../src/feedback-index.js'
-import { conversation, traceId } from './fixtures.js'
 
 let dir: string
 let store: TestStorage
@@ -59,7 +58,7 @@ test('scored traces reach the judge through the scorer, and judge scores land in
     gatePublish: true,
     options: { quietPeriodMs: 0, tickMs: 10 },
   })
-  await queue.publish([...conversation(traceId(1)).spans, ...conversation(traceId(2), { toolError: true }).spans])
+  await queue.publish([...supportConversation(numberedTraceId(1)).spans, ...supportConversation(numberedTraceId(2), { toolError: true }).spans])
   await scorer.stop({ flush: true })
   await judge.drain()
   await queue.close()
@@ -71,7 +70,7 @@ test('scored traces reach the judge through the scorer, and judge scores land in
       format: 'JSONEachRow',
     })
   ).json<Record<string, string | number>>()
-  assert.deepEqual([...new Set(rows.map((r) => r.trace_id))], [traceId(2)], 'only the trace with a tool error was sampled')
+  assert.deepEqual([...new Set(rows.map((r) => r.trace_id))], [numberedTraceId(2)], 'only the trace with a tool error was sampled')
   assert.deepEqual(
     rows.map((r) => r.scorer_name),
     [
@@ -104,9 +103,39 @@ test('feedback stored in the feedback table reaches the judge, lowest score per 
   await storage.insert({
     table: 'feedback',
     values: [
-      { project_id: 'default', feedback_id: 'f1', trace_id: traceId(7), span_id: '', score: 1, comment: '', source: 'user', user_id: 'u', attributes: {} },
-      { project_id: 'default', feedback_id: 'f2', trace_id: traceId(7), span_id: '', score: 0, comment: 'wrong', source: 'user', user_id: 'u', attributes: {} },
-      { project_id: 'default', feedback_id: 'f3', trace_id: traceId(8), span_id: '', score: 1, comment: '', source: 'user', user_id: 'u', attributes: {} },
+      {
+        project_id: 'default',
+        feedback_id: 'f1',
+        trace_id: numberedTraceId(7),
+        span_id: '',
+        score: 1,
+        comment: '',
+        source: 'user',
+        user_id: 'u',
+        attributes: {},
+      },
+      {
+        project_id: 'default',
+        feedback_id: 'f2',
+        trace_id: numberedTraceId(7),
+        span_id: '',
+        score: 0,
+        comment: 'wrong',
+        source: 'user',
+        user_id: 'u',
+        attributes: {},
+      },
+      {
+        project_id: 'default',
+        feedback_id: 'f3',
+        trace_id: numberedTraceId(8),
+        span_id: '',
+        score: 1,
+        comment: '',
+        source: 'user',
+        user_id: 'u',
+        attributes: {},
+      },
     ],
     format: 'JSONEachRow',
   })
@@ -119,7 +148,7 @@ test('feedback stored in the feedback table reaches the judge, lowest score per 
   await poller.poll()
   poller.stop()
   assert.deepEqual(errors, [])
-  assert.equal(index.lowestFor('default', traceId(7)), 0)
-  assert.equal(index.lowestFor('default', traceId(8)), 1)
-  assert.equal(index.lowestFor('default', traceId(9)), undefined)
+  assert.equal(index.lowestFor('default', numberedTraceId(7)), 0)
+  assert.equal(index.lowestFor('default', numberedTraceId(8)), 1)
+  assert.equal(index.lowestFor('default', numberedTraceId(9)), undefined)
 })

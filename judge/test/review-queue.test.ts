@@ -7,14 +7,13 @@ import { Registry } from 'prom-client'
 import type { Storage, Trace } from '@sieve/core'
 import { loadConfig } from '@sieve/core'
 import { clickhouseScoreSink, type ScoreRecord } from '@sieve/scoring'
-import { dimensionOf, firstCitation, say, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
+import { dimensionOf, firstCitation, say, verdict, type FakeOpenAI, type ModelRequest, type Step, supportConversation, numberedTraceId } from '@sieve/testkit'
 import { createJudge, type JudgeRuntime } from '../src/index.js'
 import { hashUnit } from '../src/sampling.js'
 import { queueReason, type DimensionVerdict } from '../src/review/queue-rules.js'
 import { ReviewFiller } from '../src/review/review-filler.js'
 import { DEFAULT_REVIEW_RULES, liveCalibration, loadReviewSetup, recalibrate, saveRules, type ReviewRules } from '@sieve/review'
 import { JudgeMetrics } from '@sieve/judging'
-import { conversation, traceId } from './fixtures.js'
 import { judgeTestbed, type Testbed } from './testbed.js'
 
 /*
@@ -47,29 +46,32 @@ describe('which judged traces the rules take', () => {
   test('the first rule that holds names the reason and the dimensions that made it', () => {
     const verdicts = [v('generic.goal_completion', 'needs_review'), v('generic.groundedness', 'unverified_evidence'), v('generic.communication')]
     const untrusted = { ...facts, trusted: (n: string) => (n === 'generic.communication' ? false : undefined) }
-    assert.deepEqual(queueReason(traceId(1), verdicts, DEFAULT_REVIEW_RULES, untrusted), {
+    assert.deepEqual(queueReason(numberedTraceId(1), verdicts, DEFAULT_REVIEW_RULES, untrusted), {
       reason: 'panel_disagreement',
       dimensions: ['generic.goal_completion'],
     })
-    assert.deepEqual(queueReason(traceId(1), verdicts, { ...DEFAULT_REVIEW_RULES, panelDisagreement: false }, untrusted), {
+    assert.deepEqual(queueReason(numberedTraceId(1), verdicts, { ...DEFAULT_REVIEW_RULES, panelDisagreement: false }, untrusted), {
       reason: 'unverified_evidence',
       dimensions: ['generic.groundedness'],
     })
-    assert.deepEqual(queueReason(traceId(1), verdicts, { ...none, untrustedDimensions: true }, untrusted), {
+    assert.deepEqual(queueReason(numberedTraceId(1), verdicts, { ...none, untrustedDimensions: true }, untrusted), {
       reason: 'untrusted',
       dimensions: ['generic.communication'],
     })
     const few = { ...facts, labelled: (n: string) => (n === 'generic.groundedness' ? 19 : 20) }
-    assert.deepEqual(queueReason(traceId(1), verdicts, { ...none, tooFewLabels: true }, few), { reason: 'few_labels', dimensions: ['generic.groundedness'] })
-    assert.equal(queueReason(traceId(1), verdicts, none, untrusted), undefined)
+    assert.deepEqual(queueReason(numberedTraceId(1), verdicts, { ...none, tooFewLabels: true }, few), {
+      reason: 'few_labels',
+      dimensions: ['generic.groundedness'],
+    })
+    assert.equal(queueReason(numberedTraceId(1), verdicts, none, untrusted), undefined)
   })
 
   test('a trace the judge gave no level on any dimension gives a person nothing to compare: not taken', () => {
-    assert.equal(queueReason(traceId(1), [v('generic.goal_completion', 'needs_review', null)], DEFAULT_REVIEW_RULES, facts), undefined)
+    assert.equal(queueReason(numberedTraceId(1), [v('generic.goal_completion', 'needs_review', null)], DEFAULT_REVIEW_RULES, facts), undefined)
   })
 
   test('the random share takes that share of judged traces, the same ones every time', () => {
-    const ids = Array.from({ length: 4000 }, (_, i) => traceId(i + 1))
+    const ids = Array.from({ length: 4000 }, (_, i) => numberedTraceId(i + 1))
     const taken = ids.filter((id) => queueReason(id, [v('generic.groundedness')], { ...none, randomShare: 0.25 }, facts))
     assert.ok(Math.abs(taken.length / ids.length - 0.25) < 0.03, `${taken.length} of ${ids.length}`)
     assert.deepEqual(
@@ -124,14 +126,14 @@ describe('the judge fills the queues', () => {
       ['judge:', '  sampling: { rate: 1 }', '  panel: { judges: [{ seed: 1 }, { seed: 2 }] }', 'review:', '  rules: { tooFewLabels: false, randomShare: 0 }'],
       (r) => verdict(r, dimensionOf(r) === 'Safety and scope' && r.body.seed === 1 ? 2 : dimensionOf(r) === 'Safety and scope' ? 4 : 3),
     )
-    const split = inProject('rules', conversation(traceId(0x101)))
-    await judgeAll(judge, [split, inProject('rules', conversation(traceId(0x102))), split])
+    const split = inProject('rules', supportConversation(numberedTraceId(0x101)))
+    await judgeAll(judge, [split, inProject('rules', supportConversation(numberedTraceId(0x102))), split])
     const rows = await queued('rules')
     assert.deepEqual(
       rows.map((r) => [r.trace_id, r.reason]),
       [
-        [traceId(0x101), 'panel_disagreement'],
-        [traceId(0x102), 'panel_disagreement'],
+        [numberedTraceId(0x101), 'panel_disagreement'],
+        [numberedTraceId(0x102), 'panel_disagreement'],
       ],
     )
     assert.deepEqual(rows[0]!.dimensions, ['generic.safety_scope'])
@@ -142,8 +144,8 @@ describe('the judge fills the queues', () => {
     const unsplit = judgeWith(['judge:', '  sampling: { rate: 1 }', 'review:', '  rules: { tooFewLabels: false, randomShare: 0 }'], (r) =>
       say(JSON.stringify({ evidence: [{ ...firstCitation(r), quote: 'I refunded you.' }], reasoning: 'r', score: 3 })),
     )
-    await judgeAll(unsplit, [inProject('rules', conversation(traceId(0x103)))])
-    const third = (await queued('rules')).find((r) => r.trace_id === traceId(0x103))!
+    await judgeAll(unsplit, [inProject('rules', supportConversation(numberedTraceId(0x103)))])
+    const third = (await queued('rules')).find((r) => r.trace_id === numberedTraceId(0x103))!
     assert.equal(third.reason, 'unverified_evidence')
     assert.equal(third.dimensions.length, 4)
     await unsplit.stop()
@@ -155,7 +157,7 @@ describe('the judge fills the queues', () => {
     )
     await judgeAll(
       judge,
-      [1, 2, 3].map((n) => inProject('bounded', conversation(traceId(0x200 + n)))),
+      [1, 2, 3].map((n) => inProject('bounded', supportConversation(numberedTraceId(0x200 + n)))),
     )
     assert.deepEqual(
       (await queued('bounded')).map((r) => r.reason),
@@ -169,10 +171,10 @@ describe('the judge fills the queues', () => {
     const next = judgeWith(['judge:', '  sampling: { rate: 1 }', 'review:', '  rules: { randomShare: 0, tooFewLabels: false, maxOpen: 2 }'], (r) =>
       verdict(r, 3),
     )
-    await judgeAll(next, [inProject('bounded', conversation(traceId(0x204)))])
+    await judgeAll(next, [inProject('bounded', supportConversation(numberedTraceId(0x204)))])
     const rows = await queued('bounded')
     assert.equal(rows.length, 3)
-    assert.equal(rows.find((r) => r.trace_id === traceId(0x204))!.rules_version, 1)
+    assert.equal(rows.find((r) => r.trace_id === numberedTraceId(0x204))!.rules_version, 1)
     await next.stop()
   })
 })
@@ -221,7 +223,7 @@ describe('calibration follows the labels', () => {
       (r) => verdict(r, 4),
       registry,
     )
-    const traces = [1, 2, 3].map((n) => inProject('poll', conversation(traceId(0x300 + n))))
+    const traces = [1, 2, 3].map((n) => inProject('poll', supportConversation(numberedTraceId(0x300 + n))))
     await judgeAll(judge, traces)
     const calls = server.requests.length
     for (const t of traces) {
@@ -254,7 +256,7 @@ describe('calibration follows the labels', () => {
   test('per judge model and prompt version: the newest configuration is in effect, every one in the history', async () => {
     const rubric = loadReviewSetup({ sections: {} }).rubrics.get('generic')!
     const rules = { threshold: 0.85, minKappa: 0.6, minLabels: 2 }
-    const t = [traceId(0x401), traceId(0x402)]
+    const t = [numberedTraceId(0x401), numberedTraceId(0x402)]
     // Within the 30 days' retention: older rows are dropped.
     const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().replace('T', ' ').slice(0, 19)
     const row = (trace: string, version: string, model: string, level: number, at: string) => ({
@@ -320,7 +322,7 @@ describe('calibration follows the labels', () => {
   test('a verdict stored on a trace already in its queue (added by a person) recalibrates its rubric', async () => {
     const setup = loadReviewSetup({ sections: { judge: { calibration: { minLabels: 1 } } } })
     const filler = new ReviewFiller({ storage, setup, metrics: new JudgeMetrics(), log: () => {} })
-    const trace = traceId(0x501)
+    const trace = numberedTraceId(0x501)
     await storage.insert({
       table: 'review_queue',
       format: 'JSONEachRow',

@@ -1,8 +1,18 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { scoreRecordSchema } from '@sieve/scoring'
-import { dimensionOf, failsTwiceThenAnswers, failWith, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
-import { conversation, traceId } from './fixtures.js'
+import {
+  dimensionOf,
+  failsTwiceThenAnswers,
+  failWith,
+  startFakeOpenAI,
+  verdict,
+  type FakeOpenAI,
+  type ModelRequest,
+  type Step,
+  supportConversation,
+  numberedTraceId,
+} from '@sieve/testkit'
 import { judgeStage } from './stage-harness.js'
 
 let server: FakeOpenAI
@@ -19,7 +29,7 @@ function stage(section: Record<string, unknown>, script: (r: ModelRequest) => St
 
 test('every judged dimension is stored with rubric, model, prompt version, evidence, cost, tokens and sample reason', async () => {
   const { stage: s, records } = stage({ sampling: { rate: 1 }, rubrics: { default: 'customer-support' } }, (r) => verdict(r, 4))
-  assert.equal(s.offer({ trace: conversation(traceId(1)), checks: [] }), 'random')
+  assert.equal(s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] }), 'random')
   await s.drain()
   assert.equal(records.length, 6)
   for (const r of records) scoreRecordSchema.parse(r)
@@ -50,7 +60,7 @@ test('every judged dimension is stored with rubric, model, prompt version, evide
 test('the daily call budget stops calls exactly at the limit and counts the skips', async () => {
   // generic rubric: 4 calls a trace; 4 traces fit in 18 calls, the 5th would need 20.
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 }, budgets: { callsPerDay: 18 } }, (r) => verdict(r, 3))
-  for (let i = 1; i <= 10; i++) s.offer({ trace: conversation(traceId(i)), checks: [] })
+  for (let i = 1; i <= 10; i++) s.offer({ trace: supportConversation(numberedTraceId(i)), checks: [] })
   await s.drain()
   assert.equal(server.requests.length, 16)
   assert.equal(new Set(records.map((r) => r.traceId)).size, 4)
@@ -65,10 +75,10 @@ test('the per-minute budget opens again in the next minute', async () => {
     (r) => verdict(r, 3),
     () => now,
   )
-  assert.equal(s.offer({ trace: conversation(traceId(1)), checks: [] }), 'random')
-  assert.equal(s.offer({ trace: conversation(traceId(2)), checks: [] }), undefined)
+  assert.equal(s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] }), 'random')
+  assert.equal(s.offer({ trace: supportConversation(numberedTraceId(2)), checks: [] }), undefined)
   now = 60_000
-  assert.equal(s.offer({ trace: conversation(traceId(3)), checks: [] }), 'random')
+  assert.equal(s.offer({ trace: supportConversation(numberedTraceId(3)), checks: [] }), 'random')
   await s.drain()
   assert.equal(server.requests.length, 8)
   assert.equal(metrics.get('skipped{slice=random,reason=calls_per_minute}'), 1)
@@ -83,12 +93,12 @@ test('as the budget runs out, lower-priority slices stop first and higher ones g
     (r) => verdict(r, 3),
   )
   const taken: Array<string | undefined> = []
-  taken.push(s.offer({ trace: conversation(traceId(1)), checks: [] })) // random: 4 of 8 allowed
-  taken.push(s.offer({ trace: conversation(traceId(2)), checks: [] })) // random: 8 of 8
-  taken.push(s.offer({ trace: conversation(traceId(3)), checks: [] })) // random stopped at half the budget
-  taken.push(s.offer({ trace: conversation(traceId(4), { toolError: true }), checks: [] })) // tools: 12 of 16
-  taken.push(s.offer({ trace: conversation(traceId(5), { toolError: true }), checks: [] })) // tools: 16 of 16
-  taken.push(s.offer({ trace: conversation(traceId(6), { toolError: true }), checks: [] })) // nothing left
+  taken.push(s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })) // random: 4 of 8 allowed
+  taken.push(s.offer({ trace: supportConversation(numberedTraceId(2)), checks: [] })) // random: 8 of 8
+  taken.push(s.offer({ trace: supportConversation(numberedTraceId(3)), checks: [] })) // random stopped at half the budget
+  taken.push(s.offer({ trace: supportConversation(numberedTraceId(4), { toolError: true }), checks: [] })) // tools: 12 of 16
+  taken.push(s.offer({ trace: supportConversation(numberedTraceId(5), { toolError: true }), checks: [] })) // tools: 16 of 16
+  taken.push(s.offer({ trace: supportConversation(numberedTraceId(6), { toolError: true }), checks: [] })) // nothing left
   await s.drain()
   assert.deepEqual(taken, ['random', 'random', undefined, 'tools', 'tools', undefined])
   assert.equal(metrics.get('skipped{slice=random,reason=calls_per_day}'), 2)
@@ -98,18 +108,18 @@ test('as the budget runs out, lower-priority slices stop first and higher ones g
 test('the daily spend budget stops judging once the spend is reached', async () => {
   // Each call costs 0.0012 USD (1000 in, 100 out); a generic trace 0.0048.
   const { stage: s, metrics } = stage({ sampling: { rate: 1 }, budgets: { spendPerDay: 0.009 } }, (r) => verdict(r, 3))
-  s.offer({ trace: conversation(traceId(1)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })
   await s.drain()
-  s.offer({ trace: conversation(traceId(2)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(2)), checks: [] })
   await s.drain()
-  assert.equal(s.offer({ trace: conversation(traceId(3)), checks: [] }), undefined)
+  assert.equal(s.offer({ trace: supportConversation(numberedTraceId(3)), checks: [] }), undefined)
   assert.equal(metrics.get('skipped{slice=random,reason=spend_per_day}'), 1)
   assert.equal(server.requests.length, 8)
 })
 
 test('a provider outage produces error rows and no score, and retries are counted', async () => {
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, () => failWith(503))
-  s.offer({ trace: conversation(traceId(1)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })
   await s.drain()
   assert.equal(records.length, 4, 'one error row per dimension, no overall score')
   for (const r of records) scoreRecordSchema.parse(r)
@@ -125,7 +135,7 @@ test('a provider outage produces error rows and no score, and retries are counte
 
 test('retried calls that end in a valid answer store exactly one score per dimension', async () => {
   const { stage: s, records, metrics } = stage({ sampling: { rate: 1 } }, failsTwiceThenAnswers(2))
-  s.offer({ trace: conversation(traceId(1)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })
   await s.drain()
   assert.equal(records.filter((r) => r.error === '').length, 5)
   assert.deepEqual(records.map((r) => r.scorerName).sort(), [
@@ -143,7 +153,7 @@ const bySeed = (levels: Record<number, number>) => (r: ModelRequest) => verdict(
 
 test('a unanimous panel stores its level without a review flag', async () => {
   const { stage: s, records } = stage(panelSection, bySeed({ 1: 4, 2: 4, 3: 4 }))
-  s.offer({ trace: conversation(traceId(1)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })
   await s.drain()
   assert.equal(server.requests.length, 6, 'three judges for the risky dimension, one for each other')
   const safety = records.find((r) => r.scorerName === 'generic.safety_scope')!
@@ -153,7 +163,7 @@ test('a unanimous panel stores its level without a review flag', async () => {
 
 test('a split panel keeps the majority level and flags the trace for review instead of averaging', async () => {
   const { stage: s, records, metrics } = stage(panelSection, bySeed({ 1: 4, 2: 1, 3: 4 }))
-  s.offer({ trace: conversation(traceId(1)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })
   await s.drain()
   const safety = records.find((r) => r.scorerName === 'generic.safety_scope')!
   assert.equal(safety.value, 1, 'majority level 4, not the mean 3')
@@ -168,7 +178,7 @@ test('a split panel keeps the majority level and flags the trace for review inst
 
 test('a panel with no majority stores no level for the dimension', async () => {
   const { stage: s, records } = stage(panelSection, bySeed({ 1: 4, 2: 1, 3: 2 }))
-  s.offer({ trace: conversation(traceId(1)), checks: [] })
+  s.offer({ trace: supportConversation(numberedTraceId(1)), checks: [] })
   await s.drain()
   const safety = records.find((r) => r.scorerName === 'generic.safety_scope')!
   assert.match(safety.error, /^PANEL_NO_MAJORITY/)
@@ -182,7 +192,7 @@ test('a panel with no majority stores no level for the dimension', async () => {
 
 test('when the judge queue is full, sampled traces are skipped and counted rather than waited for', async () => {
   const { stage: s, metrics } = stage({ sampling: { rate: 1 }, concurrency: 1, queueSize: 2 }, (r) => verdict(r, 3, { delayMs: 20 }))
-  const taken = Array.from({ length: 6 }, (_, i) => s.offer({ trace: conversation(traceId(i + 1)), checks: [] }))
+  const taken = Array.from({ length: 6 }, (_, i) => s.offer({ trace: supportConversation(numberedTraceId(i + 1)), checks: [] }))
   // One trace is being judged (taken off the queue), two wait, three are turned away.
   assert.deepEqual(taken, ['random', 'random', 'random', undefined, undefined, undefined])
   assert.equal(metrics.get('skipped{slice=random,reason=queue_full}'), 3)
@@ -192,9 +202,9 @@ test('when the judge queue is full, sampled traces are skipped and counted rathe
 
 test('the negative-feedback slice takes traces the user rated down', async () => {
   const { stage: s } = stage({ sampling: { rate: 0, slices: [{ name: 'thumbs-down', match: { kind: 'negative_feedback' } }] } }, (r) => verdict(r, 3))
-  s.feedback.record('default', traceId(2), 0)
-  s.feedback.record('default', traceId(3), 1)
-  const taken = [1, 2, 3].map((i) => s.offer({ trace: conversation(traceId(i)), checks: [] }))
+  s.feedback.record('default', numberedTraceId(2), 0)
+  s.feedback.record('default', numberedTraceId(3), 1)
+  const taken = [1, 2, 3].map((i) => s.offer({ trace: supportConversation(numberedTraceId(i)), checks: [] }))
   assert.deepEqual(taken, [undefined, 'thumbs-down', undefined])
   await s.drain()
 })

@@ -10,12 +10,11 @@ export {
 } from './config.js'
 export { judgeDimension, judgesFor, toScoreRecords } from './judge-trace.js'
 export { type JudgeCounter, JudgeMetrics } from './metrics.js'
-export { buildJudgePrompt, PROMPT_VERSION } from './prompt.js'
+export { PROMPT_VERSION } from './prompt.js'
 export { BUILTIN_RUBRICS_DIR, levelRange, loadRubricDir, loadRubrics, type Rubric } from './rubric.js'
 export { rubricFor } from './rubric-for.js'
 export { Semaphore } from './semaphore.js'
 export { type SliceFacts, sliceMatches, sliceMatchSchema } from './slices.js'
 export { buildTranscript, type Transcript, type TranscriptTurn } from './transcript.js'
-export { VERDICT_JSON_SCHEMA } from './verdict.js'
 // What judging throws for its config, rubrics, labels and calls: the model client's error, one type for both.
 export { JudgeError, type JudgeErrorCode } from '@sieve/llm'

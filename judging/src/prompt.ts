@@ -3,7 +3,7 @@ import type { Transcript, TranscriptTurn } from './transcript.js'
 
 /**
  * Bump when the wording below changes: stored scores carry it, and scores of different prompt
- * versions are not compared. The snapshot tests in judge/test/ fail until the snapshots are
+ * versions are not compared. The snapshot tests in judging/test/ fail until the snapshots are
  * updated, which is the reminder.
  */
 export const PROMPT_VERSION = '3'

@@ -1,5 +1,5 @@
 /**
- * PII detection, in one place for every part of Sieve that needs it: the exporter scrubs with all
+ * PII detection, in one place for every part of Sieve that needs it: the dataset scrubber uses all
  * detectors, the scorer's pii_echo check compares what a few of them find in user and assistant text.
  * A package of its own, so that parts that never look for PII neither load nor install it (its name
  * lexicon is built from faker's and compromise's dictionaries).

@@ -1,7 +1,7 @@
-import type { Storage } from '@sieve/core'
-import { clickhouseScoreSink } from '@sieve/scoring'
+import type { AnnotationRow, Storage } from '@sieve/core'
+import { clickhouseScoreSink, type DimensionVerdictRow, readDimensionVerdicts, readRubricCalibrationRows } from '@sieve/scoring'
 import { agreement, type Pair } from './calibration/agreement.js'
-import { labelsFromAnnotations, readProjectAnnotations, type AnnotationRow } from './calibration/annotations.js'
+import { labelsFromAnnotations, readProjectAnnotations } from './calibration/annotations.js'
 import { calibrationRecords, failedRules, type DimensionCalibration } from './calibration/calibrate.js'
 import { calibrationHistoryRows, writeCalibrationHistory } from './calibration/history.js'
 import { type CalibrationRules, levelRange, type Rubric } from '@sieve/judging'
@@ -12,38 +12,6 @@ export interface LiveCalibration extends DimensionCalibration {
   judgeModel: string
   /** The configuration whose verdicts are newest: what `scores` holds as the dimension's trust. */
   inEffect: boolean
-}
-
-interface VerdictRow {
-  trace_id: string
-  scorer_name: string
-  rubric_version: string
-  prompt_version: string
-  judge_model: string
-  level: number | null
-  at: number
-}
-
-/** Trace ids per statement: keeps each query well under ClickHouse's max_query_size. */
-const TRACES_PER_QUERY = 2000
-
-/** The judge's stored dimension verdicts on the traces, every rubric and prompt version of them. */
-async function storedVerdicts(storage: Storage, projectId: string, rubricId: string, traceIds: readonly string[]): Promise<VerdictRow[]> {
-  const rows: VerdictRow[] = []
-  for (let i = 0; i < traceIds.length; i += TRACES_PER_QUERY) {
-    const result = await storage.query({
-      query: `SELECT trace_id, scorer_name, rubric_version, prompt_version, judge_model,
-                JSONExtract(detail, 'level', 'Nullable(Int64)') AS level, toUnixTimestamp64Milli(created_at) AS at
-              FROM scores FINAL
-              WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)} AND kind = 'judge'
-                AND rubric_id = {rubric:String} AND scorer_name != {rubric:String}`,
-      query_params: { project: projectId, rubric: rubricId, ids: traceIds.slice(i, i + TRACES_PER_QUERY) },
-      format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-    })
-    rows.push(...(await result.json<VerdictRow>()))
-  }
-  return rows
 }
 
 /** Labels that are a level of their dimension; anything else (sent to /v1/feedback by hand) is not a label of this rubric. */
@@ -76,13 +44,13 @@ interface Group {
 export async function liveCalibration(storage: Storage, projectId: string, rubric: Rubric, rules: CalibrationRules): Promise<LiveCalibration[]> {
   const labels = labelsFromAnnotations(onScale(await readProjectAnnotations(storage, projectId, rubric.id), rubric))
   if (!labels.length) return []
-  const verdicts = await storedVerdicts(
+  const verdicts = await readDimensionVerdicts(
     storage,
     projectId,
     rubric.id,
     labels.map((l) => l.traceId!),
   )
-  const byTrace = new Map<string, VerdictRow[]>()
+  const byTrace = new Map<string, DimensionVerdictRow[]>()
   for (const v of verdicts) byTrace.set(v.trace_id, [...(byTrace.get(v.trace_id) ?? []), v])
   const groups = new Map<string, Group>()
   const humans = new Map<string, Pair[]>()
@@ -128,29 +96,6 @@ export async function liveCalibration(storage: Storage, projectId: string, rubri
   })
 }
 
-/** A dimension whose trust in effect came from the review queue, as `scores` holds it. */
-interface LiveRow {
-  scorer_name: string
-  rubric_version: string
-  prompt_version: string
-  judge_model: string
-  sample_reason: string
-}
-
-/** The calibration rows in effect for a rubric's dimensions (`scores`, latest per dimension). */
-async function rowsInEffect(storage: Storage, projectId: string, rubricId: string): Promise<LiveRow[]> {
-  const result = await storage.query({
-    query: `SELECT scorer_name, argMax(rubric_version, created_at) AS rubric_version, argMax(prompt_version, created_at) AS prompt_version,
-              argMax(judge_model, created_at) AS judge_model, argMax(sample_reason, created_at) AS sample_reason
-            FROM scores FINAL
-            WHERE project_id = {project:String} AND trace_id = '' AND kind = 'calibration' AND rubric_id = {rubric:String}
-            GROUP BY scorer_name`,
-    query_params: { project: projectId, rubric: rubricId },
-    format: 'JSONEachRow',
-  })
-  return result.json<LiveRow>()
-}
-
 /** `sample_reason` of the calibration rows the review queue writes (`sieve judge calibrate` writes 'calibration'). */
 export const REVIEW_CALIBRATION = 'review'
 
@@ -176,7 +121,10 @@ export function recalibrate(
   const next = (running.get(key) ?? Promise.resolve())
     .catch(() => undefined)
     .then(async () => {
-      const [dimensions, previous] = await Promise.all([liveCalibration(storage, projectId, rubric, rules), rowsInEffect(storage, projectId, rubric.id)])
+      const [dimensions, previous] = await Promise.all([
+        liveCalibration(storage, projectId, rubric, rules),
+        readRubricCalibrationRows(storage, projectId, rubric.id),
+      ])
       const computed = new Set(dimensions.map((d) => `${rubric.id}.${d.dimension}`))
       const emptied = previous
         .filter((p) => p.sample_reason === REVIEW_CALIBRATION && !computed.has(p.scorer_name))

@@ -1,4 +1,4 @@
-import type { Storage } from '@sieve/core'
+import { labelledTraceCounts, type Storage } from '@sieve/core'
 import { ANNOTATOR_SOURCE } from './calibration/annotations.js'
 import type { QueueReason } from './config.js'
 
@@ -89,14 +89,5 @@ export async function openItems(storage: Storage, projectId: string): Promise<Ma
 
 /** Per `<rubric>.<dimension>`, the traces of a project a person labelled. */
 export async function labelledCounts(storage: Storage, projectId: string): Promise<Map<string, number>> {
-  const result = await storage.query({
-    query: `SELECT concat(attributes['rubric'], '.', attributes['dimension']) AS name, uniqExact(trace_id) AS labelled
-            FROM feedback FINAL
-            WHERE project_id = {project:String} AND source = {source:String} AND attributes['rubric'] != '' AND attributes['dimension'] != ''
-            GROUP BY name`,
-    query_params: { project: projectId, source: ANNOTATOR_SOURCE },
-    format: 'JSONEachRow',
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-  })
-  return new Map((await result.json<{ name: string; labelled: number }>()).map((r) => [r.name, Number(r.labelled)]))
+  return labelledTraceCounts(storage, projectId, ANNOTATOR_SOURCE)
 }

@@ -1,4 +1,5 @@
 import type { Storage } from '@sieve/core'
+import { type CalibrationRow, readCalibrationRows } from '@sieve/scoring'
 import { Gauge, type Registry } from 'prom-client'
 
 /**
@@ -15,21 +16,7 @@ export interface DimensionTrust {
   labels: number
 }
 
-interface TrustRow {
-  project_id: string
-  scorer_name: string
-  trusted: number
-  within_one: number
-  detail: string
-}
-
-const TRUST_QUERY = (where: string) =>
-  `SELECT project_id, scorer_name, argMax(passed, created_at) AS trusted, argMax(value, created_at) AS within_one, argMax(detail, created_at) AS detail
-   FROM scores FINAL
-   WHERE trace_id = '' AND kind = 'calibration'${where}
-   GROUP BY project_id, scorer_name`
-
-function trustOf(row: TrustRow): DimensionTrust {
+function trustOf(row: CalibrationRow): DimensionTrust {
   let judge: { weightedKappa?: number; n?: number } = {}
   try {
     judge = (JSON.parse(row.detail) as { judge?: typeof judge }).judge ?? {}
@@ -39,18 +26,9 @@ function trustOf(row: TrustRow): DimensionTrust {
   return { trusted: Number(row.trusted) === 1, withinOne: Number(row.within_one), weightedKappa: judge.weightedKappa ?? 0, labels: judge.n ?? 0 }
 }
 
-async function trustRows(storage: Storage, projectId?: string): Promise<TrustRow[]> {
-  const result = await storage.query({
-    query: TRUST_QUERY(projectId === undefined ? '' : ' AND project_id = {project:String}'),
-    query_params: projectId === undefined ? {} : { project: projectId },
-    format: 'JSONEachRow',
-  })
-  return result.json<TrustRow>()
-}
-
 /** A project's calibrated dimensions (`<rubric>.<dimension>`) and their trust; one never calibrated is absent. */
 export async function readTrust(storage: Storage, projectId: string): Promise<Map<string, DimensionTrust>> {
-  return new Map((await trustRows(storage, projectId)).map((r) => [r.scorer_name, trustOf(r)]))
+  return new Map((await readCalibrationRows(storage, projectId)).map((r) => [r.scorer_name, trustOf(r)]))
 }
 
 /**
@@ -78,17 +56,17 @@ export function figureTrust(name: string, trust: ReadonlyMap<string, DimensionTr
  * read keeps the last values and calls `onError`.
  */
 export function registerTrustGauges(registry: Registry, storage: Storage, onError: (err: Error) => void): void {
-  let rows: TrustRow[] = []
+  let rows: CalibrationRow[] = []
   let reading: Promise<void> | undefined
   // One read serves the three gauges of a scrape.
   const read = () =>
-    (reading ??= trustRows(storage)
+    (reading ??= readCalibrationRows(storage)
       .then((r) => {
         rows = r
       })
       .catch((err: Error) => onError(err))
       .finally(() => setTimeout(() => (reading = undefined), 0)))
-  const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, row: TrustRow, trust: DimensionTrust) => void) =>
+  const gauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, row: CalibrationRow, trust: DimensionTrust) => void) =>
     new Gauge({
       name,
       help,
@@ -100,7 +78,7 @@ export function registerTrustGauges(registry: Registry, storage: Storage, onErro
         for (const row of rows) set(this, row, trustOf(row))
       },
     })
-  const labels = (row: TrustRow) => ({ project: row.project_id, dimension: row.scorer_name })
+  const labels = (row: CalibrationRow) => ({ project: row.project_id, dimension: row.scorer_name })
   gauge(
     'sieve_judge_dimension_trusted',
     'LLM judge: 1 when a rubric dimension meets every trust rule against human labels, 0 when it breaks one (calibration in effect)',

@@ -4,7 +4,8 @@ import type { checkOutcome } from '@sieve/scoring'
 /** What the scorer reports. Pass rate of a check = passed / (passed + failed) of `sieve_check_results_total`; not_measured counts traces that lacked what it reads. */
 export interface ScorerMetrics {
   traceScored(complete: boolean, late: boolean, latencySeconds: number): void
-  checkResult(check: string, outcome: ReturnType<typeof checkOutcome>): void
+  /** `n` results of `check` with `outcome` (default one). */
+  checkResult(check: string, outcome: ReturnType<typeof checkOutcome>, n?: number): void
   evicted(): void
   lateSpans(n: number): void
   writeFailed(): void
@@ -54,8 +55,8 @@ export function createScorerMetrics(registry: Registry): ScorerMetrics {
       scored.inc({ complete: String(complete), rescore: String(rescore) })
       latency.observe(Math.max(0, seconds))
     },
-    checkResult(check, outcome) {
-      results.inc({ check, outcome })
+    checkResult(check, outcome, n = 1) {
+      results.inc({ check, outcome }, n)
     },
     evicted() {
       evictions.inc()

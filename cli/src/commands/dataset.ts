@@ -21,7 +21,7 @@ export const datasetCommand: Command = {
       return 2
     }
     const [{ checkProblems, formatProblem, readDataset }, { loadConfig }, { loadChecksConfig }] = await Promise.all([
-      import('@sieve/exporter'),
+      import('@sieve/dataset'),
       import('@sieve/core'),
       import('@sieve/scoring'),
     ])

@@ -110,7 +110,7 @@ export const evalCommand: Command = {
 
     const [{ loadConfig }, { runGate, summaryMarkdown, gateTerminal }, { loadChecksConfig, traceView }] = await Promise.all([
       import('@sieve/core'),
-      import('@sieve/exporter'),
+      import('@sieve/replay'),
       import('@sieve/scoring'),
     ])
     const config = loadConfig()

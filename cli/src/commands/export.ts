@@ -1,10 +1,10 @@
 import { resolve } from 'node:path'
-import type { FeedbackFilter, GoldenExample } from '@sieve/exporter'
+import type { FeedbackFilter, GoldenExample } from '@sieve/dataset'
 import { OWNER_NOTE, REMOTE_ENV, STORAGE_ENV } from '../environment.js'
 import { fractionOption, URL_OPTION, UsageError, withUrl, type Command, type OptionValues } from '../command.js'
 import { USER_ERROR_CODES } from '../store/operations.js'
 
-/** The dataset buckets (the exporter's BUCKETS, checked against its type here so `--help` need not load it). */
+/** The dataset buckets (@sieve/dataset's BUCKETS, checked against its type here so `--help` need not load it). */
 const BUCKET_CHOICES = ['typical', 'edge', 'known-failure'] as const satisfies readonly GoldenExample['bucket'][]
 const FEEDBACK_CHOICES = ['negative'] as const
 
@@ -69,7 +69,7 @@ export const exportCommand: Command = {
     const feedback = feedbackFilter(values)
     const [{ loadConfig }, { sinceUnixNano }, { openOperations }] = await Promise.all([
       import('@sieve/core'),
-      import('@sieve/exporter'),
+      import('@sieve/dataset'),
       import('../store/open-operations.js'),
     ])
     const since = sinceUnixNano(String(values.since))

@@ -18,7 +18,7 @@ export const scrubCommand: Command = {
   },
   async run({ values }) {
     const format = values.format as 'auto' | 'jsonl' | 'text'
-    const [{ loadConfig }, { createScrubber, loadScrubOptions, scrubStream }] = await Promise.all([import('@sieve/core'), import('@sieve/exporter')])
+    const [{ loadConfig }, { createScrubber, loadScrubOptions, scrubStream }] = await Promise.all([import('@sieve/core'), import('@sieve/dataset')])
     const scrubber = createScrubber(loadScrubOptions(loadConfig()))
     const report = await scrubStream(scrubber, process.stdin, process.stdout, format)
     for (const problem of report.problems) console.error(`sieve scrub: ${problem}`)

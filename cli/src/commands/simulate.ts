@@ -110,7 +110,7 @@ export const simulateCommand: Command = {
     2: 'usage or configuration error (an invalid scenario, an expected check unknown or its parameters invalid), the agent cannot run, the simulator or the judge cannot be reached, or --max-cost left a scenario without a finished run',
   },
   async run({ values }) {
-    const { TEMPLATES, BASE, COMBINE } = await import('@sieve/exporter')
+    const { TEMPLATES, BASE, COMBINE } = await import('@sieve/replay')
     if (values['list-templates']) {
       console.log(`${BASE.padEnd(18)} the scenario as written`)
       for (const t of TEMPLATES) console.log(`${t.name.padEnd(18)} ${t.summary}`)
@@ -137,7 +137,7 @@ export const simulateCommand: Command = {
 
     const [{ loadConfig }, { loadSimulatorConfig, runSimulation, simulationSummary, simulationTerminal }, { loadChecksConfig }] = await Promise.all([
       import('@sieve/core'),
-      import('@sieve/exporter'),
+      import('@sieve/replay'),
       import('@sieve/scoring'),
     ])
     try {

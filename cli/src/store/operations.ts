@@ -1,5 +1,5 @@
 import type { Storage, Config, Trace } from '@sieve/core'
-import type { ExportOptions, ExportReport } from '@sieve/exporter'
+import type { ExportOptions, ExportReport } from '@sieve/dataset'
 import type { ChecksConfig, ScoreRecord } from '@sieve/scoring'
 import type { CalibrationReport, Label } from '@sieve/review'
 
@@ -108,7 +108,7 @@ export function localOperations(config: Config, openStorage: () => Promise<Stora
     origin,
     async export(request) {
       const [{ createScrubber, exportDataset, loadScrubOptions }, client, checks] = await Promise.all([
-        import('@sieve/exporter'),
+        import('@sieve/dataset'),
         migratedStore(),
         checksConfig(),
       ])

@@ -3,7 +3,7 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
-import { TimeSlice } from '../time-slice.js'
+import { jsonLines } from './insert-json-rows.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
 import { applyEmbeddedTableSettings } from './table-settings.js'
@@ -140,12 +140,7 @@ class EmbeddedStorage extends ClientStorage {
   }
 
   override async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
-    let payload = ''
-    const slice = new TimeSlice()
-    for (const row of rows) {
-      payload += `${JSON.stringify(row)}\n`
-      await slice.yield()
-    }
+    const payload = await jsonLines(rows, (row) => row)
     await this.inserts.chdb.rawInsert({
       table,
       columns: [...columns],

@@ -1,5 +1,5 @@
-import type { Storage } from '@sieve/core'
-import { chTime, filterSql, rows, DIMENSION_COLUMNS } from '../db.js'
+import { readCompareRollup, readCompareTraces, type Storage } from '@sieve/core'
+import { chTime, filterSql, DIMENSION_COLUMNS } from '../db.js'
 import type { CompareQuery } from '../params.js'
 
 export interface SideStats {
@@ -49,27 +49,8 @@ function zScore(a: SideStats, b: SideStats): number | null {
 export async function compare(client: Storage, projectId: string, q: CompareQuery): Promise<Comparison> {
   const column = DIMENSION_COLUMNS[q.by]
   const f = filterSql(q, { service: 'service_name', environment: 'environment' })
-  const params = { project: projectId, a: q.a, b: q.b, from: chTime(q.from), to: chTime(q.to), ...f.params }
-  const [scoreRows, traceRows] = await Promise.all([
-    rows<{ kind: string; check: string; side: string; scored: number; passed: number; value_sum: number }>(
-      client,
-      `SELECT kind, scorer_name AS check, ${column} AS side, sum(scored) AS scored, sum(passed) AS passed, sum(value_sum) AS value_sum
-       FROM quality_5m
-       WHERE project_id = {project:String} AND bucket >= toStartOfFiveMinutes({from:DateTime64(3)}) AND bucket < {to:DateTime64(3)}
-         AND ${column} IN ({a:String}, {b:String})${f.sql}
-       GROUP BY kind, check, side
-       HAVING scored != 0`,
-      params,
-    ),
-    rows<{ side: string; traces: number }>(
-      client,
-      `SELECT ${column} AS side, count() AS traces FROM traces FINAL
-       WHERE project_id = {project:String} AND start_time >= {from:DateTime64(3)} AND start_time < {to:DateTime64(3)}
-         AND ${column} IN ({a:String}, {b:String})${f.sql}
-       GROUP BY side`,
-      params,
-    ),
-  ])
+  const sides = { projectId, column, a: q.a, b: q.b, from: chTime(q.from), to: chTime(q.to), filter: f }
+  const [scoreRows, traceRows] = await Promise.all([readCompareRollup(client, sides), readCompareTraces(client, sides)])
 
   const byCheck = new Map<string, { kind: string; check: string; a: SideStats; b: SideStats }>()
   const empty = side(0, 0, 0)

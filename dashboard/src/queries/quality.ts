@@ -1,6 +1,6 @@
-import type { Storage } from '@sieve/core'
+import { readJudgedBuckets, readQualityRollup, readTraceBuckets, type Storage } from '@sieve/core'
 import { figureTrust, readTrust } from '@sieve/review'
-import { chTime, filterSql, rows, DIMENSION_COLUMNS } from '../db.js'
+import { chTime, filterSql, DIMENSION_COLUMNS } from '../db.js'
 import { INTERVALS, type QualityQuery } from '../params.js'
 
 /** One line of the quality chart: a check or judge dimension, within one group (a version, model...). */
@@ -55,41 +55,12 @@ export async function quality(client: Storage, projectId: string, q: QualityQuer
   const index = new Map(buckets.map((t, i) => [t, i]))
   const zeros = () => buckets.map(() => 0)
 
-  const f = filterSql(q)
-  const params = { project: projectId, step, from: chTime(new Date(first * 1000)), to: chTime(q.to), ...f.params }
-  const bucketOf = (column: string) => `toUnixTimestamp(toStartOfInterval(${column}, INTERVAL {step:UInt32} SECOND))`
+  const range = { projectId, step, from: chTime(new Date(first * 1000)), to: chTime(q.to), filter: filterSql(q) }
   const group = q.groupBy === 'check' ? `''` : q.groupBy === 'check_version' ? 'scorer_version' : DIMENSION_COLUMNS[q.groupBy]
-  const scoreFilter = `${q.kind ? ' AND kind = {kind:String}' : ''}${q.check ? ' AND scorer_name = {check:String}' : ''}`
-  const range = (column: string) => `project_id = {project:String} AND ${column} >= {from:DateTime64(3)} AND ${column} < {to:DateTime64(3)}${f.sql}`
-
   const [scoreRows, traceRows, judgedRows, trust] = await Promise.all([
-    rows<{ t: number; kind: string; check: string; grp: string; scored: number; passed: number; value_sum: number; errors: number; cost: number }>(
-      client,
-      `SELECT ${bucketOf('bucket')} AS t, kind, scorer_name AS check, ${group} AS grp,
-              sum(scored) AS scored, sum(passed) AS passed, sum(value_sum) AS value_sum, sum(errors) AS errors, sum(cost_usd) AS cost
-       FROM ${step % 3600 === 0 ? 'quality_1h' : 'quality_5m'} WHERE ${range('bucket')}${scoreFilter}
-       GROUP BY t, kind, check, grp
-       HAVING scored != 0 OR errors != 0`,
-      { ...params, kind: q.kind ?? '', check: q.check ?? '' },
-    ),
-    rows<{ t: number; traces: number; error_traces: number; input_tokens: number; output_tokens: number }>(
-      client,
-      `SELECT ${bucketOf('start_time')} AS t, count() AS traces, countIf(error_count > 0) AS error_traces,
-              sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
-       FROM traces FINAL WHERE ${range('start_time')}
-       GROUP BY t`,
-      params,
-    ),
-    // Only rows with judge changes are grouped (one trace in ten is judged), and a trace counts when
-    // its judge scores in effect add up to more than none: a replaced judgment nets out.
-    rows<{ t: number; judged: number }>(
-      client,
-      `SELECT ${bucketOf('trace_start_time')} AS t, count() AS judged
-       FROM (SELECT trace_start_time, trace_id FROM trace_quality WHERE ${range('trace_start_time')} AND judge_scores != 0
-             GROUP BY trace_start_time, trace_id HAVING sum(judge_scores) > 0)
-       GROUP BY t`,
-      params,
-    ),
+    readQualityRollup(client, range, group, q.kind, q.check),
+    readTraceBuckets(client, range),
+    readJudgedBuckets(client, range),
     // Calibration rows have no trace: they sit at trace_id '' at the front of the scores key.
     readTrust(client, projectId),
   ])

@@ -1,6 +1,7 @@
 import type { Storage } from '@sieve/core'
 import { figureTrust, readTrust } from '@sieve/review'
-import { chTime, filterSql, rows } from '../db.js'
+import { readFailedGates, readScorecardTotals } from '@sieve/scoring'
+import { chTime, filterSql } from '../db.js'
 import type { ScorecardQuery } from '../params.js'
 
 export interface ScorecardSummary {
@@ -27,20 +28,8 @@ export async function scorecard(client: Storage, projectId: string, q: Scorecard
     model: 'model',
     environment: 'environment',
   })
-  const where = `project_id = {project:String} AND kind = 'scorecard' AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
-  const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), ...f.params }
-  const [totals, gates, trust] = await Promise.all([
-    rows<{ traces: number; passed: number }>(client, `SELECT count() AS traces, countIf(passed = 1) AS passed FROM scores FINAL WHERE ${where}`, params),
-    rows<{ name: string; failed: number; item_kind: 'deterministic' | 'judge' }>(
-      client,
-      `SELECT gate AS name, count() AS failed,
-         any(JSONExtractString(arrayFirst(i -> JSONExtractString(i, 'name') = gate, JSONExtractArrayRaw(detail, 'items')), 'kind')) AS item_kind
-       FROM scores FINAL ARRAY JOIN JSONExtract(detail, 'failedGates', 'Array(String)') AS gate
-       WHERE ${where} GROUP BY gate ORDER BY failed DESC, gate LIMIT 50`,
-      params,
-    ),
-    readTrust(client, projectId),
-  ])
+  const range = { projectId, from: chTime(q.from), to: chTime(q.to), filter: f }
+  const [totals, gates, trust] = await Promise.all([readScorecardTotals(client, range), readFailedGates(client, range), readTrust(client, projectId)])
   const { traces, passed } = totals[0] ?? { traces: 0, passed: 0 }
   return {
     traces,

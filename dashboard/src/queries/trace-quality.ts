@@ -1,6 +1,6 @@
-import type { Storage } from '@sieve/core'
+import { readTraceFeedback, type Storage } from '@sieve/core'
 import { figureTrust, readTrust, WITHDRAWN_SOURCE } from '@sieve/review'
-import { rows } from '../db.js'
+import { readTraceScores } from '@sieve/scoring'
 
 export interface TraceScore {
   kind: string
@@ -48,23 +48,9 @@ function json(text: string): unknown {
  * labels withdrawn on the review page are gone, as from every reader of annotations.
  */
 export async function traceQuality(client: Storage, projectId: string, traceId: string): Promise<{ scores: TraceScore[]; feedback: TraceFeedback[] }> {
-  const params = { project: projectId, trace: traceId }
   const [scores, feedback, trust] = await Promise.all([
-    rows<Record<string, string | number>>(
-      client,
-      `SELECT kind, scorer_name, scorer_version, span_id, value, passed, detail, evidence, evaluation_label, evaluation_explanation,
-              judge_model, rubric_id, rubric_version, sample_reason, error, cost_usd, toString(created_at) AS created
-       FROM scores FINAL WHERE project_id = {project:String} AND trace_id = {trace:String}
-       ORDER BY kind = 'judge', passed, scorer_name`,
-      params,
-    ),
-    rows<Record<string, string | number>>(
-      client,
-      `SELECT feedback_id, span_id, score, comment, source, user_id, toString(created_at) AS created
-       FROM feedback FINAL WHERE project_id = {project:String} AND trace_id = {trace:String} AND source != {withdrawn:String}
-       ORDER BY created_at`,
-      { ...params, withdrawn: WITHDRAWN_SOURCE },
-    ),
+    readTraceScores(client, projectId, traceId),
+    readTraceFeedback(client, projectId, traceId, WITHDRAWN_SOURCE),
     readTrust(client, projectId),
   ])
   const s = (v: string | number | undefined) => String(v ?? '')

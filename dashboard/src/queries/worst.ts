@@ -1,7 +1,7 @@
-import { TupleParam } from '@clickhouse/client'
-import type { Storage } from '@sieve/core'
+import { readTraceQualityOf, readTraceSummaries, readWorstCandidates, type Storage } from '@sieve/core'
 import { figureTrust, readTrust } from '@sieve/review'
-import { chTime, filterSql, rows } from '../db.js'
+import { readJudgeMeans } from '@sieve/scoring'
+import { chTime, filterSql } from '../db.js'
 import type { WorstQuery } from '../params.js'
 
 export interface WorstTrace {
@@ -33,9 +33,6 @@ export interface WorstTrace {
   judgeUntrusted: boolean
 }
 
-/** The names whose failing scores in effect add up to more than none. */
-const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMap(${column})))`
-
 /**
  * Lowest-scoring traces of a time range: most failed checks first (`sort=checks`), or lowest mean
  * rubric score first (`sort=judge`). Candidates are the top traces by their netted sums (a re-score's
@@ -54,62 +51,15 @@ const failing = (column: string) => `mapKeys(mapFilter((name, n) -> n > 0, sumMa
  */
 export async function worst(client: Storage, projectId: string, q: WorstQuery): Promise<WorstTrace[]> {
   const f = filterSql(q)
-  const params = { project: projectId, from: chTime(q.from), to: chTime(q.to), check: q.check ?? '', k: q.limit * 4, ...f.params }
-  const range = `project_id = {project:String} AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}${f.sql}`
-  // Candidates are ranked by their sums over the range. Only rows that move one of the sums are
-  // grouped (a trace without failures, or without judge scores, has none), which keeps it cheap.
-  const checkSums = '(sumMap(failed_checks)[{check:String}] > 0 OR sumMap(judge_failed)[{check:String}] > 0)'
-  const checkRows = 'failed_checks[{check:String}] != 0 OR judge_failed[{check:String}] != 0'
-  const [moving, qualifies, rank] =
-    q.sort === 'checks'
-      ? ['checks_failed != 0', 'sum(checks_failed) > 0', 'sum(checks_failed) DESC']
-      : ['judge_scores != 0 OR judge_value_sum != 0', 'sum(judge_scores) > 0', 'sum(judge_value_sum) / sum(judge_scores) ASC']
-  const candidates = await rows<{ trace_id: string; start: string }>(
-    client,
-    `SELECT trace_id, toString(trace_start_time) AS start FROM trace_quality
-     WHERE ${range} AND (${moving}${q.check ? ` OR ${checkRows}` : ''})
-     GROUP BY trace_start_time, trace_id
-     HAVING ${qualifies}${q.check ? ` AND ${checkSums}` : ''}
-     ORDER BY ${rank}, trace_start_time DESC LIMIT {k:UInt32}`,
-    params,
-  )
+  const range = { projectId, from: chTime(q.from), to: chTime(q.to), filter: f }
+  const candidates = await readWorstCandidates(client, { ...range, sort: q.sort, check: q.check, k: q.limit * 4 })
   if (candidates.length === 0) return []
-  // Both read by primary key, trace_quality by (start time, trace id) and traces by trace id: only the candidates' granules are read.
-  const keys = [...new Map(candidates.map((r) => [r.trace_id, new TupleParam([r.start, r.trace_id])])).values()]
-  const byKey = "{keys:Array(Tuple(DateTime64(9, 'UTC'), String))}"
   const ids = [...new Set(candidates.map((r) => r.trace_id))]
 
   const [scored, traces, judged, trust] = await Promise.all([
-    rows<{
-      trace_id: string
-      start_ms: number
-      service: string
-      agent: string
-      prompt: string
-      llm: string
-      checks: number
-      checks_failed: number
-      failed_checks: string[]
-      judge_scores: number
-      judge_value_sum: number
-      judge_failed: string[]
-    }>(
-      client,
-      `SELECT trace_id, toUnixTimestamp64Milli(min(trace_start_time)) AS start_ms, max(service_name) AS service, max(agent_version) AS agent,
-              max(prompt_version) AS prompt, max(model) AS llm, sum(checks) AS checks, sum(checks_failed) AS checks_failed,
-              ${failing('failed_checks')} AS failed_checks, sum(judge_scores) AS judge_scores,
-              sum(judge_value_sum) AS judge_value_sum, ${failing('judge_failed')} AS judge_failed
-       FROM trace_quality WHERE project_id = {project:String} AND (trace_start_time, trace_id) IN ${byKey}
-       GROUP BY trace_id`,
-      { ...params, keys },
-    ),
-    rows<{ trace_id: string; root_name: string; duration_ns: number; span_count: number; error_count: number }>(
-      client,
-      `SELECT trace_id, root_name, duration_ns, span_count, error_count FROM traces FINAL
-       WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)}`,
-      { ...params, ids },
-    ),
-    judgeMeans(client, { ...params, ids }),
+    readTraceQualityOf(client, projectId, candidates),
+    readTraceSummaries(client, projectId, ids),
+    readJudgeMeans(client, { project: projectId, from: range.from, to: range.to, ids }),
     readTrust(client, projectId),
   ])
   const traceById = new Map(traces.map((t) => [t.trace_id, t]))
@@ -143,43 +93,4 @@ export async function worst(client: Storage, projectId: string, q: WorstQuery): 
       : judge(x) - judge(y) || y.checksFailed - x.checksFailed || y.startTime.localeCompare(x.startTime),
   )
   return result.slice(0, q.limit)
-}
-
-/**
- * Per trace, the mean of its rubric scores and of its dimension scores in effect. A judge row named
- * `<rubric>` is a rubric's weighted score, `<rubric>.<dimension>` one dimension's (rubric ids are
- * kebab-case, never dotted: judge/src/rubric.ts). In effect, as the rollups count: the
- * latest row by created_at per (trace, check, span) whatever its version; a latest row that is a
- * judge error is no score. argMax over every stored row picks it, replaced copies included, so the
- * read needs no FINAL, which would merge every granule the candidates touch: on 10 million spans
- * the candidates' ids hit most granules of a day, and FINAL took 0.7 s of the list's 1 s.
- */
-async function judgeMeans(
-  client: Storage,
-  params: { project: string; from: string; to: string; ids: string[] },
-): Promise<Map<string, { rubricMean: number | null; dimensionMean: number | null; names: string[] }>> {
-  const found = await rows<{ trace_id: string; rubrics: number; rubric_sum: number; dimensions: number; dimension_sum: number; names: string[] }>(
-    client,
-    `SELECT trace_id,
-            countIf(rubric) AS rubrics, sumIf(value, rubric) AS rubric_sum,
-            countIf(NOT rubric) AS dimensions, sumIf(value, NOT rubric) AS dimension_sum, groupUniqArray(scorer_name) AS names
-     FROM (
-       SELECT trace_id, scorer_name, position(scorer_name, '.') = 0 AS rubric,
-              argMax(value, created_at) AS value, argMax(error, created_at) AS error
-       FROM scores
-       WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)} AND kind = 'judge'
-         -- The range the candidates were ranked over, as trace_quality holds it (and only its days' partitions are read).
-         AND trace_start_time >= {from:DateTime64(3)} AND trace_start_time < {to:DateTime64(3)}
-       GROUP BY trace_id, scorer_name, span_id
-     )
-     WHERE error = ''
-     GROUP BY trace_id`,
-    params,
-  )
-  return new Map(
-    found.map((r) => [
-      r.trace_id,
-      { rubricMean: r.rubrics ? r.rubric_sum / r.rubrics : null, dimensionMean: r.dimensions ? r.dimension_sum / r.dimensions : null, names: r.names },
-    ]),
-  )
 }

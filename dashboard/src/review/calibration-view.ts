@@ -1,6 +1,7 @@
 import type { Storage } from '@sieve/core'
 import type { CalibrationRules, Rubric } from '@sieve/judging'
-import { rows } from '../db.js'
+import { readCalibrationHistory } from '@sieve/review'
+import { readCalibrationsInEffect } from '@sieve/scoring'
 
 /** One point of a dimension's agreement over time: a calibration in effect when it was computed. */
 export interface CalibrationPoint {
@@ -35,28 +36,6 @@ export interface DimensionCalibrationView {
   history: CalibrationPoint[]
 }
 
-interface CurrentRow {
-  scorer_name: string
-  trusted: number
-  detail: string
-  version: string
-  model: string
-  source: string
-  at: string
-}
-
-interface HistoryRow {
-  scorer_name: string
-  at: number
-  labels: number
-  within_one: number
-  weighted_kappa: number
-  human_pairs: number
-  human_within_one: number | null
-  human_weighted_kappa: number | null
-  trusted: number
-}
-
 const detailOf = (text: string): { judge?: unknown; humans?: unknown; judgeErrors?: number; failed?: { rule: string; message: string }[] } => {
   try {
     return JSON.parse(text) as ReturnType<typeof detailOf>
@@ -72,27 +51,7 @@ const detailOf = (text: string): { judge?: unknown; humans?: unknown; judgeError
  */
 export async function calibrationView(client: Storage, projectId: string, rubric: Rubric, rules: CalibrationRules, points: number) {
   const names = rubric.dimensions.map((d) => `${rubric.id}.${d.id}`)
-  const params = { project: projectId, rubric: rubric.id, names, points }
-  const [current, history] = await Promise.all([
-    rows<CurrentRow>(
-      client,
-      `SELECT scorer_name, argMax(passed, created_at) AS trusted, argMax(detail, created_at) AS detail, argMax(scorer_version, created_at) AS version,
-              argMax(judge_model, created_at) AS model, argMax(sample_reason, created_at) AS source, toString(max(created_at)) AS at
-       FROM scores FINAL
-       WHERE project_id = {project:String} AND trace_id = '' AND kind = 'calibration' AND scorer_name IN {names:Array(String)}
-       GROUP BY scorer_name`,
-      params,
-    ),
-    rows<HistoryRow>(
-      client,
-      `SELECT scorer_name, toUnixTimestamp64Milli(computed_at) AS at, labels, within_one, weighted_kappa, human_pairs, human_within_one, human_weighted_kappa, trusted
-       FROM calibration_history
-       WHERE project_id = {project:String} AND scorer_name IN {names:Array(String)} AND in_effect = 1
-       ORDER BY scorer_name, computed_at DESC
-       LIMIT {points:UInt32} BY scorer_name`,
-      params,
-    ),
-  ])
+  const [current, history] = await Promise.all([readCalibrationsInEffect(client, projectId, names), readCalibrationHistory(client, projectId, names, points)])
   const currentOf = new Map(current.map((r) => [r.scorer_name, r]))
   return {
     rubric: rubric.id,

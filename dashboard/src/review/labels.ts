@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Storage } from '@sieve/core'
-import { insertFeedbackRows } from '@sieve/http'
-import { ANNOTATOR_SOURCE, labelsFromAnnotations, WITHDRAWN_SOURCE, type AnnotationRow } from '@sieve/review'
-import { rows } from '../db.js'
+import { insertFeedbackRows, readAnnotationRows, readTraceAnnotations, type Storage } from '@sieve/core'
+import { ANNOTATOR_SOURCE, labelsFromAnnotations, WITHDRAWN_SOURCE } from '@sieve/review'
 import type { LabelBody, TraceAction } from './params.js'
 
 /**
@@ -42,13 +40,7 @@ export async function labelsOf(
   rubricId: string,
   traceId: string,
 ): Promise<Map<string, { labels: Record<string, number>; note: string }>> {
-  const found = await rows<{ user_id: string; dimension: string; score: number; comment: string }>(
-    client,
-    `SELECT user_id, attributes['dimension'] AS dimension, score, comment FROM feedback FINAL
-     WHERE project_id = {project:String} AND trace_id = {trace:String} AND source = {source:String} AND attributes['rubric'] = {rubric:String}
-     ORDER BY created_at`,
-    { project: projectId, trace: traceId, rubric: rubricId, source: ANNOTATOR_SOURCE },
-  )
+  const found = await readTraceAnnotations(client, projectId, rubricId, traceId, ANNOTATOR_SOURCE)
   const byReviewer = new Map<string, { labels: Record<string, number>; note: string }>()
   for (const r of found) {
     const entry = byReviewer.get(r.user_id) ?? { labels: {}, note: '' }
@@ -79,29 +71,12 @@ export async function withdrawLabels(client: Storage, projectId: string, action:
   return dimensions.length
 }
 
-/** This reviewer passes over the trace (`skipped`) or takes that back (undo). */
-export async function setSkipped(client: Storage, projectId: string, action: TraceAction, skipped: boolean): Promise<void> {
-  await client.insert({
-    table: 'review_skips',
-    format: 'JSONEachRow',
-    values: [{ project_id: projectId, rubric_id: action.rubric, trace_id: action.traceId, reviewer: action.reviewer, skipped: skipped ? 1 : 0 }],
-  })
-}
-
 /**
  * A project's labels as the JSONL `sieve judge calibrate --labels` takes: one line per trace and
  * rubric, the first labeller's levels and a second labeller's, the project named on each line.
  */
 export async function labelsJsonl(client: Storage, projectId: string, rubricId: string | undefined): Promise<string> {
-  const found = await rows<AnnotationRow>(
-    client,
-    `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
-     FROM feedback FINAL
-     WHERE project_id = {project:String} AND source = {source:String} AND attributes['rubric'] != '' AND attributes['dimension'] != ''
-       AND ({rubric:String} = '' OR attributes['rubric'] = {rubric:String})
-     ORDER BY created_at, feedback_id`,
-    { project: projectId, source: ANNOTATOR_SOURCE, rubric: rubricId ?? '' },
-  )
+  const found = await readAnnotationRows(client, projectId, rubricId ?? '', ANNOTATOR_SOURCE)
   // Only what the command takes: whole levels, as the review page writes them.
   const labels = labelsFromAnnotations(found.filter((r) => Number.isInteger(Number(r.score))).map((r) => ({ ...r, score: Number(r.score) })))
   return labels.map((l) => `${JSON.stringify(l)}\n`).join('')

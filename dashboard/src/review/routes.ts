@@ -1,14 +1,27 @@
 import type { Storage } from '@sieve/core'
 import { conversationOf, readTrace } from '@sieve/core'
-import { enqueue, readTrust, recalibrate, rulesHistory, rulesInEffect, saveRules, configuredRules, type ReviewSetup } from '@sieve/review'
+import {
+  configuredRules,
+  enqueue,
+  nextItem,
+  queueCounts,
+  queueItem,
+  type QueueScope,
+  readTrust,
+  recalibrate,
+  rulesHistory,
+  rulesInEffect,
+  saveRules,
+  setSkipped,
+  type ReviewSetup,
+} from '@sieve/review'
 import type { Rubric } from '@sieve/judging'
 import { json, Router, type Response } from 'express'
 import type { z } from 'zod'
 import { ApiError, handle, parse, requestProject, sendError } from '../handlers.js'
 import { calibrationView } from './calibration-view.js'
-import { labelsJsonl, labelsOf, setSkipped, storeLabels, withdrawLabels } from './labels.js'
+import { labelsJsonl, labelsOf, storeLabels, withdrawLabels } from './labels.js'
 import { calibrationQuery, labelBody, labelsExportQuery, nextQuery, queuesQuery, rubricQuery, rulesBody, traceActionBody, type TraceAction } from './params.js'
-import { nextItem, queueCounts, queueItem, type QueueScope } from './queue-items.js'
 import { checkLevels, rubricNamed, rubricView } from './rubric-check.js'
 import { judgeVerdict } from './verdict.js'
 

@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import type { DimensionTrust } from '@sieve/review'
-import { rows } from '../db.js'
+import { readRubricVerdicts, type RubricVerdictRow } from '@sieve/scoring'
 
 /** The judge's verdict on one dimension, shown beside a person's label once they gave it. */
 export interface DimensionVerdict {
@@ -25,19 +25,6 @@ export interface JudgeVerdict {
   overall: { value: number; passed: boolean } | null
 }
 
-interface VerdictRow {
-  scorer_name: string
-  scorer_version: string
-  level: number | null
-  value: number
-  passed: number
-  evaluation_label: string
-  evaluation_explanation: string
-  evidence: string
-  error: string
-  judge_model: string
-}
-
 const parsed = (text: string): unknown => {
   try {
     return JSON.parse(text)
@@ -57,16 +44,8 @@ export async function judgeVerdict(
   traceId: string,
   trust: ReadonlyMap<string, DimensionTrust>,
 ): Promise<JudgeVerdict> {
-  const found = await rows<VerdictRow>(
-    client,
-    `SELECT scorer_name, scorer_version, JSONExtract(detail, 'level', 'Nullable(Int64)') AS level, value, passed, evaluation_label,
-            evaluation_explanation, evidence, error, judge_model
-     FROM scores FINAL
-     WHERE project_id = {project:String} AND trace_id = {trace:String} AND kind = 'judge' AND rubric_id = {rubric:String}
-     ORDER BY created_at DESC`,
-    { project: projectId, trace: traceId, rubric: rubricId },
-  )
-  const latest = new Map<string, VerdictRow>()
+  const found = await readRubricVerdicts(client, projectId, rubricId, traceId)
+  const latest = new Map<string, RubricVerdictRow>()
   for (const r of found) if (!latest.has(r.scorer_name)) latest.set(r.scorer_name, r)
   const rubricRow = latest.get(rubricId)
   latest.delete(rubricId)

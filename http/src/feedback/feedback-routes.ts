@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Storage } from '@sieve/core'
-import { wellFormed, zodProblems } from '@sieve/core'
+import { insertFeedback, wellFormed, zodProblems } from '@sieve/core'
 import { feedbackSchema } from '@sieve/protocol'
 import express, { Router, type ErrorRequestHandler } from 'express'
 import { requireProject } from '../api/require-project.js'
-import { insertFeedback } from './feedback-rows.js'
 
 export interface FeedbackRoutesOptions {
   storage: Storage

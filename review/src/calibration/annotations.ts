@@ -1,4 +1,4 @@
-import type { Storage } from '@sieve/core'
+import { type AnnotationRow, readAllAnnotations, readRubricAnnotations, type Storage } from '@sieve/core'
 import { JudgeError } from '@sieve/llm'
 import { labelSchema, type ProjectLabel } from './labels.js'
 
@@ -11,20 +11,9 @@ export const ANNOTATOR_SOURCE = 'annotator'
 export const WITHDRAWN_SOURCE = 'annotator_withdrawn'
 
 /**
- * Human labels kept as feedback: rows with `source = 'annotator'` whose attributes name the
- * `rubric` and `dimension` and whose score is the level. Per trace and dimension, the first
+ * Human labels kept as feedback (core's `AnnotationRow`): per trace and dimension, the first
  * annotator (by time) is the labeller, a second one the second labeller.
  */
-export interface AnnotationRow {
-  project_id: string
-  trace_id: string
-  feedback_id: string
-  rubric: string
-  dimension: string
-  score: number
-  user_id: string
-}
-
 export function labelsFromAnnotations(rows: readonly AnnotationRow[]): ProjectLabel[] {
   const byTrace = new Map<
     string,
@@ -57,25 +46,10 @@ export function labelsFromAnnotations(rows: readonly AnnotationRow[]): ProjectLa
 
 /** One project's annotations of one rubric, oldest first, as labelsFromAnnotations takes them. */
 export async function readProjectAnnotations(storage: Storage, projectId: string, rubricId: string): Promise<AnnotationRow[]> {
-  const result = await storage.query({
-    query: `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
-            FROM feedback FINAL
-            WHERE project_id = {project:String} AND source = {source:String} AND attributes['rubric'] = {rubric:String} AND attributes['dimension'] != ''
-            ORDER BY created_at, feedback_id`,
-    query_params: { project: projectId, rubric: rubricId, source: ANNOTATOR_SOURCE },
-    format: 'JSONEachRow',
-  })
-  return result.json<AnnotationRow>()
+  return readRubricAnnotations(storage, projectId, rubricId, ANNOTATOR_SOURCE)
 }
 
 /** Every annotation in storage, oldest first, as labels. */
 export async function readAnnotationLabels(storage: Storage): Promise<ProjectLabel[]> {
-  const result = await storage.query({
-    query: `SELECT project_id, trace_id, feedback_id, attributes['rubric'] AS rubric, attributes['dimension'] AS dimension, score, user_id
-            FROM feedback FINAL
-            WHERE source = 'annotator' AND attributes['rubric'] != '' AND attributes['dimension'] != ''
-            ORDER BY created_at, feedback_id`,
-    format: 'JSONEachRow',
-  })
-  return labelsFromAnnotations(await result.json<AnnotationRow>())
+  return labelsFromAnnotations(await readAllAnnotations(storage))
 }

@@ -1,4 +1,4 @@
-import type { Storage } from '@sieve/core'
+import { readRows, type Storage } from '@sieve/core'
 import type { CalibrationReport } from './calibrate.js'
 
 /** Who computed a calibration: the review queue's labels as they arrive, or `sieve judge calibrate`. */
@@ -44,4 +44,30 @@ export function calibrationHistoryRows(
 
 export async function writeCalibrationHistory(storage: Storage, rows: Record<string, unknown>[]): Promise<void> {
   if (rows.length) await storage.insert({ table: 'calibration_history', format: 'JSONEachRow', values: rows })
+}
+
+/** One dimension's calibration in effect at one time, as `calibration_history` keeps it. */
+export interface CalibrationHistoryRow {
+  scorer_name: string
+  at: number
+  labels: number
+  within_one: number
+  weighted_kappa: number
+  human_pairs: number
+  human_within_one: number | null
+  human_weighted_kappa: number | null
+  trusted: number
+}
+
+/** The newest `points` calibrations in effect of each of a project's dimensions named, newest first. */
+export async function readCalibrationHistory(client: Storage, projectId: string, names: readonly string[], points: number): Promise<CalibrationHistoryRow[]> {
+  return readRows<CalibrationHistoryRow>(
+    client,
+    `SELECT scorer_name, toUnixTimestamp64Milli(computed_at) AS at, labels, within_one, weighted_kappa, human_pairs, human_within_one, human_weighted_kappa, trusted
+       FROM calibration_history
+       WHERE project_id = {project:String} AND scorer_name IN {names:Array(String)} AND in_effect = 1
+       ORDER BY scorer_name, computed_at DESC
+       LIMIT {points:UInt32} BY scorer_name`,
+    { project: projectId, names, points },
+  )
 }

@@ -1,4 +1,4 @@
-import type { Storage } from '@sieve/core'
+import { insertJsonRows, type Storage } from '@sieve/core'
 import { countedInsert, type PipelineMetrics } from '@sieve/metrics'
 import type { ScoreRecord } from './score-record.js'
 import type { ScoreSink } from './score-sink.js'
@@ -45,16 +45,17 @@ export function scoreRow(r: ScoreRecord): Record<string, string | number> {
 
 /**
  * The `scores` table as a sink, on the client from core's createStorage (its database is the
- * session default). One INSERT per write, so a batch of traces costs one round trip. With
- * `metrics`, each write counts in the insert figures under `table="scores"`, beside the spans and
- * the rollup: what a score write costs the engine grows with the writes, not their size.
+ * session default). One INSERT per write, so a batch of traces costs one round trip; its rows are
+ * encoded in time slices (insertJsonRows). With `metrics`, each write counts in the insert figures
+ * under `table="scores"`, beside the spans and the rollup: what a score write costs the engine grows
+ * with the writes, not their size.
  */
 export function clickhouseScoreSink(client: Storage, metrics?: Pick<PipelineMetrics, 'insertDuration' | 'insertRows'>): ScoreSink {
   return {
     async write(records) {
       if (!records.length) return
       await countedInsert(metrics, 'scores', records.length, async () => {
-        await client.insert({ table: 'scores', values: records.map(scoreRow), format: 'JSONEachRow' })
+        await insertJsonRows(client, 'scores', records, scoreRow)
       })
     },
   }

@@ -2,7 +2,7 @@ import { builtInDetectors, detectPii, type Detector } from '@sieve/pii'
 
 /**
  * Structured PII in text: what the PII echo check compares between what a user said and what the
- * agent answered. The finding is done by the same detectors the exporter scrubs with; each finding
+ * agent answered. The finding is done by the same detectors the dataset scrubber uses; each finding
  * gets a normalized form so "+1 (415) 555-0100" said by the user matches "415.555.0100" in the answer.
  */
 export const PII_KINDS = ['email', 'phone', 'credit_card', 'ssn', 'iban', 'ip_address'] as const

@@ -1,5 +1,5 @@
 """A support agent served over HTTP, as a Python team would run one behind `sieve simulate` and
-`sieve eval` (exporter/README.md, "Over HTTP"): each turn POSTed as JSON, run under the request's
+`sieve eval` (replay/DESIGN.md, "Over HTTP"): each turn POSTed as JSON, run under the request's
 traceparent, the openai client traced by OpenInference (no Sieve SDK), a tool span for each tool it
 runs, the trace flushed before the answer goes back as {"answer": ...}. Prints its URL once listening.
 
