@@ -12,7 +12,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 dest=${1:?usage: deploy/runtime-tree.sh <dest>}
-workspaces="protocol core pii otlp queue http scoring llm judging review dataset collector ingester scorer judge replay dashboard sdk cli"
+workspaces="protocol metrics core pii otlp queue http scoring llm judging review dataset collector ingester scorer judge replay dashboard sdk cli"
 
 mkdir -p "$dest/manifests" "$dest/app"
 cp "$root/package.json" "$root/package-lock.json" "$dest/manifests/"

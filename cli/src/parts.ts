@@ -1,6 +1,7 @@
 import type { Storage } from '@sieve/core'
 import { openKafkaTopicWriter } from '@sieve/queue'
-import { type PipelineMetrics, readSpanLogEvents, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
+import { readSpanLogEvents, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 import { createApp } from '@sieve/collector'
 import { listen } from '@sieve/http'
 import { startIngester } from '@sieve/ingester'

@@ -1,7 +1,7 @@
 import type { Config, Logger, SpanQueue, Storage } from '@sieve/core'
 import { InProcessQueue, openKafkaQueue } from '@sieve/queue'
 import { INGESTER_GROUP, storeDeadLetters } from '@sieve/ingester'
-import type { PipelineMetrics } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 
 /**
  * The one place that picks the queue: Kafka when KAFKA_BROKERS is set, in-process otherwise. The

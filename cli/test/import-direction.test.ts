@@ -26,7 +26,7 @@ const ROLES = ['collector', 'ingester', 'scorer', 'judge', 'dashboard', 'replay'
  * their examples, and `sieve export`, `sieve scrub` and `sieve dataset` are the CLI calling it.
  */
 const LAYERS: string[][] = [
-  ['protocol'],
+  ['protocol', 'metrics'],
   ['core', 'pii', 'sdk'],
   ['otlp'],
   ['queue'],

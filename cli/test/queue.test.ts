@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createLogger, createPipelineMetrics, loadConfig, type Storage } from '@sieve/core'
+import { createLogger, loadConfig, type Storage } from '@sieve/core'
+import { createPipelineMetrics } from '@sieve/metrics'
 import { makeSpan } from '@sieve/testkit'
 import { openQueue } from '../src/queue.js'
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import type { InProcessQueue } from '@sieve/queue'
-import { createPipelineMetrics } from '@sieve/core'
+import { createPipelineMetrics } from '@sieve/metrics'
 import {
   createStorage,
   insertSpans,

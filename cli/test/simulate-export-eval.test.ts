@@ -7,6 +7,7 @@ import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { DONE, readScenarios } from '@sieve/replay'
 import { printed, spawnSieve, until } from '@sieve/testkit'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { runSieve } from './support/run-sieve.js'
 
 /*
@@ -30,9 +31,12 @@ const PROJECT = 'support-simulation'
 // The example's config, scoring sooner after a trace's last span than the default 3 s.
 const configFile = join(dir, 'sieve.yaml')
 writeFileSync(configFile, `${readFileSync(join(root, 'sdk/examples/support-agent/sieve.yaml'), 'utf8')}\nscorer: { quietPeriodMs: 200, tickMs: 50 }\n`)
-/** What every command sees: the same data directory and config, no judge, no LLM user, the embedded store. */
+const model = await startSupportModel()
+after(() => model.close())
+/** What every command sees: the same data directory and config, the agent's model, no judge, no LLM user, the embedded store. */
 const env = {
   ...process.env,
+  ...model.env,
   SIEVE_DATA_DIR: dir,
   SIEVE_CONFIG_FILE: configFile,
   JUDGE_MODEL: '',

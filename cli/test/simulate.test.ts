@@ -6,6 +6,7 @@ import { after, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { countRows } from '@sieve/testkit'
 import { startSieve } from '@sieve/testkit/sieve'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { runSieve } from './support/run-sieve.js'
 
 /*
@@ -19,7 +20,10 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 
 const AGENT = 'sdk/examples/support-agent/sieve-agent.ts'
 const SCENARIOS = 'sdk/examples/support-agent/scenarios'
-const env = { ...process.env, SIEVE_CONFIG_FILE: 'sdk/examples/support-agent/sieve.yaml', SIMULATOR_MODEL: '', JUDGE_MODEL: '' }
+// The agent's model, which it reads from OPENAI_BASE_URL and OPENAI_API_KEY as a user's would.
+const model = await startSupportModel()
+after(() => model.close())
+const env = { ...process.env, ...model.env, SIEVE_CONFIG_FILE: 'sdk/examples/support-agent/sieve.yaml', SIMULATOR_MODEL: '', JUDGE_MODEL: '' }
 
 const simulate = (args: string[]) => runSieve(['simulate', ...args], env)
 

@@ -1,4 +1,5 @@
-import type { Storage, LogFn, SpanQueue, PipelineMetrics } from '@sieve/core'
+import type { Storage, LogFn, SpanQueue } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 import { Router, type Express } from 'express'
 import {
   BytesInFlight,

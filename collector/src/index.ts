@@ -1,1 +1,1 @@
-export * from './app.js'
+export { createApp } from './app.js'

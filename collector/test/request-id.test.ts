@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createPipelineMetrics } from '@sieve/core'
+import { createPipelineMetrics } from '@sieve/metrics'
 import { createApp } from '../src/index.js'
 import { listen } from '@sieve/http'
 

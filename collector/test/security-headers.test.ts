@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { createPipelineMetrics } from '@sieve/core'
+import { createPipelineMetrics } from '@sieve/metrics'
 import { InProcessQueue } from '@sieve/queue'
 import { listen, LOAD_NOTHING_POLICY } from '@sieve/http'
 import { createApp } from '../src/index.js'

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
-import { clusterStatements, createStorage, loadMigrations, migrate, schemaStatements, SHARDING_KEYS } from '../src/index.js'
+import { createStorage, loadMigrations, migrate, schemaStatements } from '../src/index.js'
+import { clusterStatements, SHARDING_KEYS } from '../src/storage/cluster-schema.js'
 
 /*
  * The cluster form of the migrations (CLICKHOUSE_CLUSTER) cannot run here: no ClickHouse cluster can

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { finishReasons, messageText, spanContent, toolDefinitions, toolInvocation, type Span } from '../src/index.js'
+import { messageText, spanContent, toolInvocation } from '../src/content.js'
+import { finishReasons, toolDefinitions, type Span } from '../src/index.js'
 
 function span(attributes: Span['attributes'], events: Span['events'] = []): Span {
   return {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { conversationOf, genAiFields, toolInvocation, type Span } from '../src/index.js'
+import { toolInvocation } from '../src/content.js'
+import { conversationOf, genAiFields, type Span } from '../src/index.js'
 
 /** Attribute sets as each scheme's instrumentations write them (the ecosystem tests record real ones). */
 function span(attributes: Span['attributes'], name = 'span'): Span {

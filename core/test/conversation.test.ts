@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { causalTree, conversationOf, spanCausalKeys, walkTree, type Span, type Trace } from '../src/index.js'
+import { walkTree } from '../src/conversation/causal-order.js'
+import { causalTree, conversationOf, spanCausalKeys, type Span, type Trace } from '../src/index.js'
 
 const TRACE = 'ab'.repeat(16)
 let clock = 1_700_000_000_000_000_000n

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createStorage, migrate, readTrace } from '@sieve/core'
-import { compare, compareQuery, quality, qualityQuery, traceQuality, worst, worstQuery } from '../src/index.js'
+import { compare, quality, traceQuality, worst, worstQuery } from '../src/index.js'
+import { compareQuery, qualityQuery } from '../src/params.js'
 import { generate } from './generate.js'
 
 /**

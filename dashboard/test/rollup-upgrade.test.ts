@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import type { Storage } from '@sieve/core'
 import { migrate, MIGRATIONS_DIR } from '@sieve/core'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
-import { compare, compareQuery, quality, qualityQuery, worst, worstQuery } from '../src/index.js'
+import { compare, quality, worst, worstQuery } from '../src/index.js'
+import { compareQuery, qualityQuery } from '../src/params.js'
 import { seed, traceId, type SeedTrace } from './support/seed.js'
 
 /*

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Span, Trace } from '@sieve/core'
 import { blankSpan } from '@sieve/testkit'
-import { traceTree, type SpanNode } from '../src/index.js'
+import { traceTree, type SpanNode } from '../src/api/trace-tree.js'
 
 /*
  * One agent turn: a model call asks for tool call `c1`, the tool runs it, a second model call reads

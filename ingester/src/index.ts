@@ -1,1 +1,1 @@
-export * from './ingester.js'
+export { INGESTER_GROUP, type Ingester, startIngester, storeDeadLetters } from './ingester.js'

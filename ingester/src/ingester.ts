@@ -1,6 +1,6 @@
-import type { Storage, PipelineMetrics } from '@sieve/core'
+import type { Storage } from '@sieve/core'
+import { countedInsert, type PipelineMetrics } from '@sieve/metrics'
 import {
-  countedInsert,
   FIRST_LOOKBACK_MS,
   insertDeadLetters,
   insertSpans,

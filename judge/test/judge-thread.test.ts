@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { scoreRecordSchema, type ScoreRecord } from '@sieve/scoring'
-import { type JudgeStage, JudgeThread, JudgeThreadError } from '../src/index.js'
+import { JudgeThread } from '../src/index.js'
+import type { JudgeStage } from '../src/stage.js'
+import { JudgeThreadError } from '../src/judge-thread.js'
 import { BUILTIN_RUBRICS_DIR, JudgeMetrics, loadRubricDir } from '@sieve/judging'
 import {
   dimensionOf,

@@ -11,7 +11,8 @@ import { clickhouseScoreSink, loadChecksConfig } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
 import { startFakeOpenAI, verdict, type FakeOpenAI, supportConversation, numberedTraceId } from '@sieve/testkit'
 import { openTestStorage, type TestStorage } from '@sieve/testkit/clickhouse-http'
-import { createJudge, FeedbackIndex, pollFeedback } from '../src/index.js'
+import { createJudge, pollFeedback } from '../src/index.js'
+import { FeedbackIndex } from '../src/feedback-index.js'
 
 let dir: string
 let store: TestStorage

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { hashUnit, selectingSlices } from '../src/index.js'
+import { hashUnit, selectingSlices } from '../src/sampling.js'
 import { judgeSectionSchema, sliceMatches, sliceMatchSchema, type SliceFacts } from '@sieve/judging'
 import { supportConversation, numberedTraceId } from '@sieve/testkit'
 

@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import type { ScoreRecord } from '@sieve/scoring'
-import { JudgeStage } from '../src/index.js'
+import { JudgeStage } from '../src/stage.js'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import type { FakeOpenAI, ModelRequest, Step } from '@sieve/testkit'
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir, VERDICT_JSON_SCHEMA } from '@sieve/judging'
+import { BUILTIN_RUBRICS_DIR, buildTranscript, JudgeClient, JudgeMetrics, loadRubricDir } from '@sieve/judging'
+import { VERDICT_JSON_SCHEMA } from '../src/verdict.js'
 import { failWith, malformed, probePoolingWindow, say, startFakeOpenAI, verdict, type FakeOpenAI, supportConversation, numberedTraceId } from '@sieve/testkit'
 
 const rubric = loadRubricDir(BUILTIN_RUBRICS_DIR).get('customer-support')!

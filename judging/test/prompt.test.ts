@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { BUILTIN_RUBRICS_DIR, buildJudgePrompt, buildTranscript, loadRubricDir } from '@sieve/judging'
+import { BUILTIN_RUBRICS_DIR, buildTranscript, loadRubricDir } from '@sieve/judging'
+import { buildJudgePrompt } from '../src/prompt.js'
 import { matchSnapshot } from './snapshot.js'
 import { supportConversation, supportSpan, numberedTraceId } from '@sieve/testkit'
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { BUILTIN_RUBRICS_DIR, type JudgeError, loadRubricDir, normalizeLevel, parseRubric } from '../src/index.js'
+import { BUILTIN_RUBRICS_DIR, type JudgeError, loadRubricDir } from '../src/index.js'
+import { normalizeLevel, parseRubric } from '../src/rubric.js'
 
 test('the shipped rubrics load with their dimensions, weights and thresholds', () => {
   const rubrics = loadRubricDir(BUILTIN_RUBRICS_DIR)

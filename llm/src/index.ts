@@ -1,4 +1,3 @@
-export * from './retrying-completion.js'
-export * from './http-fetch.js'
-export * from './judge-error.js'
-export * from './model-pin.js'
+export { completeWithRetries, modelClient } from './retrying-completion.js'
+export { JudgeError, type JudgeErrorCode } from './judge-error.js'
+export { aliasProblem, isPinnedModel } from './model-pin.js'

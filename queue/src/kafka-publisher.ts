@@ -1,6 +1,6 @@
 import kafkajs, { type Kafka, type Producer } from 'kafkajs'
 import { QueueUnavailableError } from '@sieve/core'
-import type { PipelineMetrics } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 import type { SpanRecord } from './span-record.js'
 import { sendToEveryPartition, type PartitionedMessage } from './kafka-send.js'
 

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { Backoff, UnprocessableSpansError, type QueuedSpan, type SubscribeOptions, type Subscription } from '@sieve/core'
-import type { PipelineMetrics } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 import { decodeSpanRecords, encodeSpanRecord } from './span-record.js'
 import type { DeadLetterSink } from './dead-letter.js'
 import { BatchCoalescer } from './batch-coalescer.js'

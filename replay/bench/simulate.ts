@@ -6,7 +6,9 @@
  * with BENCH_CONCURRENCY conversations at once (default 50), after a warm-up round that is not
  * counted, reached both ways the agent protocol allows (BENCH_AGENT=command|http|both, default
  * both): as a command (a node process per turn) and as an HTTP service (one process). The runner's
- * CPU is this process's; the agent's is its children's from /proc. Target: at most 5 ms of the
+ * CPU is this process's; the agent's is its children's from /proc. The agent's model is the
+ * scripted one at OPENAI_BASE_URL, which `npm run bench:simulate` serves from a parent process
+ * (testkit/agents/with-support-model.ts), so neither figure counts it. Target: at most 5 ms of the
  * runner per turn.
  */
 import { loadavg } from 'node:os'
@@ -29,6 +31,11 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')
+
+if (!process.env.OPENAI_BASE_URL) {
+  console.error('bench:simulate: no OPENAI_BASE_URL for the agent; run it as `npm run bench:simulate`, which starts the scripted model')
+  process.exit(2)
+}
 
 async function measure(mode: string) {
   const otlpPort = await freePort()

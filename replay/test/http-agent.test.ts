@@ -8,6 +8,7 @@ import { loadConfig } from '@sieve/core'
 import { DEFAULT_CHECKS, resolveChecksConfig } from '@sieve/scoring'
 import { callTools, freePort, probePoolingWindow, pythonAgents, say, startAgentService, startFakeOpenAI, tsxCommand } from '@sieve/testkit'
 import { GateConfigError, runGate, runSimulation, SimulateConfigError, type SimulateOptions } from '../src/index.js'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { startHttpEcho, type EchoBehaviour } from './agents/http-echo.js'
 
 /*
@@ -197,12 +198,14 @@ test('an HTTP error, no answer in time or an answer over 1 MiB is an errored run
   }
 })
 
-test('the example support agent served over HTTP: the fixed agent passes the example scenarios, the broken one fails the refund scenario on its gate', async () => {
+test('the example support agent served over HTTP: the fixed agent passes the example scenarios, the broken one fails the refund scenario on its gate', async (t) => {
+  const model = await startSupportModel()
+  t.after(() => model.close())
   for (const broken of [false, true]) {
     const otlpPort = await freePort()
     const agent = await startAgentService(tsxCommand('sdk/examples/support-agent/sieve-agent-http.ts', '--port', '0', ...(broken ? ['--broken'] : [])), {
       cwd: ROOT,
-      env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}` },
+      env: { SIEVE_ENDPOINT: `http://127.0.0.1:${otlpPort}`, ...model.env },
     })
     try {
       const report = await runSimulation({

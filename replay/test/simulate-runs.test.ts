@@ -6,6 +6,7 @@ import { after, test } from 'node:test'
 import { loadConfig } from '@sieve/core'
 import { resolveChecksConfig } from '@sieve/scoring'
 import { failWith, say, startFakeOpenAI } from '@sieve/testkit'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { runSimulation, SimulateConfigError, simulatorSectionSchema, USER_PROMPT_VERSION, type SimulateOptions } from '../src/index.js'
 
 /*
@@ -20,6 +21,10 @@ const SUPPORT = 'sdk/examples/support-agent/sieve-agent.ts'
 const ECHO = 'replay/test/agents/simulation-echo.ts'
 const dir = mkdtempSync(join(tmpdir(), 'sieve-simulate-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
+// The support agent's model, in the environment every agent process inherits.
+const supportModel = await startSupportModel()
+Object.assign(process.env, supportModel.env)
+after(() => supportModel.close())
 
 // The example's own config: prohibited_tools for the support agent, and its scorecard's gate.
 const { sections } = loadConfig({ SIEVE_CONFIG_FILE: join(ROOT, 'sdk/examples/support-agent/sieve.yaml') })

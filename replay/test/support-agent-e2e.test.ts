@@ -9,10 +9,9 @@ import OpenAI from 'openai'
 import { readTrace } from '@sieve/core'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
 import { init, shutdown, wrapOpenAI } from '@sieve/sdk'
-import { startFakeOpenAI } from '@sieve/testkit'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 import { supportTurn } from '../../sdk/examples/support-agent/agent.js'
-import { supportModel } from '../../sdk/examples/support-agent/scripted-model.js'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { createScrubber, exportDataset, parseDataset, sinceUnixNano } from '@sieve/dataset'
 import { runGate } from '../src/index.js'
 
@@ -28,12 +27,14 @@ const CUSTOMER = { name: 'Marguerite Okonkwo-Lindqvist', email: 'm.okonkwo@examp
 const REQUEST = `Hi, I'm ${CUSTOMER.name} (${CUSTOMER.email}, phone ${CUSTOMER.phone}). I want a refund for order A-1001 to my card ${CUSTOMER.card}, it arrived broken.`
 const checks = resolveChecksConfig({ agents: { 'support-agent': { prohibited_tools: { tools: ['process_refund'] } } } })
 let sieve: RunningSieve
+let model: Awaited<ReturnType<typeof startSupportModel>>
 let traceId = ''
 
 before(async () => {
-  sieve = await startSieve()
+  ;[sieve, model] = await Promise.all([startSieve(), startSupportModel()])
+  // The agents the gate starts read their model from the environment they inherit, as a user's would.
+  Object.assign(process.env, model.env)
   init({ endpoint: sieve.url, serviceName: 'support-agent', agentVersion: 'v12', promptVersion: 'refund-v4-broken', captureContent: true })
-  const model = await startFakeOpenAI({ script: supportModel })
   try {
     const client = wrapOpenAI(new OpenAI({ baseURL: model.baseURL, apiKey: 'offline' }))
     const turn = await supportTurn(client, { request: REQUEST, promptVersion: 'refund-v4-broken', model: 'gpt-4o-mini', sessionId: 's-1', userId: 'C-17' })
@@ -41,14 +42,13 @@ before(async () => {
     assert.ok(turn.toolCalls.includes('process_refund'), turn.toolCalls.join(','))
   } finally {
     await shutdown()
-    await model.close()
   }
   const trace = await readTrace(sieve.storage, 'default', traceId)
   assert.ok(trace, 'the trace reached storage')
   await clickhouseScoreSink(sieve.storage).write(traceScoreRecords(scoreTrace(trace, checks)))
 })
 after(async () => {
-  await sieve?.stop()
+  await Promise.all([sieve?.stop(), model?.close()])
   rmSync(dir, { recursive: true, force: true })
 })
 

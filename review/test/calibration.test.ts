@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import {
-  agreement,
-  calibrate,
-  calibrationRecords,
-  formatCalibration,
-  labelsFromAnnotations,
-  labelsInProjects,
-  parseLabels,
-  wilsonInterval,
-} from '../src/index.js'
+import { labelsFromAnnotations, parseLabels } from '../src/index.js'
+import { agreement, wilsonInterval } from '../src/calibration/agreement.js'
+import { calibrate, calibrationRecords, formatCalibration } from '../src/calibration/calibrate.js'
+import { labelsInProjects } from '../src/calibration/labels.js'
 import { BUILTIN_RUBRICS_DIR, JudgeClient, type JudgeError, JudgeMetrics, loadJudgeConfig, loadRubricDir } from '@sieve/judging'
 import { dimensionOf, startFakeOpenAI, verdict, type FakeOpenAI, type ModelRequest } from '@sieve/testkit'
 

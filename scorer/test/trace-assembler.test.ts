@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { TraceAssembler, type AssemblerOptions } from '../src/index.js'
+import { TraceAssembler, type AssemblerOptions } from '../src/assembler/trace-assembler.js'
 import { queued, span } from './support/spans.js'
 
 function assembler(options: Partial<AssemblerOptions> = {}) {

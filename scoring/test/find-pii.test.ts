@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { findPii } from '../src/index.js'
+import { findPii } from '../src/trace/pii.js'
 
 const kinds = (text: string) => findPii(text).map((f) => `${f.kind}:${f.normalized}`)
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { maskPii, resolveChecksConfig, scoreTrace, type TraceScore } from '../src/index.js'
+import { resolveChecksConfig, scoreTrace, type TraceScore } from '../src/index.js'
+import { maskPii } from '../src/trace/pii.js'
 import type { AgentRecorder } from '@sieve/testkit/agent-trace'
 import { checksSection, scenarios } from '@sieve/testkit/scenarios'
 

@@ -6,20 +6,22 @@ import { flush, init, shutdown } from '@sieve/sdk'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
 import { resolveChecksConfig, scoreTrace, type TraceScore } from '../src/index.js'
 import { runSupportAgent } from '../../sdk/examples/support-agent/run.js'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 
 /*
  * The SDK's example support agent, answered by the testkit's scripted model, traced with @sieve/sdk
  * into the real collector and storage, read back and scored: the path `sieve score` takes.
  */
 let sieve: RunningSieve
+let model: Awaited<ReturnType<typeof startSupportModel>>
 before(async () => {
-  sieve = await startSieve()
+  ;[sieve, model] = await Promise.all([startSieve(), startSupportModel()])
   const sdk = init({ endpoint: sieve.url, serviceName: 'support-agent', agentVersion: 'v12', captureContent: true })
   assert.ok(sdk.ok)
 })
 after(async () => {
   await shutdown()
-  await sieve.stop()
+  await Promise.all([sieve.stop(), model.close()])
 })
 
 const checks = resolveChecksConfig({
@@ -32,7 +34,7 @@ const checks = resolveChecksConfig({
 })
 
 async function scoredRun(broken: boolean): Promise<{ score: TraceScore; refundSpan?: string }> {
-  const run = await runSupportAgent({ broken })
+  const run = await runSupportAgent({ broken, baseURL: model.env.OPENAI_BASE_URL, apiKey: model.env.OPENAI_API_KEY })
   await flush()
   const traceId = run.turns[0]!.traceId
   // The ingester stores asynchronously after the collector acknowledged the export.

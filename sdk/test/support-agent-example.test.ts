@@ -2,24 +2,28 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { once } from 'node:events'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { after, before, describe, test } from 'node:test'
 import { startSieve, type RunningSieve } from '@sieve/testkit/sieve'
+import { startSupportModel } from '../../testkit/agents/support-model.js'
 
 const MAIN = fileURLToPath(new URL('../examples/support-agent/main.ts', import.meta.url))
 let sieve: RunningSieve
+// The example reads its model from OPENAI_BASE_URL and OPENAI_API_KEY, as a user's run would; here
+// they point at testkit's scripted support model.
+let model: Awaited<ReturnType<typeof startSupportModel>>
 
 before(async () => {
-  sieve = await startSieve()
+  ;[sieve, model] = await Promise.all([startSieve(), startSupportModel()])
 })
-after(() => sieve.stop())
+after(() => Promise.all([sieve.stop(), model.close()]))
 
 async function runExample(...args: string[]) {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: sieve.url }
-  delete env.OPENAI_BASE_URL
-  delete env.OPENAI_API_KEY
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...model.env, SIEVE_ENDPOINT: sieve.url }
   const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, ...args], { env })
   const traceId = /trace: ([0-9a-f]{32})/.exec(stdout)?.[1]
   assert.ok(traceId, stdout)
@@ -34,16 +38,36 @@ async function runExample(...args: string[]) {
   }
 }
 
-describe('examples/support-agent, offline with the scripted model', () => {
+test('the example imports only what a user installs: @sieve/sdk, its peer @opentelemetry/api, openai, zod', () => {
+  const dir = fileURLToPath(new URL('../examples/support-agent/', import.meta.url))
+  const packages = new Set<string>()
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    for (const [, specifier] of readFileSync(join(dir, file), 'utf8').matchAll(/^import [^']*'([^']+)'/gm)) {
+      if (!specifier!.startsWith('.') && !specifier!.startsWith('node:')) packages.add(specifier!)
+    }
+  }
+  assert.deepEqual([...packages].sort(), ['@opentelemetry/api', '@sieve/sdk', 'openai', 'zod'])
+})
+
+describe('examples/support-agent, against the scripted model', () => {
+  test('without OPENAI_API_KEY it says the agent needs a model, and exits 2', async () => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: sieve.url }
+    delete env.OPENAI_API_KEY
+    const failed = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN], { env }).then(
+      () => assert.fail('the example ran without a model'),
+      (err: { code: number; stderr: string }) => err,
+    )
+    assert.equal(failed.code, 2)
+    assert.match(failed.stderr, /Set OPENAI_API_KEY .*: the agent needs a model/)
+  })
+
   test('spans it could not deliver are reported, and it exits 1', async () => {
     // A port nothing listens on: taken from the system, then released.
     const closed = createServer().listen(0, '127.0.0.1')
     await once(closed, 'listening')
     const port = (closed.address() as AddressInfo).port
     await new Promise((resolve) => closed.close(resolve))
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: `http://127.0.0.1:${port}` }
-    delete env.OPENAI_BASE_URL
-    delete env.OPENAI_API_KEY
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...model.env, SIEVE_ENDPOINT: `http://127.0.0.1:${port}` }
     const failed = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN], { env }).then(
       () => assert.fail('the example exited 0 without delivering its spans'),
       (err: { code: number; stderr: string; stdout: string }) => err,
@@ -57,8 +81,9 @@ describe('examples/support-agent, offline with the scripted model', () => {
   })
 
   test('follows the refund policy: store credit for an order outside the window, traced in Sieve', async () => {
-    const { stdout, agent, tools } = await runExample()
-    assert.match(stdout, /scripted local model/)
+    const asked = model.requests.length
+    const { agent, tools } = await runExample()
+    assert.equal(model.requests.length - asked, 4, 'every model call went to OPENAI_BASE_URL')
     assert.deepEqual(tools, ['check_order_status', 'lookup_customer_history', 'create_store_credit'])
     assert.equal(agent.attributes['sieve.prompt.version'], 'refund-v3')
     assert.equal(agent.children.filter((c: any) => c.attributes['gen_ai.operation.name'] === 'chat').length, 4)
@@ -75,9 +100,7 @@ describe('examples/support-agent, offline with the scripted model', () => {
 })
 
 test('--turns 2 is one conversation of two turns: one session, the second turn sent the first as history', async () => {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), SIEVE_ENDPOINT: sieve.url }
-  delete env.OPENAI_BASE_URL
-  delete env.OPENAI_API_KEY
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), ...model.env, SIEVE_ENDPOINT: sieve.url }
   const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=sieve-source', '--import', 'tsx', MAIN, '--turns', '2'], { env })
   const traceIds = [...stdout.matchAll(/trace: ([0-9a-f]{32})/g)].map((m) => m[1]!)
   assert.equal(traceIds.length, 2, stdout)

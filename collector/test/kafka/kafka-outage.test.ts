@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { QueueUnavailableError, type Span, createPipelineMetrics } from '@sieve/core'
+import { QueueUnavailableError, type Span } from '@sieve/core'
+import { createPipelineMetrics } from '@sieve/metrics'
 import { openKafkaQueue, type KafkaSpanQueue } from '@sieve/queue'
 import { countRows, makeTraces, startPrivateBroker, until, type PrivateBroker } from '@sieve/testkit'
 import { startKafkaStack } from '@sieve/testkit/kafka-stack'

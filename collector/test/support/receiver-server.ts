@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import express from 'express'
 import type { SpanQueue } from '@sieve/core'
-import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
+import { createPipelineMetrics, type PipelineMetrics } from '@sieve/metrics'
 import { BytesInFlight, createOtlpRouter } from '@sieve/http'
 
 export interface ReceiverServer {

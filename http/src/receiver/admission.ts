@@ -1,4 +1,4 @@
-import type { PipelineMetrics } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 
 /**
  * Admission of OTLP requests under load: what is shed before any work (the body's bytes past

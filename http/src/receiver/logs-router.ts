@@ -1,4 +1,5 @@
-import { countedInsert, insertSpanLogEvents, type LogFn, type PipelineMetrics, type Storage } from '@sieve/core'
+import { insertSpanLogEvents, type LogFn, type Storage } from '@sieve/core'
+import { countedInsert, type PipelineMetrics } from '@sieve/metrics'
 import { decodeLogsRequest, DecodedLogs, encodeExportResponse, RPC_CODE, type OtlpFormat } from '@sieve/otlp'
 import { Router, type Request, type Response } from 'express'
 import { requestIdOf } from '../api/request-id.js'

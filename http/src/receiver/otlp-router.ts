@@ -1,4 +1,5 @@
-import type { LogFn, PublishOutcome, Span, SpanQueue, PipelineMetrics } from '@sieve/core'
+import type { LogFn, PublishOutcome, Span, SpanQueue } from '@sieve/core'
+import type { PipelineMetrics } from '@sieve/metrics'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
 import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufRequest, encodeExportResponse, RPC_CODE, type OtlpFormat } from '@sieve/otlp'

@@ -1,7 +1,7 @@
 import express from 'express'
 import type { Span } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { createPipelineMetrics } from '@sieve/core'
+import { createPipelineMetrics } from '@sieve/metrics'
 import { createOtlpRouter, listen } from '@sieve/http'
 
 /**

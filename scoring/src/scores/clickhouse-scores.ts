@@ -1,4 +1,5 @@
-import { countedInsert, insertJsonRows, type PipelineMetrics, type Storage } from '@sieve/core'
+import { insertJsonRows, type Storage } from '@sieve/core'
+import { countedInsert, type PipelineMetrics } from '@sieve/metrics'
 import type { ScoreRecord } from './score-record.js'
 import type { ScoreSink } from './score-sink.js'
 

@@ -6,11 +6,15 @@ import { runSupportAgent } from './run.js'
  * The refund-outside-policy support agent, traced with the Sieve SDK.
  *   --broken      use the regressed prompt (refunds outside the policy window)
  *   --turns N     one conversation of N customer turns, one session (default 1)
- * Talks to OPENAI_BASE_URL / OPENAI_API_KEY (model: OPENAI_MODEL, default gpt-4o-mini); without
- * them it starts a scripted local model. Traces go to SIEVE_ENDPOINT (default http://localhost:4318);
- * spans it could not deliver there are reported and make it exit 1.
+ * The model is OpenAI's, or any OpenAI-compatible endpoint: OPENAI_API_KEY, OPENAI_BASE_URL (default
+ * https://api.openai.com/v1), OPENAI_MODEL (default gpt-4o-mini). Traces go to SIEVE_ENDPOINT
+ * (default http://localhost:4318); spans it could not deliver there are reported and make it exit 1.
  */
 const { values } = parseArgs({ options: { broken: { type: 'boolean', default: false }, turns: { type: 'string', default: '1' } } })
+if (!process.env.OPENAI_API_KEY) {
+  console.error('Set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible endpoint other than OpenAI): the agent needs a model.')
+  process.exit(2)
+}
 
 const sdk = init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: values.broken ? 'refund-v4-broken' : 'refund-v3', captureContent: true })
 if (!sdk.ok) console.error(sdk.error.message)
@@ -20,9 +24,6 @@ try {
   const run = await runSupportAgent({
     broken: values.broken,
     turns: Number(values.turns),
-    baseURL: process.env.OPENAI_BASE_URL,
-    apiKey: process.env.OPENAI_API_KEY,
-    model: process.env.OPENAI_MODEL,
     onTurn(turn) {
       console.log(`agent: ${turn.answer}`)
       console.log(`tools: ${turn.toolCalls.join(' → ')}`)
@@ -30,7 +31,6 @@ try {
     },
   })
   if (run.turns.length > 1) console.log(`session: ${run.sessionId} (${run.turns.length} turns; ${endpoint}/api/sessions/${run.sessionId})`)
-  if (run.offline) console.log('(no OPENAI_BASE_URL/OPENAI_API_KEY: answered by the scripted local model)')
 } finally {
   // The SDK never fails the agent over its spans; the example, whose point is the trace, says so.
   await flush()

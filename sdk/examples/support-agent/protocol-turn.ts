@@ -20,15 +20,17 @@ export type ProtocolInput = z.infer<typeof protocolInput>
 
 export const promptVersionFor = (broken: boolean) => (broken ? 'refund-v4-broken' : 'refund-v3')
 
-export function answerProtocolTurn(modelBaseURL: string, input: ProtocolInput, o: { broken: boolean; sessionId: string }): Promise<TurnResult> {
+/** The model client of both: OPENAI_API_KEY and OPENAI_BASE_URL, as the `openai` client reads them. */
+export const modelClient = (): OpenAI => wrapOpenAI(new OpenAI())
+
+export function answerProtocolTurn(client: OpenAI, input: ProtocolInput, o: { broken: boolean; sessionId: string }): Promise<TurnResult> {
   const sim = input.simulation
-  const client = wrapOpenAI(new OpenAI({ baseURL: modelBaseURL, apiKey: 'offline' }))
   return withFixtures(input.fixtures, () =>
     supportTurn(client, {
       request: input.messages.at(-1)!.content,
       history: input.messages.slice(0, -1),
       promptVersion: promptVersionFor(o.broken),
-      model: 'gpt-4o-mini',
+      model: process.env.OPENAI_MODEL ?? 'gpt-4o-mini',
       sessionId: o.sessionId,
       userId: 'C-17',
       ...(sim ? { attributes: { [SIMULATION_ATTR.scenario]: sim.scenario, [SIMULATION_ATTR.template]: sim.template, [SIMULATION_ATTR.run]: sim.run } } : {}),

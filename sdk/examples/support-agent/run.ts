@@ -1,17 +1,16 @@
 import OpenAI from 'openai'
 import { wrapOpenAI } from '@sieve/sdk'
-import { startFakeOpenAI } from '@sieve/testkit'
 import { supportTurn, type TurnResult } from './agent.js'
 import type { PromptVersion } from './policy.js'
-import { supportModel } from './scripted-model.js'
 
 export interface RunOptions {
   /** Use the regressed prompt: the agent refunds outside the policy window. */
   broken?: boolean
   turns?: number
-  /** An OpenAI-compatible endpoint; without one (and without OPENAI_API_KEY) the scripted model runs. */
+  /** An OpenAI-compatible endpoint and its key; by default OPENAI_BASE_URL and OPENAI_API_KEY, as the `openai` client reads them. */
   baseURL?: string
   apiKey?: string
+  /** Default OPENAI_MODEL, else gpt-4o-mini. */
   model?: string
   onTurn?: (turn: TurnResult) => void
 }
@@ -27,33 +26,26 @@ const CUSTOMER = [
  * given the earlier ones as history), traced with whatever `init()` set up. Tests of the scorer
  * and exporter call this (after `init` towards their collector) to get both behaviours.
  */
-export async function runSupportAgent(
-  options: RunOptions = {},
-): Promise<{ promptVersion: PromptVersion; offline: boolean; sessionId: string; turns: TurnResult[] }> {
+export async function runSupportAgent(options: RunOptions = {}): Promise<{ promptVersion: PromptVersion; sessionId: string; turns: TurnResult[] }> {
   const promptVersion: PromptVersion = options.broken ? 'refund-v4-broken' : 'refund-v3'
-  const offline = !options.baseURL && !options.apiKey
-  const local = offline ? await startFakeOpenAI({ script: supportModel }) : undefined
-  const client = wrapOpenAI(new OpenAI(local ? { baseURL: local.baseURL, apiKey: 'offline' } : { baseURL: options.baseURL, apiKey: options.apiKey }))
+  // Unset options fall back to the client's own environment variables.
+  const client = wrapOpenAI(new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey }))
   const turns: TurnResult[] = []
   const sessionId = `session-${Date.now()}`
   const history: { role: 'user' | 'assistant'; content: string }[] = []
-  try {
-    for (let i = 0; i < (options.turns ?? 1); i++) {
-      const request = CUSTOMER[Math.min(i, CUSTOMER.length - 1)]!
-      const turn = await supportTurn(client, {
-        request,
-        history: [...history],
-        promptVersion,
-        model: options.model ?? 'gpt-4o-mini',
-        sessionId,
-        userId: 'C-17',
-      })
-      history.push({ role: 'user', content: request }, { role: 'assistant', content: turn.answer })
-      turns.push(turn)
-      options.onTurn?.(turn)
-    }
-  } finally {
-    await local?.close()
+  for (let i = 0; i < (options.turns ?? 1); i++) {
+    const request = CUSTOMER[Math.min(i, CUSTOMER.length - 1)]!
+    const turn = await supportTurn(client, {
+      request,
+      history: [...history],
+      promptVersion,
+      model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini',
+      sessionId,
+      userId: 'C-17',
+    })
+    history.push({ role: 'user', content: request }, { role: 'assistant', content: turn.answer })
+    turns.push(turn)
+    options.onTurn?.(turn)
   }
-  return { promptVersion, offline, sessionId, turns }
+  return { promptVersion, sessionId, turns }
 }

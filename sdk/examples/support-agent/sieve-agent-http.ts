@@ -3,15 +3,14 @@ import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 import { context, propagation } from '@opentelemetry/api'
 import { agentCallContextSchema, flush, init, shutdown, type AgentAnswer } from '@sieve/sdk'
-import { startFakeOpenAI } from '@sieve/testkit'
-import { answerProtocolTurn, promptVersionFor, protocolInput } from './protocol-turn.js'
-import { supportModel } from './scripted-model.js'
+import { answerProtocolTurn, modelClient, promptVersionFor, protocolInput } from './protocol-turn.js'
 
 /**
  * The support agent as a service behind Sieve's agent protocol over HTTP, as `sieve eval` and
  * `sieve simulate` call an agent given as a URL: each turn's input POSTed as JSON, the turn traced
  * under the request's `traceparent`, the trace flushed to SIEVE_ENDPOINT before the answer goes
- * back as `{"answer": "..."}`. Prints its URL once listening.
+ * back as `{"answer": "..."}`. Prints its URL once listening. The model: OPENAI_API_KEY,
+ * OPENAI_BASE_URL, OPENAI_MODEL (default gpt-4o-mini).
  *   --port N   default 8787 (0: any free port)
  *   --broken   the regressed prompt, which refunds outside the policy window
  */
@@ -21,7 +20,7 @@ const broken = values.broken
 const request = protocolInput.extend({ sieve: agentCallContextSchema.pick({ sessionId: true }).partial().optional() })
 
 init({ serviceName: 'support-agent', agentVersion: 'v12', promptVersion: promptVersionFor(broken), captureContent: true })
-const model = await startFakeOpenAI({ script: supportModel })
+const model = modelClient()
 
 async function body(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = []
@@ -36,7 +35,7 @@ const server = createServer(async (req, res) => {
   if (!input.success) return reply(400, { error: input.error.message })
   try {
     const parent = propagation.extract(context.active(), req.headers)
-    const turn = await context.with(parent, () => answerProtocolTurn(model.baseURL, input.data, { broken, sessionId: input.data.sieve?.sessionId ?? 'eval' }))
+    const turn = await context.with(parent, () => answerProtocolTurn(model, input.data, { broken, sessionId: input.data.sieve?.sessionId ?? 'eval' }))
     await flush()
     reply(200, { answer: turn.answer } satisfies AgentAnswer)
   } catch (err) {
@@ -49,7 +48,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () =>
     server.close(async () => {
       await shutdown()
-      await model.close()
     }),
   )
 }

@@ -1,5 +1,5 @@
-import { callTools, say, type ModelRequest, type Step } from '@sieve/testkit'
-import { PROMPTS, REFUND_WINDOW_DAYS } from './policy.js'
+import { callTools, say, startFakeOpenAI, type FakeOpenAI, type ModelRequest, type Step } from '@sieve/testkit'
+import { PROMPTS, REFUND_WINDOW_DAYS } from '../../sdk/examples/support-agent/policy.js'
 
 export const HANDOFF = 'handing you over to a human colleague'
 
@@ -14,7 +14,8 @@ function followUp(userText: string, earlier: string, orderId: string): Step | un
 }
 
 /**
- * A deterministic stand-in for an LLM, for running the example offline: it follows whichever
+ * A deterministic stand-in for an LLM, for running the SDK's example support agent
+ * (`sdk/examples/support-agent/`) in tests and offline: it follows whichever
  * system prompt it is given, step by step, the way a real model would on this scenario. In a
  * conversation it already acted in, it answers follow-ups from what it said (or hands off when
  * asked for a human) instead of acting again.
@@ -54,4 +55,19 @@ export function supportModel(request: ModelRequest): Step {
           )
     }
   }
+}
+
+/** The environment the example reads its model from (the `openai` client's own variables). */
+export interface SupportModelEnv {
+  OPENAI_BASE_URL: string
+  OPENAI_API_KEY: string
+}
+
+/**
+ * Starts testkit's OpenAI-compatible server answering as `supportModel`; `env` points the example
+ * (or a command running it, such as `sieve simulate`) at it.
+ */
+export async function startSupportModel(): Promise<FakeOpenAI & { env: SupportModelEnv }> {
+  const model = await startFakeOpenAI({ script: supportModel })
+  return Object.assign(model, { env: { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'offline' } })
 }

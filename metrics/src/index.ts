@@ -1,0 +1,1 @@
+export { type PipelineMetrics, countedInsert, createPipelineMetrics } from './pipeline-metrics.js'

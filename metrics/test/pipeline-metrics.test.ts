@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { countedInsert, createPipelineMetrics } from '../src/index.js'
+
+test('countedInsert counts an insert under its table once it succeeded, and a failed one not at all', async () => {
+  const metrics = createPipelineMetrics()
+  await countedInsert(metrics, 'scores', 3, async () => {})
+  await assert.rejects(
+    countedInsert(metrics, 'scores', 5, async () => {
+      throw new Error('refused')
+    }),
+    /refused/,
+  )
+  const rows = await metrics.insertRows.get()
+  assert.deepEqual(
+    rows.values.map((v) => [v.labels, v.value]),
+    [[{ table: 'scores' }, 3]],
+  )
+  const count = (await metrics.insertDuration.get()).values.find((v) => v.metricName === 'sieve_insert_duration_seconds_count')
+  assert.equal(count?.value, 1)
+  // Without metrics (a test's sink, `sieve score`) the insert still runs.
+  let ran = false
+  await countedInsert(undefined, 'scores', 1, async () => {
+    ran = true
+  })
+  assert.ok(ran)
+})
+
+test('each registry is its own, with process metrics and the longest event-loop stall since start', async () => {
+  const a = createPipelineMetrics()
+  const b = createPipelineMetrics()
+  a.spansAccepted.inc({ project: 'p' }, 2)
+  assert.match(await a.registry.metrics(), /^sieve_spans_accepted_total\{project="p"\} 2$/m)
+  assert.doesNotMatch(await b.registry.metrics(), /sieve_spans_accepted_total\{/)
+  const text = await a.registry.metrics()
+  assert.match(text, /^process_cpu_user_seconds_total /m)
+  assert.match(text, /^sieve_event_loop_delay_max_seconds \d/m)
+})
