@@ -1,4 +1,4 @@
-export * from './in-process-queue.js'
+export { InProcessQueue, type InProcessQueueOptions } from './in-process-queue.js'
 export { KafkaSpanQueue, openKafkaQueue, type KafkaQueueOptions, type KafkaSettings } from './kafka-queue.js'
 export { KafkaSetupError } from './kafka-topics.js'
 export { openKafkaTopicWriter, type KafkaTopicWriter, type KafkaTopicWriterOptions } from './kafka-topic-writer.js'
