@@ -1,4 +1,5 @@
-import kafkajs, { type Message, type Producer } from 'kafkajs'
+import kafkajs, { type Message } from 'kafkajs'
+import { sendToEveryPartition, type Sender } from './kafka-send.js'
 
 /**
  * Where records that can never be handled go, each with headers naming the error and its
@@ -7,12 +8,24 @@ import kafkajs, { type Message, type Producer } from 'kafkajs'
  */
 export class DeadLetterSink {
   constructor(
-    private readonly producer: Producer,
+    private readonly producer: Sender,
     private readonly topic: string,
+    /** The partition of a record's key (key-partitioner.ts), for the topic's partition count. */
+    private readonly partitionOf: (key: Message['key']) => number,
   ) {}
 
+  /**
+   * Resolves once Kafka acknowledged every partition the records go to: a plain send() can
+   * resolve without having written a partition whose leader moved (kafka-send.ts), and the
+   * source partition would then move past records stored nowhere.
+   */
   async send(messages: Message[]): Promise<void> {
     if (messages.length === 0) return
-    await this.producer.send({ topic: this.topic, acks: -1, compression: kafkajs.CompressionTypes.Snappy, messages })
+    await sendToEveryPartition(this.producer, {
+      topic: this.topic,
+      acks: -1,
+      compression: kafkajs.CompressionTypes.Snappy,
+      messages: messages.map((m) => ({ ...m, partition: this.partitionOf(m.key) })),
+    })
   }
 }

@@ -39,6 +39,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     private readonly options: KafkaQueueOptions,
     private readonly publisher: KafkaPublisher,
     private readonly metrics: PipelineMetrics,
+    private readonly deadLetterPartitionOf: (key: kafkajs.Message['key']) => number,
   ) {}
 
   static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
@@ -46,6 +47,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     const client = kafkaClient(kafka, options.logLevel)
     const admin = client.admin()
     let partitions: number
+    let deadLetterPartitions: number
     try {
       await admin.connect()
       const specs = [
@@ -54,6 +56,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
       ]
       await ensureTopics(admin, specs, kafka.brokers, options.createTopics ?? true)
       partitions = await partitionCount(admin, kafka.spansTopic)
+      deadLetterPartitions = await partitionCount(admin, kafka.deadLetterTopic)
     } finally {
       await admin.disconnect().catch(() => {})
     }
@@ -72,7 +75,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
       },
       metrics,
     )
-    return new KafkaSpanQueue(client, options, publisher, metrics)
+    return new KafkaSpanQueue(client, options, publisher, metrics, keyPartitioner(kafka.deadLetterTopic, deadLetterPartitions))
   }
 
   publish(spans: Span[]): Promise<void> {
@@ -101,7 +104,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
         maxBatchSpans: 20_000,
         ...this.options.consume,
       },
-      new DeadLetterSink(this.deadLetterProducer, this.options.kafka.deadLetterTopic),
+      new DeadLetterSink(this.deadLetterProducer, this.options.kafka.deadLetterTopic, this.deadLetterPartitionOf),
       this.metrics,
     )
     const closeOne = subscription.close.bind(subscription)
