@@ -1,5 +1,4 @@
 import type kafkajs from 'kafkajs'
-import type { Producer } from 'kafkajs'
 import type { Config, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '@sieve/otlp'
 import { createPipelineMetrics, type PipelineMetrics } from '@sieve/core'
@@ -32,14 +31,13 @@ export interface KafkaQueueOptions {
  */
 export class KafkaSpanQueue implements ForwardingQueue {
   private readonly subscriptions = new Set<Subscription>()
-  private deadLetterProducer: Producer | undefined
 
   private constructor(
     private readonly client: kafkajs.Kafka,
     private readonly options: KafkaQueueOptions,
     private readonly publisher: KafkaPublisher,
     private readonly metrics: PipelineMetrics,
-    private readonly deadLetterPartitionOf: (key: kafkajs.Message['key']) => number,
+    private readonly deadLetters: DeadLetterSink,
   ) {}
 
   static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
@@ -75,7 +73,13 @@ export class KafkaSpanQueue implements ForwardingQueue {
       },
       metrics,
     )
-    return new KafkaSpanQueue(client, options, publisher, metrics, keyPartitioner(kafka.deadLetterTopic, deadLetterPartitions))
+    // One producer for every subscription's dead letters, connected on the first (dead-letter.ts).
+    const deadLetters = new DeadLetterSink(
+      client.producer({ idempotent: true, maxInFlightRequests: 1 }),
+      kafka.deadLetterTopic,
+      keyPartitioner(kafka.deadLetterTopic, deadLetterPartitions),
+    )
+    return new KafkaSpanQueue(client, options, publisher, metrics, deadLetters)
   }
 
   publish(spans: Span[]): Promise<void> {
@@ -88,8 +92,6 @@ export class KafkaSpanQueue implements ForwardingQueue {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    this.deadLetterProducer ??= this.client.producer({ idempotent: true, maxInFlightRequests: 1 })
-    await this.deadLetterProducer.connect()
     const subscription = await KafkaSubscription.start(
       this.client,
       options,
@@ -104,7 +106,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
         maxBatchSpans: 20_000,
         ...this.options.consume,
       },
-      new DeadLetterSink(this.deadLetterProducer, this.options.kafka.deadLetterTopic, this.deadLetterPartitionOf),
+      this.deadLetters,
       this.metrics,
     )
     const closeOne = subscription.close.bind(subscription)
@@ -122,7 +124,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     await Promise.all([...this.subscriptions].map((s) => s.close()))
     this.subscriptions.clear()
     await this.publisher.close()
-    await this.deadLetterProducer?.disconnect().catch(() => {})
+    await this.deadLetters.close()
   }
 }
 
