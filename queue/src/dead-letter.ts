@@ -1,4 +1,11 @@
-import kafkajs, { type Message, type Producer } from 'kafkajs'
+import kafkajs, { type Message } from 'kafkajs'
+import { sendToEveryPartition, type Sender } from './kafka-send.js'
+
+/** What the sink needs of a kafkajs producer. */
+export interface DeadLetterProducer extends Sender {
+  connect(): Promise<void>
+  disconnect(): Promise<void>
+}
 
 /**
  * Where records that can never be handled go, each with headers naming the error and its
@@ -6,13 +13,46 @@ import kafkajs, { type Message, type Producer } from 'kafkajs'
  * operator can inspect and replay them. The send must succeed before the partition moves on.
  */
 export class DeadLetterSink {
+  private connected: Promise<void> | undefined
+
   constructor(
-    private readonly producer: Producer,
+    private readonly producer: DeadLetterProducer,
     private readonly topic: string,
+    /** The partition of a record's key (key-partitioner.ts), for the topic's partition count. */
+    private readonly partitionOf: (key: Message['key']) => number,
   ) {}
 
+  /**
+   * Resolves once Kafka acknowledged every partition the records go to: a plain send() can
+   * resolve without having written a partition whose leader moved (kafka-send.ts), and the
+   * source partition would then move past records stored nowhere.
+   */
   async send(messages: Message[]): Promise<void> {
     if (messages.length === 0) return
-    await this.producer.send({ topic: this.topic, acks: -1, compression: kafkajs.CompressionTypes.Snappy, messages })
+    await this.connect()
+    await sendToEveryPartition(this.producer, {
+      topic: this.topic,
+      acks: -1,
+      compression: kafkajs.CompressionTypes.Snappy,
+      messages: messages.map((m) => ({ ...m, partition: this.partitionOf(m.key) })),
+    })
+  }
+
+  /**
+   * On the first dead letter, not when a consumer starts: an idempotent producer's connect fails at
+   * once (ECONNREFUSED, no retry) while the cluster's metadata still names a killed broker as its
+   * controller, until that broker is fenced (9 s), and would stop a role starting then. A connect
+   * failing here fails the batch, which is fetched again after its back-off.
+   */
+  private connect(): Promise<void> {
+    this.connected ??= this.producer.connect().catch((err: unknown) => {
+      this.connected = undefined
+      throw err
+    })
+    return this.connected
+  }
+
+  async close(): Promise<void> {
+    await this.producer.disconnect().catch(() => {})
   }
 }

@@ -1,5 +1,4 @@
 import type kafkajs from 'kafkajs'
-import type { Producer } from 'kafkajs'
 import type { Config, QueueCapabilities, Saturation, Span, SubscribeOptions, Subscription } from '@sieve/core'
 import type { ScannedRequest } from '@sieve/otlp'
 import { createPipelineMetrics, type PipelineMetrics } from '@sieve/metrics'
@@ -33,13 +32,13 @@ export interface KafkaQueueOptions {
 export class KafkaSpanQueue implements ForwardingQueue {
   readonly capabilities = { durability: 'acknowledged', forwardsProtobuf: true } as const satisfies QueueCapabilities
   private readonly subscriptions = new Set<Subscription>()
-  private deadLetterProducer: Producer | undefined
 
   private constructor(
     private readonly client: kafkajs.Kafka,
     private readonly options: KafkaQueueOptions,
     private readonly publisher: KafkaPublisher,
     private readonly metrics: PipelineMetrics,
+    private readonly deadLetters: DeadLetterSink,
   ) {}
 
   static async open(options: KafkaQueueOptions): Promise<KafkaSpanQueue> {
@@ -47,6 +46,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     const client = kafkaClient(kafka, options.logLevel)
     const admin = client.admin()
     let partitions: number
+    let deadLetterPartitions: number
     try {
       await admin.connect()
       const specs = [
@@ -55,6 +55,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
       ]
       await ensureTopics(admin, specs, kafka.brokers, options.createTopics ?? true)
       partitions = await partitionCount(admin, kafka.spansTopic)
+      deadLetterPartitions = await partitionCount(admin, kafka.deadLetterTopic)
     } finally {
       await admin.disconnect().catch(() => {})
     }
@@ -73,7 +74,13 @@ export class KafkaSpanQueue implements ForwardingQueue {
       },
       metrics,
     )
-    return new KafkaSpanQueue(client, options, publisher, metrics)
+    // One producer for every subscription's dead letters, connected on the first (dead-letter.ts).
+    const deadLetters = new DeadLetterSink(
+      client.producer({ idempotent: true, maxInFlightRequests: 1 }),
+      kafka.deadLetterTopic,
+      keyPartitioner(kafka.deadLetterTopic, deadLetterPartitions),
+    )
+    return new KafkaSpanQueue(client, options, publisher, metrics, deadLetters)
   }
 
   publish(spans: Span[]): Promise<void> {
@@ -96,8 +103,6 @@ export class KafkaSpanQueue implements ForwardingQueue {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    this.deadLetterProducer ??= this.client.producer({ idempotent: true, maxInFlightRequests: 1 })
-    await this.deadLetterProducer.connect()
     const subscription = await KafkaSubscription.start(
       this.client,
       options,
@@ -112,7 +117,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
         maxBatchSpans: 20_000,
         ...this.options.consume,
       },
-      new DeadLetterSink(this.deadLetterProducer, this.options.kafka.deadLetterTopic),
+      this.deadLetters,
       this.metrics,
     )
     const closeOne = subscription.close.bind(subscription)
@@ -130,7 +135,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     await Promise.all([...this.subscriptions].map((s) => s.close()))
     this.subscriptions.clear()
     await this.publisher.close()
-    await this.deadLetterProducer?.disconnect().catch(() => {})
+    await this.deadLetters.close()
   }
 }
 

@@ -35,7 +35,13 @@ function missingError(missing: TopicSpec[], brokers: string[], reason: string): 
  * then a missing topic is a start-up error). Existing topics are left as they are: fewer
  * partitions than configured only limit how many consumers share the work.
  */
-export async function ensureTopics(admin: Admin, specs: TopicSpec[], brokers: string[], create: boolean): Promise<void> {
+export async function ensureTopics(
+  admin: Pick<Admin, 'listTopics' | 'createTopics'>,
+  specs: TopicSpec[],
+  brokers: string[],
+  create: boolean,
+  options: { visibleWithinMs?: number } = {},
+): Promise<void> {
   let existing: string[]
   try {
     existing = await admin.listTopics()
@@ -56,11 +62,27 @@ export async function ensureTopics(admin: Admin, specs: TopicSpec[], brokers: st
       })),
     })
   } catch (err) {
-    // Another collector may have created it at the same moment; only a topic still missing is an error.
-    const now = await admin.listTopics().catch(() => [] as string[])
-    const still = missing.filter((s) => !now.includes(s.topic))
+    // Another collector may have created it at the same moment, or the create went through and
+    // the broker asked has not learnt of the topic yet (on a cluster, waiting for its leaders can
+    // fail with "does not host this topic-partition"): only a topic still missing after a while is
+    // an error.
+    const still = await stillMissing(admin, missing, options.visibleWithinMs ?? TOPIC_VISIBLE_WITHIN_MS)
     if (still.length === 0) return
     throw missingError(still, brokers, `could not create: ${(err as Error).message}`)
+  }
+}
+
+/** How long a topic whose create failed may take to show in the cluster's metadata. */
+const TOPIC_VISIBLE_WITHIN_MS = 10_000
+
+/** The topics of `specs` that the cluster still does not list after `withinMs`, asked every 250 ms. */
+async function stillMissing(admin: Pick<Admin, 'listTopics'>, specs: TopicSpec[], withinMs: number): Promise<TopicSpec[]> {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const listed = await admin.listTopics().catch(() => [] as string[])
+    const still = specs.filter((s) => !listed.includes(s.topic))
+    if (still.length === 0 || Date.now() >= deadline) return still
+    await new Promise((resolve) => setTimeout(resolve, 250))
   }
 }
 
