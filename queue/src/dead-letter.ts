@@ -1,4 +1,5 @@
 import kafkajs, { type Message } from 'kafkajs'
+import { connectOnUse } from './connect-on-use.js'
 import { sendToEveryPartition, type Sender } from './kafka-send.js'
 
 /** What the sink needs of a kafkajs producer. */
@@ -13,14 +14,17 @@ export interface DeadLetterProducer extends Sender {
  * operator can inspect and replay them. The send must succeed before the partition moves on.
  */
 export class DeadLetterSink {
-  private connected: Promise<void> | undefined
+  /** On the first dead letter; a connect failing then fails the batch, fetched again after its back-off. */
+  private readonly connect: () => Promise<void>
 
   constructor(
     private readonly producer: DeadLetterProducer,
     private readonly topic: string,
     /** The partition of a record's key (key-partitioner.ts), for the topic's partition count. */
     private readonly partitionOf: (key: Message['key']) => number,
-  ) {}
+  ) {
+    this.connect = connectOnUse(producer)
+  }
 
   /**
    * Resolves once Kafka acknowledged every partition the records go to: a plain send() can
@@ -36,20 +40,6 @@ export class DeadLetterSink {
       compression: kafkajs.CompressionTypes.Snappy,
       messages: messages.map((m) => ({ ...m, partition: this.partitionOf(m.key) })),
     })
-  }
-
-  /**
-   * On the first dead letter, not when a consumer starts: an idempotent producer's connect fails at
-   * once (ECONNREFUSED, no retry) while the cluster's metadata still names a killed broker as its
-   * controller, until that broker is fenced (9 s), and would stop a role starting then. A connect
-   * failing here fails the batch, which is fetched again after its back-off.
-   */
-  private connect(): Promise<void> {
-    this.connected ??= this.producer.connect().catch((err: unknown) => {
-      this.connected = undefined
-      throw err
-    })
-    return this.connected
   }
 
   async close(): Promise<void> {

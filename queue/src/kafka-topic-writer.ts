@@ -4,6 +4,7 @@ import { kafkaClient, type KafkaSettings } from './kafka-client.js'
 import { ensureTopics, partitionCount } from './kafka-topics.js'
 import { keyPartitioner } from './key-partitioner.js'
 import { sendToEveryPartition } from './kafka-send.js'
+import { connectOnUse } from './connect-on-use.js'
 
 /** Keyed records written to one topic: each `write` resolves once every in-sync replica has them. */
 export interface KafkaTopicWriter {
@@ -24,7 +25,8 @@ export interface KafkaTopicWriterOptions {
 /**
  * A topic of Sieve's output for downstream consumers (the scores topic), set up like the spans
  * topic (`ensureTopics`: created when missing, a start-up error saying how to create it otherwise)
- * and written by an idempotent producer, so a retried send is not written twice.
+ * and written by an idempotent producer, so a retried send is not written twice. The producer
+ * connects on the first write (connect-on-use.ts): a scorer restarted while a broker is down still starts.
  */
 export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Promise<KafkaTopicWriter> {
   const { kafka, topic } = options
@@ -45,10 +47,11 @@ export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Pr
   }
   const partitionOf = keyPartitioner(topic, partitions)
   const producer: Producer = client.producer({ idempotent: true, maxInFlightRequests: 1 })
-  await producer.connect()
+  const connect = connectOnUse(producer)
   return {
     async write(messages) {
       if (messages.length === 0) return
+      await connect()
       // Uncompressed: the topic is for consumers outside Sieve, which may have no Snappy codec.
       // Each message's partition named, so that every one of them is known acknowledged (kafka-send.ts).
       await sendToEveryPartition(producer, { topic, acks: -1, messages: messages.map((m) => ({ ...m, partition: partitionOf(m.key) })) })
