@@ -36,7 +36,7 @@ export { checkEmbeddedEngine, createStorage, StorageError } from './storage/crea
 export { loadMigrations, migrate, migrateOptionsOf, MIGRATIONS_DIR, migrationsApplied, schemaStatements } from './storage/migrate.js'
 export { SPAN_COLUMNS, type SpanRowValues, spanToRow } from './storage/span-row.js'
 export { insertSpans } from './storage/insert-spans.js'
-export { insertJsonRows } from './storage/insert-json-rows.js'
+export { insertCompactRows } from './storage/insert-compact-rows.js'
 export { refreshTraceRollups, type TraceKey } from './storage/trace-rollup.js'
 export { readTrace, readTraces } from './storage/read-trace.js'
 export { listTraces } from './storage/list-traces.js'
