@@ -7,12 +7,12 @@
  * on the JS main thread.
  */
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startPrivateBroker, spawnSieve, roleMetricsUrl } from '@sieve/testkit'
-import { startSieveUp, THREAD_GROUPS, threadCpu } from '@sieve/testkit/bench'
+import { rssMiBOf, startSieveUp, THREAD_GROUPS, threadCpu } from '@sieve/testkit/bench'
 
 const KAFKA = process.argv.includes('--kafka')
 const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 20)
@@ -41,7 +41,7 @@ async function kafkaCollector(): Promise<Watched> {
   return {
     name: 'sieve collector (Kafka)',
     pid,
-    rssMiB: () => Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024),
+    rssMiB: () => rssMiBOf(pid).now,
     async stop() {
       collector.child.kill('SIGTERM')
       await once(collector.child, 'exit')

@@ -40,14 +40,12 @@ export async function startSieveUp(dataDir: string, env: Record<string, string> 
   }
   child.stdout!.resume()
   const url = /OTLP\/HTTP traces: (\S+)/.exec(banner)?.[1] as string
-  const status = (field: string) =>
-    Math.round(metricValue(readFileSync(`/proc/${child.pid}/status`, 'utf8'), new RegExp(`^${field}:\\s+(\\d+) kB`, 'm')) / 1024)
   return {
     url,
     child,
     metrics: async () => (await fetch(new URL('/metrics', url))).text(),
     cpuSeconds: () => cpuSecondsOf(child.pid!),
-    rssMiB: () => ({ now: status('VmRSS'), peak: status('VmHWM') }),
+    rssMiB: () => rssMiBOf(child.pid!),
     async stop() {
       child.kill('SIGTERM')
       if (child.exitCode === null) await once(child, 'exit')
@@ -56,6 +54,13 @@ export async function startSieveUp(dataDir: string, env: Record<string, string> 
 }
 
 /** The first number `pattern` captures in `text` (Prometheus text, /proc files); NaN when absent. */
+/** A process's resident set size now, and its peak so far, in MiB (/proc: VmRSS, VmHWM). */
+export function rssMiBOf(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const field = (name: string) => Math.round(metricValue(status, new RegExp(`^${name}:\\s+(\\d+) kB`, 'm')) / 1024)
+  return { now: field('VmRSS'), peak: field('VmHWM') }
+}
+
 export const metricValue = (text: string, pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? NaN)
 
 /** Spans the collector's ingester stored so far, from its /metrics text. */
