@@ -54,8 +54,11 @@ export interface PublishOutcome {
 }
 
 export interface Subscription {
-  /** For `autoCommit: false`: mark everything before `offset` in `partition` as done. */
-  commit(partition: number, offset: string): Promise<void>
+  /**
+   * For `autoCommit: false`: mark everything before each partition's offset as done, all partitions
+   * in one request (Kafka retries a failing commit for seconds: one partition at a time multiplied them).
+   */
+  commit(offsets: ReadonlyMap<number, string>): Promise<void>
   close(): Promise<void>
 }
 

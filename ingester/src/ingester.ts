@@ -164,7 +164,7 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
       .then(() => rolled)
       .then(async () => {
         const subscription = await subscribed
-        for (const [partition, offset] of last) await subscription.commit(partition, (offset + 1n).toString())
+        await subscription.commit(new Map([...last].map(([partition, offset]) => [partition, (offset + 1n).toString()])))
       })
       // A partition lost in a rebalance cannot be committed here; its new owner replays from the last commit.
       .catch((error: unknown) => options.onError?.(error))

@@ -123,7 +123,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     const closeOne = subscription.close.bind(subscription)
     this.subscriptions.add(subscription)
     return {
-      commit: (partition, offset) => subscription.commit(partition, offset),
+      commit: (offsets) => subscription.commit(offsets),
       close: async () => {
         this.subscriptions.delete(subscription)
         await closeOne()

@@ -80,8 +80,10 @@ export class KafkaSubscription implements Subscription {
     return subscription
   }
 
-  async commit(partition: number, offset: string): Promise<void> {
-    await this.consumer.commitOffsets([{ topic: this.settings.topic, partition, offset }])
+  async commit(offsets: ReadonlyMap<number, string>): Promise<void> {
+    if (offsets.size === 0) return
+    const { topic } = this.settings
+    await this.consumer.commitOffsets([...offsets].map(([partition, offset]) => ({ topic, partition, offset })))
   }
 
   async close(): Promise<void> {
@@ -128,7 +130,7 @@ export class KafkaSubscription implements Subscription {
     if (!isRunning() || isStale()) return
     resolveOffset(last.offset)
     const next = (BigInt(last.offset) + 1n).toString()
-    if (this.options.autoCommit !== false) await this.commit(partition, next)
+    if (this.options.autoCommit !== false) await this.commit(new Map([[partition, next]]))
     this.metrics.kafkaHandledSpans.inc({ group }, handled)
     this.metrics.kafkaConsumerLag.set({ group, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))))
     await heartbeat()

@@ -86,6 +86,9 @@ export class Scorer {
   private subscription: Subscription | undefined
   private timer: NodeJS.Timeout | undefined
   private ticking: Promise<number> | undefined
+  /** The commit in progress, and whether the assembler moved on since it began (see `commitInBackground`). */
+  private committing: Promise<void> | undefined
+  private commitAgain = false
   /** Set once stop() begins: the tick in progress ends after the chunk it is storing, and spans are taken without waiting. */
   private stopping = false
   /** A stop's last tick (Kafka, or `flush`), which runs to its end. */
@@ -198,7 +201,7 @@ export class Scorer {
     this.timer = timer
   }
 
-  /** Scores every trace that is due, stores the scores, commits offsets. Resolves to the traces scored. */
+  /** Scores every trace that is due, stores the scores, starts their commit. Resolves to the traces scored. */
   tick(): Promise<number> {
     this.ticking ??= this.scoreDue().finally(() => {
       this.ticking = undefined
@@ -222,11 +225,11 @@ export class Scorer {
       const chunk = this.assembler.takeReady(this.options.writeBatchTraces)
       if (chunk.length === 0 || !(await this.scoreChunk(chunk))) break
       scored += chunk.length
-      await this.commit()
+      this.commitInBackground()
       this.reportAssembly()
       if (chunk.length < this.options.writeBatchTraces && !this.finalTick) break
     }
-    await this.commit()
+    this.commitInBackground()
     this.reportAssembly()
     return scored
   }
@@ -310,15 +313,39 @@ export class Scorer {
     closed.trace.complete = closed.trace.spans.some((s) => s.parentSpanId === '')
   }
 
+  /**
+   * Commits the assembler's commit points without holding up scoring. A commit is only a restart
+   * position, but kafkajs retries a failing one for seconds, and kafkajs 2.2.4 sends a group's
+   * commits to the coordinator it joined until the member rejoins: in a rolling restart of three
+   * brokers, ticks that awaited their commits (one partition at a time) left traces unscored for
+   * minutes. One commit runs at a time; the points reached meanwhile go in the next.
+   */
+  private commitInBackground(): void {
+    if (this.committing) {
+      this.commitAgain = true
+      return
+    }
+    this.committing = this.commit().finally(() => {
+      this.committing = undefined
+      if (!this.commitAgain) return
+      this.commitAgain = false
+      this.commitInBackground()
+    })
+  }
+
   private async commit(): Promise<void> {
     if (!this.subscription) return
-    for (const [partition, offset] of this.assembler.commitPoints()) {
-      try {
-        await this.subscription.commit(partition, offset)
-      } catch (err) {
-        this.deps.log?.(`scorer: commit of partition ${partition} at ${offset} failed: ${(err as Error).message}`)
-      }
+    const points = this.assembler.commitPoints()
+    try {
+      await this.subscription.commit(points)
+    } catch (err) {
+      this.deps.log?.(`scorer: commit of ${points.size} partitions failed, the next tick commits again: ${(err as Error).message}`)
     }
+  }
+
+  /** Resolves once no commit is running or due. */
+  private async commitsSettled(): Promise<void> {
+    while (this.committing) await this.committing
   }
 
   private reportAssembly(): void {
@@ -350,6 +377,7 @@ export class Scorer {
     this.finalTick = true
     if (flush) this.assembler.closeAll()
     if (flush || !this.deps.recovery) await this.tick()
+    await this.commitsSettled()
     await this.subscription?.close()
     this.subscription = undefined
     await this.progress?.stop()

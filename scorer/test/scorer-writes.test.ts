@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { SubscribeOptions, Subscription } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
 import { makeTraces } from '@sieve/testkit'
 import { resolveChecksConfig } from '@sieve/scoring'
@@ -68,5 +69,56 @@ test('a tick writes on while its writes are full, so a backlog drains without wa
     assert.deepEqual(writes, [4, 4, 2])
   } finally {
     await close()
+  }
+})
+
+/** An embedded queue whose subscribers' commits hang until `release()`, as commits to a group coordinator that moved do. */
+class StalledCommitsQueue extends InProcessQueue {
+  readonly commits: ReadonlyMap<number, string>[] = []
+  private readonly released: Promise<void>
+  release!: () => void
+
+  constructor(...args: ConstructorParameters<typeof InProcessQueue>) {
+    super(...args)
+    this.released = new Promise((resolve) => (this.release = resolve))
+  }
+
+  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const subscription = await super.subscribe(options)
+    return {
+      commit: async (offsets) => {
+        this.commits.push(offsets)
+        await this.released
+      },
+      close: () => subscription.close(),
+    }
+  }
+}
+
+test('a commit that hangs holds up no scoring, and the commit after it carries the latest points', async () => {
+  const queue = new StalledCommitsQueue({ lingerMs: 0, gates: ['scorer'] })
+  const scorer = await Scorer.start({
+    queue,
+    sink: { write: async () => {} },
+    checks: resolveChecksConfig({}),
+    options: { quietPeriodMs: 0, tickMs: 600_000 },
+  })
+  try {
+    await queue.publish(makeTraces(3, 2))
+    assert.equal(await scorer.tick(), 3)
+    await queue.publish(makeTraces(4, 2))
+    assert.equal(await scorer.tick(), 4, 'scored while the first commit still hangs')
+    await queue.publish(makeTraces(5, 2))
+    assert.equal(await scorer.tick(), 5)
+    assert.equal(queue.commits.length, 1, 'one commit at a time')
+    queue.release()
+    await scorer.stop()
+    assert.equal(queue.commits.length, 2, 'the ticks during the hung commit made one more')
+    const [first, last] = queue.commits.map((points) => BigInt(points.get(0) ?? -1))
+    assert.ok(last! > first!, `the second commit is past the first (${first} then ${last})`)
+  } finally {
+    queue.release()
+    await scorer.stop()
+    await queue.close()
   }
 })

@@ -8,7 +8,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { createStorage, type Storage } from '@sieve/core'
-import { countRows, makeTraces, printed, roleMetricsUrl, spawnSieve, startPrivateCluster, until, type PrivateCluster, type SieveProcess } from '@sieve/testkit'
+import {
+  countRows,
+  freePort,
+  makeTraces,
+  printed,
+  roleMetricsUrl,
+  spawnSieve,
+  startPrivateCluster,
+  until,
+  type PrivateCluster,
+  type SieveProcess,
+} from '@sieve/testkit'
 import { spawnClickHouseHttp, type ClickHouseHttpProcess } from '@sieve/testkit/clickhouse-http'
 import { uniqueKafkaSettings } from '@sieve/testkit/kafka-stack'
 import { protobufRequest } from '@sieve/testkit/otlp'
@@ -34,8 +45,13 @@ import { protobufRequest } from '@sieve/testkit/otlp'
  * - acks=1: kafkajs refuses it on an idempotent producer, so every request is answered 503 and the
  *   kill and two-brokers-down tests fail before their fault (no acknowledged trace at all).
  * - the ingester committing a batch's offsets before its insert: not caught in three runs of the
- *   collector and ingester kill; only a batch inserting at the very moment of the kill is lost, and a
- *   kill from outside lands there by chance.
+ *   collector and ingester kill (only a batch inserting at the very moment of the kill is exposed);
+ *   caught by the ingester killed while storage is down in both runs (27 and 33 acknowledged spans of
+ *   about 740 never stored): every batch fetched during the outage is committed, none stored.
+ * - the scorer awaiting each partition's commit inside its tick: the rolling restart, in one run of
+ *   five, left 6 of 2,478 traces unscored after 90 s while commits to a moved group coordinator were
+ *   retried (kafkajs 2.2.4 keeps the coordinator it joined until the member rejoins);
+ *   scorer/test/scorer-writes.test.ts holds the scorer to commits that never block scoring.
  */
 
 const PARTITIONS = 6
@@ -51,6 +67,8 @@ const PROCESS_KILL_AFTER_MS = 3_000
 
 let cluster: PrivateCluster
 let clickhouse: ClickHouseHttpProcess
+/** Fixed, so that storage restarted by a test is where the roles look for it. */
+let clickhousePort: number
 let storage: Storage
 let dir: string
 /** The environment every role starts with. */
@@ -98,6 +116,10 @@ async function busiestLeader(): Promise<number> {
   return [...led.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0]
 }
 
+function startStorage(): Promise<ClickHouseHttpProcess> {
+  return spawnClickHouseHttp({ path: join(dir, 'engine'), port: clickhousePort })
+}
+
 function sieve(name: string, command: string, env: Record<string, string>): SieveProcess {
   const run = spawnSieve(command, env)
   children.add(run.child)
@@ -121,7 +143,8 @@ async function killRole(name: string): Promise<void> {
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sieve-cluster-faults-'))
-  ;[cluster, clickhouse] = await Promise.all([startPrivateCluster(), spawnClickHouseHttp({ path: join(dir, 'engine') })])
+  clickhousePort = await freePort()
+  ;[cluster, clickhouse] = await Promise.all([startPrivateCluster(), startStorage()])
   const configFile = join(dir, 'sieve.json')
   await writeFile(configFile, JSON.stringify({ scorer: { quietPeriodMs: 500, tickMs: 100, group: scorerGroup } }))
   env = {
@@ -484,4 +507,24 @@ test('a collector and an ingester killed while partition leaders move: nothing a
   await everythingStored(load, t)
   await cluster.start(victim)
   await inSync()
+})
+
+test('an ingester killed while storage is down: the batches it had fetched are stored by the other once storage returns', async (t) => {
+  const load = new Load()
+  await until('acknowledged traces before the fault', () => load.acknowledged.size >= 20)
+  const downAt = Date.now()
+  await clickhouse.close()
+  // Spans acknowledged now reach the ingesters, whose inserts fail: nothing of them may be committed.
+  const mark = load.acknowledged.size
+  await until('acknowledged traces while storage is down', () => load.acknowledged.size >= mark + 20, 30_000)
+  await killRole('ingester-1')
+  clickhouse = await startStorage()
+  const storageDownMs = Date.now() - downAt
+  await roleMetricsUrl(sieve('ingester-1', 'ingester', env), 'ingester')
+  const after = load.acknowledged.size
+  await until('acknowledged traces after storage returned', () => load.acknowledged.size >= after + 20, 30_000)
+  await load.stop()
+  report(t, load, downAt, { storageDownMs, acknowledgedWhileDown: after - mark })
+  onlyOkOr503(load)
+  await everythingStored(load, t)
 })

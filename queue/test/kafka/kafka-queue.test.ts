@@ -154,7 +154,7 @@ test('with autoCommit off nothing is committed until the subscriber commits', as
   const sub = await queue.subscribe({ group: 'scorer', autoCommit: false, onBatch: async (b) => void received.push(...b) })
   await until('spans', () => received.length === 20)
   assert.equal((await committed('scorer', kafka.spansTopic)).get(0), '-1')
-  await sub.commit(0, '12')
+  await sub.commit(new Map([[0, '12']]))
   assert.equal((await committed('scorer', kafka.spansTopic)).get(0), '12')
   await sub.close()
 
