@@ -34,7 +34,7 @@ import { createStorage, type Config } from '@sieve/core'
 import { decodeProtobufRequest, scanProtobufRequest } from '@sieve/otlp'
 import { encodeTraceRecords } from '@sieve/queue'
 import { protobufBatch, otlpSender, cpuSecondsOf } from '@sieve/testkit/bench'
-import { rawProduceSpansPerSecond } from './kafka-produce.js'
+import { rawProduce } from './kafka-produce.js'
 import { otelcolBinary, startOtelcol, topicCounter } from './otelcol-peer.js'
 import { median, percentile, processCpuSeconds, rate, startPrivateBroker } from '@sieve/testkit'
 import { spawnClickHouseHttp, type ClickHouseHttpProcess } from '@sieve/testkit/clickhouse-http'
@@ -205,7 +205,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
 
   const rawCpu = processCpuSeconds()
-  results.raw.push(await rawProduceSpansPerSecond(brokers, `bench-${id}-raw`, PARTITIONS, records))
+  results.raw.push((await rawProduce(brokers, `bench-${id}-raw`, PARTITIONS, records)).spansPerSecond)
   results.rawPerCpu.push(Math.round(total / (processCpuSeconds() - rawCpu)))
 
   const migrate = sieve('migrate', env)

@@ -8,7 +8,8 @@
  * rounds and ratios compare measurements taken minutes, not hours, apart.
  * BENCH_REQUESTS (default 180) requests of 512 spans, BENCH_CONCURRENCY (default 16) in flight,
  * BENCH_ROUNDS (default 3).
- * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts).
+ * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts); with
+ * `--kafka --clients` the produce step alone, kafkajs against librdkafka (see produce-clients.ts).
  * With `--fsync`: `sieve up` with SIEVE_FSYNC off and on, side by side (see ingest-fsync.ts).
  * With `--soak [seconds] [--overload]`: answers, stalls and memory of `sieve up` under a steady load or
  * past its capacity (see soak.ts).
@@ -32,6 +33,10 @@ import {
 } from '@sieve/testkit/bench'
 import { median, percentile, rate } from '@sieve/testkit'
 
+if (process.argv.includes('--kafka') && process.argv.includes('--clients')) {
+  await import('./produce-clients.js')
+  process.exit(0)
+}
 if (process.argv.includes('--kafka')) {
   await import('./ingest-kafka.js')
   process.exit(0)
