@@ -55,7 +55,7 @@ const cpuAtStart = sieve.cpuSeconds()
 
 const MiB = 2 ** 20
 /** Every /metrics scrape: its latency, whether it failed, and the figures read from the last answer. */
-const scrapes = { latencies: [] as number[], failed: 0, longestStallMs: 0, heapPeakMiB: 0, last: '' }
+const scrapes = { latencies: [] as number[], failed: 0, longestStallMs: 0, intervalStallMs: 0, heapPeakMiB: 0, last: '' }
 async function scrape(): Promise<string | undefined> {
   const started = performance.now()
   try {
@@ -63,7 +63,9 @@ async function scrape(): Promise<string | undefined> {
     const text = await res.text()
     if (!res.ok) throw new Error(`status ${res.status}`)
     scrapes.latencies.push(performance.now() - started)
-    scrapes.longestStallMs = Math.max(scrapes.longestStallMs, metricValue(text, /^nodejs_eventloop_lag_max_seconds (\S+)/m) * 1000 || 0)
+    const stallMs = metricValue(text, /^nodejs_eventloop_lag_max_seconds (\S+)/m) * 1000 || 0
+    scrapes.longestStallMs = Math.max(scrapes.longestStallMs, stallMs)
+    scrapes.intervalStallMs = Math.max(scrapes.intervalStallMs, stallMs)
     scrapes.heapPeakMiB = Math.max(scrapes.heapPeakMiB, Math.round(metricValue(text, /^nodejs_heap_size_used_bytes (\S+)/m) / MiB) || 0)
     scrapes.last = text
     return text
@@ -97,13 +99,16 @@ const listed = (counts: Map<string, number>) =>
     .sort()
     .map(([kind, n]) => `${kind}: ${n}`)
     .join(', ') || 'none'
-const show = (s: Sample, previous: Sample | undefined) =>
+const show = (s: Sample, previous: Sample | undefined) => {
   console.log(
     `${String(s.seconds).padStart(5)} s  RSS ${String(s.rssMiB).padStart(5)} MiB  heap used ${String(s.heapMiB).padStart(5)} MiB` +
+      `  longest stall ${String(Math.round(scrapes.intervalStallMs)).padStart(4)} ms` +
       (previous
         ? `  stored ${String(Math.round((s.stored - previous.stored) / (s.seconds - previous.seconds || 1))).padStart(6)} spans/s  answers ${listed(interval)}`
         : ''),
   )
+  scrapes.intervalStallMs = 0
+}
 
 const mode = RATE ? `${RATE} spans/s` : `full speed${OVERLOAD ? ' (overload)' : ''}`
 console.log(`\nSoak: ${SECONDS} s at ${mode} (requests of ${SPANS_PER_REQUEST} spans, at most ${CONCURRENCY} in flight); load average ${loadAtStart}\n`)

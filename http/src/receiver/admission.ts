@@ -2,8 +2,8 @@ import type { PipelineMetrics } from '@sieve/metrics'
 
 /**
  * Admission of OTLP requests under load: what is shed before any work (the body's bytes past
- * SIEVE_MAX_BYTES_IN_FLIGHT), and the turns that keep the decodes of many requests from running in
- * one stretch of the main thread.
+ * SIEVE_MAX_BYTES_IN_FLIGHT). Decodes take core's turns (`nextTurn`), so that bodies ending together
+ * are not all decoded in one stretch of the main thread.
  */
 
 /** A request's share of the bytes in flight: taken as its body is admitted, given back once. */
@@ -49,25 +49,4 @@ export class BytesInFlight {
       },
     }
   }
-}
-
-const waiting: (() => void)[] = []
-
-/**
- * Resolves at the caller's turn: one per pass of the event loop, in order. Bodies that end together
- * are read in one poll phase and would all be decoded in it, back to back (64 requests of 2,000
- * spans: seconds during which no timer, scrape or socket is served). Taking turns puts a pass of the
- * loop between two decodes.
- */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    waiting.push(resolve)
-    if (waiting.length === 1) setImmediate(giveTurn)
-  })
-}
-
-function giveTurn(): void {
-  waiting.shift()?.()
-  // Scheduled from the check phase, so the next turn comes in the next pass, after timers and I/O.
-  if (waiting.length > 0) setImmediate(giveTurn)
 }

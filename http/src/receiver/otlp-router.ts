@@ -1,4 +1,4 @@
-import type { LogFn, PublishOutcome, Span, SpanQueue } from '@sieve/core'
+import { nextTurn, type LogFn, type PublishOutcome, type Span, type SpanQueue } from '@sieve/core'
 import type { PipelineMetrics } from '@sieve/metrics'
 import { Router, type Request, type Response } from 'express'
 import { z } from 'zod'
@@ -6,7 +6,7 @@ import { decodeJsonRequest, RequestAccount, decodeProtobufRequest, scanProtobufR
 import { forwardingOf, type ForwardingQueue } from '@sieve/queue'
 import { requestIdOf } from '../api/request-id.js'
 import { readOtlpRequest, sendOtlp, sendOtlpFailure } from './otlp-exchange.js'
-import { BytesInFlight, nextTurn } from './admission.js'
+import { BytesInFlight } from './admission.js'
 import { ReceiverError, badRequest, shed } from './receiver-error.js'
 import { formatOf } from './request-format.js'
 
