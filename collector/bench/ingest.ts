@@ -11,8 +11,8 @@
  * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts); with
  * `--kafka --clients` the produce step alone, kafkajs against librdkafka (see produce-clients.ts).
  * With `--fsync`: `sieve up` with SIEVE_FSYNC off and on, side by side (see ingest-fsync.ts).
- * With `--soak [seconds] [--overload]`: answers, stalls and memory of `sieve up` under a steady load or
- * past its capacity (see soak.ts).
+ * With `--soak [seconds] [--overload] [--kafka]`: answers, stalls and memory of `sieve up` (or a
+ * `sieve collector` on Kafka) under a steady load or past its capacity (see soak.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,6 +33,10 @@ import {
 } from '@sieve/testkit/bench'
 import { median, percentile, rate } from '@sieve/testkit'
 
+if (process.argv.includes('--soak')) {
+  await import('./soak.js')
+  process.exit(0)
+}
 if (process.argv.includes('--kafka') && process.argv.includes('--clients')) {
   await import('./produce-clients.js')
   process.exit(0)
@@ -43,10 +47,6 @@ if (process.argv.includes('--kafka')) {
 }
 if (process.argv.includes('--fsync')) {
   await import('./ingest-fsync.js')
-  process.exit(0)
-}
-if (process.argv.includes('--soak')) {
-  await import('./soak.js')
   process.exit(0)
 }
 

@@ -16,12 +16,16 @@
  * at most, BENCH_SPANS_PER_REQUEST (default 512). `--overload`: as fast as BENCH_CONCURRENCY
  * (default 64) requests of BENCH_SPANS_PER_REQUEST (default 2,000) spans in flight allow, the load
  * of issue #40. Each request is new traces (fresh-ids.ts).
+ *
+ * With `--kafka`: a `sieve collector` producing to a private broker (KAFKA_BROKERS when set) instead
+ * of `sieve up`, nothing consuming; "stored" is then what Kafka acknowledged.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freshTraceIds, protobufBatch, otlpSender, metricValue, startSieveUp, storedSpans } from '@sieve/testkit/bench'
+import { startPrivateBroker } from '@sieve/testkit'
+import { freshTraceIds, protobufBatch, otlpSender, metricValue, startServingRole, storedSpans } from '@sieve/testkit/bench'
 
 const argv = process.argv
 const numberAfter = (flag: string): number | undefined => {
@@ -30,6 +34,7 @@ const numberAfter = (flag: string): number | undefined => {
   return Number.isFinite(value) && value > 0 ? value : undefined
 }
 const OVERLOAD = argv.includes('--overload')
+const KAFKA = argv.includes('--kafka')
 const SECONDS = numberAfter('--duration') ?? numberAfter('--soak') ?? 300
 const RATE = OVERLOAD ? 0 : Number(process.env.BENCH_SOAK_RATE ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (OVERLOAD ? 64 : 16))
@@ -44,7 +49,11 @@ const POOL = 16
 const work = mkdtempSync(join(tmpdir(), 'sieve-soak-'))
 console.log(`generating ${POOL} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
 const pool = Array.from({ length: POOL }, () => freshTraceIds(protobufBatch(SPANS_PER_REQUEST)))
-const sieve = await startSieveUp(join(work, 'collector'))
+const broker = KAFKA && !process.env.KAFKA_BROKERS ? await startPrivateBroker() : undefined
+const role = KAFKA ? 'collector' : 'up'
+const sieve = await startServingRole(role, join(work, 'collector'), KAFKA ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? broker!.brokers.join(',') } : {})
+/** Spans stored (`sieve up`), or acknowledged by Kafka (`sieve collector`), from its /metrics text. */
+const stored = (metrics: string) => (KAFKA ? metricValue(metrics, /^sieve_kafka_produced_spans_total (\d+)/m) || 0 : storedSpans(metrics))
 const sender = otlpSender(sieve.url, CONCURRENCY)
 const load = () =>
   loadavg()
@@ -84,7 +93,7 @@ interface Sample {
 async function sample(seconds: number): Promise<Sample> {
   const metrics = (await scrape()) ?? scrapes.last
   const heap = metricValue(metrics, /^nodejs_heap_size_used_bytes (\S+)/m)
-  return { seconds, rssMiB: sieve.rssMiB().now, heapMiB: Math.round(heap / MiB), stored: storedSpans(metrics) }
+  return { seconds, rssMiB: sieve.rssMiB().now, heapMiB: Math.round(heap / MiB), stored: stored(metrics) }
 }
 
 /** Answers by kind: `200`, `429`, `429 without Retry-After`, `ECONNRESET`, `timeout`... */
@@ -182,6 +191,7 @@ await sleep(INTERVAL_MS)
 const idle = await sample(Math.round((performance.now() - started) / 1000))
 const peak = sieve.rssMiB().peak
 await sieve.stop()
+await broker?.stop()
 rmSync(work, { recursive: true, force: true })
 
 const first = samples[0]!
@@ -207,7 +217,7 @@ const answered = (answers.get('200') ?? 0) + [...answers].filter(([k]) => /^(429
 const unanswered = [...answers].filter(([k]) => !/^\d{3}/.test(k)).reduce((a, [, n]) => a + n, 0)
 const minute = Math.min(60, SECONDS)
 console.log(`
-Soak of \`sieve up\`: ${SECONDS} s at ${mode}; ${sent} requests (${sent * SPANS_PER_REQUEST} spans) sent, ${CONCURRENCY} in flight at most${RATE ? `, ${behind} sent late` : ''}
+Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; ${sent} requests (${sent * SPANS_PER_REQUEST} spans) sent, ${CONCURRENCY} in flight at most${RATE ? `, ${behind} sent late` : ''}
   answers                     ${listed(answers)}
   unanswered                  ${unanswered} (connection errors and timeouts of ${REQUEST_TIMEOUT_MS / 1000} s)
   /metrics scrapes            ${latencies.length + scrapes.failed}: ${scrapes.failed} failed (${SCRAPE_TIMEOUT_MS / 1000} s timeout); latency p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms
@@ -216,6 +226,6 @@ Soak of \`sieve up\`: ${SECONDS} s at ${mode}; ${sent} requests (${sent * SPANS_
   RSS                         start ${first.rssMiB} MiB, end ${last.rssMiB} MiB, max ${max('rssMiB')} MiB (peak ${peak} MiB); second half trend ${trend}; 10 s idle after: ${idle.rssMiB} MiB
   heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, peak ${Math.max(max('heapMiB'), scrapes.heapPeakMiB)} MiB; 10 s idle after: ${idle.heapMiB} MiB
   heap used, lowest           first minute ${low(0, minute)}, last minute ${low(SECONDS - minute, SECONDS)}
-  per CPU-second of sieve up  ${Math.round(last.stored / cpuUnderLoad)} spans stored, ${((answered + unanswered) / cpuUnderLoad).toFixed(1)} requests ended (${cpuUnderLoad.toFixed(0)} CPU-s)
+  per CPU-second of the role  ${Math.round(last.stored / cpuUnderLoad)} spans stored, ${((answered + unanswered) / cpuUnderLoad).toFixed(1)} requests ended (${cpuUnderLoad.toFixed(0)} CPU-s)
   load average                ${loadAtStart} at the start, ${loadAtEnd} at the end
 `)

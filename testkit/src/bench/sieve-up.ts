@@ -24,18 +24,23 @@ export interface SieveUp {
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 
-export async function startSieveUp(dataDir: string, env: Record<string, string> = {}): Promise<SieveUp> {
+export function startSieveUp(dataDir: string, env: Record<string, string> = {}): Promise<SieveUp> {
+  return startServingRole('up', dataDir, env)
+}
+
+/** `sieve <role>` for a role that serves OTLP/HTTP (`up`, `collector`), as `startSieveUp` starts `sieve up`. */
+export async function startServingRole(role: 'up' | 'collector', dataDir: string, env: Record<string, string> = {}): Promise<SieveUp> {
   // Through the bin, as users start it: its node flags (the young generation's size) count in the figures.
-  const child = spawn(join(root, 'cli/bin/sieve'), ['up'], {
+  const child = spawn(join(root, 'cli/bin/sieve'), [role], {
     cwd: root,
     env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let banner = ''
   const exited = once(child, 'exit').then(() => undefined)
-  while (!/Sieve is up/.test(banner)) {
+  while (!/Sieve (\w+ )?is up/.test(banner)) {
     const chunk = await Promise.race([once(child.stdout!, 'data'), exited])
-    if (chunk === undefined) throw new Error(`sieve up exited ${child.exitCode} before it was up:\n${banner}`)
+    if (chunk === undefined) throw new Error(`sieve ${role} exited ${child.exitCode} before it was up:\n${banner}`)
     banner += String(chunk[0])
   }
   child.stdout!.resume()
