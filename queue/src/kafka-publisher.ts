@@ -3,6 +3,7 @@ import { QueueUnavailableError } from '@sieve/core'
 import type { PipelineMetrics } from '@sieve/metrics'
 import type { SpanRecord } from './span-record.js'
 import { sendToEveryPartition, type PartitionedMessage } from './kafka-send.js'
+import { ProduceRequestBounds } from './produce-request-bounds.js'
 
 export interface PublisherOptions {
   topic: string
@@ -11,11 +12,9 @@ export interface PublisherOptions {
   /** How long the first waiting publish() lets others join its produce request. */
   lingerMs: number
   /**
-   * A produce request closes at this many record bytes (before compression), or when one
-   * partition's share would pass `maxPartitionBytes`; a larger publish() is split over several
-   * requests. Two bounds, like the Java producer's max.request.size and batch.size: a bigger
-   * request costs kafkajs less per span, but each partition's share is one record batch, which
-   * the broker refuses past the topic's max.message.bytes (1 MiB default).
+   * A produce request closes at this many record bytes, or when one partition's share would pass
+   * `maxPartitionBytes` (produce-request-bounds.ts); a larger publish() is split over several
+   * requests. A bigger request costs kafkajs less per span.
    */
   maxRequestBytes: number
   maxPartitionBytes: number
@@ -141,13 +140,9 @@ export class KafkaPublisher {
 
   /** Takes messages in arrival order up to the request and partition bounds, splitting a publish() that does not fit. */
   private takeBatch(): { waiters: Waiter[]; messages: PartitionedMessage[] } {
-    const { maxRequestBytes, maxPartitionBytes } = this.options
+    const bounds = new ProduceRequestBounds(this.options.maxRequestBytes, this.options.maxPartitionBytes)
     const waiters: Waiter[] = []
     const messages: PartitionedMessage[] = []
-    const partitionBytes: number[] = []
-    let bytes = 0
-    const fits = (size: number, partition: number) =>
-      messages.length === 0 || (bytes + size <= maxRequestBytes && (partitionBytes[partition] ?? 0) + size <= maxPartitionBytes)
     while (this.queue.length) {
       const w = this.queue[0]!
       // A caller that was already told 503 will resend; writing its spans now would only duplicate them.
@@ -156,11 +151,9 @@ export class KafkaPublisher {
         continue
       }
       const from = w.next
-      while (w.next < w.messages.length && fits(w.sizes[w.next]!, w.messages[w.next]!.partition)) {
+      while (w.next < w.messages.length && bounds.fits(w.sizes[w.next]!, w.messages[w.next]!.partition)) {
         const message = w.messages[w.next]!
-        const size = w.sizes[w.next++]!
-        bytes += size
-        partitionBytes[message.partition] = (partitionBytes[message.partition] ?? 0) + size
+        bounds.add(w.sizes[w.next++]!, message.partition)
         messages.push(message)
       }
       if (w.next > from) {

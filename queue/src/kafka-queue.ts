@@ -6,6 +6,7 @@ import type { ForwardingQueue } from './forwarding-queue.js'
 import { KafkaPublisher, type PublisherOptions } from './kafka-publisher.js'
 import { encodeSpanRecords, encodeTraceRecords } from './span-record.js'
 import { keyPartitioner } from './key-partitioner.js'
+import { MAX_PARTITION_BYTES, MAX_REQUEST_BYTES } from './produce-request-bounds.js'
 import { KafkaSubscription, type SubscriptionSettings } from './kafka-subscription.js'
 import { DeadLetterSink } from './dead-letter.js'
 import { ensureTopics, partitionCount } from './kafka-topics.js'
@@ -66,8 +67,8 @@ export class KafkaSpanQueue implements ForwardingQueue {
         topic: kafka.spansTopic,
         timeoutMs: 5000,
         lingerMs: 2,
-        maxRequestBytes: 1536 * 1024,
-        maxPartitionBytes: 900 * 1024,
+        maxRequestBytes: MAX_REQUEST_BYTES,
+        maxPartitionBytes: MAX_PARTITION_BYTES,
         partitionOf: keyPartitioner(kafka.spansTopic, partitions),
         failFastMs: 1000,
         ...options.publish,

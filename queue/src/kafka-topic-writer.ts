@@ -3,7 +3,8 @@ import type { Config } from '@sieve/core'
 import { kafkaClient, type KafkaSettings } from './kafka-client.js'
 import { ensureTopics, partitionCount } from './kafka-topics.js'
 import { keyPartitioner } from './key-partitioner.js'
-import { sendToEveryPartition } from './kafka-send.js'
+import { sendToEveryPartition, type PartitionedMessage } from './kafka-send.js'
+import { MAX_PARTITION_BYTES, MAX_REQUEST_BYTES, ProduceRequestBounds } from './produce-request-bounds.js'
 import { connectOnUse } from './connect-on-use.js'
 
 /** Keyed records written to one topic: each `write` resolves once every in-sync replica has them. */
@@ -54,8 +55,30 @@ export async function openKafkaTopicWriter(options: KafkaTopicWriterOptions): Pr
       await connect()
       // Uncompressed: the topic is for consumers outside Sieve, which may have no Snappy codec.
       // Each message's partition named, so that every one of them is known acknowledged (kafka-send.ts).
-      await sendToEveryPartition(producer, { topic, acks: -1, messages: messages.map((m) => ({ ...m, partition: partitionOf(m.key) })) })
+      for (const request of produceRequests(messages.map((m) => ({ ...m, partition: partitionOf(m.key) })))) {
+        await sendToEveryPartition(producer, { topic, acks: -1, messages: request })
+      }
     },
     close: () => producer.disconnect(),
   }
+}
+
+/**
+ * A write's messages in produce requests within the bounds the spans' publisher keeps (kafka-queue.ts):
+ * a scorer's write of 1,000 traces is about 19,000 score messages, megabytes a partition, which the
+ * broker refused whole (MESSAGE_TOO_LARGE), so that scores were never stored while the write was retried.
+ */
+function produceRequests(messages: PartitionedMessage[]): PartitionedMessage[][] {
+  const requests: PartitionedMessage[][] = []
+  let bounds: ProduceRequestBounds | undefined
+  for (const message of messages) {
+    const size = Buffer.byteLength(message.value as string) + Buffer.byteLength(message.key as string)
+    if (!bounds?.fits(size, message.partition)) {
+      bounds = new ProduceRequestBounds(MAX_REQUEST_BYTES, MAX_PARTITION_BYTES)
+      requests.push([])
+    }
+    bounds.add(size, message.partition)
+    requests.at(-1)!.push(message)
+  }
+  return requests
 }

@@ -54,3 +54,28 @@ test('scores produced to the scores topic, created at start, arrive keyed by tra
     [...records].sort((a, b) => a.scorerName.localeCompare(b.scorerName)),
   )
 })
+
+test('a write of many traces is sent in requests the broker takes: megabytes of scores for one partition all arrive', {
+  skip: prerequisite(!brokers.length && 'needs KAFKA_BROKERS (set by npm test with the Kafka broker)'),
+}, async () => {
+  const settings = uniqueKafkaSettings(brokers)
+  const topic = settings.scoresTopic
+  const record = traceScoreRecords(scoreTrace(scenarios.refundOutsidePolicy().trace('kafka'), resolveChecksConfig({})))[0]!
+  // 4,000 scores of one trace (one key, one partition), about 3 MiB: three times what one record batch may hold.
+  const records = Array.from({ length: 4000 }, (_, i) => ({ ...record, scorerName: `check_${i}`, detail: 'x'.repeat(400) }))
+  const writer = await openKafkaTopicWriter({ kafka: settings, topic, role: 'scorer' })
+  try {
+    await kafkaScoreSink(writer).write(records)
+  } finally {
+    await writer.close()
+  }
+  const kafka = new kafkajs.Kafka({ clientId: 'scores-test', brokers, logLevel: kafkajs.logLevel.NOTHING })
+  const admin = kafka.admin()
+  await admin.connect()
+  const offsets = await admin.fetchTopicOffsets(topic)
+  await admin.disconnect()
+  assert.equal(
+    offsets.reduce((n, p) => n + Number(p.high), 0),
+    records.length,
+  )
+})
