@@ -88,12 +88,15 @@ interface Sample {
   seconds: number
   rssMiB: number
   heapMiB: number
+  /** Buffers and other memory V8 tracks outside its heap (request bodies, records being sent). */
+  externalMiB: number
   stored: number
 }
 async function sample(seconds: number): Promise<Sample> {
   const metrics = (await scrape()) ?? scrapes.last
   const heap = metricValue(metrics, /^nodejs_heap_size_used_bytes (\S+)/m)
-  return { seconds, rssMiB: sieve.rssMiB().now, heapMiB: Math.round(heap / MiB), stored: stored(metrics) }
+  const external = metricValue(metrics, /^nodejs_external_memory_bytes (\S+)/m)
+  return { seconds, rssMiB: sieve.rssMiB().now, heapMiB: Math.round(heap / MiB), externalMiB: Math.round(external / MiB), stored: stored(metrics) }
 }
 
 /** Answers by kind: `200`, `429`, `429 without Retry-After`, `ECONNRESET`, `timeout`... */
@@ -110,7 +113,7 @@ const listed = (counts: Map<string, number>) =>
     .join(', ') || 'none'
 const show = (s: Sample, previous: Sample | undefined) => {
   console.log(
-    `${String(s.seconds).padStart(5)} s  RSS ${String(s.rssMiB).padStart(5)} MiB  heap used ${String(s.heapMiB).padStart(5)} MiB` +
+    `${String(s.seconds).padStart(5)} s  RSS ${String(s.rssMiB).padStart(5)} MiB  heap used ${String(s.heapMiB).padStart(5)} MiB  external ${String(s.externalMiB).padStart(4)} MiB` +
       `  longest stall ${String(Math.round(scrapes.intervalStallMs)).padStart(4)} ms` +
       (previous
         ? `  stored ${String(Math.round((s.stored - previous.stored) / (s.seconds - previous.seconds || 1))).padStart(6)} spans/s  answers ${listed(interval)}`
@@ -196,7 +199,7 @@ rmSync(work, { recursive: true, force: true })
 
 const first = samples[0]!
 const last = samples.at(-1)!
-const max = (key: 'rssMiB' | 'heapMiB') => Math.max(...samples.map((s) => s[key]))
+const max = (key: 'rssMiB' | 'heapMiB' | 'externalMiB') => Math.max(...samples.map((s) => s[key]))
 /** The lowest heap used sampled under load in (from, to] seconds. */
 const low = (from: number, to: number) => {
   const heaps = samples.filter((s) => s.seconds > from && s.seconds <= to).map((s) => s.heapMiB)
@@ -224,7 +227,7 @@ Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; $
   longest main-thread stall   ${Math.round(scrapes.longestStallMs)} ms
   stored                      ${last.stored} spans (${Math.round(last.stored / SECONDS)} spans/s)
   RSS                         start ${first.rssMiB} MiB, end ${last.rssMiB} MiB, max ${max('rssMiB')} MiB (peak ${peak} MiB); second half trend ${trend}; 10 s idle after: ${idle.rssMiB} MiB
-  heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, peak ${Math.max(max('heapMiB'), scrapes.heapPeakMiB)} MiB; 10 s idle after: ${idle.heapMiB} MiB
+  heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, peak ${Math.max(max('heapMiB'), scrapes.heapPeakMiB)} MiB; 10 s idle after: ${idle.heapMiB} MiB; external peak ${max('externalMiB')} MiB
   heap used, lowest           first minute ${low(0, minute)}, last minute ${low(SECONDS - minute, SECONDS)}
   per CPU-second of the role  ${Math.round(last.stored / cpuUnderLoad)} spans stored, ${((answered + unanswered) / cpuUnderLoad).toFixed(1)} requests ended (${cpuUnderLoad.toFixed(0)} CPU-s)
   load average                ${loadAtStart} at the start, ${loadAtEnd} at the end
