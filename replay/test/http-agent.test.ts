@@ -10,6 +10,7 @@ import { callTools, freePort, probePoolingWindow, pythonAgents, say, startAgentS
 import { GateConfigError, runGate, runSimulation, SimulateConfigError, type SimulateOptions } from '../src/index.js'
 import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { startHttpEcho, type EchoBehaviour } from './agents/http-echo.js'
+import { writeScenarioFile } from './scenario-file.js'
 
 /*
  * The agent protocol over HTTP: `sieve simulate` and `sieve eval` calling an agent service at a
@@ -27,20 +28,12 @@ const { sections } = loadConfig({ SIEVE_CONFIG_FILE: join(ROOT, 'sdk/examples/su
 const checks = resolveChecksConfig(sections.checks, [], sections.scorecards)
 
 function scenarioFile(name: string, body: Record<string, unknown>): string {
-  const path = join(dir, name)
-  writeFileSync(
-    path,
-    JSON.stringify({
-      version: 1,
-      id: name.replace(/\.yaml$/, ''),
-      title: name,
-      persona: { who: 'A customer.', wants: 'help' },
-      opening: 'Hello.',
-      expect: { checks: { turn_budget: { maxToolCalls: 2 } } },
-      ...body,
-    }),
-  )
-  return path
+  return writeScenarioFile(dir, name, {
+    persona: { who: 'A customer.', wants: 'help' },
+    opening: 'Hello.',
+    expect: { checks: { turn_budget: { maxToolCalls: 2 } } },
+    ...body,
+  })
 }
 
 /**

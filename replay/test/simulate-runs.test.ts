@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
@@ -8,6 +8,7 @@ import { resolveChecksConfig } from '@sieve/scoring'
 import { failWith, say, startFakeOpenAI } from '@sieve/testkit'
 import { startSupportModel } from '../../testkit/agents/support-model.js'
 import { runSimulation, SimulateConfigError, simulatorSectionSchema, USER_PROMPT_VERSION, type SimulateOptions } from '../src/index.js'
+import { writeScenarioFile } from './scenario-file.js'
 
 /*
  * `sieve simulate` driving real agent processes: the SDK's example support agent (its model the
@@ -31,20 +32,12 @@ const { sections } = loadConfig({ SIEVE_CONFIG_FILE: join(ROOT, 'sdk/examples/su
 const checks = resolveChecksConfig(sections.checks, [], sections.scorecards)
 
 function scenarioFile(name: string, body: Record<string, unknown>): string {
-  const path = join(dir, name)
-  writeFileSync(
-    path,
-    JSON.stringify({
-      version: 1,
-      id: name.replace(/\.yaml$/, ''),
-      title: name,
-      persona: { who: 'A customer.', wants: 'help with order A-1001' },
-      opening: 'I want a refund for order A-1001.',
-      expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } },
-      ...body,
-    }),
-  )
-  return path
+  return writeScenarioFile(dir, name, {
+    persona: { who: 'A customer.', wants: 'help with order A-1001' },
+    opening: 'I want a refund for order A-1001.',
+    expect: { checks: { prohibited_tools: { tools: ['process_refund'] } } },
+    ...body,
+  })
 }
 
 const simulate = (o: Partial<SimulateOptions> & Pick<SimulateOptions, 'scenarios' | 'agent'>) =>
