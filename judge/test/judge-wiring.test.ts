@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { loadConfig, migrate } from '@sieve/core'
+import { insertFeedbackRows, loadConfig, migrate } from '@sieve/core'
 import { clickhouseScoreSink, loadChecksConfig } from '@sieve/scoring'
 import { Scorer } from '@sieve/scorer'
 import { startFakeOpenAI, verdict, type FakeOpenAI, supportConversation, numberedTraceId } from '@sieve/testkit'
@@ -99,45 +99,11 @@ test('scored traces reach the judge through the scorer, and judge scores land in
 })
 
 test('feedback stored in the feedback table reaches the judge, lowest score per trace', async () => {
-  await storage.insert({
-    table: 'feedback',
-    values: [
-      {
-        project_id: 'default',
-        feedback_id: 'f1',
-        trace_id: numberedTraceId(7),
-        span_id: '',
-        score: 1,
-        comment: '',
-        source: 'user',
-        user_id: 'u',
-        attributes: {},
-      },
-      {
-        project_id: 'default',
-        feedback_id: 'f2',
-        trace_id: numberedTraceId(7),
-        span_id: '',
-        score: 0,
-        comment: 'wrong',
-        source: 'user',
-        user_id: 'u',
-        attributes: {},
-      },
-      {
-        project_id: 'default',
-        feedback_id: 'f3',
-        trace_id: numberedTraceId(8),
-        span_id: '',
-        score: 1,
-        comment: '',
-        source: 'user',
-        user_id: 'u',
-        attributes: {},
-      },
-    ],
-    format: 'JSONEachRow',
-  })
+  await insertFeedbackRows(storage, 'default', [
+    { feedbackId: 'f1', traceId: numberedTraceId(7), score: 1, source: 'user', userId: 'u' },
+    { feedbackId: 'f2', traceId: numberedTraceId(7), score: 0, comment: 'wrong', source: 'user', userId: 'u' },
+    { feedbackId: 'f3', traceId: numberedTraceId(8), score: 1, source: 'user', userId: 'u' },
+  ])
   const index = new FeedbackIndex()
   const errors: Error[] = []
   const poller = pollFeedback(storage, (rows) => rows.forEach((r) => index.record(r.projectId, r.traceId, r.lowest)), {
