@@ -79,12 +79,13 @@ export const textPartJson = (policy: ContentPolicy, content: string, kind: Conte
   `{"type":"text","content":${JSON.stringify(scrub(policy, content, kind))}}`
 
 /**
- * `items.map(convert)` for converters returning JSON text, with an array's holes written `null`,
- * as JSON.stringify writes them in the list of parts.
+ * `convert(policy, item, arg)` for each element of a list, a hole written `null` as JSON.stringify
+ * writes it. Not a closure per call: see runInSpan.
  */
-export function jsonList<T>(items: { map(convert: (item: T) => string): string[] }, convert: (item: T) => string): string[] {
-  const out = items.map(convert)
-  for (let i = 0; i < out.length; i++) if (out[i] === undefined) out[i] = 'null'
+export function eachJson<A>(list: unknown, convert: (policy: ContentPolicy, item: unknown, arg: A) => string, policy: ContentPolicy, arg: A): string[] {
+  if (!Array.isArray(list)) throw new TypeError('expected a list')
+  const out: string[] = []
+  for (let i = 0; i < list.length; i++) out.push(i in list ? convert(policy, list[i], arg) : 'null')
   return out
 }
 

@@ -4,7 +4,7 @@ import { guard, reportBug } from '../log.js'
 import { GEN_AI, OTHER } from '@sieve/protocol'
 import { endWithError, runInSpan } from '../span-run.js'
 import { state } from '../state.js'
-import type { ApiAdapter, ResponseFacts } from './adapter.js'
+import { newAttributes, type ApiAdapter, type ResponseFacts } from './adapter.js'
 import { chatCompletionsAdapter } from './chat-completions.js'
 import { responsesAdapter } from './responses.js'
 import { traceStream } from './stream.js'
@@ -29,13 +29,15 @@ function serverOf(baseURL: unknown): { address: string; port: number } | undefin
 }
 
 /**
- * The client's constant attributes, in a new object per call. Not a spread of one shared object:
- * V8 gives a spread copy a map outside the transition tree, so each attribute added to it after
- * (a dozen per call) took the slow path, 2 µs per call.
+ * The client's constant attributes, in a new object per call, to which the request's are added.
+ * Not a spread copy of one shared object: V8 gives such a copy a map outside the transition tree,
+ * so each attribute added to it took the slow path (2 µs per call).
  */
 function baseAttributes(provider: string, server: { address: string; port: number } | undefined): () => Attributes {
   return () => {
-    const attrs: Attributes = { [GEN_AI.operationName]: 'chat', [GEN_AI.providerName]: provider }
+    const attrs = newAttributes()
+    attrs[GEN_AI.operationName] = 'chat'
+    attrs[GEN_AI.providerName] = provider
     if (server) {
       attrs[OTHER.serverAddress] = server.address
       attrs[OTHER.serverPort] = server.port
@@ -52,6 +54,7 @@ function record(span: Span, scope: AgentScope | undefined, facts: ResponseFacts)
 function instrument(resource: any, adapter: ApiAdapter, base: () => Attributes): void {
   const original = resource?.create
   if (typeof original !== 'function') return
+  const recordResponse = (span: Span, value: unknown, scope: AgentScope | undefined) => record(span, scope, adapter.responseFacts(value, state.policy))
   resource.create = function create(this: unknown, params: any, ...rest: unknown[]) {
     let span: Span
     let scope: AgentScope | undefined
@@ -70,14 +73,12 @@ function instrument(resource: any, adapter: ApiAdapter, base: () => Attributes):
       reportBug('wrapOpenAI', err)
       return original.call(this, params, ...rest)
     }
-    const call = () => original.call(this, params, ...rest)
-    if (params?.stream !== true) {
-      return runInSpan(span, ctx, call, (s, value) => record(s, scope, adapter.responseFacts(value, state.policy)))
-    }
+    const args = [params, ...rest]
+    if (params?.stream !== true) return runInSpan(span, ctx, original, this, args, recordResponse, scope)
     // A stream's span ends when the caller finishes reading it, not when the request resolves.
     let result: any
     try {
-      result = context.with(ctx, call)
+      result = context.with(ctx, original, this, ...args)
     } catch (err) {
       endWithError(span, err)
       throw err
