@@ -1,4 +1,4 @@
-import { context, createContextKey, SpanKind, trace, type Attributes } from '@opentelemetry/api'
+import { context, createContextKey, SpanKind, trace, type Attributes, type Span } from '@opentelemetry/api'
 import { scrub } from './content.js'
 import { guard } from './log.js'
 import type { RequestedToolCall } from './openai/adapter.js'
@@ -79,12 +79,14 @@ export function traceAgent<T>(name: string, attributesOrFn: AgentAttributes | ((
     undefined,
   )
   if (!started) return fn()
-  return runInSpan(started.span, started.ctx, fn, (span, value) => {
-    if (state.policy.capture && typeof value === 'string') {
-      const parts = [{ type: 'text', content: scrub(state.policy, value, 'output') }]
-      span.setAttribute(GEN_AI.outputMessages, JSON.stringify([{ role: 'assistant', parts, finish_reason: 'stop' }]))
-    }
-  })
+  return runInSpan(started.span, started.ctx, fn, undefined, [], recordOutput, undefined)
+}
+
+function recordOutput(span: Span, value: unknown): void {
+  if (state.policy.capture && typeof value === 'string') {
+    const parts = [{ type: 'text', content: scrub(state.policy, value, 'output') }]
+    span.setAttribute(GEN_AI.outputMessages, JSON.stringify([{ role: 'assistant', parts, finish_reason: 'stop' }]))
+  }
 }
 
 /** The trace id of the active span (hex), to attach feedback later; undefined outside any trace. */

@@ -68,6 +68,35 @@ export function scrubArguments(policy: ContentPolicy, raw: unknown): unknown {
 
 export const textPart = (policy: ContentPolicy, content: string, kind: ContentKind): Part => ({ type: 'text', content: scrub(policy, content, kind) })
 
+/*
+ * The message attributes are written as JSON text directly, byte for byte what JSON.stringify of
+ * the conventions' objects writes, without building the objects first: on a wrapped LLM call that
+ * conversion cost more than the span itself.
+ */
+
+/** JSON.stringify(textPart(policy, content, kind)). */
+export const textPartJson = (policy: ContentPolicy, content: string, kind: ContentKind): string =>
+  `{"type":"text","content":${JSON.stringify(scrub(policy, content, kind))}}`
+
+/**
+ * `convert(policy, item, arg)` for each element of a list, a hole written `null` as JSON.stringify
+ * writes it. Not a closure per call: see runInSpan.
+ */
+export function eachJson<A>(list: unknown, convert: (policy: ContentPolicy, item: unknown, arg: A) => string, policy: ContentPolicy, arg: A): string[] {
+  if (!Array.isArray(list)) throw new TypeError('expected a list')
+  const out: string[] = []
+  for (let i = 0; i < list.length; i++) out.push(i in list ? convert(policy, list[i], arg) : 'null')
+  return out
+}
+
+/** JSON.stringify({ role, parts, finish_reason? }) from the parts' JSON; `name` is appended when given. */
+export function messageJson(role: string, parts: string[], tail?: { name?: string; finishReason?: string }): string {
+  let json = `{"role":${JSON.stringify(role)},"parts":[${parts.join(',')}]`
+  if (tail?.name !== undefined) json += `,"name":${JSON.stringify(tail.name)}`
+  if (tail?.finishReason !== undefined) json += `,"finish_reason":${JSON.stringify(tail.finishReason)}`
+  return `${json}}`
+}
+
 /** Maps a provider finish reason to the conventions' enum (stop | length | content_filter | tool_call | error). */
 export function conventionFinishReason(reason: string | null | undefined): string {
   switch (reason) {

@@ -223,6 +223,81 @@ describe('chat completions', () => {
     assert.equal(all[0]?.attributes['http.response.status_code'], 200)
   })
 
+  test("the message attributes are byte for byte JSON.stringify of the conventions' messages", async () => {
+    model.setScript([{ type: 'reply', text: 'Say "hi"\n\u2028é 😀', toolCalls: [{ id: 'c2', name: 'f', arguments: { a: [1, null] } }] }])
+    const messages: any[] = [
+      { role: 'system', content: 'Be "brief".' },
+      {
+        role: 'developer',
+        content: [
+          { type: 'text', text: 'dev' },
+          { type: 'refusal', refusal: 'r' },
+        ],
+      },
+      {
+        role: 'user',
+        name: 'bob',
+        content: [
+          { type: 'text', text: 'see' },
+          { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+          { type: 'input_audio', input_audio: { format: 'wav', data: 'AAA' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: 'calling',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{ "x" : 1.0, "y": "\\u00e9" }' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'ok' }] },
+    ]
+    await openai.chat.completions.create({ model: 'm', messages })
+    const [llm] = await spans()
+    assert.ok(llm)
+    assert.equal(
+      llm.attributes['gen_ai.system_instructions'],
+      JSON.stringify([
+        { type: 'text', content: 'Be "brief".' },
+        { type: 'text', content: 'dev' },
+        { type: 'text', content: 'r' },
+      ]),
+    )
+    assert.equal(
+      llm.attributes['gen_ai.input.messages'],
+      JSON.stringify([
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', content: 'see' },
+            { type: 'uri', modality: 'image', uri: 'https://x/y.png' },
+            { type: 'blob', modality: 'audio', mime_type: 'audio/wav', content: '' },
+          ],
+          name: 'bob',
+        },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'text', content: 'calling' },
+            { type: 'tool_call', id: 'c1', name: 'f', arguments: { x: 1, y: 'é' } },
+          ],
+        },
+        { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: '[{"type":"text","text":"ok"}]' }] },
+      ]),
+    )
+    assert.equal(
+      llm.attributes['gen_ai.output.messages'],
+      JSON.stringify([
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'text', content: 'Say "hi"\n\u2028é 😀' },
+            { type: 'tool_call', id: 'c2', name: 'f', arguments: { a: [1, null] } },
+          ],
+          finish_reason: 'tool_call',
+        },
+      ]),
+    )
+  })
+
   test('withResponse() still works on a wrapped client', async () => {
     model.setScript([say('raw')])
     const { data, response } = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).withResponse()

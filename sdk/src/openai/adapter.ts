@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api'
-import type { ContentPolicy } from '../content.js'
+import { asText, type ContentPolicy } from '../content.js'
 
 /** A tool call the model asked for; traceTool matches it to the tool's span to record the call id. */
 export interface RequestedToolCall {
@@ -29,6 +29,14 @@ export interface ApiAdapter {
   accumulator(): StreamAccumulator
 }
 
+/**
+ * A new attributes object for a span, filled key by key. A dictionary (null-prototype) object:
+ * objects grown key by key get maps that die with them, and V8 then discards, at each full GC,
+ * the optimized code that saw those maps and compiles it again (on a wrapped call as much CPU as
+ * the call itself in bench:sdk). OpenTelemetry copies the attributes into the span.
+ */
+export const newAttributes = (): Attributes => Object.create(null)
+
 /** Sets `key` when the value is a usable attribute value. */
 export function put(attrs: Attributes, key: string, value: unknown): void {
   if (typeof value === 'string' ? value !== '' : typeof value === 'number' ? Number.isFinite(value) : typeof value === 'boolean') {
@@ -37,3 +45,6 @@ export function put(attrs: Attributes, key: string, value: unknown): void {
     attrs[key] = value as string[]
   }
 }
+
+/** `gen_ai.tool.definitions`: the request's tool list as JSON (a memo computation, see once). */
+export const toolsText = (_policy: ContentPolicy, tools: unknown): string => asText(tools)

@@ -1,55 +1,70 @@
-import type { Attributes } from '@opentelemetry/api'
-import { asText, conventionFinishReason, scrub, scrubArguments, textPart, type ContentPolicy, type Message, type OutputMessage, type Part } from '../content.js'
+import { asText, conventionFinishReason, eachJson, messageJson, scrub, scrubArguments, textPartJson, type ContentPolicy } from '../content.js'
 import { GEN_AI } from '@sieve/protocol'
 import { once } from './memo.js'
-import { put, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
+import { newAttributes, put, toolsText, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
 
 /** `client.chat.completions.create` → GenAI `chat` spans. */
 
-function contentParts(policy: ContentPolicy, content: unknown, kind: 'input' | 'output' | 'system'): Part[] {
-  if (content === null || content === undefined) return []
-  if (typeof content === 'string') return [textPart(policy, content, kind)]
-  if (!Array.isArray(content)) return [textPart(policy, asText(content), kind)]
-  return content.map((part: any): Part => {
-    if (part?.type === 'text') return textPart(policy, String(part.text ?? ''), kind)
-    if (part?.type === 'refusal') return textPart(policy, String(part.refusal ?? ''), kind)
-    if (part?.type === 'image_url') return { type: 'uri', modality: 'image', uri: scrub(policy, String(part.image_url?.url ?? ''), kind) }
-    if (part?.type === 'input_audio') return { type: 'blob', modality: 'audio', mime_type: `audio/${part.input_audio?.format ?? ''}`, content: '' }
-    return { type: String(part?.type ?? 'unknown') }
-  })
+type Kind = 'input' | 'output' | 'system'
+
+function contentPart(policy: ContentPolicy, part: any, kind: Kind): string {
+  if (part?.type === 'text') return textPartJson(policy, String(part.text ?? ''), kind)
+  if (part?.type === 'refusal') return textPartJson(policy, String(part.refusal ?? ''), kind)
+  if (part?.type === 'image_url') return JSON.stringify({ type: 'uri', modality: 'image', uri: scrub(policy, String(part.image_url?.url ?? ''), kind) })
+  if (part?.type === 'input_audio')
+    return JSON.stringify({ type: 'blob', modality: 'audio', mime_type: `audio/${part.input_audio?.format ?? ''}`, content: '' })
+  return JSON.stringify({ type: String(part?.type ?? 'unknown') })
 }
 
-function toolCallParts(policy: ContentPolicy, calls: any[] | undefined): Part[] {
-  return (calls ?? []).map((c) => ({
+/** The JSON of each content part. */
+function contentParts(policy: ContentPolicy, content: unknown, kind: Kind): string[] {
+  if (content === null || content === undefined) return []
+  if (typeof content === 'string') return [textPartJson(policy, content, kind)]
+  if (!Array.isArray(content)) return [textPartJson(policy, asText(content), kind)]
+  return eachJson(content, contentPart, policy, kind)
+}
+
+function toolCallPart(policy: ContentPolicy, c: any): string {
+  return JSON.stringify({
     type: 'tool_call',
     id: String(c.id ?? ''),
     name: String(c.function?.name ?? c.custom?.name ?? ''),
     arguments: scrubArguments(policy, c.function?.arguments ?? c.custom?.input ?? ''),
-  }))
+  })
 }
 
-/** One request message in the conventions' shape: system parts, or a chat message. */
-function convertMessage(policy: ContentPolicy, m: any): { system: Part[] } | Message {
-  if (m?.role === 'system' || m?.role === 'developer') return { system: contentParts(policy, m.content, 'system') }
+/** The JSON of each tool call part. */
+function toolCallParts(policy: ContentPolicy, calls: unknown): string[] {
+  return eachJson(calls ?? [], toolCallPart, policy, undefined)
+}
+
+/**
+ * One request message as it appears in the span: its system parts' JSON (comma-separated, '' when
+ * it has none), or its input message's JSON. Kept serialized, so a conversation's earlier messages
+ * cost a string join on each call, not a conversion.
+ */
+type MessageJson = { system: boolean; json: string }
+
+function convertMessage(policy: ContentPolicy, m: any): MessageJson {
+  if (m?.role === 'system' || m?.role === 'developer') return { system: true, json: contentParts(policy, m.content, 'system').join(',') }
   if (m?.role === 'tool') {
-    return {
-      role: 'tool',
-      parts: [{ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') }],
-    }
+    const response = JSON.stringify({ type: 'tool_call_response', id: String(m.tool_call_id ?? ''), response: scrub(policy, asText(m.content), 'tool.result') })
+    return { system: false, json: messageJson('tool', [response]) }
   }
   const parts = [...contentParts(policy, m?.content, 'input'), ...toolCallParts(policy, m?.tool_calls)]
-  return { role: String(m?.role ?? 'user'), parts, ...(m?.name ? { name: String(m.name) } : {}) }
+  return { system: false, json: messageJson(String(m?.role ?? 'user'), parts, m?.name ? { name: String(m.name) } : undefined) }
 }
 
-function inputMessages(policy: ContentPolicy, messages: any[]): { system: Part[]; input: Message[] } {
-  const system: Part[] = []
-  const input: Message[] = []
+/** The JSON of the system parts ('' when there are none) and of the input messages. */
+function inputMessages(policy: ContentPolicy, messages: any[]): { system: string; input: string } {
+  const system: string[] = []
+  const input: string[] = []
   for (const m of messages) {
-    const converted = once(m, policy, () => convertMessage(policy, m))
-    if ('system' in converted) system.push(...converted.system)
-    else input.push(converted)
+    const converted = once(m, policy, convertMessage)
+    if (!converted.system) input.push(converted.json)
+    else if (converted.json) system.push(converted.json)
   }
-  return { system, input }
+  return { system: system.length ? `[${system.join(',')}]` : '', input: `[${input.join(',')}]` }
 }
 
 export const chatCompletionsAdapter: ApiAdapter = {
@@ -70,9 +85,9 @@ export const chatCompletionsAdapter: ApiAdapter = {
     put(attrs, GEN_AI.outputType, format === 'json_object' || format === 'json_schema' ? 'json' : format === 'text' ? 'text' : undefined)
     if (policy.capture && Array.isArray(p?.messages)) {
       const { system, input } = inputMessages(policy, p.messages)
-      if (system.length) attrs[GEN_AI.systemInstructions] = JSON.stringify(system)
-      attrs[GEN_AI.inputMessages] = JSON.stringify(input)
-      if (Array.isArray(p.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, () => asText(p.tools))
+      if (system) attrs[GEN_AI.systemInstructions] = system
+      attrs[GEN_AI.inputMessages] = input
+      if (Array.isArray(p.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, toolsText)
     }
     return attrs
   },
@@ -121,11 +136,18 @@ export const chatCompletionsAdapter: ApiAdapter = {
   },
 }
 
-function facts(policy: ContentPolicy, r: any, choices: { text: string | null; toolCalls: any[]; finishReason?: string | null }[]): ResponseFacts {
-  const attrs: Attributes = {}
+type Choice = { text: string | null; toolCalls: any[]; finishReason?: string | null }
+
+/** A list's holes are skipped, and written null in the output messages, as the list's map() and JSON.stringify did. */
+function facts(policy: ContentPolicy, r: any, choices: Choice[]): ResponseFacts {
+  const attrs = newAttributes()
   put(attrs, GEN_AI.responseId, r?.id)
   put(attrs, GEN_AI.responseModel, r?.model)
-  const reasons = choices.map((c) => c.finishReason).filter((x): x is string => typeof x === 'string')
+  const reasons: string[] = []
+  for (let i = 0; i < choices.length; i++) {
+    const reason = i in choices ? choices[i]!.finishReason : undefined
+    if (typeof reason === 'string') reasons.push(reason)
+  }
   put(attrs, GEN_AI.responseFinishReasons, reasons)
   const usage = r?.usage
   put(attrs, GEN_AI.usageInputTokens, usage?.prompt_tokens)
@@ -133,15 +155,28 @@ function facts(policy: ContentPolicy, r: any, choices: { text: string | null; to
   put(attrs, GEN_AI.usageCacheReadInputTokens, usage?.prompt_tokens_details?.cached_tokens)
   put(attrs, GEN_AI.usageReasoningOutputTokens, usage?.completion_tokens_details?.reasoning_tokens)
   if (policy.capture) {
-    const output: OutputMessage[] = choices.map((c) => ({
-      role: 'assistant',
-      parts: [...contentParts(policy, c.text, 'output'), ...toolCallParts(policy, c.toolCalls)],
-      finish_reason: conventionFinishReason(c.finishReason),
-    }))
-    attrs[GEN_AI.outputMessages] = JSON.stringify(output)
+    let output = '['
+    for (let i = 0; i < choices.length; i++) {
+      if (i > 0) output += ','
+      output += i in choices ? outputMessage(policy, choices[i]!) : 'null'
+    }
+    attrs[GEN_AI.outputMessages] = `${output}]`
   }
-  const toolCalls: RequestedToolCall[] = choices.flatMap((c) =>
-    (c.toolCalls ?? []).map((t: any) => ({ id: String(t.id ?? ''), name: String(t.function?.name ?? ''), arguments: String(t.function?.arguments ?? '') })),
-  )
+  const toolCalls: RequestedToolCall[] = []
+  for (let i = 0; i < choices.length; i++) {
+    if (!(i in choices)) continue
+    const calls = choices[i]!.toolCalls ?? []
+    if (!Array.isArray(calls)) throw new TypeError('expected a list of tool calls')
+    for (let k = 0; k < calls.length; k++) {
+      const t = calls[k]
+      if (k in calls) toolCalls.push({ id: String(t.id ?? ''), name: String(t.function?.name ?? ''), arguments: String(t.function?.arguments ?? '') })
+    }
+  }
   return { attributes: attrs, toolCalls }
+}
+
+function outputMessage(policy: ContentPolicy, c: Choice): string {
+  const parts = contentParts(policy, c.text, 'output')
+  const calls = toolCallParts(policy, c.toolCalls)
+  return messageJson('assistant', calls.length ? parts.concat(calls) : parts, { finishReason: conventionFinishReason(c.finishReason) })
 }

@@ -1,8 +1,7 @@
-import type { Attributes } from '@opentelemetry/api'
 import { asText, scrub, scrubArguments, textPart, type ContentPolicy, type Message, type OutputMessage, type Part } from '../content.js'
 import { GEN_AI } from '@sieve/protocol'
 import { once } from './memo.js'
-import { put, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
+import { newAttributes, put, toolsText, type ApiAdapter, type RequestedToolCall, type ResponseFacts, type StreamAccumulator } from './adapter.js'
 
 /** `client.responses.create` → GenAI `chat` spans (the conventions' operation for chat-style inference). */
 
@@ -55,7 +54,7 @@ function finishReason(r: any, hasToolCall: boolean): string {
 }
 
 function facts(policy: ContentPolicy, r: any): ResponseFacts {
-  const attrs: Attributes = {}
+  const attrs = newAttributes()
   put(attrs, GEN_AI.responseId, r?.id)
   put(attrs, GEN_AI.responseModel, r?.model)
   const output: any[] = Array.isArray(r?.output) ? r.output : []
@@ -106,7 +105,7 @@ export const responsesAdapter: ApiAdapter = {
         attrs[GEN_AI.systemInstructions] = JSON.stringify([textPart(policy, p.instructions, 'system')])
       }
       attrs[GEN_AI.inputMessages] = JSON.stringify(inputMessages(policy, p?.input))
-      if (Array.isArray(p?.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, () => asText(p.tools))
+      if (Array.isArray(p?.tools) && p.tools.length) attrs[GEN_AI.toolDefinitions] = once(p.tools, policy, toolsText)
     }
     return attrs
   },
