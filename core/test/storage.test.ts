@@ -212,6 +212,18 @@ describe('spans', () => {
     assert.deepEqual(extracted, { request_model: awkward[0], session_id: awkward[4], service_name: awkward[12] })
   })
 
+  test('many spans with text outside Latin-1 read back whole: the insert encodes its payload a piece at a time', async () => {
+    const traceId = '66666666666666666666666666666666'
+    const text = 'ünïcödé — 日本語 — 🦀👩‍💻 '.repeat(60)
+    const spans = Array.from({ length: 300 }, (_, i) =>
+      span({ traceId, spanId: i.toString(16).padStart(16, '0'), parentSpanId: i === 0 ? '' : '0'.repeat(16), attributes: { text: `${i} ${text}` } }),
+    )
+    await insertSpans(client, spans)
+    const trace = await readTrace(client, 'p1', traceId)
+    const bySpanId = (a: { spanId: string }, b: { spanId: string }) => a.spanId.localeCompare(b.spanId)
+    assert.deepEqual([...(trace?.spans ?? [])].sort(bySpanId), [...spans].sort(bySpanId))
+  })
+
   // Embedded, span inserts take a second connection to the engine (create-storage.ts); over HTTP every
   // statement is a request of its own on the client's pool of sockets, and the six seconds show nothing.
   const embeddedOnly = testStorageKind() === 'http' && "the embedded engine's second connection"

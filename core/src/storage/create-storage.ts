@@ -3,7 +3,7 @@ import type { ChdbConnection } from 'chdb/connection'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config.js'
-import { jsonLines } from './insert-compact-rows.js'
+import { jsonLinesBuffer } from './insert-compact-rows.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
 import { applyEmbeddedTableSettings } from './table-settings.js'
@@ -140,12 +140,12 @@ class EmbeddedStorage extends ClientStorage {
   }
 
   override async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
-    const payload = await jsonLines(rows, (row) => row)
+    const values = await jsonLinesBuffer(rows, (row) => row)
     await this.inserts.chdb.rawInsert({
       table,
       columns: [...columns],
       format: 'JSONCompactEachRow',
-      values: Buffer.from(payload),
+      values,
       settings: settings as Record<string, string | number | boolean> | undefined,
     })
   }

@@ -3,15 +3,41 @@ import { TimeSlice } from '../time-slice.js'
 import { quoteIdentifier } from './quote.js'
 import type { Storage } from './storage.js'
 
-/** `items` as JSON lines (what `toValue` makes of each), encoded in time slices. */
-export async function jsonLines<T>(items: readonly T[], toValue: (item: T) => unknown): Promise<string> {
-  let lines = ''
+/** Characters of JSON lines handed on at a time: a few dozen rows. */
+const PIECE_CHARS = 64 * 1024
+
+/** `items` as JSON lines (what `toValue` makes of each), encoded in time slices and handed to `take` a piece at a time. */
+async function eachJsonLinesPiece<T>(items: readonly T[], toValue: (item: T) => unknown, take: (piece: string) => void): Promise<void> {
+  let piece = ''
   const slice = new TimeSlice()
   for (const item of items) {
-    lines += `${JSON.stringify(toValue(item))}\n`
+    piece += `${JSON.stringify(toValue(item))}\n`
+    if (piece.length >= PIECE_CHARS) {
+      take(piece)
+      piece = ''
+    }
     await slice.yield()
   }
-  return lines
+  if (piece !== '') take(piece)
+}
+
+/** `items` as JSON lines, one string. */
+async function jsonLines<T>(items: readonly T[], toValue: (item: T) => unknown): Promise<string> {
+  const pieces: string[] = []
+  await eachJsonLinesPiece(items, toValue, (piece) => pieces.push(piece))
+  return pieces.join('')
+}
+
+/**
+ * `items` as JSON lines, UTF-8 in one Buffer, never one string: a span insert's payload as a string
+ * (10-40 MB for 8,192 spans, twice that once one character is outside Latin-1) was a fifth of all
+ * the main thread allocated under overload, and was then copied into a Buffer all the same. Encoded
+ * a piece at a time it takes about 18% less CPU (8,192 spans: 44-46 ms against 52-60).
+ */
+export async function jsonLinesBuffer<T>(items: readonly T[], toValue: (item: T) => unknown): Promise<Buffer> {
+  const pieces: Buffer[] = []
+  await eachJsonLinesPiece(items, toValue, (piece) => pieces.push(Buffer.from(piece)))
+  return Buffer.concat(pieces)
 }
 
 /**
