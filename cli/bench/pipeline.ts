@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { createStorage, insertSpans, migrate, refreshTraceRollups, type Span, type Storage } from '@sieve/core'
 import { decodeProtobufRequest } from '@sieve/otlp'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords } from '@sieve/scoring'
@@ -10,14 +9,16 @@ import {
   freshTraceIds,
   measureStorageCeiling,
   metricValue,
+  profileWindow,
   protobufBatch,
   sendAll,
   startSieveUp,
   storedSpans,
-  type SieveUp,
   THREAD_GROUPS,
+  stagesOf,
   threadCpu,
   type ThreadGroup,
+  until,
 } from '@sieve/testkit/bench'
 import { tracesOf } from '@sieve/testkit/agent-trace'
 
@@ -59,75 +60,7 @@ const LOADS: Load[] = [
   { name: '8kb-own-100x16', promptBytes: 8_000, spansPerRequest: 100, senders: 16, ownPrompts: true },
 ]
 
-/** Source files by stage, first match wins; self time elsewhere is `other JS`. */
-const STAGES: [string, RegExp][] = [
-  [
-    'receive + decode',
-    /(collector|http)\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/,
-  ],
-  ['queue', /queue\/src\//],
-  // create-storage: the embedded connection's insertRows, which serializes the rows.
-  ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?|create-storage)|core\/src\/span-values|@clickhouse\/client|chdb\//],
-  ['rollup + progress', /ingester\/src\/|core\/src\/storage\/(progress|trace-rollup)/],
-  ['trace assembly', /scorer\/src\/assembler\//],
-  ['trace view + conversation', /scoring\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],
-  ['checks', /scoring\/src\/checks\/|pii\/src\//],
-  ['score records + write', /(scorer|scoring)\/src\/(scores|scorecard)\/|scoring\/src\/score-trace/],
-  ['garbage collection', /^\(garbage collector\)$/],
-]
-
-interface ProfileNode {
-  id: number
-  callFrame: { functionName: string; url: string }
-}
-interface CpuProfile {
-  nodes: ProfileNode[]
-  samples: number[]
-  timeDeltas: number[]
-}
-
-/** Main-thread CPU ms per stage in a profile (idle left out), from each sample's own duration; `unstaged`: per source file. */
-function stagesOf(profile: CpuProfile, unstaged: Map<string, number>): Map<string, number> {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
-  const ms = new Map<string, number>()
-  profile.samples.forEach((id, i) => {
-    const frame = byId.get(id)!.callFrame
-    if (frame.functionName === '(idle)' || frame.functionName === '(program)') return
-    // Builtins (JSON.parse, RegExp, Buffer copies) have neither a file nor, often, a name.
-    const key = frame.url || frame.functionName || '(native code)'
-    const stage = STAGES.find(([, re]) => re.test(key))?.[0] ?? 'other JS'
-    // A sample's duration is the delta to the next one.
-    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000
-    ms.set(stage, (ms.get(stage) ?? 0) + dt)
-    if (stage === 'other JS') unstaged.set(key, (unstaged.get(key) ?? 0) + dt)
-  })
-  return ms
-}
-
-async function until(what: string, done: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(200)
-  }
-}
-
 const scoredTraces = (metrics: string): number => [...metrics.matchAll(/^sieve_scored_traces_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0)
-
-async function profileWindow(up: SieveUp, dir: string, work: () => Promise<void>): Promise<CpuProfile> {
-  const before = new Set(existsSync(dir) ? readdirSync(dir) : [])
-  up.child.kill('SIGUSR2')
-  await sleep(300)
-  await work()
-  up.child.kill('SIGUSR2')
-  let file: string | undefined
-  await until('the cpu profile', async () => {
-    file = existsSync(dir) ? readdirSync(dir).find((f) => !before.has(f)) : undefined
-    return file !== undefined
-  })
-  await sleep(200)
-  return JSON.parse(readFileSync(join(dir, file!), 'utf8')) as CpuProfile
-}
 
 /** The statements whose engine cost `engineStages` replays, by the table their metrics name. */
 const STATEMENTS = { spans: 'span insert', traces: 'rollup rewrite', scores: 'score rows + views' } as const

@@ -19,13 +19,31 @@
  *
  * With `--kafka`: a `sieve collector` producing to a private broker (KAFKA_BROKERS when set) instead
  * of `sieve up`, nothing consuming; "stored" is then what Kafka acknowledged.
+ *
+ * With `--profile`: the role records each event-loop stall over 100 ms (stall-recorder.mjs) and its
+ * main thread is profiled over the middle third of the run; the soak ends with what the main thread
+ * did during the longest stalls of that third, and during all of them (`stallParts`): garbage
+ * collection, not running (waiting for a CPU), native code, routing and answering requests, and the
+ * pipeline's stages. The recorder's timer and the profiler cost the role a little CPU.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startPrivateBroker } from '@sieve/testkit'
-import { freshTraceIds, protobufBatch, otlpSender, metricValue, startServingRole, storedSpans } from '@sieve/testkit/bench'
+import {
+  freshTraceIds,
+  protobufBatch,
+  otlpSender,
+  metricValue,
+  profileWindow,
+  readStalls,
+  stallParts,
+  stallRecorderEnv,
+  startServingRole,
+  storedSpans,
+  type CpuProfile,
+} from '@sieve/testkit/bench'
 
 const argv = process.argv
 const numberAfter = (flag: string): number | undefined => {
@@ -35,6 +53,7 @@ const numberAfter = (flag: string): number | undefined => {
 }
 const OVERLOAD = argv.includes('--overload')
 const KAFKA = argv.includes('--kafka')
+const PROFILE = argv.includes('--profile')
 const SECONDS = numberAfter('--duration') ?? numberAfter('--soak') ?? 300
 const RATE = OVERLOAD ? 0 : Number(process.env.BENCH_SOAK_RATE ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (OVERLOAD ? 64 : 16))
@@ -51,7 +70,11 @@ console.log(`generating ${POOL} OTLP protobuf requests of ${SPANS_PER_REQUEST} s
 const pool = Array.from({ length: POOL }, () => freshTraceIds(protobufBatch(SPANS_PER_REQUEST)))
 const broker = KAFKA && !process.env.KAFKA_BROKERS ? await startPrivateBroker() : undefined
 const role = KAFKA ? 'collector' : 'up'
-const sieve = await startServingRole(role, join(work, 'collector'), KAFKA ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? broker!.brokers.join(',') } : {})
+const stallLog = join(work, 'stalls.log')
+const sieve = await startServingRole(role, join(work, 'collector'), {
+  ...(KAFKA ? { KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? broker!.brokers.join(',') } : {}),
+  ...(PROFILE ? stallRecorderEnv(stallLog) : {}),
+})
 /** Spans stored (`sieve up`), or acknowledged by Kafka (`sieve collector`), from its /metrics text. */
 const stored = (metrics: string) => (KAFKA ? metricValue(metrics, /^sieve_kafka_produced_spans_total (\d+)/m) || 0 : storedSpans(metrics))
 const sender = otlpSender(sieve.url, CONCURRENCY)
@@ -177,6 +200,11 @@ const scraper = (async () => {
   }
 })()
 
+// The middle third: past the start, and done before the sender stops.
+const profiling: Promise<CpuProfile> | undefined = PROFILE
+  ? sleep((SECONDS * 1000) / 3).then(() => profileWindow(sieve, join(work, 'collector', 'profiles'), () => sleep((SECONDS * 1000) / 3)))
+  : undefined
+
 for (let next = INTERVAL_MS; next <= SECONDS * 1000; next += INTERVAL_MS) {
   await sleep(Math.max(0, started + next - performance.now()))
   const s = await sample(next / 1000)
@@ -187,6 +215,7 @@ for (let next = INTERVAL_MS; next <= SECONDS * 1000; next += INTERVAL_MS) {
 await sending
 scraping = false
 await scraper
+const profile = await profiling
 const cpuUnderLoad = sieve.cpuSeconds() - cpuAtStart
 const loadAtEnd = load()
 sender.close()
@@ -195,6 +224,7 @@ const idle = await sample(Math.round((performance.now() - started) / 1000))
 const peak = sieve.rssMiB().peak
 await sieve.stop()
 await broker?.stop()
+const stalls = profile ? stallParts(profile, readStalls(stallLog)) : []
 rmSync(work, { recursive: true, force: true })
 
 const first = samples[0]!
@@ -232,3 +262,23 @@ Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; $
   per CPU-second of the role  ${Math.round(last.stored / cpuUnderLoad)} spans stored, ${((answered + unanswered) / cpuUnderLoad).toFixed(1)} requests ended (${cpuUnderLoad.toFixed(0)} CPU-s)
   load average                ${loadAtStart} at the start, ${loadAtEnd} at the end
 `)
+
+if (profile) {
+  const parts = (p: Map<string, number>) =>
+    [...p]
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, ms]) => ms >= 1)
+      .map(([part, ms]) => `${part} ${Math.round(ms)}`)
+      .join(', ')
+  const all = new Map<string, number>()
+  for (const s of stalls) for (const [part, ms] of s.parts) all.set(part, (all.get(part) ?? 0) + ms)
+  const total = [...all.values()].reduce((a, b) => a + b, 0)
+  console.log(`Stalls over 100 ms in the profiled middle third: ${stalls.length}, ${(total / 1000).toFixed(1)} s in all; the main thread's time in them (ms):`)
+  for (const s of [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 8)) console.log(`  ${String(Math.round(s.ms)).padStart(5)} ms: ${parts(s.parts)}`)
+  console.log(
+    `  all: ${[...all]
+      .sort((a, b) => b[1] - a[1])
+      .map(([part, ms]) => `${part} ${((ms / total) * 100).toFixed(0)}%`)
+      .join(', ')}`,
+  )
+}
