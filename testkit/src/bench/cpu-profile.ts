@@ -26,8 +26,8 @@ export const PIPELINE_STAGES: [string, RegExp][] = [
     /(collector|http)\/src\/(receiver\/|http-app)|otlp\/src\/|node_modules\/(express|router|body-parser|raw-body)\/|node:_http|node:net|node:stream/,
   ],
   ['queue', /queue\/src\//],
-  // create-storage: the embedded connection's insertRows, which serializes the rows.
-  ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?|create-storage)|core\/src\/span-values|@clickhouse\/client|chdb\//],
+  // create-storage: the embedded connection's insertRows; insert-compact-rows encodes its rows (and the score rows' too).
+  ['span insert (JS)', /core\/src\/storage\/(insert-spans|span-rows?|create-storage|insert-compact-rows)|core\/src\/span-values|@clickhouse\/client|chdb\//],
   ['rollup + progress', /ingester\/src\/|core\/src\/storage\/(progress|trace-rollup)/],
   ['trace assembly', /scorer\/src\/assembler\//],
   ['trace view + conversation', /scoring\/src\/trace\/|core\/src\/(conversation|content|genai|conventions|json-value)/],
