@@ -1,6 +1,6 @@
 // test:http: this file also runs against a ClickHouse server's HTTP interface (SIEVE_TEST_STORAGE=http).
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -240,6 +240,25 @@ describe('spans', () => {
     assert.equal(longStatementDone, false, 'the insert waited for the statement running on the client')
     await long
     assert.deepEqual((await readTrace(client, 'p1', root.traceId))?.spans, [root])
+  })
+
+  test("the engine's statements run at a lower priority than the main thread", { skip: embeddedOnly }, async () => {
+    const nices = () =>
+      readdirSync('/proc/self/task').map((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+        return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }
+      })
+    const [session] = await (await client.query({ query: "SELECT getSetting('os_thread_priority') AS nice", format: 'JSONEachRow' })).json<{ nice: number }>()
+    assert.equal(Number(session?.nice), 10)
+    const running = client.command({ query: 'SELECT sum(sleepEachRow(0.5)) FROM numbers(3) SETTINGS max_block_size = 1' })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const during = nices()
+    await running
+    assert.equal(during.find((t) => t.tid === process.pid)?.nice, 0, 'the main thread keeps its priority')
+    assert.ok(
+      during.some((t) => t.nice === 10),
+      `a thread runs the statement at nice 10: ${during.map((t) => t.nice).join(' ')}`,
+    )
   })
 
   test('a span delivered twice is read and counted once', async () => {
