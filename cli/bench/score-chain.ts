@@ -4,7 +4,8 @@
  * `scores` on a fresh database of the embedded engine for each variant of the views behind it, the
  * variants alternating round by round, and this process's CPU is read per thread group
  * (`threadCpu`). Variants: the chain as the migrations build it; `scores` alone; the chain without
- * the `score_latest` lookup; without each of its views; the per-(trace, kind) array layout of
+ * the `score_latest` lookup; without each of its views; its rollups as Null tables (the views run,
+ * no parts are written); the per-(trace, kind) array layout of
  * score-chain/per-trace-arrays.sql; the views' tables (or those and `scores`) merging at
  * `merge_selector_base` 20, as `spans` does on the embedded engine. Each write is measured twice:
  * first as scores of new traces, then as the same traces scored again (every key then found).
@@ -49,6 +50,22 @@ const statementsOf = (file: string) =>
 
 const DERIVED = ['score_latest', 'quality_5m', 'quality_1h', 'trace_quality']
 
+/**
+ * The rollups made again as Null tables, their views as 0013 makes them: the views' pipelines
+ * without the parts they write or the merges those bring.
+ */
+function rollupsIntoNull(): string[] {
+  const migration = statementsOf('../../migrations/0013_environment_rollups.sql').map((s) => s.replace(/^(--.*\n)*/, ''))
+  const statement = (head: string) => migration.find((s) => s.startsWith(head))!
+  const rollups = ['quality_5m', 'quality_1h', 'trace_quality']
+  return [
+    ...rollups.map((t) => `DROP VIEW ${t}_mv`),
+    ...[...rollups].reverse().map((t) => `DROP TABLE ${t}`),
+    ...rollups.map((t) => statement(`CREATE TABLE IF NOT EXISTS ${t}`).replace(/\nENGINE\s*=[\s\S]*$/, '\nENGINE = Null')),
+    ...rollups.map((t) => statement(`CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv`)),
+  ]
+}
+
 /** What each variant does to the chain after the migrations. */
 const VARIANTS: Record<string, string[]> = {
   'chain as is': [],
@@ -58,6 +75,7 @@ const VARIANTS: Record<string, string[]> = {
   'without score_latest_mv': ['DROP VIEW score_latest_mv'],
   'without quality_5m_mv': ['DROP VIEW quality_5m_mv'],
   'without trace_quality_mv': ['DROP VIEW trace_quality_mv'],
+  'rollups into Null tables': rollupsIntoNull(),
   'per-trace arrays': statementsOf('./score-chain/per-trace-arrays.sql'),
   'views merging at base 20': DERIVED.map((t) => `ALTER TABLE ${t} MODIFY SETTING merge_selector_base = 20`),
   'all merging at base 20': ['scores', ...DERIVED].map((t) => `ALTER TABLE ${t} MODIFY SETTING merge_selector_base = 20`),
