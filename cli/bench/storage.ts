@@ -9,6 +9,7 @@
  * on disk per span, per table and per column, with the compression ratio.
  *
  * BENCH_REQUESTS (default 128) requests of 512 spans; BENCH_PROMPT_BYTES (default 1,000) of system prompt.
+ * `-- --score-chain`: the score write alone, view by view (score-chain.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -18,6 +19,12 @@ import { decodeProtobufRequest } from '@sieve/otlp'
 import { clickhouseScoreSink, resolveChecksConfig, scoreTrace, traceScoreRecords, type ScoreRecord } from '@sieve/scoring'
 import { processCpuSeconds } from '@sieve/testkit'
 import { protobufBatch } from '@sieve/testkit/bench'
+
+if (process.argv.includes('--score-chain')) {
+  // Where a score write's engine time goes, view by view (score-chain.ts).
+  await import('./score-chain.js')
+  process.exit(0)
+}
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 128)
 const PROMPT_BYTES = Number(process.env.BENCH_PROMPT_BYTES ?? 1000)
