@@ -15,7 +15,9 @@
  * with, scoring included, on the 2-core machine), BENCH_CONCURRENCY (default 16) requests in flight
  * at most, BENCH_SPANS_PER_REQUEST (default 512). `--overload`: as fast as BENCH_CONCURRENCY
  * (default 64) requests of BENCH_SPANS_PER_REQUEST (default 2,000) spans in flight allow, the load
- * of issue #40. Each request is new traces (fresh-ids.ts).
+ * of issue #40. Each request is new traces (fresh-ids.ts). BENCH_PROMPT_BYTES sets the size of each
+ * trace's system prompt (default about 1 KB; with it set, each trace of the 16 requests sent over
+ * and over has a prompt of its own), e.g. 32,000 with BENCH_SPANS_PER_REQUEST=150 for large spans.
  *
  * With `--kafka`: a `sieve collector` producing to a private broker (KAFKA_BROKERS when set) instead
  * of `sieve up`, nothing consuming; "stored" is then what Kafka acknowledged.
@@ -58,6 +60,7 @@ const SECONDS = numberAfter('--duration') ?? numberAfter('--soak') ?? 300
 const RATE = OVERLOAD ? 0 : Number(process.env.BENCH_SOAK_RATE ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (OVERLOAD ? 64 : 16))
 const SPANS_PER_REQUEST = Number(process.env.BENCH_SPANS_PER_REQUEST ?? (OVERLOAD ? 2000 : 512))
+const PROMPT_BYTES = process.env.BENCH_PROMPT_BYTES ? Number(process.env.BENCH_PROMPT_BYTES) : undefined
 const INTERVAL_MS = 10_000
 const SCRAPE_EVERY_MS = 1000
 const SCRAPE_TIMEOUT_MS = 5000
@@ -67,7 +70,9 @@ const POOL = 16
 
 const work = mkdtempSync(join(tmpdir(), 'sieve-soak-'))
 console.log(`generating ${POOL} OTLP protobuf requests of ${SPANS_PER_REQUEST} spans with the OpenTelemetry SDK...`)
-const pool = Array.from({ length: POOL }, () => freshTraceIds(protobufBatch(SPANS_PER_REQUEST)))
+const pool = Array.from({ length: POOL }, () =>
+  freshTraceIds(PROMPT_BYTES ? protobufBatch(SPANS_PER_REQUEST, PROMPT_BYTES, { promptPerTrace: true }) : protobufBatch(SPANS_PER_REQUEST)),
+)
 const broker = KAFKA && !process.env.KAFKA_BROKERS ? await startPrivateBroker() : undefined
 const role = KAFKA ? 'collector' : 'up'
 const stallLog = join(work, 'stalls.log')
@@ -122,6 +127,8 @@ async function sample(seconds: number): Promise<Sample> {
   return { seconds, rssMiB: sieve.rssMiB().now, heapMiB: Math.round(heap / MiB), externalMiB: Math.round(external / MiB), stored: stored(metrics) }
 }
 
+/** How long each answered request took, ms. */
+const answerMs: number[] = []
 /** Answers by kind: `200`, `429`, `429 without Retry-After`, `ECONNRESET`, `timeout`... */
 const answers = new Map<string, number>()
 let interval = new Map<string, number>()
@@ -146,7 +153,8 @@ const show = (s: Sample, previous: Sample | undefined) => {
 }
 
 const mode = RATE ? `${RATE} spans/s` : `full speed${OVERLOAD ? ' (overload)' : ''}`
-console.log(`\nSoak: ${SECONDS} s at ${mode} (requests of ${SPANS_PER_REQUEST} spans, at most ${CONCURRENCY} in flight); load average ${loadAtStart}\n`)
+const size = `requests of ${SPANS_PER_REQUEST} spans${PROMPT_BYTES ? ` with ${PROMPT_BYTES} B prompts` : ''}, ${(pool[0]!(0).length / 2 ** 20).toFixed(1)} MiB`
+console.log(`\nSoak: ${SECONDS} s at ${mode} (${size}, at most ${CONCURRENCY} in flight); load average ${loadAtStart}\n`)
 const samples: Sample[] = [await sample(0)]
 show(samples[0]!, undefined)
 
@@ -159,13 +167,18 @@ const send = async () => {
   inFlight++
   const body = pool[sent % POOL]!(++sent)
   let timer: NodeJS.Timeout | undefined
+  const sentAt = performance.now()
   try {
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(resolve, REQUEST_TIMEOUT_MS, 'timeout')
     })
     const answer = await Promise.race([sender.send(body), timeout])
-    if (answer === 'timeout') count('timeout')
-    else if (answer.status === 200) count('200')
+    if (answer === 'timeout') {
+      count('timeout')
+      return
+    }
+    answerMs.push(performance.now() - sentAt)
+    if (answer.status === 200) count('200')
     else count(`${answer.status}${answer.retryAfter === undefined && (answer.status === 429 || answer.status === 503) ? ' without Retry-After' : ''}`)
   } catch (err) {
     count((err as NodeJS.ErrnoException).code ?? (err as Error).message)
@@ -244,8 +257,13 @@ const trend = (() => {
   const slope = half.reduce((a, s) => a + (s.seconds - mx) * (s.rssMiB - my), 0) / half.reduce((a, s) => a + (s.seconds - mx) ** 2, 0)
   return `${(slope * 60).toFixed(1)} MiB/min`
 })()
-const latencies = [...scrapes.latencies].sort((a, b) => a - b)
-const at = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0) : '-')
+const percentile = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(0) : '-')
+}
+const latencies = scrapes.latencies
+const at = percentile(latencies)
+const answerAt = percentile(answerMs)
 const answered = (answers.get('200') ?? 0) + [...answers].filter(([k]) => /^(429|503)$/.test(k)).reduce((a, [, n]) => a + n, 0)
 const unanswered = [...answers].filter(([k]) => !/^\d{3}/.test(k)).reduce((a, [, n]) => a + n, 0)
 const minute = Math.min(60, SECONDS)
@@ -253,6 +271,7 @@ console.log(`
 Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; ${sent} requests (${sent * SPANS_PER_REQUEST} spans) sent, ${CONCURRENCY} in flight at most${RATE ? `, ${behind} sent late` : ''}
   answers                     ${listed(answers)}
   unanswered                  ${unanswered} (connection errors and timeouts of ${REQUEST_TIMEOUT_MS / 1000} s)
+  time to an answer           p50 ${answerAt(50)} ms, p99 ${answerAt(99)} ms, max ${answerAt(100)} ms
   /metrics scrapes            ${latencies.length + scrapes.failed}: ${scrapes.failed} failed (${SCRAPE_TIMEOUT_MS / 1000} s timeout); latency p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms
   longest main-thread stall   ${Math.round(scrapes.longestStallMs)} ms
   stored                      ${last.stored} spans (${Math.round(last.stored / SECONDS)} spans/s)
