@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { DEFAULT_CHECKS } from '@sieve/scoring'
+import { goldenExample } from '@sieve/testkit'
 import { BASELINE_VERSION, baselineOf, BaselineError, readBaseline, writeBaseline, type BaselineStamps, type RecordedBaseline } from '../src/eval/baseline.js'
 import { gatePolicySchema } from '../src/eval/gate-policy.js'
 import { gateStatistics } from '../src/eval/gate-statistics.js'
@@ -147,28 +148,11 @@ test('a baseline file is validated, written with every run and its stamps, and r
 
 test('a baseline written before per-run outcomes were kept is read: compared on its per-example figures, and the report says so', async () => {
   const dataset = join(dir, 'legacy.jsonl')
-  const example = (id: string) => ({
-    version: 1,
-    id,
-    input: { messages: [{ role: 'user', content: `Refund order A-1001, it arrived 45 days ago (${id}).` }] },
-    context: { retrievedDocumentIds: [], toolResults: [] },
-    expected: { checks: { prohibited_tools: { tools: ['process_refund'] } } },
-    observed: { output: 'Refunded.', toolCalls: [] },
-    bucket: 'typical',
-    tags: [],
-    source: {
-      traceId: 'a'.repeat(32),
-      projectId: 'default',
-      service: 'support',
-      agentName: 'support',
-      agentVersion: 'v12',
-      promptVersion: '',
-      model: 'gpt-4o-mini',
-      exportedAt: '2026-01-15T10:00:00.000Z',
-    },
-    scores: [],
-    reviewBy: '2026-04-15',
-  })
+  const example = (id: string) =>
+    goldenExample(id, {
+      input: { messages: [{ role: 'user', content: `Refund order A-1001, it arrived 45 days ago (${id}).` }] },
+      expected: { checks: { prohibited_tools: { tools: ['process_refund'] } } },
+    })
   writeFileSync(dataset, `${['ex_00000000000000f1', 'ex_00000000000000f2', 'ex_00000000000000f3'].map((id) => JSON.stringify(example(id))).join('\n')}\n`)
   const path = join(dir, 'legacy-baseline.json')
   const figures = { mean: 1, passRate: 1 }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
 import { DEFAULT_CHECKS, resolveChecksConfig, traceView } from '@sieve/scoring'
 import { judgeSectionSchema, loadRubrics } from '@sieve/judging'
-import { dimensionOf, startFakeOpenAI, verdict } from '@sieve/testkit'
+import { dimensionOf, goldenExample, startFakeOpenAI, verdict, writeDataset } from '@sieve/testkit'
 import { GateConfigError, ReplayJudge, runGate, summaryMarkdown, type GateOptions } from '../src/index.js'
 
 /*
@@ -18,35 +18,10 @@ const ROOT = new URL('../../', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'sieve-gate-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
-const example = (id: string, expected: Record<string, unknown>) => ({
-  version: 1,
-  id,
-  input: { messages: [{ role: 'user', content: 'Refund order A-1001, it arrived broken 45 days ago.' }] },
-  context: { retrievedDocumentIds: [], toolResults: [] },
-  expected,
-  observed: { output: 'Refunded.', toolCalls: [] },
-  bucket: 'known-failure',
-  tags: [],
-  source: {
-    traceId: 'a'.repeat(32),
-    projectId: 'default',
-    service: 'support',
-    agentName: 'support',
-    agentVersion: 'v13',
-    promptVersion: '',
-    model: 'gpt-4o-mini',
-    exportedAt: '2026-01-15T10:00:00.000Z',
-  },
-  scores: [],
-  reviewBy: '2026-04-15',
-})
+const example = (id: string, expected: Record<string, unknown>) => goldenExample(id, { expected, bucket: 'known-failure', source: { agentVersion: 'v13' } })
 const refundRule = { checks: { prohibited_tools: { tools: ['process_refund'] } }, prohibited_tools: ['process_refund'] }
 
-function dataset(name: string, ...examples: object[]): string {
-  const path = join(dir, name)
-  writeFileSync(path, `${examples.map((e) => JSON.stringify(e)).join('\n')}\n`)
-  return path
-}
+const dataset = (name: string, ...examples: object[]) => writeDataset(dir, name, ...examples)
 
 const gate = (o: Partial<GateOptions> & { dataset: string }) =>
   runGate({ agent: 'testkit/agents/refund-agent.ts', repeats: 1, updateBaseline: false, timeoutMs: 60_000, checks: DEFAULT_CHECKS, cwd: ROOT, ...o })
