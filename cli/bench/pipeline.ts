@@ -18,8 +18,8 @@ import {
   stagesOf,
   threadCpu,
   type ThreadGroup,
-  until,
 } from '@sieve/testkit/bench'
+import { until } from '@sieve/testkit'
 import { tracesOf } from '@sieve/testkit/agent-trace'
 
 /**
@@ -161,13 +161,13 @@ async function measure(load: Load): Promise<Measured> {
     }
     await send(bodiesOf(warm))
     const window = bodiesOf(requests)
-    await until('the warm-up stored and scored', () => drained(warm))
+    await until('the warm-up stored and scored', () => drained(warm), 300_000)
     const countsBefore = statementCounts(await up.metrics())
     const cpuBefore = threadCpu(up.child.pid!)
     const loadBefore = loadavg()[0]!
     const profile = await profileWindow(up, join(dataDir, 'profiles'), async () => {
       await send(window, true)
-      await until('every span stored and every trace scored', () => drained(warm + requests))
+      await until('every span stored and every trace scored', () => drained(warm + requests), 300_000)
     })
     const cpuAfter = threadCpu(up.child.pid!)
     const countsAfter = statementCounts(await up.metrics())

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { until } from '../until.js'
 import type { SieveUp } from './sieve-up.js'
 
 /**
@@ -58,14 +59,6 @@ export function stagesOf(profile: CpuProfile, unstaged: Map<string, number>): Ma
     if (stage === 'other JS') unstaged.set(sourceOf(frame), (unstaged.get(sourceOf(frame)) ?? 0) + dt)
   })
   return ms
-}
-
-export async function until(what: string, done: () => Promise<boolean>, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(200)
-  }
 }
 
 /** The role's main thread profiled while `work` runs; `dir` is where the role writes profiles (`<data dir>/profiles`). */
