@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { insertSpans, migrate, type Trace } from '@sieve/core'
-import { clickhouseScoreSink, scoreTrace, traceFields, traceScoreRecords, type ScoreRecord } from '@sieve/scoring'
+import { clickhouseScoreSink, scorecardRecord, scoreTrace, traceFields, traceScoreRecords, type ScoreRecord } from '@sieve/scoring'
 import { judgeSectionSchema, levelRange, loadRubrics, toScoreRecords } from '@sieve/judging'
 import { dimensionOf, startFakeOpenAI, verdict, type ModelRequest } from '@sieve/testkit'
 import { AgentRecorder } from '@sieve/testkit/agent-trace'
@@ -121,34 +121,25 @@ function judgeRows(trace: Trace, levels: Record<string, number>): ScoreRecord[] 
   return toScoreRecords({ trace, rubric, sampleReason: 'random' }, results)
 }
 
-/** A scorecard row as the scorer writes it (`kind = 'scorecard'`), its detail naming the failed gates. */
-async function storeScorecard(trace: Trace, detail: { failedGates: string[]; items: object[] }): Promise<void> {
+/** The trace's scorecard row as the scorer writes it (`scorecardRecord`): the `failedGates` failed, every other item passed. */
+async function storeScorecard(trace: Trace, detail: { failedGates: string[]; items: { name: string; gate: boolean; min?: number }[] }): Promise<void> {
   const passed = detail.failedGates.length === 0
-  const row: ScoreRecord = {
-    ...traceFields(trace),
-    spanId: '',
-    scorerName: 'scorecard',
-    kind: 'scorecard',
-    scorerVersion: '1',
+  const result: Parameters<typeof scorecardRecord>[0] = {
+    card: 'support-agent',
+    passAt: 0.8,
     configHash: 'c0ffee',
     value: passed ? 0.9 : 0.4,
     passed,
-    detail: JSON.stringify({ card: 'support-agent', passAt: 0.8, ...detail }),
-    evaluationName: 'scorecard',
-    evaluationLabel: passed ? 'pass' : 'fail',
-    evaluationExplanation: '',
-    judgeModel: '',
-    promptVersion: '',
-    rubricId: '',
-    rubricVersion: '',
-    evidence: '[]',
-    sampleReason: '',
-    costUsd: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    error: '',
+    failedGates: detail.failedGates,
+    missing: [],
+    items: detail.items.map((item) => ({
+      ...item,
+      kind: item.name.includes('.') ? 'judge' : 'deterministic',
+      weight: 1,
+      state: detail.failedGates.includes(item.name) ? 'fail' : 'pass',
+    })),
   }
-  await clickhouseScoreSink(storage).write([row])
+  await clickhouseScoreSink(storage).write([scorecardRecord(result, traceFields(trace))])
 }
 
 async function storeFeedback(projectId: string, traceId: string, score: number, comment: string): Promise<void> {
