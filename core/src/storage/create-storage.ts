@@ -45,10 +45,10 @@ export async function checkEmbeddedEngine(): Promise<void> {
 }
 
 /**
- * The nice value of the embedded engine's statement threads (ClickHouse's `os_thread_priority`,
- * allowed without privileges since it only lowers their priority). When the CPU is short, the
- * JS main thread, which answers every request and scrape, then runs before the engine's inserts,
- * rollups and reads. Under overload on 2 cores (bench:ingest --soak --overload, two rounds each,
+ * The nice value of the embedded engine's statement threads (ClickHouse's `os_thread_priority`).
+ * When the CPU is short, the JS main thread, which answers every request and scrape, then runs
+ * before the engine's inserts, rollups and reads. ClickHouse applies it only in a process holding
+ * CAP_SYS_NICE (root); elsewhere, the image and the Helm chart included, it changes nothing. Under overload on 2 cores (bench:ingest --soak --overload, two rounds each,
  * load 7-13): scrape p99 850-989 ms against 1,199-4,174 ms with one scrape timed out, about as
  * many spans stored.
  */
