@@ -32,7 +32,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startPrivateBroker } from '@sieve/testkit'
+import { percentile, startPrivateBroker } from '@sieve/testkit'
 import {
   freshTraceIds,
   protobufBatch,
@@ -257,13 +257,14 @@ const trend = (() => {
   const slope = half.reduce((a, s) => a + (s.seconds - mx) * (s.rssMiB - my), 0) / half.reduce((a, s) => a + (s.seconds - mx) ** 2, 0)
   return `${(slope * 60).toFixed(1)} MiB/min`
 })()
-const percentile = (values: number[]) => {
+/** Percentiles of `values` as printed: whole ms, '-' when there are none. */
+const percentilesOf = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b)
-  return (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(0) : '-')
+  return (p: number) => (sorted.length ? percentile(sorted, p).toFixed(0) : '-')
 }
 const latencies = scrapes.latencies
-const at = percentile(latencies)
-const answerAt = percentile(answerMs)
+const at = percentilesOf(latencies)
+const answerAt = percentilesOf(answerMs)
 const answered = (answers.get('200') ?? 0) + [...answers].filter(([k]) => /^(429|503)$/.test(k)).reduce((a, [, n]) => a + n, 0)
 const unanswered = [...answers].filter(([k]) => !/^\d{3}/.test(k)).reduce((a, [, n]) => a + n, 0)
 const minute = Math.min(60, SECONDS)
