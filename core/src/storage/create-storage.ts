@@ -6,6 +6,7 @@ import type { Config } from '../config.js'
 import { jsonLinesBuffer } from './insert-compact-rows.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
+import { lowerEngineThreads } from './engine-threads.js'
 import { applyEmbeddedTableSettings } from './table-settings.js'
 
 export type StorageConfig = Config['clickhouse']
@@ -45,12 +46,13 @@ export async function checkEmbeddedEngine(): Promise<void> {
 }
 
 /**
- * The nice value of the embedded engine's statement threads (ClickHouse's `os_thread_priority`).
- * When the CPU is short, the JS main thread, which answers every request and scrape, then runs
- * before the engine's inserts, rollups and reads. ClickHouse applies it only in a process holding
- * CAP_SYS_NICE (root); elsewhere, the image and the Helm chart included, it changes nothing. Under overload on 2 cores (bench:ingest --soak --overload, two rounds each,
- * load 7-13): scrape p99 850-989 ms against 1,199-4,174 ms with one scrape timed out, about as
- * many spans stored.
+ * The nice value of the embedded engine's threads. When the CPU is short, the JS main thread, which
+ * answers every request and scrape, then runs before the engine's inserts, merges, rollups and
+ * reads. Under overload on 2 cores (bench:ingest --soak --overload, two rounds each, load 7-13):
+ * scrape p99 850-989 ms against 1,199-4,174 ms with one scrape timed out, about as many spans
+ * stored. The engine's own threads are lowered by `lowerEngineThreads`, in any process; ClickHouse's
+ * `os_thread_priority` adds, where the process holds CAP_SYS_NICE, the Node thread a statement was
+ * called from, for as long as the statement runs.
  */
 const ENGINE_NICE = 10
 
@@ -86,6 +88,7 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     await inserts.chdb.queryAsync(`USE ${database}`)
     await client.command({ query: `SET os_thread_priority = ${ENGINE_NICE}` })
     await inserts.chdb.queryAsync(`SET os_thread_priority = ${ENGINE_NICE}`)
+    lowerEngineThreads(ENGINE_NICE)
     const storage = new EmbeddedStorage(client, inserts, drainPending, config.fsync ?? false)
     // Tables that exist now; migrate() applies the settings to those it creates (table-settings.ts).
     await applyEmbeddedTableSettings(storage)
