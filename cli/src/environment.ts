@@ -50,6 +50,11 @@ export const SETTINGS = {
     description: 'in-process queue: spans published and not yet stored it holds at most; past it new trace requests get 429 with Retry-After',
     default: 100_000,
   },
+  SIEVE_MAX_QUEUE_BYTES: {
+    description:
+      'in-process queue: bytes of spans (as their request bodies carried them) it holds at most (128 MiB), so large spans are bounded too; past it new trace requests get 429 with Retry-After',
+    default: 128 * 1024 * 1024,
+  },
   SIEVE_MAX_QUEUE_WAIT_MS: {
     description: 'in-process queue: new trace requests get 429 with Retry-After while its oldest span has waited longer than this',
     default: 5000,

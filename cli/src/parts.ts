@@ -1,6 +1,6 @@
 import type { Storage } from '@sieve/core'
 import { openKafkaTopicWriter } from '@sieve/queue'
-import { readSpanLogEvents, readTrace, type Config, type Logger, type SpanQueue } from '@sieve/core'
+import { readSpanLogEvents, readTrace, type Config, type Logger, type QueueHeld, type SpanQueue } from '@sieve/core'
 import type { PipelineMetrics } from '@sieve/metrics'
 import { createApp } from '@sieve/collector'
 import { listen } from '@sieve/http'
@@ -20,8 +20,8 @@ export interface UpContext {
   config: Config
   storage: Storage
   queue: SpanQueue
-  /** Spans waiting in the queue, when the queue can tell (the in-process one can). */
-  queueDepth?: () => number
+  /** What waits in the queue, when the queue can tell (the in-process one can). */
+  queueHeld?: QueueHeld
   metrics: PipelineMetrics
   /** The process's logger (SIEVE_LOG_LEVEL; JSON lines unless stderr is a terminal). */
   log: Logger
@@ -116,7 +116,7 @@ scorerPart.check = async (config) => {
   checkJudgeConfig(config, checks.scorecards)
 }
 
-export const collectorPart: Part = async ({ config, queue, queueDepth, storage, metrics, log, ownerToken }) => {
+export const collectorPart: Part = async ({ config, queue, queueHeld, storage, metrics, log, ownerToken }) => {
   const dashboardApi = createDashboardApi({
     client: storage,
     apiKeys: config.apiKeys,
@@ -133,7 +133,7 @@ export const collectorPart: Part = async ({ config, queue, queueDepth, storage, 
     metricsToken: config.metricsToken,
     maxBodyBytes: config.maxBodyBytes,
     maxBytesInFlight: config.maxBytesInFlight,
-    queueDepth,
+    queueHeld,
     log: (message, fields) => log.error(message, fields),
     traceDetails: traceDetails(storage),
     allowedMethods,

@@ -16,6 +16,7 @@ export async function openQueue(config: Config, metrics: PipelineMetrics, role: 
     deadLetters: storeDeadLetters(storage, metrics),
     maxWaitMs: config.maxQueueWaitMs,
     capacity: config.maxQueueSpans,
+    capacityBytes: config.maxQueueBytes,
     onError: (group, error, attempt) =>
       log.warn(`sieve ${role}: ${group} failed to handle a batch (attempt ${attempt}): ${(error as Error).message}`, { group, attempt }),
   })

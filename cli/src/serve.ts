@@ -102,8 +102,8 @@ export async function serve(role: Role): Promise<number> {
     }
     const metrics = createPipelineMetrics()
     queue = await openQueue(config, metrics, role.name, log, storage)
-    const queueDepth = queue instanceof InProcessQueue ? queue.depth.bind(queue) : undefined
-    for (const part of role.parts) running.push(await part({ config, storage, queue, queueDepth, metrics, log, ...(ownerToken ? { ownerToken } : {}) }))
+    const queueHeld = queue instanceof InProcessQueue ? queue : undefined
+    for (const part of role.parts) running.push(await part({ config, storage, queue, queueHeld, metrics, log, ...(ownerToken ? { ownerToken } : {}) }))
     const url = running.find((p) => p.url)?.url
     if (ownerToken && url) {
       writeOwner(config.dataDir, {

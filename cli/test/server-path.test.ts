@@ -172,7 +172,7 @@ describe("sieve up's parts over HTTP (CLICKHOUSE_URL, in-process queue)", () => 
     log.child = () => log
     // Built as `sieve up` builds it: a publish waits for the ingester, refused spans go to dead_letters.
     const queue = (await openQueue(config, metrics, 'up', log as unknown as UpContext['log'], storage)) as InProcessQueue
-    const context = { config, storage, queue, queueDepth: () => queue.depth(), metrics, log: log as unknown as UpContext['log'] }
+    const context = { config, storage, queue, queueHeld: queue, metrics, log: log as unknown as UpContext['log'] }
     for (const part of [ingesterPart, scorerPart, collectorPart]) running.push(await part(context))
     url = running.find((p) => p.url)!.url!
     running.push({ name: 'queue', stop: () => queue.close() })

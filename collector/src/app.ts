@@ -1,4 +1,4 @@
-import type { Storage, LogFn, SpanQueue } from '@sieve/core'
+import type { Storage, LogFn, QueueHeld, SpanQueue } from '@sieve/core'
 import type { PipelineMetrics } from '@sieve/metrics'
 import { Router, type Express } from 'express'
 import {
@@ -24,8 +24,8 @@ export interface AppOptions {
   /** OTLP trace and log bodies read or decoded at once, as sent (SIEVE_MAX_BYTES_IN_FLIGHT); unset: no bound. */
   maxBytesInFlight?: number
   metrics: PipelineMetrics
-  /** Spans waiting in the queue, for the queue depth gauge (in-process queue only). */
-  queueDepth?: () => number
+  /** What waits in the queue, for its gauges (the in-process queue; Kafka holds spans on the brokers). */
+  queueHeld?: QueueHeld
   /** More routers mounted after ingest and before the read API (the dashboard's /api and /ui). */
   routes?: MountedRouter[]
   /** What `GET /api/traces/:id` adds to a trace (the dashboard's scores and feedback). */
@@ -43,10 +43,13 @@ export interface AppOptions {
 
 /** The collector's HTTP surface: OTLP ingest, the read API, feedback, health, readiness and metrics. */
 export function createApp(options: AppOptions): Express {
-  const { metrics, queueDepth, storage, apiKeys } = options
+  const { metrics, queueHeld, storage, apiKeys } = options
   const log: LogFn = options.log ?? ((message) => console.error(message))
   const metricsRoute = Router().get('/metrics', metricsAccess({ apiKeys, token: options.metricsToken }), async (_req, res) => {
-    if (queueDepth) metrics.queueDepth.set(queueDepth())
+    if (queueHeld) {
+      metrics.queueDepth.set(queueHeld.depth())
+      metrics.queueBytes.set(queueHeld.bytes())
+    }
     res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics())
   })
   // Trace and log bodies count against one bound: either signal alone could fill the memory it guards.

@@ -51,6 +51,30 @@ describe('in-process queue behind the OTLP receiver', () => {
     }
   })
 
+  test('large spans fill the queue by their bytes: past capacityBytes a request is shed with 429, whatever its span count', async () => {
+    const first = otlpJson(2, 1)
+    // Two spans, of which the queue may hold the bytes of one request and a half: far below its spans bound.
+    const { queue, release } = await heldQueue({ capacity: 1000, capacityBytes: Math.round(first.length * 1.5), lingerMs: 0 })
+    const receiver = await startReceiver({ queue })
+    try {
+      const accepted = post(receiver.url, first)
+      await untilDepth(queue, 2)
+      assert.equal(queue.bytes(), first.length, 'the spans weigh what their request body did')
+      assert.equal(queue.saturated(), undefined, 'bytes left')
+      const refused = await post(receiver.url, otlpJson(2, 2))
+      assert.equal(refused.status, 429)
+      assert.equal(refused.headers.get('retry-after'), '1')
+      assert.match(JSON.stringify(await refused.json()), new RegExp(`holds ${first.length} of ${Math.round(first.length * 1.5)} bytes of spans`))
+      release()
+      assert.equal((await accepted).status, 200)
+      assert.equal(queue.bytes(), 0)
+      assert.equal((await post(receiver.url, otlpJson(2, 3))).status, 200)
+    } finally {
+      await receiver.close()
+      await queue.close()
+    }
+  })
+
   test('while storing keeps failing the sender gets 503, and the spans are stored once storage is back', async () => {
     const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 5, gateAttempts: 2, gates: ['store'] })
     let failing = true

@@ -170,5 +170,6 @@ describe('read API', () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
     assert.match(metrics, /sieve_insert_rows_total\{table="spans"\} \d+/)
     assert.match(metrics, /sieve_queue_depth_spans 0/)
+    assert.match(metrics, /sieve_queue_bytes 0/)
   })
 })

@@ -61,6 +61,7 @@ export const envSchema = z.object({
   SIEVE_MAX_BYTES_IN_FLIGHT: positiveInt.default(32 * 1024 * 1024),
   SIEVE_MAX_QUEUE_WAIT_MS: positiveInt.default(5000),
   SIEVE_MAX_QUEUE_SPANS: positiveInt.default(100_000),
+  SIEVE_MAX_QUEUE_BYTES: positiveInt.default(128 * 1024 * 1024),
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Off: an acknowledged span survives a crash of the process, not a power loss (storage/table-settings.ts).
   SIEVE_FSYNC: z.stringbool().default(false),
@@ -125,6 +126,8 @@ export interface Config {
   maxQueueWaitMs: number
   /** In-process queue: spans it holds at most (published, not yet stored); past it publishes are refused with 429. */
   maxQueueSpans: number
+  /** In-process queue: bytes (of the request bodies that carried them) of the spans it holds at most; past it, 429. */
+  maxQueueBytes: number
   logLevel: Env['SIEVE_LOG_LEVEL']
   clickhouse: /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
     | { kind: 'embedded'; path: string; database: string; fsync?: boolean }
@@ -226,6 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBytesInFlight: e.SIEVE_MAX_BYTES_IN_FLIGHT,
     maxQueueWaitMs: e.SIEVE_MAX_QUEUE_WAIT_MS,
     maxQueueSpans: e.SIEVE_MAX_QUEUE_SPANS,
+    maxQueueBytes: e.SIEVE_MAX_QUEUE_BYTES,
     logLevel: e.SIEVE_LOG_LEVEL,
     clickhouse: e.CLICKHOUSE_URL
       ? {

@@ -23,6 +23,7 @@ export {
   type PublishOutcome,
   type QuarantinedSpan,
   type QueueCapabilities,
+  type QueueHeld,
   type QueuedSpan,
   QueueFullError,
   QueueUnavailableError,

@@ -13,6 +13,12 @@ export interface QueuedSpan {
   partition: number
   /** Position in the partition, as a decimal string. */
   offset: string
+  /**
+   * What the span weighed on its way in: its share of the OTLP request body that carried it (in
+   * process) or of its Kafka record. Free to know, unlike its size in memory (about 2.7 times
+   * this), so the byte bounds of the queue and the scorer count it.
+   */
+  bytes: number
 }
 
 /**
@@ -89,8 +95,10 @@ export interface SpanQueue {
   /**
    * Resolves once the spans are durable (see `QueueCapabilities.durability`), with the spans that
    * were kept as dead letters instead, if any; rejects with QueueUnavailableError or QueueFullError.
+   * `bytes`: the size of the (decompressed) request body that carried them; without it the spans
+   * count towards the queue's spans bound only (spans a tool or test made itself).
    */
-  publish(spans: Span[]): Promise<PublishOutcome | void>
+  publish(spans: Span[], bytes?: number): Promise<PublishOutcome | void>
   /**
    * Why a publish now would only wait too long or be refused for load (full, or its oldest span
    * waiting past the bound), so the receiver answers 429 before reading the request; undefined when
@@ -154,4 +162,10 @@ export class UnprocessableSpansError extends Error {
   ) {
     super(message)
   }
+}
+
+/** What a queue that keeps spans in memory holds, for its gauges: spans, and the bytes they came in. */
+export interface QueueHeld {
+  depth(): number
+  bytes(): number
 }

@@ -25,7 +25,7 @@ after(async () => {
 
 /** `count` spans of one project as partition `partition` delivers them, from `offset` on. */
 function records(project: string, partition: number, offset: number, count: number): QueuedSpan[] {
-  return makeTraces(count, 1).map((span, i) => ({ span: { ...span, projectId: project }, partition, offset: String(offset + i) }))
+  return makeTraces(count, 1).map((span, i) => ({ span: { ...span, projectId: project }, partition, offset: String(offset + i), bytes: 1000 }))
 }
 
 /** What an ingester does with a batch: admit, insert what was admitted, mark it inserted. */

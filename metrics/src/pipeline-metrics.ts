@@ -29,6 +29,7 @@ export interface PipelineMetrics {
   requestsShed: Counter<'reason'>
   /** Spans published but not yet stored, as the queue reports it. */
   queueDepth: Gauge
+  queueBytes: Gauge
   /** Time one ClickHouse insert takes, by table. */
   insertDuration: Histogram<'table'>
   /** Rows written by ClickHouse inserts, by table. */
@@ -113,6 +114,11 @@ export function createPipelineMetrics(): PipelineMetrics {
     queueDepth: new Gauge({
       name: 'sieve_queue_depth_spans',
       help: 'Spans published to the queue and not yet stored',
+      registers: [registry],
+    }),
+    queueBytes: new Gauge({
+      name: 'sieve_queue_bytes',
+      help: 'What the spans in the queue came in (their share of the request bodies), bounded by SIEVE_MAX_QUEUE_BYTES',
       registers: [registry],
     }),
     insertDuration: new Histogram({

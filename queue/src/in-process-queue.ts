@@ -18,11 +18,14 @@ import {
 /**
  * The embedded `SpanQueue`: spans wait in memory until every consumer group has handled them.
  *
- * - Bounded: a publish that would take the queue past `capacity` spans fails with QueueFullError
- *   (the receiver answers 429), so a slow store pushes back on clients instead of growing memory.
- *   `saturated()` says so before a request is read: full, or its oldest span waiting past `maxWaitMs`.
+ * - Bounded: a publish that would take the queue past `capacity` spans or `capacityBytes` bytes
+ *   (as they came in) fails with QueueFullError (the receiver answers 429), so a slow store pushes
+ *   back on clients instead of growing memory. `saturated()` says so before a request is read:
+ *   full, or its oldest span waiting past `maxWaitMs`. The spans bound fits small spans; the bytes
+ *   bound, large ones (a 32 KB prompt per span fills it at a thirtieth of the spans).
  * - Group commit: spans of all requests that arrive while a group's handler is busy (or within
- *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans`.
+ *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans` spans and `maxBatchBytes`
+ *   bytes (one publish alone may be larger).
  * - Durability `handled`: publish() resolves only once every group named in `gates` handled the
  *   spans (the groups that store them; nothing in memory outlives the process).
  * - Quarantine: a batch the group refuses with UnprocessableSpansError (storage cannot take some
@@ -37,12 +40,19 @@ import {
  */
 export interface InProcessQueueOptions {
   capacity?: number
+  /** Bytes (of the request bodies that carried them) of the spans it holds at most (SIEVE_MAX_QUEUE_BYTES). */
+  capacityBytes?: number
   /**
    * `saturated()` while the oldest span no group has taken yet waited longer than this: new
    * requests are shed (429) rather than answered after the sender gave up (SIEVE_MAX_QUEUE_WAIT_MS).
    */
   maxWaitMs?: number
   maxBatchSpans?: number
+  /**
+   * What a batch's spans came in, at most: large spans make small batches, so an insert's payload
+   * and the engine's memory for it stay bounded whatever the span size.
+   */
+  maxBatchBytes?: number
   lingerMs?: number
   retryInitialMs?: number
   retryMaxMs?: number
@@ -73,6 +83,8 @@ interface Entry {
   spans: QueuedSpan[]
   /** When it was published (performance.now()). */
   at: number
+  /** What each of its spans weighs (QueuedSpan.bytes): a publish's spans share its body. */
+  spanBytes: number
   waiter?: Waiter
   /** Spans neither handled nor dead-lettered yet. */
   unsettled: number
@@ -83,6 +95,8 @@ interface Group {
   options: SubscribeOptions
   entries: Entry[]
   depth: number
+  /** What the spans counted in `depth` weigh. */
+  bytes: number
   busy: boolean
   timer?: NodeJS.Timeout
   idle: (() => void)[]
@@ -105,8 +119,10 @@ export class InProcessQueue implements SpanQueue {
   private nextOffset = 0n
   private closed = false
   private readonly capacity: number
+  private readonly capacityBytes: number
   private readonly maxWaitMs: number
   private readonly maxBatchSpans: number
+  private readonly maxBatchBytes: number
   private readonly lingerMs: number
   private readonly retry: BackoffRange
   private readonly gateAttempts: number
@@ -114,8 +130,10 @@ export class InProcessQueue implements SpanQueue {
 
   constructor(private readonly options: InProcessQueueOptions = {}) {
     this.capacity = options.capacity ?? 100_000
+    this.capacityBytes = options.capacityBytes ?? Infinity
     this.maxWaitMs = options.maxWaitMs ?? Infinity
     this.maxBatchSpans = options.maxBatchSpans ?? 8192
+    this.maxBatchBytes = options.maxBatchBytes ?? 32 * 1024 * 1024
     this.lingerMs = options.lingerMs ?? 5
     this.retry = { baseMs: options.retryInitialMs ?? 100, maxMs: options.retryMaxMs ?? 5000 }
     this.gateAttempts = options.gateAttempts ?? 3
@@ -129,10 +147,28 @@ export class InProcessQueue implements SpanQueue {
     return depth
   }
 
+  /** What the spans of the group furthest behind in bytes weigh. */
+  bytes(): number {
+    let bytes = 0
+    for (const group of this.groups.values()) bytes = Math.max(bytes, group.bytes)
+    return bytes
+  }
+
+  /** Why `spans` more spans of `bytes` would not fit; undefined when they would. */
+  private full(spans: number, bytes: number): string | undefined {
+    const depth = this.depth()
+    if (depth + spans > this.capacity) return `the queue holds ${depth} of ${this.capacity} spans; retry later`
+    const held = this.bytes()
+    // Nothing held takes any one request: the body limit bounds it, and it is never refused forever.
+    if (held > 0 && held + bytes > this.capacityBytes) return `the queue holds ${held} of ${this.capacityBytes} bytes of spans; retry later`
+    return undefined
+  }
+
   /** Full, or its oldest span not taken by a group waited past `maxWaitMs`: the receiver sheds requests (429). */
   saturated(): Saturation | undefined {
-    const depth = this.depth()
-    if (depth >= this.capacity) return { reason: 'queue_full', message: `the queue holds ${depth} of ${this.capacity} spans; retry later` }
+    // Full: no room left for one more span of one more byte.
+    const full = this.full(1, 1)
+    if (full) return { reason: 'queue_full', message: full }
     const now = performance.now()
     for (const group of this.groups.values()) {
       const waited = now - (group.entries[0]?.at ?? now)
@@ -155,17 +191,17 @@ export class InProcessQueue implements SpanQueue {
     return undefined
   }
 
-  async publish(spans: Span[]): Promise<PublishOutcome | void> {
+  async publish(spans: Span[], bytes = 0): Promise<PublishOutcome | void> {
     if (this.closed) throw new QueueUnavailableError('the queue is shutting down')
     if (spans.length === 0) return
-    if (this.depth() + spans.length > this.capacity) {
-      throw new QueueFullError(`the queue holds ${this.depth()} of ${this.capacity} spans; retry later`)
-    }
-    const queued = spans.map((span) => ({ span, partition: 0, offset: (this.nextOffset++).toString() }))
+    const spanBytes = Math.ceil(bytes / spans.length)
+    const full = this.full(spans.length, spanBytes * spans.length)
+    if (full) throw new QueueFullError(full)
+    const queued = spans.map((span) => ({ span, partition: 0, offset: (this.nextOffset++).toString(), bytes: spanBytes }))
     const waits: Promise<PublishOutcome>[] = []
     const at = performance.now()
     for (const group of this.groups.values()) {
-      const entry: Entry = { spans: queued, at, unsettled: queued.length, quarantined: [] }
+      const entry: Entry = { spans: queued, at, spanBytes, unsettled: queued.length, quarantined: [] }
       if (this.gates.has(group.options.group)) {
         waits.push(
           new Promise<PublishOutcome>((resolve, reject) => {
@@ -175,6 +211,7 @@ export class InProcessQueue implements SpanQueue {
       }
       group.entries.push(entry)
       group.depth += queued.length
+      group.bytes += spanBytes * queued.length
       this.schedule(group)
     }
     const outcomes = await Promise.all(waits)
@@ -187,7 +224,7 @@ export class InProcessQueue implements SpanQueue {
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (this.closed) throw new QueueUnavailableError('the queue is shutting down')
     if (this.groups.has(options.group)) throw new Error(`consumer group '${options.group}' already has a subscriber in this process`)
-    const group: Group = { options, entries: [], depth: 0, busy: false, idle: [], closed: false, isolating: new Set(), failures: 0 }
+    const group: Group = { options, entries: [], depth: 0, bytes: 0, busy: false, idle: [], closed: false, isolating: new Set(), failures: 0 }
     this.groups.set(options.group, group)
     // Its one partition is this member's from now on: no other member ever handled any of it.
     options.onAssigned?.()
@@ -225,7 +262,7 @@ export class InProcessQueue implements SpanQueue {
 
   private schedule(group: Group): void {
     if (group.busy || group.entries.length === 0) return
-    if (group.depth >= this.maxBatchSpans || this.lingerMs === 0) {
+    if (group.depth >= this.maxBatchSpans || group.bytes >= this.maxBatchBytes || this.lingerMs === 0) {
       void this.run(group)
       return
     }
@@ -239,11 +276,14 @@ export class InProcessQueue implements SpanQueue {
   private takeBatch(group: Group): Entry[] {
     const taken: Entry[] = []
     let size = 0
+    let bytes = 0
     while (group.entries.length > 0) {
       const next = group.entries[0] as Entry
-      if (taken.length > 0 && size + next.spans.length > this.maxBatchSpans) break
+      const nextBytes = next.spanBytes * next.spans.length
+      if (taken.length > 0 && (size + next.spans.length > this.maxBatchSpans || bytes + nextBytes > this.maxBatchBytes)) break
       taken.push(group.entries.shift() as Entry)
       size += next.spans.length
+      bytes += nextBytes
     }
     return taken
   }
@@ -381,6 +421,7 @@ export class InProcessQueue implements SpanQueue {
   private settle(group: Group, entry: Entry, count: number): void {
     entry.unsettled -= count
     group.depth -= count
+    group.bytes -= count * entry.spanBytes
     if (entry.unsettled === 0) entry.waiter?.resolve({ quarantined: entry.quarantined })
   }
 

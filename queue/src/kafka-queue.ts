@@ -84,6 +84,7 @@ export class KafkaSpanQueue implements ForwardingQueue {
     return new KafkaSpanQueue(client, options, publisher, metrics, deadLetters)
   }
 
+  /** The request's size is not needed: the broker holds the spans, not this process. */
   publish(spans: Span[]): Promise<void> {
     return this.publisher.publish(encodeSpanRecords(spans), spans.length)
   }

@@ -103,7 +103,9 @@ export class KafkaSubscription implements Subscription {
       const poison: { message: KafkaMessage; error: string }[] = []
       for (const message of batch.messages) {
         try {
-          for (const span of decodeSpanRecords(message.value)) spans.push({ span, partition, offset: message.offset })
+          const decoded = decodeSpanRecords(message.value)
+          const bytes = Math.ceil((message.value?.length ?? 0) / Math.max(1, decoded.length))
+          for (const span of decoded) spans.push({ span, partition, offset: message.offset, bytes })
         } catch (err) {
           poison.push({ message, error: (err as Error).message })
         }

@@ -73,6 +73,24 @@ describe('in-process queue', () => {
     assert.deepEqual(sizes, [3, 3, 6])
   })
 
+  test('large spans make small batches: a batch never exceeds maxBatchBytes unless one publish alone is larger', async () => {
+    const queue = new InProcessQueue({ lingerMs: 50, maxBatchSpans: 100, maxBatchBytes: 4000, gates: ['g'] })
+    const sizes: number[] = []
+    await queue.subscribe({
+      group: 'g',
+      onBatch: async (b) => {
+        sizes.push(b.length)
+      },
+    })
+    await Promise.all([
+      queue.publish(spans('a', 2), 3000),
+      queue.publish(spans('b', 1), 1000),
+      queue.publish(spans('c', 2), 5000),
+      queue.publish(spans('d', 9), 900),
+    ])
+    assert.deepEqual(sizes, [3, 2, 9])
+  })
+
   // The linger is ten minutes: without the fix this test runs into its timeout.
   test('a batch that fills up while lingering goes at once instead of waiting out the linger', { timeout: 30_000 }, async () => {
     const queue = new InProcessQueue({ lingerMs: 600_000, maxBatchSpans: 4, gates: ['g'] })
@@ -138,6 +156,33 @@ describe('in-process queue', () => {
     held.open()
     await accepted
     await queue.publish(spans('c', 4))
+  })
+
+  test('counts the bytes its spans came in: full past capacityBytes, yet an empty queue takes a request larger than that', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, capacityBytes: 1000, gates: ['g'] })
+    const held = gate()
+    const batches: QueuedSpan[][] = []
+    await queue.subscribe({
+      group: 'g',
+      onBatch: (batch) => {
+        batches.push(batch)
+        return held.opened
+      },
+    })
+    const large = queue.publish(spans('a', 3), 3000)
+    assert.deepEqual(
+      batches[0]?.map((q) => q.bytes),
+      [1000, 1000, 1000],
+    )
+    assert.equal(queue.bytes(), 3000)
+    assert.match(queue.saturated()?.message ?? '', /holds 3000 of 1000 bytes/)
+    await assert.rejects(queue.publish(spans('b', 1), 1), (err) => err instanceof QueueFullError)
+    held.open()
+    await large
+    assert.equal(queue.bytes(), 0)
+    assert.equal(queue.saturated(), undefined)
+    await queue.publish(spans('c', 1), 900)
+    await queue.close()
   })
 
   test('a failed batch is delivered again, whole, until it succeeds', async () => {

@@ -9,7 +9,7 @@ import { withoutCutRecord } from '../src/kafka-subscription.js'
 // record's other half would be lost to a crash before it is stored.
 
 const spans = makeTraces(6, 1)
-const at = (partition: number, offset: number, i: number): QueuedSpan => ({ span: spans[i]!, partition, offset: String(offset) })
+const at = (partition: number, offset: number, i: number): QueuedSpan => ({ span: spans[i]!, partition, offset: String(offset), bytes: 1000 })
 
 test("a first half cut through a record says the offset before it for that record's spans, so a commit stops short of the record", () => {
   const batch = [at(0, 7, 0), at(0, 8, 1), at(0, 8, 2), at(0, 8, 3)]

@@ -9,9 +9,10 @@ export interface ScorerMetrics {
   evicted(): void
   lateSpans(n: number): void
   writeFailed(): void
-  openTraces(traces: number, spans: number): void
-  /** Spans of closed traces not yet scored and stored (the backlog `maxUnscoredSpans` bounds). */
-  unscoredSpans(n: number): void
+  /** Traces being assembled, their spans, and what those weighed on the wire. */
+  openTraces(traces: number, spans: number, bytes: number): void
+  /** Spans of closed traces not yet scored and stored, and their wire bytes (the backlog `maxUnscoredSpans` and `maxUnscoredBytes` bound). */
+  unscored(spans: number, bytes: number): void
   /** Traces read back from storage at start (never scored, or scored before their last span). */
   recovered(n: number): void
 }
@@ -44,7 +45,13 @@ export function createScorerMetrics(registry: Registry): ScorerMetrics {
   const writeFailures = new Counter({ name: 'sieve_score_write_failures_total', help: 'Score writes that failed and will be retried.', registers })
   const openTraces = new Gauge({ name: 'sieve_assembler_open_traces', help: 'Traces being assembled.', registers })
   const openSpans = new Gauge({ name: 'sieve_assembler_open_spans', help: 'Spans held by traces being assembled.', registers })
+  const openBytes = new Gauge({ name: 'sieve_assembler_open_bytes', help: 'What the spans of traces being assembled weighed on the wire.', registers })
   const unscored = new Gauge({ name: 'sieve_assembler_unscored_spans', help: 'Spans of closed traces waiting to be scored and stored.', registers })
+  const unscoredBytes = new Gauge({
+    name: 'sieve_assembler_unscored_bytes',
+    help: 'What the spans of closed traces waiting to be scored weighed on the wire.',
+    registers,
+  })
   const recovered = new Counter({
     name: 'sieve_scorer_recovered_traces_total',
     help: 'Unscored traces read back from storage at start (the embedded queue keeps nothing across a restart).',
@@ -67,12 +74,14 @@ export function createScorerMetrics(registry: Registry): ScorerMetrics {
     writeFailed() {
       writeFailures.inc()
     },
-    openTraces(traces, spans) {
+    openTraces(traces, spans, bytes) {
       openTraces.set(traces)
       openSpans.set(spans)
+      openBytes.set(bytes)
     },
-    unscoredSpans(n) {
-      unscored.set(n)
+    unscored(spans, bytes) {
+      unscored.set(spans)
+      unscoredBytes.set(bytes)
     },
     recovered(n) {
       recovered.inc(n)

@@ -35,6 +35,12 @@ export const scorerOptionsSchema = assemblerOptionsSchema
      * holding an ever longer backlog. The queue's own bound, by default.
      */
     maxUnscoredSpans: z.number().int().positive().default(100_000),
+    /** The same in what those spans weighed on the wire, for large spans; the queue's own bound, by default. */
+    maxUnscoredBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(128 * 1024 * 1024),
     group: z.string().min(1).default('scorer'),
   })
   .strict()
@@ -104,7 +110,7 @@ export class Scorer {
 
   private constructor(private readonly deps: ScorerDeps) {
     this.options = scorerOptionsSchema.parse(deps.options ?? {})
-    const { tickMs: _t, writeBatchTraces: _w, maxUnscoredSpans: _u, group: _g, ...assembly } = this.options
+    const { tickMs: _t, writeBatchTraces: _w, maxUnscoredSpans: _u, maxUnscoredBytes: _b, group: _g, ...assembly } = this.options
     this.assembler = new TraceAssembler(assembly, deps.now)
     if (deps.recovery) {
       const now = deps.now ?? Date.now
@@ -185,7 +191,8 @@ export class Scorer {
   }
 
   /**
-   * Backpressure: while more spans of closed traces wait to be scored than `maxUnscoredSpans`, the
+   * Backpressure: while more spans of closed traces wait to be scored than `maxUnscoredSpans` (or
+   * they weighed more than `maxUnscoredBytes`), the
    * scorer takes no more spans. Its consumer group then falls behind: the embedded queue fills up
    * and the collector answers 429, Kafka keeps the rest. Assembly's memory bounds evict open
    * traces, but closed ones must all be scored: a scorer slower than ingest used to gather them
@@ -193,7 +200,8 @@ export class Scorer {
    * growing with the backlog while the queue answered 429.
    */
   private async room(): Promise<void> {
-    while (!this.stopping && this.assembler.unscoredSpans > this.options.maxUnscoredSpans) {
+    const { maxUnscoredSpans, maxUnscoredBytes } = this.options
+    while (!this.stopping && (this.assembler.unscoredSpans > maxUnscoredSpans || this.assembler.unscoredBytes > maxUnscoredBytes)) {
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve))
     }
   }
@@ -374,8 +382,8 @@ export class Scorer {
       metrics.lateSpans(a.lateSpans - this.reportedLate)
       this.reportedLate = a.lateSpans
     }
-    metrics.openTraces(a.openTraces, a.openSpans)
-    metrics.unscoredSpans(a.unscoredSpans)
+    metrics.openTraces(a.openTraces, a.openSpans, a.openBytes)
+    metrics.unscored(a.unscoredSpans, a.unscoredBytes)
   }
 
   /**

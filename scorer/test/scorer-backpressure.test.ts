@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { InProcessQueue } from '@sieve/queue'
 import { QueueFullError } from '@sieve/core'
-import { makeTraces } from '@sieve/testkit'
+import { makeTraces, until } from '@sieve/testkit'
 import { resolveChecksConfig, type ScoreSink } from '@sieve/scoring'
 import { Scorer } from '../src/index.js'
 
@@ -96,4 +96,38 @@ test('a scorer slower than ingest holds a bounded backlog and the queue pushes b
   )
   // After the run the heap is back near where it started: within 5% of what the load weighed.
   assert.ok(after < 0.05 * traces * 8 * spanHeap, `heap after the run ${(after / 2 ** 20).toFixed(1)} MiB above its start`)
+})
+
+test('large spans: past maxUnscoredBytes of closed traces the scorer takes no more, whatever their span count', async () => {
+  const queue = new InProcessQueue({ lingerMs: 0 })
+  let release!: () => void
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let scoredTraces = 0
+  const sink: ScoreSink = {
+    async write(records) {
+      await released
+      scoredTraces += new Set(records.map((r) => r.traceId)).size
+    },
+  }
+  const scorer = await Scorer.start({
+    queue,
+    sink,
+    checks: resolveChecksConfig({}),
+    options: { quietPeriodMs: 0, tickMs: 5, maxOpenBytes: 40_000, maxUnscoredBytes: 50_000, rememberSpans: 0 },
+  })
+  // Ten one-span traces that came in 20,000 bytes each: far below any spans bound.
+  for (let i = 0; i < 10; i++) {
+    await queue.publish(makeTraces(1, 1), 20_000)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  // The stuck write keeps traces open until maxOpenBytes evicts them; evicted, they wait to be scored.
+  const held = scorer.assembler.unscoredBytes + scorer.assembler.openBytes
+  assert.ok(held <= 100_000, `the scorer holds both bounds and one more trace at most, saw ${held} bytes`)
+  assert.ok(queue.bytes() >= 100_000, `the rest waits in the queue, saw ${queue.bytes()} bytes`)
+  release()
+  await until('all ten traces scored', () => scoredTraces === 10, 10_000)
+  await scorer.stop()
+  await queue.close()
 })

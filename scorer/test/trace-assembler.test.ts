@@ -72,6 +72,37 @@ test('past the open-span limit traces are evicted until the spans fit', () => {
   assert.equal(a.openSpans, 2)
 })
 
+test('large spans are bounded by what they weighed: open traces evicted past maxOpenBytes, scored ones forgotten past rememberBytes', () => {
+  const { a, clock } = assembler({ maxOpenBytes: 2500, rememberBytes: 2000 })
+  const heavy = (spans: ReturnType<typeof span>[], first: number) => queued(spans, first).map((q) => ({ ...q, bytes: 1000 }))
+  a.add(heavy([span('t1', 'r'), span('t1', 'c', 'r'), span('t2', 'r')], 0))
+  assert.equal(a.evictions, 1, 'three spans of 1,000 bytes are past 2,500')
+  assert.equal(a.openBytes, 1000)
+  assert.equal(a.unscoredBytes, 2000)
+  clock.ms += 3000
+  const ready = a.takeReady()
+  assert.deepEqual(
+    ready.map((r) => r.trace.traceId),
+    ['t1', 't2'],
+  )
+  assert.equal(a.unscoredBytes, 3000)
+  a.finished(ready)
+  assert.equal(a.unscoredBytes, 0)
+  // t1 (2,000 bytes) and t2 (1,000) do not both fit in 2,000 remembered bytes: the older is forgotten.
+  a.add(heavy([span('t1', 'late', 'r')], 3))
+  a.add(heavy([span('t2', 'late', 'r')], 4))
+  // The late t1 span starts a rootless trace, evicted at once: with reopened t2 it makes 3,000 open bytes.
+  clock.ms += 3000
+  const again = a.takeReady()
+  assert.deepEqual(
+    again.map((r) => [r.trace.traceId, r.trace.spans.length, r.rescore]),
+    [
+      ['t1', 1, false],
+      ['t2', 2, true],
+    ],
+  )
+})
+
 test('offsets are committed only up to the oldest span of a trace not yet stored', () => {
   const { a, clock } = assembler()
   a.add(queued([span('tA', 'r'), span('tB', 'c', 'r'), span('tA', 'c', 'r')], 0)) // tA: 0, 2; tB: 1 (no root)

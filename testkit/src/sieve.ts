@@ -53,7 +53,7 @@ export async function startSieve(options: SieveOptions = {}): Promise<RunningSie
     metrics,
     apiKeys: options.apiKeys ?? new Map(),
     maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
-    queueDepth: () => queue.depth(),
+    queueHeld: queue,
     ...(options.log ? { log: options.log } : {}),
   })
   const server = await listen(app, '127.0.0.1', 0)

@@ -26,6 +26,7 @@ export const upCommand: Command = {
     'SIEVE_MAX_BYTES_IN_FLIGHT',
     'SIEVE_MAX_QUEUE_WAIT_MS',
     'SIEVE_MAX_QUEUE_SPANS',
+    'SIEVE_MAX_QUEUE_BYTES',
     'SIEVE_RETENTION_DAYS',
     ...STORAGE_ENV,
     ...KAFKA_ENV,

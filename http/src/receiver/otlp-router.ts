@@ -124,7 +124,7 @@ function readSpans(format: OtlpFormat, body: Buffer, project: string, queue: Spa
   return {
     account: decoded,
     kept: decoded.spans.length,
-    publish: () => queue.publish(decoded.spans),
+    publish: () => queue.publish(decoded.spans, body.length),
     spanAt: (i) => nameOf(decoded.spans[i], i),
   }
 }

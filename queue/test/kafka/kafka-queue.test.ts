@@ -5,6 +5,7 @@ import kafkajs from 'kafkajs'
 import { UnprocessableSpansError, type QueuedSpan, type Span } from '@sieve/core'
 import { scanProtobufRequest } from '@sieve/otlp'
 import {
+  encodeSpanRecord,
   encodeTraceRecords,
   forwardingOf,
   KafkaSetupError,
@@ -89,6 +90,8 @@ test('every published span reaches the group once, in partition order, all spans
   assert.equal(received.length, spans.length)
   const byId = new Map(spans.map((s) => [s.spanId, s]))
   for (const r of received) assert.deepEqual(r.span, byId.get(r.span.spanId))
+  // What each span weighed on the way in, for the scorer's byte bounds: here, its own record.
+  for (const r of received) assert.equal(r.bytes, encodeSpanRecord(r.span).length)
   const partitionOfTrace = new Map<string, number>()
   for (const r of received) {
     const seen = partitionOfTrace.get(r.span.traceId) ?? r.partition

@@ -7,11 +7,11 @@ import { z } from 'zod'
  * - A trace closes when its root span has arrived (spans are exported when they end) and no span
  *   of it arrived for `quietPeriodMs`; or, as incomplete, when `maxTraceAgeMs` passed since its
  *   first span without its root; or, as incomplete, when it is the oldest open trace and the
- *   open traces exceed `maxOpenTraces` / `maxOpenSpans` (an eviction).
+ *   open traces exceed `maxOpenTraces` / `maxOpenSpans` / `maxOpenBytes` (an eviction).
  * - Offsets: for each partition, `commitPoints()` gives the offset of the oldest span of any trace
  *   not yet finished (open, closed, or being scored); everything before it may be committed. A
  *   crash therefore re-delivers every span of every unfinished trace: re-scored, never skipped.
- * - Late spans: the spans of the last `rememberSpans` spans' worth of scored traces are kept. A
+ * - Late spans: the spans of the last `rememberSpans` spans' (`rememberBytes`) worth of scored traces are kept. A
  *   new span of such a trace reopens it with all its spans; it is scored again when it closes,
  *   and the new scores replace the old ones (same check version, same row key). A late span of a
  *   trace no longer remembered starts a new, rootless trace; the scorer may complete it from
@@ -28,7 +28,19 @@ export const assemblerOptionsSchema = z
     // Spans with captured content weigh a few KiB each: these bounds hold ~15 s of 1,000 traces/s in 1-2 GiB.
     maxOpenTraces: z.number().int().positive().default(40_000),
     maxOpenSpans: z.number().int().positive().default(400_000),
+    // What spans weighed on the wire (QueuedSpan.bytes); in memory they take about 2.7 times that.
+    // The spans bounds hold small spans; these, large ones (a 32 KB prompt per span).
+    maxOpenBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024 * 1024),
     rememberSpans: z.number().int().min(0).default(50_000),
+    rememberBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
   })
   .strict()
 
@@ -50,6 +62,8 @@ interface Pending {
   projectId: string
   traceId: string
   spans: Map<string, Span>
+  /** What its spans weighed on the wire. */
+  bytes: number
   hasRoot: boolean
   /** Where its oldest span not yet committed lies in the queue; none for a restored trace until a span of it arrives. */
   position?: { partition: number; firstOffset: bigint }
@@ -74,11 +88,14 @@ export class TraceAssembler {
   /** Which pending entry a handed-out trace came from. */
   private readonly handedOut = new WeakMap<ClosedTrace, Pending>()
   /** Scored traces whose spans are kept for late spans, oldest first. */
-  private readonly recent = new Map<string, Span[]>()
+  private readonly recent = new Map<string, { spans: Span[]; bytes: number }>()
   private recentSpans = 0
+  private recentBytes = 0
   private openSpanCount = 0
-  /** Spans of closed traces not yet finished (ready or in flight). */
+  private openByteCount = 0
+  /** Spans of closed traces not yet finished (ready or in flight), and what they weighed. */
   private closedSpanCount = 0
+  private closedByteCount = 0
   private readonly highest = new Map<number, bigint>()
   private readonly committed = new Map<number, bigint>()
   evictions = 0
@@ -99,12 +116,21 @@ export class TraceAssembler {
     return this.openSpanCount
   }
 
+  get openBytes(): number {
+    return this.openByteCount
+  }
+
   /**
    * Spans of traces closed and not yet scored and stored. The memory bounds above evict open traces;
    * closed ones must all be scored, so it is for the scorer to stop taking spans while these pile up.
    */
   get unscoredSpans(): number {
     return this.closedSpanCount
+  }
+
+  /** What the unscored spans weighed on the wire. */
+  get unscoredBytes(): number {
+    return this.closedByteCount
   }
 
   /** Traces not yet finished: open, closed and waiting to be scored, or being scored. */
@@ -130,7 +156,7 @@ export class TraceAssembler {
 
   add(batch: readonly QueuedSpan[]): void {
     const now = this.now()
-    for (const { span, partition, offset } of batch) {
+    for (const { span, partition, offset, bytes } of batch) {
       const position = BigInt(offset)
       if (position > (this.highest.get(partition) ?? -1n)) this.highest.set(partition, position)
       const key = keyOf(span)
@@ -144,7 +170,9 @@ export class TraceAssembler {
       }
       if (!pending.spans.has(span.spanId)) {
         pending.spans.set(span.spanId, span)
+        pending.bytes += bytes
         this.openSpanCount++
+        this.openByteCount += bytes
         if (span.parentSpanId === '') pending.hasRoot = true
       }
       if (!pending.position) pending.position = { partition, firstOffset: position }
@@ -160,12 +188,13 @@ export class TraceAssembler {
   /** A new pending trace for a span with no open trace: fresh, or a scored trace receiving a late span. */
   private reopen(key: string, span: Span, partition: number, position: bigint, now: number): Pending | undefined {
     const closing = this.closing.get(key)
-    const remembered = closing ? [...closing.spans.values()] : this.recent.get(key)
+    const remembered = closing ? { spans: [...closing.spans.values()], bytes: closing.bytes } : this.recent.get(key)
     const pending: Pending = {
       key,
       projectId: span.projectId,
       traceId: span.traceId,
       spans: new Map(),
+      bytes: 0,
       hasRoot: false,
       position: { partition, firstOffset: position },
       firstSeenMs: now,
@@ -173,16 +202,19 @@ export class TraceAssembler {
       rescore: false,
     }
     if (remembered) {
-      if (remembered.some((s) => s.spanId === span.spanId)) return undefined // re-delivered, already scored
+      if (remembered.spans.some((s) => s.spanId === span.spanId)) return undefined // re-delivered, already scored
       if (!closing) {
         this.recent.delete(key)
-        this.recentSpans -= remembered.length
+        this.recentSpans -= remembered.spans.length
+        this.recentBytes -= remembered.bytes
       }
-      for (const s of remembered) {
+      for (const s of remembered.spans) {
         pending.spans.set(s.spanId, s)
         if (s.parentSpanId === '') pending.hasRoot = true
       }
-      this.openSpanCount += remembered.length
+      pending.bytes = remembered.bytes
+      this.openSpanCount += remembered.spans.length
+      this.openByteCount += remembered.bytes
       pending.rescore = true
       this.lateSpans++
     }
@@ -207,6 +239,8 @@ export class TraceAssembler {
         projectId: trace.projectId,
         traceId: trace.traceId,
         spans: new Map(),
+        // Read back from storage, their wire size is unknown; they were within the bounds when they arrived.
+        bytes: 0,
         hasRoot: false,
         firstSeenMs: firstArrivalMs,
         lastSeenMs: lastArrivalMs,
@@ -229,14 +263,16 @@ export class TraceAssembler {
     this.open.delete(pending.key)
     this.waiting.delete(pending.key)
     this.openSpanCount -= pending.spans.size
+    this.openByteCount -= pending.bytes
     this.closedSpanCount += pending.spans.size
+    this.closedByteCount += pending.bytes
     this.closing.set(pending.key, pending)
     this.ready.push({ pending, reason })
   }
 
   private enforceLimits(): void {
-    const { maxOpenTraces, maxOpenSpans } = this.options
-    while (this.openTraces > maxOpenTraces || (this.openSpanCount > maxOpenSpans && this.openTraces > 0)) {
+    const { maxOpenTraces, maxOpenSpans, maxOpenBytes } = this.options
+    while (this.openTraces > maxOpenTraces || ((this.openSpanCount > maxOpenSpans || this.openByteCount > maxOpenBytes) && this.openTraces > 0)) {
       const oldest = this.waiting.values().next().value ?? this.open.values().next().value
       if (!oldest) break
       this.evictions++
@@ -292,16 +328,25 @@ export class TraceAssembler {
       const pending = this.handedOut.get(closed)
       if (!pending || !this.inFlight.delete(pending)) continue
       this.closedSpanCount -= pending.spans.size
+      this.closedByteCount -= pending.bytes
       if (this.closing.get(pending.key) === pending) this.closing.delete(pending.key)
-      if (this.options.rememberSpans > 0 && !this.open.has(pending.key) && !this.waiting.has(pending.key)) {
+      const { rememberSpans, rememberBytes } = this.options
+      if (rememberSpans > 0 && rememberBytes > 0 && !this.open.has(pending.key) && !this.waiting.has(pending.key)) {
         const spans = [...pending.spans.values()]
-        this.recent.delete(pending.key)
-        this.recent.set(pending.key, spans)
+        const earlier = this.recent.get(pending.key)
+        if (earlier) {
+          this.recent.delete(pending.key)
+          this.recentSpans -= earlier.spans.length
+          this.recentBytes -= earlier.bytes
+        }
+        this.recent.set(pending.key, { spans, bytes: pending.bytes })
         this.recentSpans += spans.length
+        this.recentBytes += pending.bytes
         for (const [key, old] of this.recent) {
-          if (this.recentSpans <= this.options.rememberSpans) break
+          if (this.recentSpans <= rememberSpans && this.recentBytes <= rememberBytes) break
           this.recent.delete(key)
-          this.recentSpans -= old.length
+          this.recentSpans -= old.spans.length
+          this.recentBytes -= old.bytes
         }
       }
     }

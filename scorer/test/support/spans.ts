@@ -20,5 +20,5 @@ export function span(traceId: string, spanId: string, parentSpanId = '', project
 
 /** Spans with their queue positions, numbered from `first` in one partition. */
 export function queued(spans: Span[], first: number, partition = 0): QueuedSpan[] {
-  return spans.map((s, i) => ({ span: s, partition, offset: String(first + i) }))
+  return spans.map((s, i) => ({ span: s, partition, offset: String(first + i), bytes: 1000 }))
 }
