@@ -31,9 +31,11 @@ export function startSieveUp(dataDir: string, env: Record<string, string> = {}):
 /** `sieve <role>` for a role that serves OTLP/HTTP (`up`, `collector`), as `startSieveUp` starts `sieve up`. */
 export async function startServingRole(role: 'up' | 'collector', dataDir: string, env: Record<string, string> = {}): Promise<SieveUp> {
   // Through the bin, as users start it: its node flags (the young generation's size) count in the figures.
+  // The in-process queue unless `env` names brokers: one in the environment (the test suite runs
+  // under deploy/local/with-broker.sh) would put `sieve up` on Kafka, where queue bounds do not apply.
   const child = spawn(join(root, 'cli/bin/sieve'), [role], {
     cwd: root,
-    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', ...env },
+    env: { ...process.env, SIEVE_PORT: '0', SIEVE_DATA_DIR: dataDir, SIEVE_API_KEYS: '', KAFKA_BROKERS: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let banner = ''
