@@ -11,10 +11,10 @@ import { z } from 'zod'
  * - Offsets: for each partition, `commitPoints()` gives the offset of the oldest span of any trace
  *   not yet finished (open, closed, or being scored); everything before it may be committed. A
  *   crash therefore re-delivers every span of every unfinished trace: re-scored, never skipped.
- * - Late spans: the spans of the last `rememberSpans` spans' (`rememberBytes`) worth of scored traces are kept. A
- *   new span of such a trace reopens it with all its spans; it is scored again when it closes,
- *   and the new scores replace the old ones (same check version, same row key). A late span of a
- *   trace no longer remembered starts a new, rootless trace; the scorer may complete it from
+ * - Late spans: the spans of the most recently scored traces are kept, up to `rememberSpans` spans
+ *   and `rememberBytes` bytes. A new span of such a trace reopens it with all its spans; it is
+ *   scored again when it closes, and the new scores replace the old ones (same check version, same
+ *   row key). A late span of a trace no longer remembered starts a new, rootless trace; the scorer may complete it from
  *   storage when it closes (see Scorer's `loadStoredTrace`). A span already seen is ignored.
  * - Restored traces: after a restart on a queue that keeps nothing, the scorer reads unscored traces
  *   back from storage and `restore()`s them as they were, arrival times included, so they close by
