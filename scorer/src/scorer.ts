@@ -191,10 +191,9 @@ export class Scorer {
   }
 
   /**
-   * Backpressure: while more spans of closed traces wait to be scored than `maxUnscoredSpans` (or
-   * they weighed more than `maxUnscoredBytes`), the
-   * scorer takes no more spans. Its consumer group then falls behind: the embedded queue fills up
-   * and the collector answers 429, Kafka keeps the rest. Assembly's memory bounds evict open
+   * Backpressure: while more spans of closed traces wait to be scored than `maxUnscoredSpans`, or
+   * they weighed more than `maxUnscoredBytes`, the scorer takes no more spans. Its consumer group
+   * then falls behind: the embedded queue fills up and the collector answers 429, Kafka keeps the rest. Assembly's memory bounds evict open
    * traces, but closed ones must all be scored: a scorer slower than ingest used to gather them
    * without bound (each tick taking every closed trace at once, the next tick more), the heap
    * growing with the backlog while the queue answered 429.
