@@ -264,6 +264,27 @@ test('rejects invalid JSON spans, keeps the valid ones and says why for each', (
   assert.ok(out.errorMessage.endsWith('and 2 more'), out.errorMessage)
 })
 
+test('protobuf strings decode as any UTF-8 decoder reads them: short or long, multi-byte, invalid bytes as U+FFFD', async () => {
+  const [readable] = await otelSpans()
+  const values = {
+    ascii: 'chat',
+    accented: 'café crème',
+    cjk: '注文の状態を確認します',
+    emoji: '👍 done',
+    long: `${'é'.repeat(40)} ${'a'.repeat(40)}`,
+    invalid: 'QQQQQQ',
+  }
+  const span = Object.create(readable!, { attributes: { value: values } })
+  const body = Buffer.from(ProtobufTraceSerializer.serializeRequest([span])!)
+  // Bytes no encoder writes from a JS string: a stray continuation byte, a cut sequence, 0xff.
+  const invalid = Buffer.from([0x80, 0x41, 0xc3, 0x28, 0xff, 0x42])
+  invalid.copy(body, body.indexOf('QQQQQQ'))
+  const got = decodeProtobufRequest(body, 'p').spans[0]!.attributes
+  assert.deepEqual(got, { ...values, invalid: invalid.toString('utf8') })
+  assert.equal(got.invalid, '\ufffdA\ufffd(\ufffdB')
+  assert.match(decodeProtobufRequest(body, 'p').spans[0]!.traceId, /^[0-9a-f]{32}$/)
+})
+
 test('rejects protobuf spans with ids of the wrong length and keeps the others', async () => {
   const readable = await otelSpans()
   const bad = readable[1]!
