@@ -85,13 +85,12 @@ interface EngineStage {
  * replayed into `storage` one stage after another, at the statement sizes `sieve up` used in the
  * window (its insert metrics): the span inserts, the rollup rewrites, and the score writes of the
  * same traces scored by the default checks, as its scorer scored them. Each figure is the CPU of
- * this process's threads other than the JS main thread and merges, so it is the engine's parsing,
- * writing and views, plus the V8 helpers of what little JS runs meanwhile.
+ * this process's libuv pool and engine worker threads: the engine's parsing, writing and views.
  */
 async function engineStages(storage: Storage, spans: readonly Span[], counts: Record<StatementTable, number>): Promise<Map<StatementTable, EngineStage>> {
   const engineSeconds = () => {
     const t = threadCpu(process.pid)
-    return t['libuv pool and V8 helpers'] + t['engine worker threads']
+    return t['libuv pool'] + t['engine worker threads']
   }
   /** `items` in as many statements as `sieve up` made, each as `run` makes it. */
   const replay = async <T>(items: readonly T[], statements: number, run: (batch: T[]) => Promise<void>): Promise<EngineStage> => {
@@ -224,7 +223,7 @@ function report(r: Measured): void {
     `  raw insert of the same spans ${perThousand(r.rawInsert, spans).toFixed(1).padStart(8)} ms  (the storage limit; all in is ${(total / r.rawInsert).toFixed(1)}x it, target 1.5x)`,
   )
   console.log("  engine by stage (replayed alone in a fresh engine at the window's statement sizes)")
-  const engineTotal = threads['libuv pool and V8 helpers'] + threads['engine worker threads'] + threads['engine merges']
+  const engineTotal = threads['libuv pool'] + threads['engine worker threads'] + threads['engine merges']
   let attributed = threads['engine merges']
   for (const [table, stage] of r.engine) {
     attributed += stage.seconds
@@ -236,7 +235,7 @@ function report(r: Measured): void {
   console.log(
     `    ${'rest'.padEnd(28)}${perThousand(engineTotal - attributed, spans)
       .toFixed(1)
-      .padStart(8)}   reads, progress, V8 helpers: sieve up's engine and helper threads less the above`,
+      .padStart(8)}   reads, progress, gzip: sieve up's libuv pool and engine threads less the above`,
   )
   console.log('  main thread by stage (self time, scaled to its /proc figure)')
   for (const [stage, value] of [...stages.entries()].sort((a, b) => b[1] - a[1])) {

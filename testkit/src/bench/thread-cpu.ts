@@ -2,18 +2,43 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { processCpuSeconds } from '../bench-stats.js'
 
 /**
- * CPU seconds a process used so far, per kind of thread, from /proc (Linux). Threads are told
- * apart by name: the engine names its own (MergeMutate..., ThreadPool, ChunkParser, ...); the
- * threads named `node` besides the main one are libuv's pool, where chDB runs each statement,
- * and V8's helpers (garbage collection, compilation).
+ * CPU seconds a process used so far, per kind of thread, from /proc (Linux). The engine names its
+ * own threads (MergeMutate..., ThreadPool, ChunkParser, ...). Node's other threads are libuv's pool,
+ * where chDB runs each statement (and gzip, file reads), and V8's helpers (garbage collection,
+ * compilation) with Node's idle signal and inspector threads.
  */
-export type ThreadGroup = 'js main thread' | 'libuv pool and V8 helpers' | 'engine worker threads' | 'engine merges'
-export const THREAD_GROUPS: readonly ThreadGroup[] = ['js main thread', 'libuv pool and V8 helpers', 'engine worker threads', 'engine merges']
+export type ThreadGroup = 'js main thread' | 'libuv pool' | 'V8 helpers' | 'engine worker threads' | 'engine merges'
+export const THREAD_GROUPS: readonly ThreadGroup[] = ['js main thread', 'libuv pool', 'V8 helpers', 'engine worker threads', 'engine merges']
 
-function groupOf(pid: number, tid: string, name: string): ThreadGroup {
-  if (tid === String(pid)) return 'js main thread'
-  if (name.startsWith('node')) return 'libuv pool and V8 helpers'
-  return name.startsWith('MergeMutate') ? 'engine merges' : 'engine worker threads'
+/** Names Node gives its threads from Node 24, by group (Linux cuts names at 15 characters). */
+const NODE_THREAD_GROUPS: Record<string, ThreadGroup> = {
+  'libuv-worker': 'libuv pool',
+  V8Worker: 'V8 helpers',
+  DelayedTaskSche: 'V8 helpers',
+  SignalInspector: 'V8 helpers',
+  Watchdog: 'V8 helpers',
+  TraceEventWorke: 'V8 helpers',
+  WorkerThread: 'V8 helpers',
+}
+
+/**
+ * Before Node 24 every thread of Node is named `node`, so they are told apart by the order Node
+ * starts them (thread ids rise): at start, V8's platform workers (`--v8-pool-size`, 4 by default),
+ * their delayed-task scheduler and the inspector's signal thread; libuv's pool only when first used.
+ */
+function startupHelpers(pid: number): number {
+  const poolSize = /--v8-pool-size=(\d+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))?.[1]
+  return Number(poolSize ?? 4) + 2
+}
+
+function groupsOf(pid: number, threads: readonly { tid: string; name: string }[]): ThreadGroup[] {
+  const unnamed = threads.filter((t) => t.name === 'node' && t.tid !== String(pid)).map((t) => Number(t.tid))
+  const helpers = new Set(unnamed.sort((a, b) => a - b).slice(0, unnamed.length > 0 ? startupHelpers(pid) : 0))
+  return threads.map(({ tid, name }) => {
+    if (tid === String(pid)) return 'js main thread'
+    if (name === 'node') return helpers.has(Number(tid)) ? 'V8 helpers' : 'libuv pool'
+    return NODE_THREAD_GROUPS[name] ?? (name.startsWith('MergeMutate') ? 'engine merges' : 'engine worker threads')
+  })
 }
 
 /** The fields of a /proc stat file after the command name: state is [0], utime [11], stime [12], cutime [13], cstime [14]. */
@@ -38,14 +63,19 @@ export function cpuSecondsOf(pid: number): number {
 
 export function threadCpu(pid: number): Record<ThreadGroup, number> {
   const seconds = Object.fromEntries(THREAD_GROUPS.map((g) => [g, 0])) as Record<ThreadGroup, number>
+  const threads: { tid: string; name: string; cpu: number }[] = []
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
-      seconds[groupOf(pid, tid, name)] += statCpuSeconds(`/proc/${pid}/task/${tid}/stat`)
+      threads.push({ tid, name, cpu: statCpuSeconds(`/proc/${pid}/task/${tid}/stat`) })
     } catch {
       // The thread ended between listing and reading.
     }
   }
+  const groups = groupsOf(pid, threads)
+  threads.forEach((t, i) => {
+    seconds[groups[i]!] += t.cpu
+  })
   return seconds
 }
 
