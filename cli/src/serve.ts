@@ -1,8 +1,8 @@
 import { once } from 'node:events'
 import { join } from 'node:path'
 import type { Storage } from '@sieve/core'
-import { createLogger, createStorage, loadConfig, migrate, migrateOptionsOf, type Config, type SpanQueue } from '@sieve/core'
-import { createPipelineMetrics } from '@sieve/metrics'
+import { createLogger, createStorage, engineMemoryBytes, loadConfig, migrate, migrateOptionsOf, type Config, type SpanQueue } from '@sieve/core'
+import { createPipelineMetrics, registerEngineMemoryGauge } from '@sieve/metrics'
 import { InProcessQueue } from '@sieve/queue'
 import { profileOnSignal } from './cpu-profile.js'
 import { openQueue } from './queue.js'
@@ -101,6 +101,7 @@ export async function serve(role: Role): Promise<number> {
       if (migrated.applied.length) log.info(`${name}: applied migrations ${migrated.applied.join(', ')}`, { migrations: migrated.applied })
     }
     const metrics = createPipelineMetrics()
+    if (config.clickhouse.kind === 'embedded') registerEngineMemoryGauge(metrics.registry, () => engineMemoryBytes(storage))
     queue = await openQueue(config, metrics, role.name, log, storage)
     const queueHeld = queue instanceof InProcessQueue ? queue : undefined
     for (const part of role.parts) running.push(await part({ config, storage, queue, queueHeld, metrics, log, ...(ownerToken ? { ownerToken } : {}) }))

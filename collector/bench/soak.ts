@@ -7,7 +7,8 @@
  * after REQUEST_TIMEOUT_MS), the `/metrics` scrapes (one a second, each given 5 s as Prometheus
  * gives it: latency and failures), the longest main-thread stall (`nodejs_eventloop_lag_max_seconds`,
  * monitorEventLoopDelay reset at each scrape), RSS and heap (start, end, peak, the trend of the
- * second half, 10 s idle after), and figures per CPU-second of `sieve up` with the load average they
+ * second half, 10 s idle after), the embedded engine's memory (`sieve_engine_memory_bytes`, its
+ * peak over the scrapes), and figures per CPU-second of `sieve up` with the load average they
  * were measured at. Memory that keeps climbing is a leak; a plateau is not. Nothing is resent: a
  * request without an answer is what a sender that does not retry connection errors loses.
  *
@@ -92,7 +93,7 @@ const cpuAtStart = sieve.cpuSeconds()
 
 const MiB = 2 ** 20
 /** Every /metrics scrape: its latency, whether it failed, and the figures read from the last answer. */
-const scrapes = { latencies: [] as number[], failed: 0, longestStallMs: 0, intervalStallMs: 0, heapPeakMiB: 0, last: '' }
+const scrapes = { latencies: [] as number[], failed: 0, longestStallMs: 0, intervalStallMs: 0, heapPeakMiB: 0, enginePeakMiB: 0, last: '' }
 async function scrape(): Promise<string | undefined> {
   const started = performance.now()
   try {
@@ -104,6 +105,7 @@ async function scrape(): Promise<string | undefined> {
     scrapes.longestStallMs = Math.max(scrapes.longestStallMs, stallMs)
     scrapes.intervalStallMs = Math.max(scrapes.intervalStallMs, stallMs)
     scrapes.heapPeakMiB = Math.max(scrapes.heapPeakMiB, Math.round(metricValue(text, /^nodejs_heap_size_used_bytes (\S+)/m) / MiB) || 0)
+    scrapes.enginePeakMiB = Math.max(scrapes.enginePeakMiB, Math.round(metricValue(text, /^sieve_engine_memory_bytes (\S+)/m) / MiB) || 0)
     scrapes.last = text
     return text
   } catch {
@@ -278,7 +280,7 @@ Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; $
   stored                      ${last.stored} spans (${Math.round(last.stored / SECONDS)} spans/s)
   RSS                         start ${first.rssMiB} MiB, end ${last.rssMiB} MiB, max ${max('rssMiB')} MiB (peak ${peak} MiB); second half trend ${trend}; 10 s idle after: ${idle.rssMiB} MiB
   heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, peak ${Math.max(max('heapMiB'), scrapes.heapPeakMiB)} MiB; 10 s idle after: ${idle.heapMiB} MiB; external peak ${max('externalMiB')} MiB
-  heap used, lowest           first minute ${low(0, minute)}, last minute ${low(SECONDS - minute, SECONDS)}
+${KAFKA ? '' : `  engine memory               peak ${scrapes.enginePeakMiB} MiB (sieve_engine_memory_bytes, read once a second: a statement's peak falls between reads)\n`}  heap used, lowest           first minute ${low(0, minute)}, last minute ${low(SECONDS - minute, SECONDS)}
   per CPU-second of the role  ${Math.round(last.stored / cpuUnderLoad)} spans stored, ${((answered + unanswered) / cpuUnderLoad).toFixed(1)} requests ended (${cpuUnderLoad.toFixed(0)} CPU-s)
   load average                ${loadAtStart} at the start, ${loadAtEnd} at the end
 `)

@@ -34,6 +34,7 @@ export {
   UnprocessableSpansError,
 } from './queue.js'
 export { checkEmbeddedEngine, createStorage, StorageError } from './storage/create-storage.js'
+export { engineMemoryBytes } from './storage/engine-memory.js'
 export { loadMigrations, migrate, migrateOptionsOf, MIGRATIONS_DIR, migrationsApplied, schemaStatements } from './storage/migrate.js'
 export { SPAN_COLUMNS, type SpanRowValues, spanToRow } from './storage/span-row.js'
 export { insertSpans } from './storage/insert-spans.js'

@@ -8,7 +8,7 @@ import type { Storage } from '@sieve/core'
 import { until } from '@sieve/testkit'
 import { openTestStorage, testStorageKind, type TestStorage } from '@sieve/testkit/clickhouse-http'
 import { NODE_THREAD_NAMES, niceOf } from '../src/storage/engine-threads.js'
-import { insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups, type Span } from '@sieve/core'
+import { engineMemoryBytes, insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups, type Span } from '@sieve/core'
 
 // Recent times: rows older than the retention are dropped by the TTL at the next merge.
 const NOW = BigInt(Date.now()) * 1_000_000n + 123_456_789n
@@ -276,6 +276,11 @@ describe('spans', () => {
       [],
       "Node's own threads keep their priority",
     )
+  })
+
+  test("the engine's tracked memory reads as bytes, more than nothing once it has worked", async () => {
+    const bytes = await engineMemoryBytes(client)
+    assert.ok(Number.isSafeInteger(bytes) && bytes > 0, String(bytes))
   })
 
   test('a span delivered twice is read and counted once', async () => {

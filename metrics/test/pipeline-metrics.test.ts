@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { countedInsert, createPipelineMetrics } from '../src/index.js'
+import { countedInsert, createPipelineMetrics, registerEngineMemoryGauge } from '../src/index.js'
 
 test('countedInsert counts an insert under its table once it succeeded, and a failed one not at all', async () => {
   const metrics = createPipelineMetrics()
@@ -35,4 +35,19 @@ test('each registry is its own, with process metrics and the longest event-loop 
   const text = await a.registry.metrics()
   assert.match(text, /^process_cpu_user_seconds_total /m)
   assert.match(text, /^sieve_event_loop_delay_max_seconds \d/m)
+})
+
+test("the engine's memory gauge reports the previous read and never makes a scrape wait for the engine", async () => {
+  const metrics = createPipelineMetrics()
+  const reads: ((bytes: number) => void)[] = []
+  registerEngineMemoryGauge(metrics.registry, () => new Promise<number>((resolve) => reads.push(resolve)))
+  const gauge = async () => Number(/^sieve_engine_memory_bytes (\S+)$/m.exec(await metrics.registry.metrics())?.[1])
+  // The engine does not answer: scrapes still answer at once, with no second read piled on the first.
+  assert.equal(await gauge(), 0)
+  assert.equal(await gauge(), 0)
+  assert.equal(reads.length, 1)
+  reads[0]!(123_456_789)
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(await gauge(), 123_456_789)
+  assert.equal(reads.length, 2, 'that scrape started the next read')
 })
