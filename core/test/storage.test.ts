@@ -335,6 +335,34 @@ describe('spans', () => {
     )
   })
 
+  test("a session its user associated names the trace's session over the root's thread id, from attributes or resource", async () => {
+    const thread = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': 'thread-1' }
+    const child = (traceId: string, where: 'attributes' | 'resource', sessionId: string | undefined): Span => {
+      const base = llmChild(traceId, '00000000000000f6', 1, at(500))
+      if (sessionId === undefined) return base
+      const association = { 'traceloop.association.properties.session_id': sessionId }
+      return where === 'attributes'
+        ? { ...base, attributes: { ...base.attributes, ...association } }
+        : { ...base, resource: { ...base.resource, ...association } }
+    }
+    const traces = { attributes: '56565656565656565656565656565656', resource: '57575757575757575757575757575757', none: '58585858585858585858585858585858' }
+    await insertSpans(client, [
+      span({ traceId: traces.attributes, attributes: thread }),
+      child(traces.attributes, 'attributes', 'chat-7'),
+      span({ traceId: traces.resource, attributes: thread }),
+      child(traces.resource, 'resource', 'chat-8'),
+      span({ traceId: traces.none, attributes: thread }),
+      child(traces.none, 'attributes', undefined),
+    ])
+    await refreshTraceRollups(
+      client,
+      Object.values(traces).map((traceId) => ({ projectId: 'p1', traceId })),
+    )
+    const rows = await listTraces(client, 'p1', { limit: 100 })
+    const sessionOf = (traceId: string) => rows.find((t) => t.traceId === traceId)?.sessionId
+    assert.deepEqual([sessionOf(traces.attributes), sessionOf(traces.resource), sessionOf(traces.none)], ['chat-7', 'chat-8', 'thread-1'])
+  })
+
   test('a root span arriving after its children moves the trace start without leaving a second row', async () => {
     const traceId = '22222222222222222222222222222222'
     await insertSpans(client, [llmChild(traceId, '00000000000000c3', 5, at(400))])

@@ -13,8 +13,13 @@ const literal = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g
 const fromRoot = (column: string): string => `argMinIf(${column}, (parent_span_id != '', start_time), ${column} != '') AS r_${column}`
 
 const llm = [...LLM_OPERATIONS].map(literal).join(', ')
-/** The span names a session its user associated explicitly (traceSessionId's first rank). */
-const associated = ASSOCIATED_SESSION.map((k) => `mapContains(attributes, ${literal(k)}) OR mapContains(resource_attributes, ${literal(k)})`).join(' OR ')
+/**
+ * The span names a session its user associated explicitly (traceSessionId's first rank). Asked of
+ * the maps' `keys` subcolumns, which the engine reads without the values: `mapContains` read every
+ * attribute value (the prompts and answers) of every span of the traces rewritten, and with 32 KB
+ * spans under overload RSS peaked 0.4-0.6 GiB higher (collector/bench/RESULTS.md).
+ */
+const associated = ASSOCIATED_SESSION.map((k) => `has(attributes.keys, ${literal(k)}) OR has(resource_attributes.keys, ${literal(k)})`).join(' OR ')
 /** A model call, as `isLlmCall` decides from a span's fields. */
 const isLlmCall = `gen_ai_operation IN (${llm}) OR (gen_ai_operation = '' AND (request_model != '' OR gen_ai_system != ''))`
 /**
