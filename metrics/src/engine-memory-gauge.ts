@@ -17,7 +17,7 @@ export function registerEngineMemoryGauge(registry: Registry, read: () => Promis
       reading = true
       read()
         .then((bytes) => this.set(bytes))
-        // Fails only while the engine closes: the gauge keeps the last value it read.
+        // A failed read (the engine closing, a statement refused) leaves the last value read.
         .catch(() => {})
         .finally(() => {
           reading = false

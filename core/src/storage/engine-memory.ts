@@ -1,3 +1,4 @@
+import { readRows } from './read-rows.js'
 import type { Storage } from './storage.js'
 
 /**
@@ -5,7 +6,6 @@ import type { Storage } from './storage.js'
  * caches. For the embedded engine that is its share of this process's memory, beside V8's heap.
  */
 export async function engineMemoryBytes(storage: Storage): Promise<number> {
-  const result = await storage.query({ query: "SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'", format: 'JSONEachRow' })
-  const [row] = await result.json<{ value: number | string }>()
-  return Number(row?.value ?? 0)
+  const [row] = await readRows<{ value: number }>(storage, "SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'", {})
+  return row?.value ?? 0
 }
