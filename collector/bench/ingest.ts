@@ -11,7 +11,7 @@
  * With `--kafka`: the production path through a real broker instead (see ingest-kafka.ts); with
  * `--kafka --clients` the produce step alone, kafkajs against librdkafka (see produce-clients.ts).
  * With `--fsync`: `sieve up` with SIEVE_FSYNC off and on, side by side (see ingest-fsync.ts).
- * With `--soak [seconds] [--overload] [--kafka]`: answers, stalls and memory of `sieve up` (or a
+ * With `--soak [seconds] [--overload] [--honour-retry-after] [--kafka]`: answers, stalls and memory of `sieve up` (or a
  * `sieve collector` on Kafka) under a steady load or past its capacity (see soak.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'

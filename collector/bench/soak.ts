@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ingest -- --soak [seconds] [--duration seconds] [--overload]` (default 300 s):
+ * `npm run bench:ingest -- --soak [seconds] [--duration seconds] [--overload] [--honour-retry-after]` (default 300 s):
  * `sieve up` on the embedded default under OTLP load for that long, its memory printed every 10 s:
  * resident set size (/proc) and V8 heap used (its own /metrics, `nodejs_heap_size_used_bytes`),
  * with the spans stored and the answers of each interval. Ends with every answer by kind (each
@@ -12,15 +12,18 @@
  * embedded engine's memory (`sieve_engine_memory_bytes`, its peak over the scrapes), and figures per
  * CPU-second of `sieve up` with the load average they were measured at. Memory that keeps climbing
  * is a leak; a plateau is not. Nothing is resent: a request without an answer is what a sender that
- * does not retry connection errors loses.
+ * does not retry connection errors loses (each is printed with its time and whether its connection
+ * was a kept-alive one reused).
  *
  * Steady (default): BENCH_SOAK_RATE spans/s (default 3,000: about half of what `sieve up` keeps up
  * with, scoring included, on the 2-core machine), BENCH_CONCURRENCY (default 16) requests in flight
  * at most, BENCH_SPANS_PER_REQUEST (default 512). `--overload`: as fast as BENCH_CONCURRENCY
  * (default 64) requests of BENCH_SPANS_PER_REQUEST (default 2,000) spans in flight allow, the load
- * of issue #40. Each request is new traces (fresh-ids.ts). BENCH_PROMPT_BYTES sets the size of each
- * trace's system prompt (default about 1 KB; with it set, each trace of the 16 requests sent over
- * and over has a prompt of its own), e.g. 32,000 with BENCH_SPANS_PER_REQUEST=150 for large spans.
+ * of issue #40; never waiting between requests, unless `--honour-retry-after`: then each sender
+ * waits out a 429's or 503's Retry-After first, as OpenTelemetry's JavaScript and Go exporters do. Each request is new
+ * traces (fresh-ids.ts). BENCH_PROMPT_BYTES sets the size of each trace's system prompt (default
+ * about 1 KB; with it set, each trace of the 16 requests sent over and over has a prompt of its
+ * own), e.g. 32,000 with BENCH_SPANS_PER_REQUEST=150 for large spans.
  *
  * With `--kafka`: a `sieve collector` producing to a private broker (KAFKA_BROKERS when set) instead
  * of `sieve up`, nothing consuming; "stored" is then what Kafka acknowledged.
@@ -59,6 +62,8 @@ const numberAfter = (flag: string): number | undefined => {
 const OVERLOAD = argv.includes('--overload')
 const KAFKA = argv.includes('--kafka')
 const PROFILE = argv.includes('--profile')
+/** Each sender waits out a 429's or 503's Retry-After before its next request, as OpenTelemetry's JavaScript and Go exporters do. */
+const POLITE = argv.includes('--honour-retry-after')
 const SECONDS = numberAfter('--duration') ?? numberAfter('--soak') ?? 300
 const RATE = OVERLOAD ? 0 : Number(process.env.BENCH_SOAK_RATE ?? 3000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? (OVERLOAD ? 64 : 16))
@@ -158,7 +163,7 @@ const show = (s: Sample, previous: Sample | undefined) => {
   scrapes.intervalStallMs = 0
 }
 
-const mode = RATE ? `${RATE} spans/s` : `full speed${OVERLOAD ? ' (overload)' : ''}`
+const mode = RATE ? `${RATE} spans/s` : `full speed${OVERLOAD ? ' (overload)' : ''}${POLITE ? ', Retry-After honoured' : ''}`
 const size = `requests of ${SPANS_PER_REQUEST} spans${PROMPT_BYTES ? ` with ${PROMPT_BYTES} B prompts` : ''}, ${(pool[0]!(0).length / 2 ** 20).toFixed(1)} MiB`
 console.log(`\nSoak: ${SECONDS} s at ${mode} (${size}, at most ${CONCURRENCY} in flight); load average ${loadAtStart}\n`)
 const samples: Sample[] = [await sample(0)]
@@ -188,9 +193,15 @@ const send = async () => {
     if (answer.status === 200) {
       acceptedMs.push(ms)
       count('200')
-    } else count(`${answer.status}${answer.retryAfter === undefined && (answer.status === 429 || answer.status === 503) ? ' without Retry-After' : ''}`)
+    } else {
+      count(`${answer.status}${answer.retryAfter === undefined && (answer.status === 429 || answer.status === 503) ? ' without Retry-After' : ''}`)
+      if (POLITE && answer.retryAfter !== undefined) await sleep(Number(answer.retryAfter) * 1000)
+    }
   } catch (err) {
-    count((err as NodeJS.ErrnoException).code ?? (err as Error).message)
+    // A reset on a kept-alive connection the sender reused is the race of idle timeouts, not load.
+    const { code, reusedSocket } = err as NodeJS.ErrnoException & { reusedSocket?: boolean }
+    count(`${code ?? (err as Error).message}${reusedSocket ? ' (reused connection)' : ''}`)
+    console.log(`  ${new Date().toISOString()} ${code} after ${Math.round(performance.now() - sentAt)} ms${reusedSocket ? ' on a reused connection' : ''}`)
   } finally {
     clearTimeout(timer)
     inFlight--

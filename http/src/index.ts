@@ -8,7 +8,7 @@ export { queryCount, queryTime } from './api/query-params.js'
 export { storageNotReady } from './api/storage-readiness.js'
 export { createTraceRoutes, type TraceDetails } from './api/trace-routes.js'
 export { createHttpApp, type MountedRouter } from './http-app.js'
-export { listen, type RunningServer } from './server.js'
+export { listen, KEEP_ALIVE_TIMEOUT_MS, type ListenOptions, type RunningServer } from './server.js'
 export { createFeedbackRoutes } from './feedback/feedback-routes.js'
 // The body /v1/feedback validates: the SDK's, which sends it (one schema for both ends).
 export { feedbackSchema, traceIdSchema } from '@sieve/protocol'

@@ -35,9 +35,26 @@ function closeIfIdle(socket: Socket): void {
   })
 }
 
+/**
+ * How long a kept-alive connection may stay idle before the server closes it. A request sent on a
+ * connection the server is closing is reset, so the closing should fall to the sender, which knows
+ * when it will send next. Node's 5 s default sat right on OpenTelemetry's batch export interval (5 s
+ * in every SDK), and senders that do not read the `Keep-Alive: timeout` hint (Go's transport keeps
+ * idle connections 90 s, Python's urllib3 without limit) reused connections as the server closed
+ * them: `bench:ingest -- --soak --overload --honour-retry-after` saw a reset or EPIPE in three runs of
+ * five. 65 s also outlasts load balancers' usual 60 s idle timeout, so they close first too.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+
+export interface ListenOptions {
+  /** The idle timeout of kept-alive connections (default KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs?: number
+}
+
 /** Listens on host:port; a failure names the address and, for the usual causes, what is wrong in words. */
-export async function listen(app: Express, host: string, port: number): Promise<RunningServer> {
+export async function listen(app: Express, host: string, port: number, options: ListenOptions = {}): Promise<RunningServer> {
   const server: Server = app.listen(port, host)
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? KEEP_ALIVE_TIMEOUT_MS
   server.on('timeout', closeIfIdle)
   try {
     await once(server, 'listening')

@@ -23,7 +23,8 @@ export function otlpSender(url: string, connections: number): { post(body: Buffe
         res.on('end', () => resolve({ status: res.statusCode!, ...(retryAfter === undefined ? {} : { retryAfter }) }))
         res.on('error', reject)
       })
-      req.on('error', reject)
+      // Whether the connection was a kept-alive one reused: a reset there is the race of idle timeouts.
+      req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })))
       req.end(body)
     })
   return { send, post: async (body) => (await send(body)).status, close: () => agent.destroy() }
