@@ -56,7 +56,8 @@ export const SETTINGS = {
     default: 128 * 1024 * 1024,
   },
   SIEVE_MAX_QUEUE_WAIT_MS: {
-    description: 'in-process queue: new trace requests get 429 with Retry-After while its oldest span has waited longer than this',
+    description:
+      'in-process queue: new trace requests get 429 with Retry-After while its oldest span has waited longer than this, or while storing what it holds and the bodies being read would take longer at the recent pace',
     default: 5000,
   },
   SIEVE_LOG_LEVEL: { description: 'debug, info, warn or error', default: 'info' },

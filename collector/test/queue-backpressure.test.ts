@@ -134,18 +134,18 @@ describe('in-process queue behind the OTLP receiver', () => {
 
   test('while the oldest queued span waits past the bound, requests are answered 429 before they are read', async () => {
     // The first batch is taken and held; what comes after it waits in the queue.
-    const { queue, release } = await heldQueue({ lingerMs: 0, maxWaitMs: 50 })
+    const { queue, release } = await heldQueue({ lingerMs: 0, maxWaitMs: 200 })
     const receiver = await startReceiver({ queue })
     try {
       const first = post(receiver.url, otlpJson(2, 1))
       await untilDepth(queue, 2)
       const second = post(receiver.url, otlpJson(2, 2))
       await untilDepth(queue, 4)
-      await new Promise((resolve) => setTimeout(resolve, 80))
+      await new Promise((resolve) => setTimeout(resolve, 250))
       const refused = await post(receiver.url, otlpJson(2, 3))
       assert.equal(refused.status, 429)
       assert.ok(Number(refused.headers.get('retry-after')) > 0)
-      assert.match(await refused.text(), /queue is behind: spans wait \d+ ms in the queue, over 50 ms/)
+      assert.match(await refused.text(), /queue is behind: spans wait \d+ ms in the queue, over 200 ms/)
       assert.match(await receiver.metrics.registry.metrics(), /^sieve_otlp_requests_shed_total\{reason="queue_wait"\} 1$/m)
       release()
       assert.deepEqual([(await first).status, (await second).status], [200, 200])

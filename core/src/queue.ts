@@ -100,11 +100,13 @@ export interface SpanQueue {
    */
   publish(spans: Span[], bytes?: number): Promise<PublishOutcome | void>
   /**
-   * Why a publish now would only wait too long or be refused for load (full, or its oldest span
-   * waiting past the bound), so the receiver answers 429 before reading the request; undefined when
-   * it takes spans. Kafka is never saturated: it pushes back through produce timeouts instead (503).
+   * Why a publish now would only wait too long or be refused for load (full, its oldest span
+   * waiting past the bound, or what it holds and `incomingBytes` more expected to), so the receiver
+   * answers 429 before reading the request; undefined when it takes spans. `incomingBytes`: request
+   * bodies taken and not yet published, the one asking included. Kafka is never saturated: it
+   * pushes back through produce timeouts instead (503).
    */
-  saturated(): Saturation | undefined
+  saturated(incomingBytes?: number): Saturation | undefined
   /**
    * Why spans published now would not become durable though the queue takes them (for readiness):
    * on a `handled` queue, a group it waits for failing attempt after attempt (storage down).

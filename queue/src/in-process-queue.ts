@@ -21,8 +21,9 @@ import {
  * - Bounded: a publish that would take the queue past `capacity` spans or `capacityBytes` bytes
  *   (as they came in) fails with QueueFullError (the receiver answers 429), so a slow store pushes
  *   back on clients instead of growing memory. `saturated()` says so before a request is read:
- *   full, or its oldest span waiting past `maxWaitMs`. The spans bound fits small spans; the bytes
- *   bound, large ones (a 32 KB prompt per span fills it at a thirtieth of the spans).
+ *   full, its oldest span waiting past `maxWaitMs`, or a new request's spans expected to wait past
+ *   it at the pace the gating groups store. The spans bound fits small spans; the bytes bound,
+ *   large ones (a 32 KB prompt per span fills it at a thirtieth of the spans).
  * - Group commit: spans of all requests that arrive while a group's handler is busy (or within
  *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans` spans and `maxBatchBytes`
  *   bytes (one publish alone may be larger).
@@ -43,8 +44,10 @@ export interface InProcessQueueOptions {
   /** Bytes (of the request bodies that carried them) of the spans it holds at most (SIEVE_MAX_QUEUE_BYTES). */
   capacityBytes?: number
   /**
-   * `saturated()` while the oldest span no group has taken yet waited longer than this: new
-   * requests are shed (429) rather than answered after the sender gave up (SIEVE_MAX_QUEUE_WAIT_MS).
+   * `saturated()` while the oldest span no group has taken yet waited longer than this, or while
+   * what a gating group holds (and the bodies still to come) would take it longer to store at its
+   * recent pace: new requests are shed (429) rather than answered after the sender gave up
+   * (SIEVE_MAX_QUEUE_WAIT_MS).
    */
   maxWaitMs?: number
   maxBatchSpans?: number
@@ -91,12 +94,23 @@ interface Entry {
   quarantined: QuarantinedSpan[]
 }
 
+/** Spans and bytes handled in so many milliseconds. */
+interface Work {
+  spans: number
+  bytes: number
+  ms: number
+}
+
 interface Group {
   options: SubscribeOptions
   entries: Entry[]
   depth: number
   /** What the spans counted in `depth` weigh. */
   bytes: number
+  /** What its handled batches took, recent ones weighing most: its pace. */
+  pace?: Work
+  /** The batch being handled: spans, bytes and when it was handed over (`ms`). */
+  handling?: Work
   busy: boolean
   timer?: NodeJS.Timeout
   idle: (() => void)[]
@@ -164,8 +178,14 @@ export class InProcessQueue implements SpanQueue {
     return undefined
   }
 
-  /** Full, or its oldest span not taken by a group waited past `maxWaitMs`: the receiver sheds requests (429). */
-  saturated(): Saturation | undefined {
+  /**
+   * Full; or its oldest span not taken by a group waited past `maxWaitMs`; or a gating group would
+   * take longer than that to store what it holds and `incomingBytes` more (request bodies taken and
+   * not yet published, this one's included): the receiver sheds requests (429). The last one bounds
+   * the wait of the newest request, which the oldest span's wait does not: a burst fills the queue
+   * in a moment, and then the last request in waits for all of it.
+   */
+  saturated(incomingBytes = 0): Saturation | undefined {
     // Full: no room left for one more span of one more byte.
     const full = this.full(1, 1)
     if (full) return { reason: 'queue_full', message: full }
@@ -174,6 +194,15 @@ export class InProcessQueue implements SpanQueue {
       const waited = now - (group.entries[0]?.at ?? now)
       if (waited > this.maxWaitMs) {
         return { reason: 'queue_wait', message: `spans wait ${Math.round(waited)} ms in the queue, over ${this.maxWaitMs} ms; retry later` }
+      }
+      // A failing store is no pace: its publishers are answered 503 (`failed`), and it is unready.
+      if (!this.gates.has(group.options.group) || group.failures > 0) continue
+      const expected = expectedWaitMs(group, incomingBytes, now)
+      if (expected > this.maxWaitMs) {
+        return {
+          reason: 'queue_wait',
+          message: `the spans queued take about ${Math.round(expected)} ms to store at the recent pace, over ${this.maxWaitMs} ms; retry later`,
+        }
       }
     }
     return undefined
@@ -305,10 +334,14 @@ export class InProcessQueue implements SpanQueue {
    */
   private async deliver(group: Group, entries: Entry[]): Promise<void> {
     const batch = entries.flatMap((e) => e.spans)
+    const handling: Work = { spans: batch.length, bytes: entries.reduce((sum, e) => sum + e.spanBytes * e.spans.length, 0), ms: performance.now() }
+    group.handling = handling
     const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {
       try {
         await group.options.onBatch(batch)
+        group.handling = undefined
+        group.pace = paced(group.pace, { ...handling, ms: performance.now() - handling.ms })
         group.failures = 0
         for (const entry of entries) this.settle(group, entry, entry.spans.length)
         return
@@ -316,6 +349,7 @@ export class InProcessQueue implements SpanQueue {
         this.options.onError?.(group.options.group, error, attempt)
         if (error instanceof UnprocessableSpansError && this.options.deadLetters) {
           // Storage answered, about the data: it is up. The lane goes on while the batch is split.
+          group.handling = undefined
           group.failures = 0
           this.isolate(group, entries, error)
           return
@@ -430,6 +464,31 @@ export class InProcessQueue implements SpanQueue {
     if (quarantined !== undefined) owner.entry.quarantined.push({ index: owner.index, reason: quarantined })
     this.settle(group, owner.entry, 1)
   }
+}
+
+/** How much a new batch's figures count in a group's pace: the last few batches set it. */
+const PACE_WEIGHT = 0.3
+
+function paced(pace: Work | undefined, batch: Work): Work {
+  if (!pace) return batch
+  const blend = (before: number, now: number) => before * (1 - PACE_WEIGHT) + now * PACE_WEIGHT
+  return { spans: blend(pace.spans, batch.spans), bytes: blend(pace.bytes, batch.bytes), ms: blend(pace.ms, batch.ms) }
+}
+
+/**
+ * Milliseconds the group would take to store what it holds and `incomingBytes` more, at its pace
+ * and no faster than the batch in hand goes (a batch handled for long is a slow store, or the
+ * first batch of a burst). 0 while nothing says how fast it stores.
+ */
+function expectedWaitMs(group: Group, incomingBytes: number, now: number): number {
+  let spansPerMs = group.pace && group.pace.ms > 0 ? group.pace.spans / group.pace.ms : Infinity
+  let bytesPerMs = group.pace && group.pace.ms > 0 && group.pace.bytes > 0 ? group.pace.bytes / group.pace.ms : Infinity
+  if (group.handling) {
+    const elapsed = now - group.handling.ms
+    spansPerMs = Math.min(spansPerMs, group.handling.spans / elapsed)
+    if (group.handling.bytes > 0) bytesPerMs = Math.min(bytesPerMs, group.handling.bytes / elapsed)
+  }
+  return Math.max(group.depth / spansPerMs, (group.bytes + incomingBytes) / bytesPerMs)
 }
 
 function entriesOf(owners: Owners, spans: QueuedSpan[]): Set<Entry> {

@@ -185,6 +185,55 @@ describe('in-process queue', () => {
     await queue.close()
   })
 
+  test('shed before it is full when what it holds would take a gating group past maxWaitMs at the pace of the batch in hand', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, maxWaitMs: 400, gates: ['g'] })
+    const held = gate()
+    await queue.subscribe({ group: 'g', onBatch: () => held.opened })
+    const first = queue.publish(spans('a', 10), 1000)
+    const second = queue.publish(spans('b', 10), 1000)
+    assert.equal(queue.saturated(), undefined, 'nothing says yet how fast it stores')
+    // 10 spans in hand for 250 ms: at most 0.04 a millisecond, so the 20 held take 500 ms or more,
+    // though the oldest span not taken has waited 250 ms only.
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    const saturated = queue.saturated()
+    assert.equal(saturated?.reason, 'queue_wait')
+    assert.match(saturated?.message ?? '', /^the spans queued take about \d+ ms to store at the recent pace, over 400 ms; retry later$/)
+    held.open()
+    await Promise.all([first, second])
+    assert.equal(queue.saturated(), undefined, 'an empty queue takes requests')
+    await queue.close()
+  })
+
+  test('the pace of handled batches bounds what may still come in: the bodies being read count', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, maxWaitMs: 100, gates: ['g'] })
+    // 1,000 bytes stored in 20 ms or more: at most 50 bytes a millisecond.
+    await queue.subscribe({ group: 'g', onBatch: () => new Promise((resolve) => setTimeout(resolve, 20)) })
+    await queue.publish(spans('a', 10), 1000)
+    assert.equal(queue.saturated(1000), undefined, 'a body stored in about 20 ms')
+    assert.equal(queue.saturated(10_000)?.reason, 'queue_wait', 'bodies that take 200 ms or more')
+    await queue.close()
+  })
+
+  test('a failing store is not taken for a slow one: its publishers get QueueUnavailableError, new requests are not shed for its pace', async () => {
+    const queue = new InProcessQueue({ lingerMs: 0, maxWaitMs: 50, gateAttempts: 1, retryInitialMs: 200, gates: ['g'] })
+    let failing = true
+    await queue.subscribe({
+      group: 'g',
+      onBatch: async () => {
+        if (failing) throw new Error('storage is down')
+      },
+    })
+    try {
+      await assert.rejects(queue.publish(spans('a', 1), 100), (err) => err instanceof QueueUnavailableError)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(queue.saturated(), undefined)
+      assert.match(queue.stalled() ?? '', /has failed/)
+    } finally {
+      failing = false
+      await queue.close()
+    }
+  })
+
   test('a failed batch is delivered again, whole, until it succeeds', async () => {
     const queue = new InProcessQueue({ lingerMs: 0, retryInitialMs: 1, gateAttempts: 10, gates: ['g'] })
     const attempts: string[][] = []
