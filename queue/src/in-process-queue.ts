@@ -94,10 +94,14 @@ interface Entry {
   quarantined: QuarantinedSpan[]
 }
 
-/** Spans and bytes handled in so many milliseconds. */
-interface Work {
+/** Spans, and the bytes they came in. */
+interface Load {
   spans: number
   bytes: number
+}
+
+/** A load handled in so many milliseconds. */
+interface Work extends Load {
   ms: number
 }
 
@@ -109,8 +113,8 @@ interface Group {
   bytes: number
   /** What its handled batches took, recent ones weighing most: its pace. */
   pace?: Work
-  /** The batch being handled: spans, bytes and when it was handed over (`ms`). */
-  handling?: Work
+  /** The batch being handled, and when it was handed over (performance.now()). */
+  handling?: Load & { since: number }
   busy: boolean
   timer?: NodeJS.Timeout
   idle: (() => void)[]
@@ -334,14 +338,14 @@ export class InProcessQueue implements SpanQueue {
    */
   private async deliver(group: Group, entries: Entry[]): Promise<void> {
     const batch = entries.flatMap((e) => e.spans)
-    const handling: Work = { spans: batch.length, bytes: entries.reduce((sum, e) => sum + e.spanBytes * e.spans.length, 0), ms: performance.now() }
+    const handling = { spans: batch.length, bytes: entries.reduce((sum, e) => sum + e.spanBytes * e.spans.length, 0), since: performance.now() }
     group.handling = handling
     const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {
       try {
         await group.options.onBatch(batch)
         group.handling = undefined
-        group.pace = paced(group.pace, { ...handling, ms: performance.now() - handling.ms })
+        group.pace = paced(group.pace, { spans: handling.spans, bytes: handling.bytes, ms: performance.now() - handling.since })
         group.failures = 0
         for (const entry of entries) this.settle(group, entry, entry.spans.length)
         return
@@ -484,7 +488,7 @@ function expectedWaitMs(group: Group, incomingBytes: number, now: number): numbe
   let spansPerMs = group.pace && group.pace.ms > 0 ? group.pace.spans / group.pace.ms : Infinity
   let bytesPerMs = group.pace && group.pace.ms > 0 && group.pace.bytes > 0 ? group.pace.bytes / group.pace.ms : Infinity
   if (group.handling) {
-    const elapsed = now - group.handling.ms
+    const elapsed = now - group.handling.since
     spansPerMs = Math.min(spansPerMs, group.handling.spans / elapsed)
     if (group.handling.bytes > 0) bytesPerMs = Math.min(bytesPerMs, group.handling.bytes / elapsed)
   }
