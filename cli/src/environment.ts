@@ -65,6 +65,11 @@ export const SETTINGS = {
     description: 'fsync each insert into the embedded engine (part and directory): acknowledged data survives a power loss, not only a crash; slower inserts',
     default: false,
   },
+  SIEVE_ENGINE_MAX_MEMORY: {
+    description:
+      "the embedded engine's memory at most, in bytes (2 GiB; its statements, merges and caches, beside the V8 heap); a statement past it fails, and inserts are retried",
+    default: 2 * 1024 * 1024 * 1024,
+  },
   CLICKHOUSE_URL: { description: 'a ClickHouse server instead of the embedded engine', unset: 'embedded, in SIEVE_DATA_DIR/clickhouse' },
   CLICKHOUSE_USER: { description: 'user for CLICKHOUSE_URL', unset: "the server's default user" },
   CLICKHOUSE_PASSWORD: { description: 'password for CLICKHOUSE_URL', unset: 'none' },
@@ -108,6 +113,7 @@ export const REMOTE_ENV: EnvName[] = ['SIEVE_URL', 'SIEVE_OPS_TOKEN']
 export const STORAGE_ENV: EnvName[] = [
   'SIEVE_DATA_DIR',
   'SIEVE_FSYNC',
+  'SIEVE_ENGINE_MAX_MEMORY',
   'CLICKHOUSE_URL',
   'CLICKHOUSE_USER',
   'CLICKHOUSE_PASSWORD',

@@ -65,6 +65,8 @@ export const envSchema = z.object({
   SIEVE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Off: an acknowledged span survives a crash of the process, not a power loss (storage/table-settings.ts).
   SIEVE_FSYNC: z.stringbool().default(false),
+  // The embedded engine's own memory (statements, merges, caches), beside V8's heap (collector/README.md, Memory).
+  SIEVE_ENGINE_MAX_MEMORY: positiveInt.default(2 * 1024 * 1024 * 1024),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
@@ -129,8 +131,11 @@ export interface Config {
   /** In-process queue: bytes (of the request bodies that carried them) of the spans it holds at most; past it, 429. */
   maxQueueBytes: number
   logLevel: Env['SIEVE_LOG_LEVEL']
-  clickhouse: /** fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset. */
-    | { kind: 'embedded'; path: string; database: string; fsync?: boolean }
+  clickhouse: /**
+   * fsync: each insert (and merge) fsyncs its part and directory before returning (SIEVE_FSYNC); off when unset.
+   * maxMemoryBytes: the engine's memory bound (SIEVE_ENGINE_MAX_MEMORY); unset, ClickHouse's own, 90% of RAM.
+   */
+    | { kind: 'embedded'; path: string; database: string; fsync?: boolean; maxMemoryBytes?: number }
     | { kind: 'server'; url: string; username?: string; password?: string; database: string; cluster?: string }
   kafka?: {
     brokers: string[]
@@ -206,6 +211,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         "fsync_part_directory in the server's <merge_tree> configuration instead",
     ])
   }
+  if (merged.SIEVE_ENGINE_MAX_MEMORY !== undefined && e.CLICKHOUSE_URL) {
+    throw new ConfigError([
+      "SIEVE_ENGINE_MAX_MEMORY: applies to the embedded engine only; with CLICKHOUSE_URL set the server's max_server_memory_usage instead",
+    ])
+  }
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
     throw new ConfigError(['CLICKHOUSE_CLUSTER: names a cluster of ClickHouse servers; set CLICKHOUSE_URL to one of them (the embedded engine is one process)'])
   }
@@ -240,7 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           database,
           ...(e.CLICKHOUSE_CLUSTER ? { cluster: e.CLICKHOUSE_CLUSTER } : {}),
         }
-      : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database, fsync: e.SIEVE_FSYNC },
+      : { kind: 'embedded', path: `${e.SIEVE_DATA_DIR}/clickhouse`, database, fsync: e.SIEVE_FSYNC, maxMemoryBytes: e.SIEVE_ENGINE_MAX_MEMORY },
     kafka: e.KAFKA_BROKERS?.length
       ? {
           brokers: e.KAFKA_BROKERS,

@@ -10,7 +10,7 @@ test('defaults give the embedded engine under ./data and the in-process queue', 
   const config = loadConfig({})
   assert.equal(config.host, '127.0.0.1')
   assert.equal(config.port, 4318)
-  assert.deepEqual(config.clickhouse, { kind: 'embedded', path: './data/clickhouse', database: 'sieve', fsync: false })
+  assert.deepEqual(config.clickhouse, { kind: 'embedded', path: './data/clickhouse', database: 'sieve', fsync: false, maxMemoryBytes: 2 * 1024 * 1024 * 1024 })
   assert.equal(config.kafka, undefined)
   assert.equal(config.apiKeys.size, 0)
 })
@@ -55,6 +55,21 @@ test('SIEVE_FSYNC turns on fsync of the embedded engine; with a server it is ref
   assert.throws(() => loadConfig({ SIEVE_FSYNC: 'always' }), /SIEVE_FSYNC: .*\(got 'always'\)/)
   assert.throws(() => loadConfig({ SIEVE_FSYNC: '1', CLICKHOUSE_URL: 'http://ch:8123' }), /SIEVE_FSYNC: .*<merge_tree>/)
   assert.equal(loadConfig({ SIEVE_FSYNC: '0', CLICKHOUSE_URL: 'http://ch:8123' }).clickhouse.kind, 'server')
+})
+
+test('SIEVE_ENGINE_MAX_MEMORY bounds the embedded engine (2 GiB unless set); with a server it is refused, not ignored', () => {
+  const bound = (env: Record<string, string>) => {
+    const { clickhouse } = loadConfig(env)
+    return clickhouse.kind === 'embedded' && clickhouse.maxMemoryBytes
+  }
+  assert.equal(bound({}), 2 * 1024 * 1024 * 1024)
+  assert.equal(bound({ SIEVE_ENGINE_MAX_MEMORY: '536870912' }), 536870912)
+  assert.throws(() => loadConfig({ SIEVE_ENGINE_MAX_MEMORY: '512M' }), /SIEVE_ENGINE_MAX_MEMORY: .*\(got '512M'\)/)
+  assert.throws(
+    () => loadConfig({ SIEVE_ENGINE_MAX_MEMORY: '536870912', CLICKHOUSE_URL: 'http://ch:8123' }),
+    /SIEVE_ENGINE_MAX_MEMORY: .*max_server_memory_usage/,
+  )
+  assert.equal(loadConfig({ CLICKHOUSE_URL: 'http://ch:8123' }).clickhouse.kind, 'server')
 })
 
 test('servers are chosen by CLICKHOUSE_URL and KAFKA_BROKERS', () => {

@@ -67,15 +67,20 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     const path = resolve(config.path)
     // Loaded here, not at import: a process (or worker thread) that never opens the embedded engine
     // must not load its native library, which does not survive being loaded by two threads at once.
-    const [{ createChdbConnection }, { drainPending }] = await loadChdb()
+    const [{ createChdbConnection }, { drainPending, Session }] = await loadChdb()
+    let bound: InstanceType<typeof Session> | undefined
     let connection: ChdbConnection | undefined
     let inserts: ChdbConnection
     try {
       mkdirSync(path, { recursive: true })
+      // Server settings are taken from the connection that starts the process's one engine, and
+      // createChdbConnection passes none: this session starts it, and is held until close.
+      if (config.maxMemoryBytes) bound = new Session(path, { connectionArgs: [`--max_server_memory_usage=${config.maxMemoryBytes}`] })
       connection = createChdbConnection({ path })
       inserts = createChdbConnection({ path })
     } catch (err) {
       await connection?.close()
+      bound?.close()
       throw new StorageError(
         `cannot open the embedded ClickHouse engine at ${path} (${(err as Error).message}). ` +
           'Only one process can use a data directory: is another `sieve up` running with this SIEVE_DATA_DIR?',
@@ -89,7 +94,7 @@ export async function createStorage(config: StorageConfig): Promise<Storage> {
     await client.command({ query: `SET os_thread_priority = ${ENGINE_NICE}` })
     await inserts.chdb.queryAsync(`SET os_thread_priority = ${ENGINE_NICE}`)
     lowerEngineThreads(ENGINE_NICE)
-    const storage = new EmbeddedStorage(client, inserts, drainPending, config.fsync ?? false)
+    const storage = new EmbeddedStorage(client, inserts, () => bound?.close(), drainPending, config.fsync ?? false)
     // Tables that exist now; migrate() applies the settings to those it creates (table-settings.ts).
     await applyEmbeddedTableSettings(storage)
     return storage
@@ -148,6 +153,7 @@ class EmbeddedStorage extends ClientStorage {
   constructor(
     client: ClickHouseClient,
     private readonly inserts: ChdbConnection,
+    private readonly closeBound: () => void,
     private readonly drainPending: () => Promise<void>,
     fsync: boolean,
   ) {
@@ -175,6 +181,7 @@ class EmbeddedStorage extends ClientStorage {
   override async close(): Promise<void> {
     await this.inserts.close()
     await super.close()
+    this.closeBound()
     await this.drainPending()
   }
 }
