@@ -5,7 +5,8 @@
  * with the spans stored and the answers of each interval. Ends with every answer by kind (each
  * status, with or without `Retry-After`; connection errors such as ECONNRESET; requests unanswered
  * after REQUEST_TIMEOUT_MS), the time to an answer (all, and the 200s alone: what a sender whose
- * spans were taken waited, against OpenTelemetry exporters' 10 s default timeout), the `/metrics`
+ * spans were taken waited, against OpenTelemetry exporters' 10 s default timeout; the 200s later
+ * than that, and when the five slowest were sent), the `/metrics`
  * scrapes (one a second, each given 5 s as Prometheus gives it: latency and failures), the longest
  * main-thread stall (`nodejs_eventloop_lag_max_seconds`, monitorEventLoopDelay reset at each
  * scrape), RSS and heap (start, end, peak, the trend of the second half, 10 s idle after), the
@@ -74,6 +75,8 @@ const SCRAPE_EVERY_MS = 1000
 const SCRAPE_TIMEOUT_MS = 5000
 /** A request unanswered this long counts as timed out (OTLP exporters give up after 10 s by default). */
 const REQUEST_TIMEOUT_MS = 60_000
+/** A 200 later than this came after OpenTelemetry exporters' default timeout: the sender had given up and resent. */
+const LATE_200_MS = 10_000
 const POOL = 16
 
 const work = mkdtempSync(join(tmpdir(), 'sieve-soak-'))
@@ -140,6 +143,8 @@ async function sample(seconds: number): Promise<Sample> {
 const answerMs: number[] = []
 /** The same for the 200s alone: a sender that gave up first (10 s by default) resends spans already taken. */
 const acceptedMs: number[] = []
+/** When (seconds into the run) each 200 was sent, and how long it took: where the tail comes from. */
+const accepted: { sentS: number; ms: number }[] = []
 /** Answers by kind: `200`, `429`, `429 without Retry-After`, `ECONNRESET`, `timeout`... */
 const answers = new Map<string, number>()
 let interval = new Map<string, number>()
@@ -192,6 +197,7 @@ const send = async () => {
     answerMs.push(ms)
     if (answer.status === 200) {
       acceptedMs.push(ms)
+      accepted.push({ sentS: (sentAt - started) / 1000, ms })
       count('200')
     } else {
       count(`${answer.status}${answer.retryAfter === undefined && (answer.status === 429 || answer.status === 503) ? ' without Retry-After' : ''}`)
@@ -289,11 +295,17 @@ const acceptedAt = percentilesOf(acceptedMs)
 const answered = (answers.get('200') ?? 0) + [...answers].filter(([k]) => /^(429|503)$/.test(k)).reduce((a, [, n]) => a + n, 0)
 const unanswered = [...answers].filter(([k]) => !/^\d{3}/.test(k)).reduce((a, [, n]) => a + n, 0)
 const minute = Math.min(60, SECONDS)
+const slowest = [...accepted]
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 5)
+  .map((a) => `${a.sentS.toFixed(0)} s (took ${(a.ms / 1000).toFixed(1)} s)`)
+  .join(', ')
 console.log(`
 Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; ${sent} requests (${sent * SPANS_PER_REQUEST} spans) sent, ${CONCURRENCY} in flight at most${RATE ? `, ${behind} sent late` : ''}
   answers                     ${listed(answers)}
   unanswered                  ${unanswered} (connection errors and timeouts of ${REQUEST_TIMEOUT_MS / 1000} s)
   time to an answer           p50 ${answerAt(50)} ms, p99 ${answerAt(99)} ms, max ${answerAt(100)} ms; the 200s p50 ${acceptedAt(50)} ms, p99 ${acceptedAt(99)} ms, max ${acceptedAt(100)} ms
+  200s after ${LATE_200_MS / 1000} s             ${accepted.filter((a) => a.ms > LATE_200_MS).length}; the slowest five sent at ${slowest}
   /metrics scrapes            ${latencies.length + scrapes.failed}: ${scrapes.failed} failed (${SCRAPE_TIMEOUT_MS / 1000} s timeout); latency p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms
   longest main-thread stall   ${Math.round(scrapes.longestStallMs)} ms
   stored                      ${last.stored} spans (${Math.round(last.stored / SECONDS)} spans/s)
