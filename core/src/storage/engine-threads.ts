@@ -18,8 +18,12 @@ import { setPriority } from 'node:os'
 export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
   if (lowering) return
   lowering = true
-  const own = readTask(process.pid, 'comm')
+  const own = nameOf(readStat(process.pid))
   if (own === undefined) return
+  // Node's threads stay Node's: read once, not every scan. Reading two files of every thread each
+  // second cost an idle process 0.45 ms of main-thread CPU a second (25 threads); the engine's stat
+  // alone, 0.17. Forgotten when they end, as a thread id may be reused.
+  const nodeThreads = new Set<number>([process.pid])
   const scan = () => {
     let tids: string[]
     try {
@@ -27,21 +31,30 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
     } catch {
       return
     }
+    const live = new Set<number>()
     for (const entry of tids) {
       const tid = Number(entry)
-      const name = readTask(tid, 'comm')
-      if (tid === process.pid || name === undefined || name === own || NODE_THREAD_NAMES.has(name)) continue
-      // Read each time, not remembered: with CAP_SYS_NICE ClickHouse puts a thread back to 0 after a
-      // statement. Only threads at the default are lowered: with it, the engine raises a few of its
-      // own on purpose (MemoryWorker at -20).
-      const stat = readTask(tid, 'stat')
-      if (stat === undefined || niceOf(stat) !== 0) continue
+      live.add(tid)
+      if (nodeThreads.has(tid)) continue
+      // Read each time for the engine's threads: with CAP_SYS_NICE ClickHouse puts a thread back to 0
+      // after a statement, and a pool thread takes the name of the job it runs.
+      const stat = readStat(tid)
+      const name = nameOf(stat)
+      if (stat === undefined || name === undefined) continue
+      if (name === own || NODE_THREAD_NAMES.has(name)) {
+        nodeThreads.add(tid)
+        continue
+      }
+      // Only threads at the default are lowered: with CAP_SYS_NICE the engine raises a few of its own
+      // on purpose (MemoryWorker at -20).
+      if (niceOf(stat) !== 0) continue
       try {
         setPriority(tid, nice)
       } catch {
         // Ended since it was listed: nothing to lower.
       }
     }
+    for (const tid of nodeThreads) if (!live.has(tid)) nodeThreads.delete(tid)
   }
   scan()
   setInterval(scan, intervalMs).unref()
@@ -71,10 +84,14 @@ export function niceOf(stat: string): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
 }
 
-function readTask(tid: number, file: 'comm' | 'stat'): string | undefined {
+/** A thread's name, as its stat gives it between parentheses (the name may hold spaces and parentheses). */
+function nameOf(stat: string | undefined): string | undefined {
+  return stat === undefined ? undefined : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+}
+
+function readStat(tid: number): string | undefined {
   try {
-    const text = readFileSync(`/proc/self/task/${tid}/${file}`, 'utf8')
-    return file === 'comm' ? text.trimEnd() : text
+    return readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
   } catch {
     return undefined
   }
