@@ -260,7 +260,8 @@ describe('spans', () => {
     const main = threads().find((t) => t.tid === process.pid)!
     const engine = () => threads().filter((t) => t.name !== main.name && !NODE_THREAD_NAMES.has(t.name))
     // None left at the default 0; with CAP_SYS_NICE the engine raises a few itself (MemoryWorker at -20).
-    await until('every engine thread lowered', () => engine().every((t) => t.nice !== 0), 5000).catch(() => {
+    // A scan comes at most 4 s after the one before (lowerEngineThreads).
+    await until('every engine thread lowered', () => engine().every((t) => t.nice !== 0), 10_000).catch(() => {
       assert.fail(
         `engine threads: ${engine()
           .map((t) => `${t.name} ${t.nice}`)

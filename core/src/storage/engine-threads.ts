@@ -10,12 +10,13 @@ import { setPriority } from 'node:os'
  * The engine's threads are told from Node's by name: the engine names each thread it starts
  * (ThreadPool, MergeMutate, BgSchPool...), and Node's own are in NODE_THREAD_NAMES. V8's helpers
  * (garbage collection among their work) and libuv's pool keep the main thread's priority. The
- * engine starts threads as it needs them, so they are looked for again every `intervalMs`; a thread
- * the engine starts from one already lowered inherits the value.
+ * engine starts threads as it needs them, so they are looked for again, `intervalMs` after a scan
+ * that found a new one, up to `maxIntervalMs` after scans that found none; a thread the engine
+ * starts from one already lowered inherits the value.
  * Once per process (the engine is the process's, whichever store opened it), for as long as it
  * runs; on a system without /proc/self/task it does nothing.
  */
-export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
+export function lowerEngineThreads(nice: number, intervalMs = 1000, maxIntervalMs = 4000): void {
   if (lowering) return
   lowering = true
   const own = nameOf(readStat(process.pid))
@@ -24,6 +25,7 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
   // second cost an idle process 0.45 ms of main-thread CPU a second (25 threads); the engine's stat
   // alone, 0.17. Forgotten when they end, as a thread id may be reused.
   const nodeThreads = new Set<number>([process.pid])
+  const engineThreads = new Set<number>()
   const scan = () => {
     let tids: string[]
     try {
@@ -32,9 +34,11 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
       return
     }
     const live = new Set<number>()
+    let started = false
     for (const entry of tids) {
       const tid = Number(entry)
       live.add(tid)
+      if (!nodeThreads.has(tid) && !engineThreads.has(tid)) started = true
       if (nodeThreads.has(tid)) continue
       // Read each time for the engine's threads: with CAP_SYS_NICE ClickHouse puts a thread back to 0
       // after a statement, and a pool thread takes the name of the job it runs.
@@ -45,6 +49,7 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
         nodeThreads.add(tid)
         continue
       }
+      engineThreads.add(tid)
       // Only threads at the default are lowered: with CAP_SYS_NICE the engine raises a few of its own
       // on purpose (MemoryWorker at -20).
       if (niceOf(stat) !== 0) continue
@@ -54,10 +59,14 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000): void {
         // Ended since it was listed: nothing to lower.
       }
     }
-    for (const tid of nodeThreads) if (!live.has(tid)) nodeThreads.delete(tid)
+    for (const known of [nodeThreads, engineThreads]) for (const tid of known) if (!live.has(tid)) known.delete(tid)
+    // Threads start when the engine gets work: scanned again soon then, less and less often while
+    // none starts (every second, this scan was half an idle process's JavaScript).
+    wait = started ? intervalMs : Math.min(maxIntervalMs, wait * 2)
+    setTimeout(scan, wait).unref()
   }
+  let wait = intervalMs
   scan()
-  setInterval(scan, intervalMs).unref()
 }
 
 let lowering = false
