@@ -65,6 +65,25 @@ test('progress: none until recorded; recorded the slack behind the stage, never 
   assert.equal(await readProgress(client, 'scores'), undefined)
 })
 
+test('progress: an idle stage records once past its last work, then nothing until it works again', async () => {
+  let lastWork = Date.now() - 60_000
+  const recorder = new ProgressRecorder({ storage: client, stage: 'scores', doneBefore: () => Date.now(), lastWorkAt: () => lastWork, intervalMs: 20 })
+  recorder.start()
+  try {
+    await sleep(150)
+    const first = await readProgress(client, 'scores')
+    assert.ok(first !== undefined && first >= lastWork)
+    await sleep(150)
+    assert.equal(await readProgress(client, 'scores'), first, 'idle: nothing more written')
+    lastWork = Date.now()
+    await sleep(150)
+    const moved = await readProgress(client, 'scores')
+    assert.ok(moved !== undefined && moved > first, 'work again: recorded again')
+  } finally {
+    await recorder.stop()
+  }
+})
+
 test('traces arrived since a time: earliest arrival first, bounded; unscored ones have no scores or older ones than their last span', async () => {
   const since = Date.now()
   await sleep(5)

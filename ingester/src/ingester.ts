@@ -79,12 +79,21 @@ export const RECOVERY_MAX_TRACES = 100_000
 class Uncovered {
   private next = 0
   private readonly began = new Map<number, number>()
+  private lastCovered = 0
 
   /** An insert begins; the function says its traces are in the rollup (or that it failed). */
   begin(): () => void {
     const id = this.next++
     this.began.set(id, Date.now())
-    return () => this.began.delete(id)
+    return () => {
+      this.began.delete(id)
+      this.lastCovered = Date.now()
+    }
+  }
+
+  /** Now while an insert is uncovered, else when the last one was covered: every span was stored before it. */
+  lastWorkAt(): number {
+    return this.began.size > 0 ? Date.now() : this.lastCovered
   }
 
   doneBefore(): number {
@@ -142,7 +151,13 @@ export async function startIngester(options: IngesterOptions): Promise<Ingester>
   const replays = commitAfterRollup ? new ReplayGuard(storage, group) : undefined
   const uncovered = options.recover ? new Uncovered() : undefined
   const progress = uncovered
-    ? new ProgressRecorder({ storage, stage: 'rollup', doneBefore: () => uncovered.doneBefore(), onError: options.onError })
+    ? new ProgressRecorder({
+        storage,
+        stage: 'rollup',
+        doneBefore: () => uncovered.doneBefore(),
+        lastWorkAt: () => uncovered.lastWorkAt(),
+        onError: options.onError,
+      })
     : undefined
   if (progress) {
     const started = performance.now()

@@ -107,6 +107,8 @@ export class Scorer {
   private reportedEvictions = 0
   private reportedLate = 0
   private readonly progress: ProgressRecorder | undefined
+  /** When spans last came to assembly (the progress recorder's clock): the scorer has been idle since, once none is unfinished. */
+  private lastSpanAt = 0
 
   private constructor(private readonly deps: ScorerDeps) {
     this.options = scorerOptionsSchema.parse(deps.options ?? {})
@@ -118,6 +120,7 @@ export class Scorer {
         storage: deps.recovery.storage,
         stage: 'scores',
         doneBefore: () => this.assembler.unfinishedSince() ?? now(),
+        lastWorkAt: () => (this.assembler.unfinishedSince() === undefined ? this.lastSpanAt : now()),
         onError: (err) => deps.log?.(`scorer: recording progress failed, will retry: ${(err as Error).message}`),
       })
     }
@@ -146,6 +149,7 @@ export class Scorer {
    * slices; the offsets it commits stay below the spans not yet added (see the assembler's `commitPoints`).
    */
   private async assemble(batch: readonly QueuedSpan[]): Promise<void> {
+    this.lastSpanAt = (this.deps.now ?? Date.now)()
     const slice = new TimeSlice()
     for (let from = 0; from < batch.length; from += ASSEMBLE_SLICE_SPANS) {
       this.assembler.add(batch.slice(from, from + ASSEMBLE_SLICE_SPANS))
