@@ -306,19 +306,19 @@ export class InProcessQueue implements SpanQueue {
     }, this.lingerMs)
   }
 
-  private takeBatch(group: Group): Entry[] {
-    const taken: Entry[] = []
-    let size = 0
-    let bytes = 0
+  /** The entries of the next batch, and what they hold. */
+  private takeBatch(group: Group): { entries: Entry[]; load: Load } {
+    const entries: Entry[] = []
+    const load: Load = { spans: 0, bytes: 0 }
     while (group.entries.length > 0) {
       const next = group.entries[0] as Entry
       const nextBytes = next.spanBytes * next.spans.length
-      if (taken.length > 0 && (size + next.spans.length > this.maxBatchSpans || bytes + nextBytes > this.maxBatchBytes)) break
-      taken.push(group.entries.shift() as Entry)
-      size += next.spans.length
-      bytes += nextBytes
+      if (entries.length > 0 && (load.spans + next.spans.length > this.maxBatchSpans || load.bytes + nextBytes > this.maxBatchBytes)) break
+      entries.push(group.entries.shift() as Entry)
+      load.spans += next.spans.length
+      load.bytes += nextBytes
     }
-    return taken
+    return { entries, load }
   }
 
   private async run(group: Group): Promise<void> {
@@ -327,7 +327,10 @@ export class InProcessQueue implements SpanQueue {
       group.timer = undefined
     }
     group.busy = true
-    while (group.entries.length > 0 && !group.closed) await this.deliver(group, this.takeBatch(group))
+    while (group.entries.length > 0 && !group.closed) {
+      const { entries, load } = this.takeBatch(group)
+      await this.deliver(group, entries, load)
+    }
     group.busy = false
     this.wakeIdle(group)
   }
@@ -336,9 +339,9 @@ export class InProcessQueue implements SpanQueue {
    * Hands the batch to the group until it is handled, backing off between attempts; a batch
    * refused for its data is handed to `isolate` instead, and the lane moves on.
    */
-  private async deliver(group: Group, entries: Entry[]): Promise<void> {
+  private async deliver(group: Group, entries: Entry[], load: Load): Promise<void> {
     const batch = entries.flatMap((e) => e.spans)
-    const handling = { spans: batch.length, bytes: entries.reduce((sum, e) => sum + e.spanBytes * e.spans.length, 0), since: performance.now() }
+    const handling = { ...load, since: performance.now() }
     group.handling = handling
     const backoff = new Backoff(this.retry)
     for (let attempt = 1; ; attempt++) {

@@ -109,18 +109,20 @@ export class Scorer {
   private readonly progress: ProgressRecorder | undefined
   /** When spans last came to assembly (the progress recorder's clock): the scorer has been idle since, once none is unfinished. */
   private lastSpanAt = 0
+  /** The clock of assembly and of recorded progress. */
+  private readonly now: () => number
 
   private constructor(private readonly deps: ScorerDeps) {
     this.options = scorerOptionsSchema.parse(deps.options ?? {})
     const { tickMs: _t, writeBatchTraces: _w, maxUnscoredSpans: _u, maxUnscoredBytes: _b, group: _g, ...assembly } = this.options
+    this.now = deps.now ?? Date.now
     this.assembler = new TraceAssembler(assembly, deps.now)
     if (deps.recovery) {
-      const now = deps.now ?? Date.now
       this.progress = new ProgressRecorder({
         storage: deps.recovery.storage,
         stage: 'scores',
-        doneBefore: () => this.assembler.unfinishedSince() ?? now(),
-        lastWorkAt: () => (this.assembler.unfinishedSince() === undefined ? this.lastSpanAt : now()),
+        doneBefore: () => this.assembler.unfinishedSince() ?? this.now(),
+        lastWorkAt: () => (this.assembler.unfinishedSince() === undefined ? this.lastSpanAt : this.now()),
         onError: (err) => deps.log?.(`scorer: recording progress failed, will retry: ${(err as Error).message}`),
       })
     }
@@ -149,7 +151,7 @@ export class Scorer {
    * slices; the offsets it commits stay below the spans not yet added (see the assembler's `commitPoints`).
    */
   private async assemble(batch: readonly QueuedSpan[]): Promise<void> {
-    this.lastSpanAt = (this.deps.now ?? Date.now)()
+    this.lastSpanAt = this.now()
     const slice = new TimeSlice()
     for (let from = 0; from < batch.length; from += ASSEMBLE_SLICE_SPANS) {
       this.assembler.add(batch.slice(from, from + ASSEMBLE_SLICE_SPANS))
