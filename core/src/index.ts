@@ -27,6 +27,7 @@ export {
   type QueuedSpan,
   QueueFullError,
   QueueUnavailableError,
+  type IncomingBodies,
   type Saturation,
   type SpanQueue,
   type SubscribeOptions,

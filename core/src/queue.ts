@@ -101,12 +101,11 @@ export interface SpanQueue {
   publish(spans: Span[], bytes?: number): Promise<PublishOutcome | void>
   /**
    * Why a publish now would only wait too long or be refused for load (full, its oldest span
-   * waiting past the bound, or what it holds and `incomingBytes` more expected to), so the receiver
-   * answers 429 before reading the request; undefined when it takes spans. `incomingBytes`: request
-   * bodies taken and not yet published, the one asking included. Kafka is never saturated: it
-   * pushes back through produce timeouts instead (503).
+   * waiting past the bound, or what it holds and the bodies coming in expected to), so the receiver
+   * answers 429 before reading the request; undefined when it takes spans. Kafka is never
+   * saturated: it pushes back through produce timeouts instead (503).
    */
-  saturated(incomingBytes?: number): Saturation | undefined
+  saturated(incoming?: IncomingBodies): Saturation | undefined
   /**
    * Why spans published now would not become durable though the queue takes them (for readiness):
    * on a `handled` queue, a group it waits for failing attempt after attempt (storage down).
@@ -115,6 +114,14 @@ export interface SpanQueue {
   stalled(): string | undefined
   subscribe(options: SubscribeOptions): Promise<Subscription>
   close(): Promise<void>
+}
+
+/** Request bodies taken and not yet published, as the receiver asks about one more. */
+export interface IncomingBodies {
+  /** Their bytes as sent, the asking request's included. */
+  bytes: number
+  /** The asking request's (its Content-Length; 0 when it names none). */
+  asking: number
 }
 
 export interface Saturation {

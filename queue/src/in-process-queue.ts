@@ -4,6 +4,7 @@ import {
   QueueUnavailableError,
   UnprocessableSpansError,
   type BackoffRange,
+  type IncomingBodies,
   type PublishOutcome,
   type QuarantinedSpan,
   type QueueCapabilities,
@@ -23,7 +24,9 @@ import {
  *   back on clients instead of growing memory. `saturated()` says so before a request is read:
  *   full, its oldest span waiting past `maxWaitMs`, or a new request's spans expected to wait past
  *   it at the pace the gating groups store. The spans bound fits small spans; the bytes bound,
- *   large ones (a 32 KB prompt per span fills it at a thirtieth of the spans).
+ *   large ones (a 32 KB prompt per span fills it at a thirtieth of the spans). Until a gating
+ *   group has stored its first batch, which gives its pace, the queue takes what one batch of 1 KiB
+ *   spans carries (`maxBatchSpans` KiB; one body alone always).
  * - Group commit: spans of all requests that arrive while a group's handler is busy (or within
  *   `lingerMs`) reach the handler as one batch of at most `maxBatchSpans` spans and `maxBatchBytes`
  *   bytes (one publish alone may be larger).
@@ -129,6 +132,8 @@ interface Group {
 /** Which publish, and which of its spans, a queued span is: for settling the parts of a split batch. */
 type Owners = Map<QueuedSpan, { entry: Entry; index: number }>
 
+const NOTHING_INCOMING: IncomingBodies = { bytes: 0, asking: 0 }
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export class InProcessQueue implements SpanQueue {
@@ -141,6 +146,8 @@ export class InProcessQueue implements SpanQueue {
   private readonly maxWaitMs: number
   private readonly maxBatchSpans: number
   private readonly maxBatchBytes: number
+  /** What a gating group takes before it has a pace: one batch of 1 KiB spans. */
+  private readonly startBytes: number
   private readonly lingerMs: number
   private readonly retry: BackoffRange
   private readonly gateAttempts: number
@@ -152,6 +159,7 @@ export class InProcessQueue implements SpanQueue {
     this.maxWaitMs = options.maxWaitMs ?? Infinity
     this.maxBatchSpans = options.maxBatchSpans ?? 8192
     this.maxBatchBytes = options.maxBatchBytes ?? 32 * 1024 * 1024
+    this.startBytes = Math.min(this.maxBatchSpans * 1024, this.maxBatchBytes)
     this.lingerMs = options.lingerMs ?? 5
     this.retry = { baseMs: options.retryInitialMs ?? 100, maxMs: options.retryMaxMs ?? 5000 }
     this.gateAttempts = options.gateAttempts ?? 3
@@ -184,12 +192,13 @@ export class InProcessQueue implements SpanQueue {
 
   /**
    * Full; or its oldest span not taken by a group waited past `maxWaitMs`; or a gating group would
-   * take longer than that to store what it holds and `incomingBytes` more (request bodies taken and
-   * not yet published, this one's included): the receiver sheds requests (429). The last one bounds
-   * the wait of the newest request, which the oldest span's wait does not: a burst fills the queue
-   * in a moment, and then the last request in waits for all of it.
+   * take longer than that to store what it holds and the bodies coming in: the receiver sheds
+   * requests (429). The last one bounds the wait of the newest request, which the oldest span's
+   * wait does not: a burst fills the queue in a moment, and then the last request in waits for all
+   * of it. Before its first batch is stored a group has no pace, and that batch is its slowest (the
+   * engine cold): a burst taken then waited for all of it, past a sender's 10 s.
    */
-  saturated(incomingBytes = 0): Saturation | undefined {
+  saturated(incoming: IncomingBodies = NOTHING_INCOMING): Saturation | undefined {
     // Full: no room left for one more span of one more byte.
     const full = this.full(1, 1)
     if (full) return { reason: 'queue_full', message: full }
@@ -201,7 +210,9 @@ export class InProcessQueue implements SpanQueue {
       }
       // A failing store is no pace: its publishers are answered 503 (`failed`), and it is unready.
       if (!this.gates.has(group.options.group) || group.failures > 0) continue
-      const expected = expectedWaitMs(group, incomingBytes, now)
+      const unpaced = this.beforePace(group, incoming)
+      if (unpaced) return unpaced
+      const expected = expectedWaitMs(group, incoming.bytes, now)
       if (expected > this.maxWaitMs) {
         return {
           reason: 'queue_wait',
@@ -210,6 +221,19 @@ export class InProcessQueue implements SpanQueue {
       }
     }
     return undefined
+  }
+
+  /** Before a group's first batch is stored: what is held and coming past one batch of 1 KiB spans. */
+  private beforePace(group: Group, incoming: IncomingBodies): Saturation | undefined {
+    if (group.pace) return undefined
+    const coming = group.bytes + incoming.bytes
+    // One body alone always fits, as under every bytes bound: the body limit bounds it.
+    const alone = group.depth === 0 && incoming.bytes <= incoming.asking
+    if (alone || coming <= this.startBytes) return undefined
+    return {
+      reason: 'queue_wait',
+      message: `storage has not stored a batch yet, so its pace is unknown: until then the queue takes ${this.startBytes} bytes of spans at a time (${coming} held and coming); retry later`,
+    }
   }
 
   /**

@@ -204,13 +204,35 @@ describe('in-process queue', () => {
     await queue.close()
   })
 
+  test('until a gating group has stored a batch it takes one batch of 1 KiB spans at a time, and one body alone always', async () => {
+    // maxBatchSpans 2: 2,048 bytes before the first batch is stored.
+    const queue = new InProcessQueue({ lingerMs: 0, maxBatchSpans: 2, maxWaitMs: 60_000, gates: ['g'] })
+    const held = gate()
+    await queue.subscribe({ group: 'g', onBatch: () => held.opened })
+    assert.equal(queue.saturated({ bytes: 5000, asking: 5000 }), undefined, 'a body alone, however large')
+    assert.equal(queue.saturated({ bytes: 2000, asking: 1000 }), undefined, 'two bodies within one batch')
+    const shed = queue.saturated({ bytes: 3000, asking: 1000 })
+    assert.equal(shed?.reason, 'queue_wait', 'bodies beyond one batch, nothing stored yet')
+    assert.match(
+      shed?.message ?? '',
+      /^storage has not stored a batch yet, so its pace is unknown: until then the queue takes 2048 bytes of spans at a time \(3000 held and coming\); retry later$/,
+    )
+    const first = queue.publish(spans('a', 2), 1500)
+    assert.equal(queue.saturated({ bytes: 500, asking: 500 }), undefined, 'what is held and the body fit one batch')
+    assert.equal(queue.saturated({ bytes: 600, asking: 600 })?.reason, 'queue_wait', 'a body beside spans held, past one batch')
+    held.open()
+    await first
+    assert.equal(queue.saturated({ bytes: 3000, asking: 1000 }), undefined, 'a batch stored: its pace decides')
+    await queue.close()
+  })
+
   test('the pace of handled batches bounds what may still come in: the bodies being read count', async () => {
     const queue = new InProcessQueue({ lingerMs: 0, maxWaitMs: 100, gates: ['g'] })
     // 1,000 bytes stored in 20 ms or more: at most 50 bytes a millisecond.
     await queue.subscribe({ group: 'g', onBatch: () => new Promise((resolve) => setTimeout(resolve, 20)) })
     await queue.publish(spans('a', 10), 1000)
-    assert.equal(queue.saturated(1000), undefined, 'a body stored in about 20 ms')
-    assert.equal(queue.saturated(10_000)?.reason, 'queue_wait', 'bodies that take 200 ms or more')
+    assert.equal(queue.saturated({ bytes: 1000, asking: 1000 }), undefined, 'a body stored in about 20 ms')
+    assert.equal(queue.saturated({ bytes: 10_000, asking: 1000 })?.reason, 'queue_wait', 'bodies that take 200 ms or more')
     await queue.close()
   })
 

@@ -60,7 +60,8 @@ export function createOtlpRouter(options: OtlpRouterOptions): Router {
       // Shed before any work: a queue that would refuse the spans, or make the sender wait past its
       // patience, refuses the request before its body is read (the rest is discarded as it comes).
       // The bodies being read and decoded will queue too, and so will this one.
-      const saturated = queue.saturated(inFlight.bytes + (Number(req.headers['content-length']) || 0))
+      const asking = Number(req.headers['content-length']) || 0
+      const saturated = queue.saturated({ bytes: inFlight.bytes + asking, asking })
       if (saturated) {
         metrics.requestsShed.inc({ reason: saturated.reason })
         throw shed(`queue is ${saturated.reason === 'queue_full' ? 'full' : 'behind'}: ${saturated.message}`)
