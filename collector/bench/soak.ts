@@ -9,7 +9,7 @@
  * than that, and when the five slowest were sent), the `/metrics`
  * scrapes (one a second, each given 5 s as Prometheus gives it: latency and failures), the longest
  * main-thread stall (`nodejs_eventloop_lag_max_seconds`, monitorEventLoopDelay reset at each
- * scrape), RSS and heap (start, end, peak, the trend of the second half, 10 s idle after), the
+ * scrape) and the sender's own (its loop's delays are in every time it measures), RSS and heap (start, end, peak, the trend of the second half, 10 s idle after), the
  * embedded engine's memory (`sieve_engine_memory_bytes`, its peak over the scrapes), and figures per
  * CPU-second of `sieve up` with the load average they were measured at. Memory that keeps climbing
  * is a leak; a plateau is not. Nothing is resent: a request without an answer is what a sender that
@@ -37,6 +37,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { percentile, startPrivateBroker } from '@sieve/testkit'
@@ -52,6 +53,7 @@ import {
   startServingRole,
   storedSpans,
   type CpuProfile,
+  cpuSecondsOf,
 } from '@sieve/testkit/bench'
 
 const argv = process.argv
@@ -178,6 +180,10 @@ show(samples[0]!, undefined)
 let sent = 0
 let inFlight = 0
 let behind = 0
+// The sender and the scraper share this process's loop: its own stalls are in every time measured.
+const senderLoop = monitorEventLoopDelay({ resolution: 20 })
+senderLoop.enable()
+const senderCpuAtStart = cpuSecondsOf(process.pid)
 const started = performance.now()
 const deadline = started + SECONDS * 1000
 const send = async () => {
@@ -307,7 +313,7 @@ Soak of \`sieve ${role}\`${KAFKA ? ' on Kafka' : ''}: ${SECONDS} s at ${mode}; $
   time to an answer           p50 ${answerAt(50)} ms, p99 ${answerAt(99)} ms, max ${answerAt(100)} ms; the 200s p50 ${acceptedAt(50)} ms, p99 ${acceptedAt(99)} ms, max ${acceptedAt(100)} ms
   200s after ${LATE_200_MS / 1000} s             ${accepted.filter((a) => a.ms > LATE_200_MS).length}; the slowest five sent at ${slowest}
   /metrics scrapes            ${latencies.length + scrapes.failed}: ${scrapes.failed} failed (${SCRAPE_TIMEOUT_MS / 1000} s timeout); latency p50 ${at(50)} ms, p99 ${at(99)} ms, max ${at(100)} ms
-  longest main-thread stall   ${Math.round(scrapes.longestStallMs)} ms
+  longest main-thread stall   ${Math.round(scrapes.longestStallMs)} ms; the sender's own (in every time above) ${Math.round(senderLoop.max / 1e6)} ms, its CPU ${(cpuSecondsOf(process.pid) - senderCpuAtStart).toFixed(0)} s
   stored                      ${last.stored} spans (${Math.round(last.stored / SECONDS)} spans/s)
   RSS                         start ${first.rssMiB} MiB, end ${last.rssMiB} MiB, max ${max('rssMiB')} MiB (peak ${peak} MiB); second half trend ${trend}; 10 s idle after: ${idle.rssMiB} MiB
   heap used                   start ${first.heapMiB} MiB, end ${last.heapMiB} MiB, peak ${Math.max(max('heapMiB'), scrapes.heapPeakMiB)} MiB; 10 s idle after: ${idle.heapMiB} MiB; external peak ${max('externalMiB')} MiB
