@@ -9,10 +9,11 @@
  * than that, and when the five slowest were sent), the `/metrics`
  * scrapes (one a second, each given 5 s as Prometheus gives it: latency and failures), the longest
  * main-thread stall (`nodejs_eventloop_lag_max_seconds`, monitorEventLoopDelay reset at each
- * scrape) and the sender's own (its loop's delays are in every time it measures), RSS and heap (start, end, peak, the trend of the second half, 10 s idle after), the
- * embedded engine's memory (`sieve_engine_memory_bytes`, its peak over the scrapes), and figures per
- * CPU-second of `sieve up` with the load average they were measured at. Memory that keeps climbing
- * is a leak; a plateau is not. Nothing is resent: a request without an answer is what a sender that
+ * scrape) and the sender's own (its loop's delays are in every time it measures), RSS and heap
+ * (start, end, peak, the trend of the second half, 10 s idle after), the embedded engine's memory
+ * (`sieve_engine_memory_bytes`, its peak over the scrapes), and figures per CPU-second of `sieve up`
+ * with the load average they were measured at. Memory that keeps climbing is a leak; a plateau is
+ * not. Nothing is resent: a request without an answer is what a sender that
  * does not retry connection errors loses (each is printed with its time and whether its connection
  * was a kept-alive one reused).
  *
