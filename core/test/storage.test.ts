@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Storage } from '@sieve/core'
 import { until } from '@sieve/testkit'
 import { openTestStorage, testStorageKind, type TestStorage } from '@sieve/testkit/clickhouse-http'
-import { NODE_THREAD_NAMES, niceOf } from '../src/storage/engine-threads.js'
+import { NODE_THREAD_NAMES, engineThreadScans, niceOf } from '../src/storage/engine-threads.js'
 import { engineMemoryBytes, insertSpans, listTraces, loadMigrations, migrate, migrationsApplied, readTrace, refreshTraceRollups, type Span } from '@sieve/core'
 
 // Recent times: rows older than the retention are dropped by the TTL at the next merge.
@@ -260,7 +260,7 @@ describe('spans', () => {
     const main = threads().find((t) => t.tid === process.pid)!
     const engine = () => threads().filter((t) => t.name !== main.name && !NODE_THREAD_NAMES.has(t.name))
     // None left at the default 0; with CAP_SYS_NICE the engine raises a few itself (MemoryWorker at -20).
-    // A scan comes at most 4 s after the one before (lowerEngineThreads).
+    // The statement brings a scan within a second (lowerEngineThreads).
     await until('every engine thread lowered', () => engine().every((t) => t.nice !== 0), 10_000).catch(() => {
       assert.fail(
         `engine threads: ${engine()
@@ -277,6 +277,27 @@ describe('spans', () => {
       [],
       "Node's own threads keep their priority",
     )
+  })
+
+  // Looking for the engine's threads was a fifth of an idle process's JavaScript (bench:idle).
+  test("the engine's threads are looked for while it works, not while it is idle", { skip: embeddedOnly }, async () => {
+    await client.command({ query: 'SELECT 1' })
+    // Scans back off (1, 2, 4 s) after the last statement, then stop.
+    let seen = engineThreadScans()
+    await until(
+      'the scans to stop',
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 4500))
+        const stopped = engineThreadScans() === seen
+        seen = engineThreadScans()
+        return stopped
+      },
+      20_000,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    assert.equal(engineThreadScans(), seen, 'no scan while no statement runs')
+    await client.command({ query: 'SELECT 1' })
+    await until('a statement to bring a scan', () => engineThreadScans() > seen, 1500)
   })
 
   test("the engine's tracked memory reads as bytes, more than nothing once it has worked", async () => {

@@ -1,4 +1,3 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 /**
@@ -51,19 +50,22 @@ export interface PipelineMetrics {
 
 export function createPipelineMetrics(): PipelineMetrics {
   const registry = new Registry()
-  // Both event-loop monitors wake the loop at their resolution: 10 ms made an idle process spend
-  // about 1 ms of CPU a second on them (bench:idle). A stall is measured whole at any resolution.
+  // The event-loop monitor wakes the loop at its resolution: 10 ms made an idle process spend about
+  // 1 ms of CPU a second on it (bench:idle). A stall is measured whole at any resolution.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 })
   // prom-client's nodejs_eventloop_lag_max_seconds restarts at each scrape, and a scrape that times
-  // out during a stall still restarts it: the longest stall since start survives any scrape.
-  const loopDelay = monitorEventLoopDelay({ resolution: 100 })
-  loopDelay.enable()
+  // out during a stall still restarts it: the longest stall since start survives any scrape. Kept
+  // from prom-client's figure, which its collect sets just before (it is registered first) rather
+  // than by a monitor of its own, whose wake-ups an idle process would pay for twice.
+  const sinceScrape = registry.getSingleMetric('nodejs_eventloop_lag_max_seconds') as Gauge
+  let longest = 0
   new Gauge({
     name: 'sieve_event_loop_delay_max_seconds',
     help: "Longest delay of the main thread's event loop since the process started (a stall: a long synchronous task or GC pause)",
     registers: [registry],
-    collect() {
-      this.set(loopDelay.max / 1e9)
+    async collect() {
+      longest = Math.max(longest, (await sinceScrape.get()).values[0]?.value ?? 0)
+      this.set(longest)
     },
   })
   return {

@@ -51,3 +51,24 @@ test("the engine's memory gauge reports the previous read and never makes a scra
   assert.equal(await gauge(), 123_456_789)
   assert.equal(reads.length, 2, 'that scrape started the next read')
 })
+
+test('the longest stall since start outlives the scrape that reported it', async () => {
+  const metrics = createPipelineMetrics()
+  const read = async () => {
+    const text = await metrics.registry.metrics()
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+    return { sinceScrape: value('nodejs_eventloop_lag_max_seconds'), sinceStart: value('sieve_event_loop_delay_max_seconds') }
+  }
+  // The monitor measures from its first beat on.
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  const busyUntil = performance.now() + 300
+  while (performance.now() < busyUntil) {}
+  // The monitor records the stall when its timer runs, once the loop is free again.
+  await new Promise((resolve) => setTimeout(resolve, 150))
+  const first = await read()
+  assert.ok(first.sinceScrape >= 0.2 && first.sinceStart >= first.sinceScrape, JSON.stringify(first))
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  const second = await read()
+  assert.ok(second.sinceScrape < 0.2, `prom-client's figure restarts at each scrape: ${JSON.stringify(second)}`)
+  assert.equal(second.sinceStart, first.sinceStart)
+})

@@ -98,6 +98,12 @@ export class Scorer {
   /** The commit in progress, and whether the assembler moved on since it began (see `commitInBackground`). */
   private committing: Promise<void> | undefined
   private commitAgain = false
+  /**
+   * Whether assembly took spans, scored traces or failed to commit since the last tick committed: a
+   * tick without any commits nothing and reports nothing (idle, the commit and the report were most
+   * of the scorer's JavaScript).
+   */
+  private moved = true
   /** Set once stop() begins: the tick in progress ends after the chunk it is storing, and spans are taken without waiting. */
   private stopping = false
   /** A stop's last tick (Kafka, or `flush`), which runs to its end. */
@@ -155,6 +161,7 @@ export class Scorer {
     const slice = new TimeSlice()
     for (let from = 0; from < batch.length; from += ASSEMBLE_SLICE_SPANS) {
       this.assembler.add(batch.slice(from, from + ASSEMBLE_SLICE_SPANS))
+      this.moved = true
       await slice.yield()
     }
   }
@@ -185,6 +192,7 @@ export class Scorer {
         const spans = stored.get(`${trace.projectId}\u0000${trace.traceId}`)
         if (spans) this.assembler.restore(spans, trace.firstArrivalMs, trace.lastArrivalMs, trace.scored)
       }
+      this.moved = true
       scored += await this.tick()
     }
     if (todo.length === 0) return
@@ -259,6 +267,8 @@ export class Scorer {
       this.reportAssembly()
       if (chunk.length < this.options.writeBatchTraces && !this.finalTick) break
     }
+    if (scored === 0 && !this.moved) return 0
+    this.moved = false
     this.commitInBackground()
     this.reportAssembly()
     return scored
@@ -369,6 +379,7 @@ export class Scorer {
     try {
       await this.subscription.commit(points)
     } catch (err) {
+      this.moved = true
       this.deps.log?.(`scorer: commit of ${points.size} partitions failed, the next tick commits again: ${(err as Error).message}`)
     }
   }

@@ -95,14 +95,13 @@ class StalledCommitsQueue extends InProcessQueue {
   }
 }
 
+/** A scorer on `queue` whose traces are due at once and whose timer never fires (the test ticks). */
+const tickedOn = (queue: InProcessQueue) =>
+  Scorer.start({ queue, sink: { write: async () => {} }, checks: resolveChecksConfig({}), options: { quietPeriodMs: 0, tickMs: 600_000 } })
+
 test('a commit that hangs holds up no scoring, and the commit after it carries the latest points', async () => {
   const queue = new StalledCommitsQueue({ lingerMs: 0, gates: ['scorer'] })
-  const scorer = await Scorer.start({
-    queue,
-    sink: { write: async () => {} },
-    checks: resolveChecksConfig({}),
-    options: { quietPeriodMs: 0, tickMs: 600_000 },
-  })
+  const scorer = await tickedOn(queue)
   try {
     await queue.publish(makeTraces(3, 2))
     assert.equal(await scorer.tick(), 3)
@@ -118,6 +117,27 @@ test('a commit that hangs holds up no scoring, and the commit after it carries t
     assert.ok(last! > first!, `the second commit is past the first (${first} then ${last})`)
   } finally {
     queue.release()
+    await scorer.stop()
+    await queue.close()
+  }
+})
+
+test('a tick with nothing new commits nothing: an idle scorer does no work a second', async () => {
+  const queue = new StalledCommitsQueue({ lingerMs: 0, gates: ['scorer'] })
+  queue.release()
+  const scorer = await tickedOn(queue)
+  try {
+    await queue.publish(makeTraces(3, 2))
+    assert.equal(await scorer.tick(), 3)
+    const afterScoring = queue.commits.length
+    assert.ok(afterScoring >= 1)
+    assert.equal(await scorer.tick(), 0)
+    assert.equal(await scorer.tick(), 0)
+    assert.equal(queue.commits.length, afterScoring, 'idle ticks commit nothing')
+    await queue.publish(makeTraces(2, 2))
+    assert.equal(await scorer.tick(), 2)
+    assert.ok(queue.commits.length > afterScoring, 'the next trace scored is committed')
+  } finally {
     await scorer.stop()
     await queue.close()
   }

@@ -6,7 +6,7 @@ import type { Config } from '../config.js'
 import { jsonLinesBuffer } from './insert-compact-rows.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
-import { lowerEngineThreads } from './engine-threads.js'
+import { engineAtWork, lowerEngineThreads } from './engine-threads.js'
 import { applyEmbeddedTableSettings } from './table-settings.js'
 
 export type StorageConfig = Config['clickhouse']
@@ -157,11 +157,12 @@ class EmbeddedStorage extends ClientStorage {
     private readonly drainPending: () => Promise<void>,
     fsync: boolean,
   ) {
-    super(client, fsync)
+    super(client, fsync, engineAtWork)
   }
 
   override async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
     const values = await jsonLinesBuffer(rows, (row) => row)
+    engineAtWork()
     await this.inserts.chdb.rawInsert({
       table,
       columns: [...columns],

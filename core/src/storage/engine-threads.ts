@@ -10,9 +10,10 @@ import { setPriority } from 'node:os'
  * The engine's threads are told from Node's by name: the engine names each thread it starts
  * (ThreadPool, MergeMutate, BgSchPool...), and Node's own are in NODE_THREAD_NAMES. V8's helpers
  * (garbage collection among their work) and libuv's pool keep the main thread's priority. The
- * engine starts threads as it needs them, so they are looked for again, `intervalMs` after a scan
- * that found a new one, up to `maxIntervalMs` after scans that found none; a thread the engine
- * starts from one already lowered inherits the value.
+ * engine starts threads as it needs them, so they are looked for again `intervalMs` after a scan
+ * that found a new one or followed a statement (`engineAtWork`), then less and less often, and not
+ * at all once `maxIntervalMs` has passed with neither: the next statement starts the scans again. A
+ * thread the engine starts from one already lowered inherits the value.
  * Once per process (the engine is the process's, whichever store opened it), for as long as it
  * runs; on a system without /proc/self/task it does nothing.
  */
@@ -27,6 +28,7 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000, maxIntervalM
   const nodeThreads = new Set<number>([process.pid])
   const engineThreads = new Set<number>()
   const scan = () => {
+    scans++
     let tids: string[]
     try {
       tids = readdirSync('/proc/self/task')
@@ -61,15 +63,47 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000, maxIntervalM
     }
     for (const known of [nodeThreads, engineThreads]) for (const tid of known) if (!live.has(tid)) known.delete(tid)
     // Threads start when the engine gets work: scanned again soon then, less and less often while
-    // none starts (every second, this scan was half an idle process's JavaScript).
-    wait = started ? intervalMs : Math.min(maxIntervalMs, wait * 2)
-    setTimeout(scan, wait).unref()
+    // none starts, and not at all while no statement runs (every second, this scan was half an
+    // idle process's JavaScript; every 4 s, still a fifth).
+    wait = started || worked ? intervalMs : wait * 2
+    worked = false
+    if (wait <= maxIntervalMs) scheduleIn(wait)
   }
   let wait = intervalMs
+  let worked = false
+  let timer: NodeJS.Timeout | undefined
+  let dueAt = 0
+  const scheduleIn = (ms: number) => {
+    clearTimeout(timer)
+    dueAt = performance.now() + ms
+    timer = setTimeout(() => {
+      timer = undefined
+      scan()
+    }, ms).unref()
+  }
+  atWork = () => {
+    worked = true
+    if (timer === undefined || dueAt > performance.now() + intervalMs) scheduleIn(intervalMs)
+  }
   scan()
 }
 
 let lowering = false
+let atWork: (() => void) | undefined
+let scans = 0
+
+/** How many times this process has looked for the engine's threads (for tests). */
+export function engineThreadScans(): number {
+  return scans
+}
+
+/**
+ * Says the engine was given a statement: its threads are scanned again within `intervalMs` (see
+ * `lowerEngineThreads`). Cheap enough for every statement; nothing before the engine is opened.
+ */
+export function engineAtWork(): void {
+  atWork?.()
+}
 
 /**
  * What Node names its own threads (Linux keeps 15 characters). Up to Node 22 every one keeps the

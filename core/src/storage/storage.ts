@@ -33,13 +33,22 @@ export class ClientStorage implements Storage {
   readonly insert: ClickHouseClient['insert']
   readonly ping: ClickHouseClient['ping']
 
+  /** `onStatement` is told before each statement the client is given (the embedded engine's threads are watched while it works). */
   constructor(
     protected readonly client: ClickHouseClient,
     readonly fsync: boolean | undefined = undefined,
+    onStatement?: () => void,
   ) {
-    this.query = client.query.bind(client)
-    this.command = client.command.bind(client)
-    this.insert = client.insert.bind(client)
+    const told = <F extends (...args: never[]) => unknown>(f: F): F =>
+      onStatement
+        ? (((...args: Parameters<F>) => {
+            onStatement()
+            return f(...args)
+          }) as F)
+        : f
+    this.query = told(client.query.bind(client))
+    this.command = told(client.command.bind(client))
+    this.insert = told(client.insert.bind(client))
     this.ping = client.ping.bind(client)
   }
 
