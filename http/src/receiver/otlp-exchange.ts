@@ -7,6 +7,7 @@ import { projectOf } from './authenticate.js'
 import { gunzipBody, readBody } from './read-body.js'
 import { badRequest, ReceiverError } from './receiver-error.js'
 import { isGzip, requireFormat } from './request-format.js'
+import { skipUnreadBody } from './skip-unread-body.js'
 
 /*
  * What every OTLP/HTTP signal route does around its own decoding: authenticate, read the body
@@ -41,7 +42,8 @@ export function sendOtlp(res: Response, status: number, format: OtlpFormat, body
 }
 
 /**
- * Answers a failed request with a google.rpc.Status in `format`: a ReceiverError as it says, with
+ * Answers a failed request with a google.rpc.Status in `format` (what is left of its body goes by
+ * unread, see skip-unread-body.ts): a ReceiverError as it says, with
  * Retry-After or WWW-Authenticate where it calls for one; a body the decoders refused
  * (OtlpDecodeError) as a 400 naming why; anything else logged in full and answered as a 500
  * `internal error`.
@@ -55,6 +57,7 @@ export function sendOtlpFailure(res: Response, err: unknown, format: OtlpFormat,
     log(`sieve collector: ${route} failed: ${(err as Error)?.stack ?? String(err)}`, { requestId: requestIdOf(res) })
     failure = new ReceiverError(500, RPC_CODE.INTERNAL, 'internal error')
   }
+  skipUnreadBody(res.req)
   if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(failure.retryAfterSeconds))
   if (failure.status === 401) res.setHeader('WWW-Authenticate', 'Bearer')
   sendOtlp(res, failure.status, format, encodeStatus(format, failure.rpcCode, failure.message))
