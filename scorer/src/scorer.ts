@@ -261,6 +261,7 @@ export class Scorer {
     let scored = 0
     while (!this.stopping || this.finalTick) {
       const chunk = this.assembler.takeReady(this.options.writeBatchTraces)
+      if (chunk.length > 0) this.moved = true
       if (chunk.length === 0 || !(await this.scoreChunk(chunk))) break
       scored += chunk.length
       this.commitInBackground()
@@ -378,7 +379,9 @@ export class Scorer {
     const points = this.assembler.commitPoints()
     try {
       await this.subscription.commit(points)
+      this.assembler.commitEnded(points, true)
     } catch (err) {
+      this.assembler.commitEnded(points, false)
       this.moved = true
       this.deps.log?.(`scorer: commit of ${points.size} partitions failed, the next tick commits again: ${(err as Error).message}`)
     }

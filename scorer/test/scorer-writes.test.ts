@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { SubscribeOptions, Subscription } from '@sieve/core'
 import { InProcessQueue } from '@sieve/queue'
-import { makeTraces } from '@sieve/testkit'
+import { makeTraces, until } from '@sieve/testkit'
 import { resolveChecksConfig } from '@sieve/scoring'
 import { Scorer } from '../src/index.js'
 
@@ -137,6 +137,41 @@ test('a tick with nothing new commits nothing: an idle scorer does no work a sec
     await queue.publish(makeTraces(2, 2))
     assert.equal(await scorer.tick(), 2)
     assert.ok(queue.commits.length > afterScoring, 'the next trace scored is committed')
+  } finally {
+    await scorer.stop()
+    await queue.close()
+  }
+})
+
+/** An embedded queue whose subscribers' first commit fails, as a commit to a coordinator that moved does. */
+class FirstCommitFailsQueue extends InProcessQueue {
+  readonly commits: { points: ReadonlyMap<number, string>; ok: boolean }[] = []
+
+  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const subscription = await super.subscribe(options)
+    return {
+      commit: async (points) => {
+        const ok = this.commits.length > 0
+        this.commits.push({ points, ok })
+        if (!ok) throw new Error('not the coordinator')
+      },
+      close: () => subscription.close(),
+    }
+  }
+}
+
+test('a commit that failed is made again, with nothing new since', async () => {
+  const queue = new FirstCommitFailsQueue({ lingerMs: 0, gates: ['scorer'] })
+  const scorer = await tickedOn(queue)
+  try {
+    await queue.publish(makeTraces(3, 2))
+    assert.equal(await scorer.tick(), 3)
+    await until('the first commit', () => queue.commits.length > 0, 5000)
+    assert.equal(await scorer.tick(), 0)
+    const [failed] = queue.commits
+    assert.equal(failed?.ok, false)
+    assert.ok((failed?.points.size ?? 0) > 0)
+    await until('the same points committed again', () => queue.commits.some((c) => c.ok && String([...c.points]) === String([...failed!.points])), 5000)
   } finally {
     await scorer.stop()
     await queue.close()

@@ -97,7 +97,9 @@ export class TraceAssembler {
   private closedSpanCount = 0
   private closedByteCount = 0
   private readonly highest = new Map<number, bigint>()
+  /** Per partition, the last point handed out by `commitPoints`, and the last one whose commit succeeded. */
   private readonly committed = new Map<number, bigint>()
+  private readonly acknowledged = new Map<number, bigint>()
   evictions = 0
   lateSpans = 0
 
@@ -385,5 +387,21 @@ export class TraceAssembler {
       }
     }
     return points
+  }
+
+  /**
+   * How the commit of `points` (from `commitPoints`) ended: a failed one's points are handed out
+   * again by the next call, which would otherwise see nothing moved.
+   */
+  commitEnded(points: ReadonlyMap<number, string>, succeeded: boolean): void {
+    for (const [partition, text] of points) {
+      const point = BigInt(text)
+      if (succeeded) this.acknowledged.set(partition, point)
+      else if (this.committed.get(partition) === point) {
+        const before = this.acknowledged.get(partition)
+        if (before === undefined) this.committed.delete(partition)
+        else this.committed.set(partition, before)
+      }
+    }
   }
 }
