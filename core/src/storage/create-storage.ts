@@ -6,7 +6,7 @@ import type { Config } from '../config.js'
 import { jsonLinesBuffer } from './insert-compact-rows.js'
 import { quoteIdentifier } from './quote.js'
 import { ClientStorage, type Storage } from './storage.js'
-import { engineAtWork, lowerEngineThreads } from './engine-threads.js'
+import { engineStatement, lowerEngineThreads } from './engine-threads.js'
 import { applyEmbeddedTableSettings } from './table-settings.js'
 
 export type StorageConfig = Config['clickhouse']
@@ -157,19 +157,23 @@ class EmbeddedStorage extends ClientStorage {
     private readonly drainPending: () => Promise<void>,
     fsync: boolean,
   ) {
-    super(client, fsync, engineAtWork)
+    super(client, fsync, engineStatement)
   }
 
   override async insertRows(table: string, columns: readonly string[], rows: readonly unknown[], settings?: ClickHouseSettings): Promise<void> {
     const values = await jsonLinesBuffer(rows, (row) => row)
-    engineAtWork()
-    await this.inserts.chdb.rawInsert({
-      table,
-      columns: [...columns],
-      format: 'JSONCompactEachRow',
-      values,
-      settings: settings as Record<string, string | number | boolean> | undefined,
-    })
+    const ended = engineStatement()
+    try {
+      await this.inserts.chdb.rawInsert({
+        table,
+        columns: [...columns],
+        format: 'JSONCompactEachRow',
+        values,
+        settings: settings as Record<string, string | number | boolean> | undefined,
+      })
+    } finally {
+      ended()
+    }
   }
 
   /**

@@ -11,8 +11,9 @@ import { setPriority } from 'node:os'
  * (ThreadPool, MergeMutate, BgSchPool...), and Node's own are in NODE_THREAD_NAMES. V8's helpers
  * (garbage collection among their work) and libuv's pool keep the main thread's priority. The
  * engine starts threads as it needs them, so they are looked for again `intervalMs` after a scan
- * that found a new one or followed a statement (`engineAtWork`), then less and less often, and not
- * at all once `maxIntervalMs` has passed with neither: the next statement starts the scans again. A
+ * that found a new one or followed a statement's start or end (`engineStatement`), then less and
+ * less often, at most `maxIntervalMs` apart while a statement runs, and not at all once that has
+ * passed with no statement and no new thread: the next statement starts the scans again. A
  * thread the engine starts from one already lowered inherits the value.
  * Once per process (the engine is the process's, whichever store opened it), for as long as it
  * runs; on a system without /proc/self/task it does nothing.
@@ -68,6 +69,7 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000, maxIntervalM
     wait = started || worked ? intervalMs : wait * 2
     worked = false
     if (wait <= maxIntervalMs) scheduleIn(wait)
+    else if (statements > 0) scheduleIn(maxIntervalMs)
   }
   let wait = intervalMs
   let worked = false
@@ -91,6 +93,8 @@ export function lowerEngineThreads(nice: number, intervalMs = 1000, maxIntervalM
 let lowering = false
 let atWork: (() => void) | undefined
 let scans = 0
+/** Statements the engine runs now. */
+let statements = 0
 
 /** How many times this process has looked for the engine's threads (for tests). */
 export function engineThreadScans(): number {
@@ -98,11 +102,20 @@ export function engineThreadScans(): number {
 }
 
 /**
- * Says the engine was given a statement: its threads are scanned again within `intervalMs` (see
- * `lowerEngineThreads`). Cheap enough for every statement; nothing before the engine is opened.
+ * Says the engine was given a statement; call what it returns once the statement has ended. The
+ * engine's threads are scanned within `intervalMs` of either (see `lowerEngineThreads`), and on
+ * while it runs. Cheap enough for every statement; nothing before the engine is opened.
  */
-export function engineAtWork(): void {
+export function engineStatement(): () => void {
+  statements++
   atWork?.()
+  let ended = false
+  return () => {
+    if (ended) return
+    ended = true
+    statements--
+    atWork?.()
+  }
 }
 
 /**

@@ -33,19 +33,30 @@ export class ClientStorage implements Storage {
   readonly insert: ClickHouseClient['insert']
   readonly ping: ClickHouseClient['ping']
 
-  /** `onStatement` is told before each statement the client is given (the embedded engine's threads are watched while it works). */
+  /**
+   * `onStatement` is told as each statement the client is given starts, and what it returns as the
+   * statement ends (the embedded engine's threads are watched while it works).
+   */
   constructor(
     protected readonly client: ClickHouseClient,
     readonly fsync: boolean | undefined = undefined,
-    onStatement?: () => void,
+    onStatement?: () => () => void,
   ) {
-    const told = <F extends (...args: never[]) => unknown>(f: F): F =>
-      onStatement
-        ? (((...args: Parameters<F>) => {
-            onStatement()
-            return f(...args)
-          }) as F)
-        : f
+    const told = <F extends (...args: never[]) => Promise<unknown>>(f: F): F => {
+      if (!onStatement) return f
+      const wrapped = (...args: Parameters<F>): Promise<unknown> => {
+        const ended = onStatement()
+        try {
+          const running = f(...args)
+          void running.then(ended, ended)
+          return running
+        } catch (err) {
+          ended()
+          throw err
+        }
+      }
+      return wrapped as unknown as F
+    }
     this.query = told(client.query.bind(client))
     this.command = told(client.command.bind(client))
     this.insert = told(client.insert.bind(client))
