@@ -125,6 +125,10 @@ const scrapeThread = new Worker(
   })`,
   { eval: true, workerData: { url: String(new URL('/metrics', sieve.url)), timeoutMs: SCRAPE_TIMEOUT_MS } },
 )
+scrapeThread.on('error', (err) => {
+  console.error(`the scraping thread failed: ${err.message}`)
+  process.exit(1)
+})
 const scrapeReplies = new Map<number, (reply: { ms?: number; text?: string }) => void>()
 scrapeThread.on('message', (reply: { id: number; ms?: number; text?: string }) => {
   scrapeReplies.get(reply.id)?.(reply)
@@ -209,7 +213,7 @@ show(samples[0]!, undefined)
 let sent = 0
 let inFlight = 0
 let behind = 0
-// The sender and the scraper share this process's loop: its own stalls are in every time measured.
+// The sender's loop: its own stalls are in every answer time measured (the scrapes have their own thread).
 const senderLoop = monitorEventLoopDelay({ resolution: 20 })
 senderLoop.enable()
 const senderCpuAtStart = cpuSecondsOf(process.pid)

@@ -57,7 +57,8 @@ export function createPipelineMetrics(): PipelineMetrics {
   // out during a stall still restarts it: the longest stall since start survives any scrape. Kept
   // from prom-client's figure, which its collect sets just before (it is registered first) rather
   // than by a monitor of its own, whose wake-ups an idle process would pay for twice.
-  const sinceScrape = registry.getSingleMetric('nodejs_eventloop_lag_max_seconds') as Gauge
+  const sinceScrape = registry.getSingleMetric('nodejs_eventloop_lag_max_seconds') as Gauge | undefined
+  if (!sinceScrape) throw new Error("prom-client's default metrics no longer include nodejs_eventloop_lag_max_seconds")
   let longest = 0
   new Gauge({
     name: 'sieve_event_loop_delay_max_seconds',
