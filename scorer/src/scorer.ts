@@ -268,7 +268,7 @@ export class Scorer {
       this.reportAssembly()
       if (chunk.length < this.options.writeBatchTraces && !this.finalTick) break
     }
-    if (scored === 0 && !this.moved) return 0
+    if (!this.moved) return 0
     this.moved = false
     this.commitInBackground()
     this.reportAssembly()

@@ -72,8 +72,18 @@ test('a tick writes on while its writes are full, so a backlog drains without wa
   }
 })
 
+/** An embedded queue whose subscribers' commits go to `onCommit`. */
+abstract class CommitsQueue extends InProcessQueue {
+  protected abstract onCommit(points: ReadonlyMap<number, string>): Promise<void>
+
+  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const subscription = await super.subscribe(options)
+    return { commit: (points) => this.onCommit(points), close: () => subscription.close() }
+  }
+}
+
 /** An embedded queue whose subscribers' commits hang until `release()`, as commits to a group coordinator that moved do. */
-class StalledCommitsQueue extends InProcessQueue {
+class StalledCommitsQueue extends CommitsQueue {
   readonly commits: ReadonlyMap<number, string>[] = []
   private readonly released: Promise<void>
   release!: () => void
@@ -83,15 +93,9 @@ class StalledCommitsQueue extends InProcessQueue {
     this.released = new Promise((resolve) => (this.release = resolve))
   }
 
-  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const subscription = await super.subscribe(options)
-    return {
-      commit: async (offsets) => {
-        this.commits.push(offsets)
-        await this.released
-      },
-      close: () => subscription.close(),
-    }
+  protected async onCommit(points: ReadonlyMap<number, string>): Promise<void> {
+    this.commits.push(points)
+    await this.released
   }
 }
 
@@ -144,19 +148,13 @@ test('a tick with nothing new commits nothing: an idle scorer does no work a sec
 })
 
 /** An embedded queue whose subscribers' first commit fails, as a commit to a coordinator that moved does. */
-class FirstCommitFailsQueue extends InProcessQueue {
+class FirstCommitFailsQueue extends CommitsQueue {
   readonly commits: { points: ReadonlyMap<number, string>; ok: boolean }[] = []
 
-  override async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    const subscription = await super.subscribe(options)
-    return {
-      commit: async (points) => {
-        const ok = this.commits.length > 0
-        this.commits.push({ points, ok })
-        if (!ok) throw new Error('not the coordinator')
-      },
-      close: () => subscription.close(),
-    }
+  protected async onCommit(points: ReadonlyMap<number, string>): Promise<void> {
+    const ok = this.commits.length > 0
+    this.commits.push({ points, ok })
+    if (!ok) throw new Error('not the coordinator')
   }
 }
 
