@@ -51,7 +51,8 @@ export interface PipelineMetrics {
 export function createPipelineMetrics(): PipelineMetrics {
   const registry = new Registry()
   // The event-loop monitor wakes the loop at its resolution: 10 ms made an idle process spend about
-  // 1 ms of CPU a second on it (bench:idle). A stall is measured whole at any resolution.
+  // 1 ms of CPU a second on it (bench:idle). Its figure is the longest gap between two beats: a
+  // stall of s seconds reads s to s + 0.1 at 100 ms.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 })
   // prom-client's nodejs_eventloop_lag_max_seconds restarts at each scrape, and a scrape that times
   // out during a stall still restarts it: the longest stall since start survives any scrape. Kept
